@@ -1,0 +1,52 @@
+# Wraps CMake. `make demo` and `make test` install any missing Debian
+# packages first (apt-get update once, then apt-get install -y), so both work
+# on a fresh Debian machine.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# SANITIZE=1 makes the main build an ASan+UBSan build.
+SANITIZE   ?= 0
+
+# Build and test dependencies, then the peers used by tests and benchmarks.
+PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-dev luajit \
+           lua-busted zlib1g-dev libssl-dev python3 wrk apache2-utils nghttp2-client nginx-light
+
+.PHONY: all deps build build-asan demo test test-asan test-long bench clean install
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(PACKAGES)
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) -DVOLLEY_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF)
+
+build: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DVOLLEY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+# In CI (CI=true) the sanitizer build runs the whole suite as well.
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j 2 -LE long
+	@if [ "$$CI" = "true" ]; then $(MAKE) --no-print-directory test-asan; fi
+
+test-asan: build-asan
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j 2 -LE long
+
+test-long: build
+	cd $(BUILD) && ctest --output-on-failure -L long
+
+bench: build
+	VOLLEY=$(CURDIR)/$(BUILD)/volley bash tests/bench/bench.sh
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

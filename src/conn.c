@@ -1,0 +1,280 @@
+/* The connection state machine. libev callbacks are trampolines into one
+ * handler per event; every failure goes through conn_fail. On the keep-alive
+ * path a request costs one write and one read: the read watcher stays armed
+ * for the life of the socket and the write watcher is armed only when a
+ * write would block. Nothing here allocates. */
+#include "conn.h"
+
+#include "clock.h"
+#include "net.h"
+
+#include <assert.h>
+#include <stddef.h>
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Backoff after a failed connect, so a dead server is not hammered. */
+#define BACKOFF_FIRST 0.01
+#define BACKOFF_MAX 1.0
+
+static void start_request(struct conn *c, int64_t now);
+
+static bool request_in_flight(const struct conn *c)
+{
+    return c->state == CONN_CONNECTING || c->state == CONN_WRITING || c->state == CONN_READING;
+}
+
+static void close_socket(struct conn *c)
+{
+    if (c->fd < 0)
+        return;
+    ev_io_stop(c->sh->loop, &c->rio);
+    ev_io_stop(c->sh->loop, &c->wio);
+    net_close(c->fd);
+    c->fd = -1;
+}
+
+static void go_idle(struct conn *c)
+{
+    close_socket(c);
+    ev_timer_stop(c->sh->loop, &c->timer);
+    c->state = CONN_IDLE;
+}
+
+/* The one place a request fails: count it, close, go on. */
+static void conn_fail(struct conn *c, enum stats_error why)
+{
+    struct conn_shared *sh = c->sh;
+    if (request_in_flight(c)) {
+        sh->stats->errors[why]++;
+        sh->in_flight--;
+    }
+    close_socket(c);
+    if (why == STATS_ERR_CONNECT) {
+        c->backoff = c->backoff > 0 ? c->backoff * 2 : BACKOFF_FIRST;
+        if (c->backoff > BACKOFF_MAX)
+            c->backoff = BACKOFF_MAX;
+        c->state = CONN_BACKOFF;
+        c->timer.repeat = c->backoff;
+        ev_timer_again(sh->loop, &c->timer);
+        return;
+    }
+    start_request(c, clock_now_ns());
+}
+
+static void write_request(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    size_t n;
+    switch (net_write(c->fd, sh->req + c->woff, sh->req_len - c->woff, &n)) {
+    case NET_OK:
+        sh->stats->bytes_written += n;
+        c->woff += n;
+        if (c->woff < sh->req_len) {
+            ev_io_start(sh->loop, &c->wio); /* no-op if already armed */
+            return;
+        }
+        if (ev_is_active(&c->wio))
+            ev_io_stop(sh->loop, &c->wio);
+        c->t_written = clock_now_ns();
+        c->state = CONN_READING;
+        return;
+    case NET_AGAIN:
+        ev_io_start(sh->loop, &c->wio);
+        return;
+    case NET_ERROR:
+        conn_fail(c, STATS_ERR_WRITE);
+        return;
+    }
+}
+
+static void begin_write(struct conn *c)
+{
+    c->state = CONN_WRITING;
+    c->woff = 0;
+    c->rx_bytes = 0;
+    c->t_written = 0;
+    http_rx_init(&c->rx, c->sh->head);
+    write_request(c);
+}
+
+static void on_connected(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    if (ev_is_active(&c->wio))
+        ev_io_stop(sh->loop, &c->wio);
+    if (net_connect_result(c->fd) != 0) {
+        conn_fail(c, STATS_ERR_CONNECT);
+        return;
+    }
+    c->t_connect = clock_now_ns() - c->t_connect;
+    c->backoff = 0;
+    sh->stats->connects++;
+    ev_io_start(sh->loop, &c->rio);
+    begin_write(c);
+}
+
+static void begin_connect(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    int fd;
+    c->state = CONN_CONNECTING;
+    c->t_connect = now; /* the start; on_connected turns it into the duration */
+    switch (net_connect(sh->addr, sh->addrlen, &fd)) {
+    case NET_ERROR:
+        conn_fail(c, STATS_ERR_CONNECT);
+        return;
+    case NET_OK:
+    case NET_AGAIN:
+        c->fd = fd;
+        ev_io_set(&c->rio, fd, EV_READ);
+        ev_io_set(&c->wio, fd, EV_WRITE);
+        ev_io_start(sh->loop, &c->wio);
+        return;
+    }
+}
+
+/* Starts the next request on c, or parks c when the budget is spent; the
+ * last connection to go quiet ends the worker's loop. */
+static void start_request(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    if (sh->budget == 0) {
+        go_idle(c);
+        if (sh->in_flight == 0)
+            ev_break(sh->loop, EVBREAK_ALL);
+        return;
+    }
+    sh->budget--;
+    sh->in_flight++;
+    sh->stats->started++;
+    c->t_start = now;
+    c->timer.repeat = sh->timeout;
+    ev_timer_again(sh->loop, &c->timer);
+    if (c->fd < 0) {
+        begin_connect(c, now);
+    } else {
+        c->t_connect = 0;
+        begin_write(c);
+    }
+}
+
+static void complete(struct conn *c, int64_t now, bool reusable)
+{
+    struct conn_shared *sh = c->sh;
+    if (c->t_written == 0)
+        c->t_written = c->t_first; /* answered before the request was fully written */
+    stats_complete(sh->stats, c->rx.status, now - c->t_start, c->t_connect, c->t_first - c->t_written);
+    sh->in_flight--;
+    if (!reusable || !sh->keepalive)
+        close_socket(c);
+    start_request(c, now);
+}
+
+static void on_readable(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    assert(c->state == CONN_WRITING || c->state == CONN_READING);
+    for (;;) {
+        size_t n, used;
+        switch (net_read(c->fd, sh->rbuf, sh->rbuf_size, &n)) {
+        case NET_AGAIN:
+            return;
+        case NET_ERROR:
+            conn_fail(c, STATS_ERR_READ);
+            return;
+        case NET_OK:
+            break;
+        }
+        int64_t now = clock_now_ns();
+        if (n == 0) {
+            /* Peer closed: completes a read-until-close body, else a read error. */
+            if (c->rx_bytes > 0 && http_rx_feed(&c->rx, NULL, 0, &used) == HTTP_RX_DONE)
+                complete(c, now, false);
+            else
+                conn_fail(c, STATS_ERR_READ);
+            return;
+        }
+        sh->stats->bytes_read += n;
+        if (c->rx_bytes == 0)
+            c->t_first = now;
+        c->rx_bytes += n;
+        switch (http_rx_feed(&c->rx, sh->rbuf, n, &used)) {
+        case HTTP_RX_MORE:
+            if (n < sh->rbuf_size)
+                return; /* drained: the next readiness brings the rest */
+            continue;
+        case HTTP_RX_ERROR:
+            conn_fail(c, STATS_ERR_PARSE);
+            return;
+        case HTTP_RX_DONE:
+            /* Bytes beyond the response were never asked for: don't reuse. */
+            complete(c, now, c->rx.keepalive && used == n && c->state == CONN_READING);
+            return;
+        }
+    }
+}
+
+static void on_read_event(EV_P_ ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    on_readable(container_of(w, struct conn, rio));
+}
+
+static void on_write_event(EV_P_ ev_io *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    struct conn *c = container_of(w, struct conn, wio);
+    if (c->state == CONN_CONNECTING)
+        on_connected(c);
+    else
+        write_request(c);
+}
+
+static void on_timer_event(EV_P_ ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    struct conn *c = container_of(w, struct conn, timer);
+    switch (c->state) {
+    case CONN_BACKOFF:
+        start_request(c, clock_now_ns());
+        return;
+    case CONN_CONNECTING:
+        conn_fail(c, STATS_ERR_CONNECT);
+        return;
+    case CONN_WRITING:
+    case CONN_READING:
+        conn_fail(c, STATS_ERR_TIMEOUT);
+        return;
+    case CONN_IDLE:
+        ev_timer_stop(c->sh->loop, &c->timer);
+        return;
+    }
+}
+
+void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
+{
+    c->sh = sh;
+    c->fd = -1;
+    c->state = CONN_IDLE;
+    c->id = id;
+    c->backoff = 0;
+    ev_init(&c->rio, on_read_event);
+    ev_init(&c->wio, on_write_event);
+    ev_init(&c->timer, on_timer_event);
+}
+
+void conn_start(struct conn *c)
+{
+    start_request(c, clock_now_ns());
+}
+
+bool conn_stop(struct conn *c)
+{
+    bool was_in_flight = request_in_flight(c);
+    go_idle(c);
+    return was_in_flight;
+}

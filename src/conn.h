@@ -1,0 +1,70 @@
+/* One connection: an explicit state machine driven by libev events.
+ *
+ *   IDLE -> CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
+ *   CONNECTING a new one | IDLE when the budget is spent); any failure ->
+ *   conn_fail -> counted, closed, and the next request (after a backoff for a
+ *   connect failure).
+ *
+ * A request starts when its connect starts (new connection) or its write
+ * starts (reused connection) and ends in exactly one bucket of struct stats. */
+#ifndef VOLLEY_CONN_H
+#define VOLLEY_CONN_H
+
+#include "http.h"
+#include "stats.h"
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* What the connections of one worker share. Owned by the worker; the
+ * connections read the configuration and update the counters. */
+struct conn_shared {
+    struct ev_loop *loop;
+    const struct sockaddr *addr; /* read-only, shared by all threads */
+    socklen_t addrlen;
+    const char *req;             /* the encoded request, read-only, shared by all threads */
+    size_t req_len;
+    bool head;                   /* the request is HEAD */
+    bool keepalive;              /* reuse connections the server keeps open */
+    double timeout;              /* seconds, for ev_timer */
+    char *rbuf;                  /* the worker's read buffer, shared by its connections */
+    size_t rbuf_size;
+    struct stats *stats;
+    uint64_t budget;             /* requests this worker may still start */
+    uint64_t in_flight;          /* started and not yet ended */
+};
+
+enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_CONNECTING, CONN_WRITING, CONN_READING };
+
+/* Embedded in the worker's connection array; fields are private to conn.c. */
+struct conn {
+    struct conn_shared *sh;
+    int fd;                 /* -1 when closed */
+    enum conn_state state;
+    uint32_t id;
+    ev_io rio;              /* EV_READ, armed while the socket is open */
+    ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
+    ev_timer timer;         /* request timeout, or connect backoff */
+    struct http_rx rx;
+    size_t woff;            /* bytes of the request written */
+    uint64_t rx_bytes;      /* bytes of the current response received */
+    int64_t t_start;        /* request start (ns) */
+    int64_t t_connect;      /* connect start, then connect duration; 0 on reuse */
+    int64_t t_written;      /* request fully written */
+    int64_t t_first;        /* first response byte */
+    double backoff;         /* seconds before the next connect after a refused one */
+};
+
+/* Prepares c (no socket yet). */
+void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id);
+
+/* Starts the first request: connects. */
+void conn_start(struct conn *c);
+
+/* Stops c for good: closes the socket and stops its watchers. Returns true if
+ * a request was in flight (the caller counts it as cut off). */
+bool conn_stop(struct conn *c);
+
+#endif

@@ -1,0 +1,57 @@
+/* HTTP/1.x for connections: request encoding, and the response-parsing glue
+ * around http-parser. This is the only file that sees http_parser.h, so a
+ * move to another parser is a change to http.c alone. */
+#ifndef VOLLEY_HTTP_H
+#define VOLLEY_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct http_request_spec {
+    const char *method;
+    const char *path;        /* path and query */
+    const char *host_header; /* used unless headers hold a Host header */
+    const char **headers;    /* "Name: value" lines without CRLF */
+    size_t nheaders;
+    const char *body;
+    size_t body_len;
+    bool http10;
+    bool keepalive;          /* false: ask the server to close (HTTP/1.1) */
+};
+
+/* Encodes one request: request line, Host, the given headers, Content-Length
+ * when there is a body (unless given), Connection: close when !keepalive on
+ * HTTP/1.1 (unless a Connection header is given), blank line, body. Returns a
+ * malloc'd buffer (caller frees) and its length in *len. */
+char *http_request_encode(const struct http_request_spec *spec, size_t *len);
+
+/* Incremental response parser state, embedded in each connection. Only
+ * http.c knows the layout of the opaque part. */
+struct http_rx {
+    uint64_t opaque[4]; /* http_parser */
+    uint16_t status;    /* status of the completed final response */
+    uint8_t head;       /* the request was HEAD: the response has no body */
+    uint8_t keepalive;  /* after completion: the connection may be reused */
+    uint8_t done;
+};
+
+enum http_rx_result {
+    HTTP_RX_MORE,  /* everything consumed, response not complete yet */
+    HTTP_RX_DONE,  /* a final (non-1xx) response completed */
+    HTTP_RX_ERROR, /* malformed response or unexpected end of stream */
+};
+
+/* Prepares rx for a new response; head: the request was a HEAD request. */
+void http_rx_init(struct http_rx *rx, bool head);
+
+/* Feeds len bytes of the response stream; len == 0 means the peer closed
+ * (a read-until-close body ends there). On HTTP_RX_DONE, *used is how many of
+ * the bytes belonged to the response (any rest is unsolicited data). Interim
+ * 1xx responses are skipped. No allocation. */
+enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used);
+
+/* Short description of the last parse error, for diagnostics. */
+const char *http_rx_error(const struct http_rx *rx);
+
+#endif

@@ -1,0 +1,92 @@
+/* Non-blocking TCP socket helpers for connections: connect, read, write and
+ * close, each one system call on the fast path. */
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <unistd.h>
+
+enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
+{
+    int s = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+    if (s < 0)
+        return NET_ERROR;
+    int one = 1;
+    /* Requests go out as one write each; Nagle would hold back the next one. */
+    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(s, addr, len) == 0) {
+        *fd = s;
+        return NET_OK;
+    }
+    if (errno == EINPROGRESS) {
+        *fd = s;
+        return NET_AGAIN;
+    }
+    int saved = errno;
+    close(s);
+    errno = saved;
+    return NET_ERROR;
+}
+
+int net_connect_result(int fd)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+        return errno;
+    return err;
+}
+
+enum net_status net_write(int fd, const char *buf, size_t len, size_t *n)
+{
+    for (;;) {
+        ssize_t w = write(fd, buf, len);
+        if (w >= 0) {
+            *n = (size_t)w;
+            return NET_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? NET_AGAIN : NET_ERROR;
+    }
+}
+
+enum net_status net_read(int fd, char *buf, size_t cap, size_t *n)
+{
+    for (;;) {
+        ssize_t r = read(fd, buf, cap);
+        if (r >= 0) {
+            *n = (size_t)r;
+            return NET_OK;
+        }
+        if (errno == EINTR)
+            continue;
+        return errno == EAGAIN || errno == EWOULDBLOCK ? NET_AGAIN : NET_ERROR;
+    }
+}
+
+void net_close(int fd)
+{
+    /* On Linux the descriptor is released even when close reports EINTR, so
+     * retrying could close someone else's new descriptor. */
+    close(fd);
+}
+
+char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+    if (addr->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)addr;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+        snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const void *)addr;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+        snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
+    }
+    return buf;
+}

@@ -1,0 +1,36 @@
+/* Non-blocking TCP sockets. I/O helpers return NET_OK / NET_AGAIN /
+ * NET_ERROR and callers switch on all three (errno holds the reason after
+ * NET_ERROR). A TLS transport would slot in behind these same calls. */
+#ifndef VOLLEY_NET_H
+#define VOLLEY_NET_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+
+enum net_status { NET_OK, NET_AGAIN, NET_ERROR };
+
+/* Opens a non-blocking TCP_NODELAY socket and starts connecting it to addr.
+ * NET_OK: connected at once; NET_AGAIN: in progress (wait for writable, then
+ * net_connect_result); NET_ERROR: failed, errno set, no socket left open.
+ * *fd is the socket for NET_OK and NET_AGAIN. */
+enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd);
+
+/* After a connecting socket turned writable: 0 if connected, else the errno
+ * of the failed connect. */
+int net_connect_result(int fd);
+
+/* Writes up to len bytes. NET_OK: *n bytes were written (> 0, maybe fewer
+ * than len); NET_AGAIN: nothing could be written; NET_ERROR: errno set. */
+enum net_status net_write(int fd, const char *buf, size_t len, size_t *n);
+
+/* Reads up to cap bytes. NET_OK: *n bytes read, 0 meaning the peer closed;
+ * NET_AGAIN: nothing to read; NET_ERROR: errno set. */
+enum net_status net_read(int fd, char *buf, size_t cap, size_t *n);
+
+/* Closes fd (EINTR-safe; errors ignored: nothing useful can be done). */
+void net_close(int fd);
+
+/* Formats addr as "1.2.3.4:80" or "[::1]:80" into buf. Returns buf. */
+char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,324 @@
+/* Command-line parsing: argv -> struct options. Values are checked here, once,
+ * so that nothing downstream meets a bad option and nothing is sent when one
+ * is wrong. */
+#include "options.h"
+
+#include "xalloc.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char options_usage[] =
+    "Usage: volley [options] URL [-- script args]\n"
+    "\n"
+    "  -c, --connections N   connections kept open (default 10)\n"
+    "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
+    "  -d, --duration T      run time: 500ms, 10s, 2m, 1h (default 10s)\n"
+    "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
+    "  -H, --header 'K: V'   extra request header, repeatable\n"
+    "  -m, --method M        request method (default GET)\n"
+    "  -b, --body S          request body\n"
+    "      --body-file F     request body read from a file\n"
+    "      --timeout T       per-request timeout (default 10s)\n"
+    "      --no-keepalive    a new connection for every request\n"
+    "      --http1.0         send HTTP/1.0 requests\n"
+    "      --json FILE       write the result as JSON (- for stdout)\n"
+    "  -q, --quiet           no text report\n"
+    "  -v, --verbose         more detail in the report\n"
+    "      --version         print the version\n"
+    "      --help            print this help\n";
+
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+
+static const struct option long_options[] = {
+    {"connections", required_argument, NULL, 'c'},
+    {"threads", required_argument, NULL, 't'},
+    {"duration", required_argument, NULL, 'd'},
+    {"requests", required_argument, NULL, 'n'},
+    {"header", required_argument, NULL, 'H'},
+    {"method", required_argument, NULL, 'm'},
+    {"body", required_argument, NULL, 'b'},
+    {"body-file", required_argument, NULL, OPT_BODY_FILE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
+    {"http1.0", no_argument, NULL, OPT_HTTP10},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+/* Longest accepted duration: far beyond any run, small enough that
+ * nanoseconds never overflow when added to a monotonic timestamp. */
+#define MAX_DURATION_NS (INT64_C(100) * 24 * 3600 * 1000000000)
+
+int options_parse_duration(const char *s, int64_t *ns)
+{
+    static const struct { const char *unit; double scale; } units[] = {
+        {"", 1e9}, {"s", 1e9}, {"ms", 1e6}, {"us", 1e3}, {"m", 60e9}, {"h", 3600e9},
+    };
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !isfinite(v) || v <= 0 || (*s < '0' || *s > '9'))
+        return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            double t = v * units[i].scale;
+            if (t < 1 || t > (double)MAX_DURATION_NS)
+                return -1;
+            *ns = (int64_t)t;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int options_parse_count(const char *s, uint64_t *n)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno)
+        return -1;
+    uint64_t scale = 1;
+    if (*end == 'k' || *end == 'K')
+        scale = 1000, end++;
+    else if (*end == 'M')
+        scale = 1000000, end++;
+    else if (*end == 'G')
+        scale = 1000000000, end++;
+    if (*end || v > UINT64_MAX / scale)
+        return -1;
+    *n = v * scale;
+    return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
+{
+    snprintf(err, errlen, fmt, opt, val);
+    return -1;
+}
+
+/* A count option in [min, max]. */
+static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
+                         char *err, size_t errlen)
+{
+    uint64_t n;
+    if (options_parse_count(val, &n) < 0)
+        return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
+    if (n < min || n > max) {
+        snprintf(err, errlen, "%s: %s is out of range (%llu..%llu)", opt, val, (unsigned long long)min,
+                 (unsigned long long)max);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* RFC 9110 token characters, for method and header names. */
+static int is_token(const char *s, size_t n)
+{
+    if (n == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch <= 32 || ch >= 127 || strchr("\"(),/:;<=>?@[\\]{}", ch))
+            return 0;
+    }
+    return 1;
+}
+
+static int check_header(const char *h, char *err, size_t errlen)
+{
+    const char *colon = strchr(h, ':');
+    if (!colon || !is_token(h, (size_t)(colon - h)))
+        return fail(err, errlen, "%s: \"%s\" is not a 'Name: value' header", "-H", h);
+    if (strpbrk(h, "\r\n"))
+        return fail(err, errlen, "%s: \"%s\" contains a line break", "-H", h);
+    return 0;
+}
+
+static int read_file(const char *path, const char **data, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "--body-file: %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = xrealloc(buf, cap *= 2);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        snprintf(err, errlen, "--body-file: %s: read error", path);
+        return -1;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+static void set_defaults(struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->connections = 10;
+    o->method = "GET";
+    o->timeout_ns = INT64_C(10) * 1000000000;
+    o->keepalive = true;
+}
+
+enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    set_defaults(o);
+    /* Arguments after "--" belong to the script; getopt must not permute them. */
+    int nargs = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            nargs = i;
+            o->script_args = argv + i + 1;
+            o->nscript_args = argc - i - 1;
+            break;
+        }
+    }
+    uint64_t n;
+    bool threads_set = false, duration_set = false, body_set = false;
+    const char *body_file = NULL;
+    o->headers = xcalloc((size_t)argc, sizeof *o->headers);
+
+    opterr = 0;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:H:m:b:qv", long_options, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->connections = (uint32_t)n;
+            break;
+        case 't':
+            if (parse_bounded("-t", optarg, 1, 1024, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->threads = (uint32_t)n;
+            threads_set = true;
+            break;
+        case 'd':
+            if (options_parse_duration(optarg, &o->duration_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "-d", optarg),
+                       OPTIONS_ERROR;
+            duration_set = true;
+            break;
+        case 'n':
+            if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case 'H':
+            if (check_header(optarg, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->headers[o->nheaders++] = optarg;
+            break;
+        case 'm':
+            if (!is_token(optarg, strlen(optarg)))
+                return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
+            o->method = optarg;
+            break;
+        case 'b':
+            if (body_set)
+                return fail(err, errlen, "%s: given twice%s", "-b", ""), OPTIONS_ERROR;
+            o->body = xstrdup(optarg);
+            o->body_len = strlen(optarg);
+            body_set = true;
+            break;
+        case OPT_BODY_FILE:
+            if (body_set)
+                return fail(err, errlen, "%s: %s", "--body-file", "cannot be combined with -b"), OPTIONS_ERROR;
+            body_file = optarg;
+            body_set = true;
+            break;
+        case OPT_TIMEOUT:
+            if (options_parse_duration(optarg, &o->timeout_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "--timeout",
+                            optarg),
+                       OPTIONS_ERROR;
+            break;
+        case OPT_NO_KEEPALIVE:
+            o->keepalive = false;
+            break;
+        case OPT_HTTP10:
+            o->http10 = true;
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case OPT_VERSION:
+            printf("volley %s\n", VOLLEY_VERSION);
+            return OPTIONS_EXIT;
+        case OPT_HELP:
+            fputs(options_usage, stdout);
+            return OPTIONS_EXIT;
+        case ':':
+            return fail(err, errlen, "%s: needs a value%s", argv[optind - 1], ""), OPTIONS_ERROR;
+        default:
+            return fail(err, errlen, "%s: unknown option%s", argv[optind - 1], ""), OPTIONS_ERROR;
+        }
+    }
+    if (optind >= nargs)
+        return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
+    if (optind + 1 < nargs)
+        return fail(err, errlen, "%s: unexpected argument after the URL %s", argv[optind + 1],
+                    "(script arguments go after --)"),
+               OPTIONS_ERROR;
+    o->url = argv[optind];
+
+    if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    if (!duration_set && o->requests == 0)
+        o->duration_ns = INT64_C(10) * 1000000000;
+    if (threads_set) {
+        if (o->threads > o->connections) {
+            snprintf(err, errlen, "-t: %u threads need at least as many connections (-c is %u)", o->threads,
+                     o->connections);
+            return OPTIONS_ERROR;
+        }
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = cpus > 0 ? (uint32_t)cpus : 1;
+        if (o->threads > o->connections)
+            o->threads = o->connections;
+    }
+    if (o->requests && o->threads > o->requests)
+        o->threads = (uint32_t)o->requests;
+    if (o->http10 && o->keepalive)
+        o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
+    return OPTIONS_RUN;
+}
+
+void options_free(struct options *o)
+{
+    free((void *)o->body);
+    free(o->headers);
+    o->body = NULL;
+    o->headers = NULL;
+}

@@ -1,0 +1,53 @@
+/* The command line, parsed once into an immutable struct options, with the
+ * unit parsers it uses (durations such as 500ms/10s/2m/1h, counts such as 10k).
+ * Every bad value is reported as one line naming the option and the value. */
+#ifndef VOLLEY_OPTIONS_H
+#define VOLLEY_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct options {
+    const char *url;       /* the one positional argument */
+    uint32_t connections;  /* -c, >= 1 */
+    uint32_t threads;      /* -t, 1..connections */
+    int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
+    uint64_t requests;     /* -n; 0 = bounded by duration */
+    const char *method;    /* -m, default GET */
+    const char **headers;  /* -H values, "Name: value", in order */
+    size_t nheaders;
+    const char *body;      /* -b or --body-file contents (owned), NULL if none */
+    size_t body_len;
+    int64_t timeout_ns;    /* --timeout, default 10 s */
+    bool keepalive;        /* false with --no-keepalive */
+    bool http10;           /* --http1.0 */
+    const char *json_path; /* --json FILE or "-", NULL if not asked */
+    bool quiet;            /* -q: no text report */
+    int verbose;           /* -v count */
+    char **script_args;    /* arguments after "--" */
+    int nscript_args;
+};
+
+enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_ERROR };
+
+/* Parses argv into *o. OPTIONS_RUN: *o is complete. OPTIONS_EXIT: --help or
+ * --version was printed on stdout, exit 0. OPTIONS_ERROR: err holds one line
+ * (no "volley:" prefix, no newline) naming the option and value; exit 2.
+ * Strings in *o point into argv or are owned by *o for the process lifetime. */
+enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen);
+
+/* "1.5s", "500ms", "2m", "1h", "3" (seconds) -> nanoseconds > 0.
+ * Returns 0, or -1 if s is not a positive duration. */
+int options_parse_duration(const char *s, int64_t *ns);
+
+/* "100", "10k", "2M", "1G" (powers of 1000) -> *n. Returns 0 or -1. */
+int options_parse_count(const char *s, uint64_t *n);
+
+/* Frees what options_parse allocated. */
+void options_free(struct options *o);
+
+/* The usage text printed by --help. */
+extern const char options_usage[];
+
+#endif

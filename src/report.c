@@ -1,0 +1,205 @@
+/* Text and JSON reports. Every figure is computed from the merged stats;
+ * docs/output.md says how each one is defined. */
+#include "report.h"
+
+#include "net.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* ns -> "412.0us", "2.10ms", "1.02s". */
+static const char *fmt_time(char *buf, size_t len, double ns)
+{
+    if (ns < 1e6)
+        snprintf(buf, len, "%.1fus", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.2fms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.2fs", ns / 1e9);
+    return buf;
+}
+
+/* Binary units, as wrk prints them: "63.10MB". */
+static const char *fmt_bytes(char *buf, size_t len, double b)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
+    int u = 0;
+    while (b >= 1024 && u < 4) {
+        b /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.2f%s", b, units[u]);
+    return buf;
+}
+
+static void hist_line(FILE *out, const char *name, const struct hist *h)
+{
+    static const double ps[] = {50, 90, 99, 99.9};
+    char b[32];
+    fprintf(out, "  %-9s", name);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        fprintf(out, " p%g %s ", ps[i], fmt_time(b, sizeof b, (double)hist_percentile(h, ps[i])));
+    fprintf(out, " max %s ", fmt_time(b, sizeof b, (double)(h->count ? h->max : 0)));
+    fprintf(out, " mean %s ", fmt_time(b, sizeof b, hist_mean(h)));
+    fprintf(out, " stdev %s\n", fmt_time(b, sizeof b, hist_stdev(h)));
+}
+
+void report_header(FILE *out, const struct options *o, const struct target *t)
+{
+    char d[32];
+    if (o->requests && o->duration_ns)
+        fprintf(out, "Running %" PRIu64 " requests (at most %s) @ %s\n", o->requests,
+                fmt_time(d, sizeof d, (double)o->duration_ns), t->url);
+    else if (o->requests)
+        fprintf(out, "Running %" PRIu64 " requests @ %s\n", o->requests, t->url);
+    else
+        fprintf(out, "Running %s test @ %s\n", fmt_time(d, sizeof d, (double)o->duration_ns), t->url);
+    fprintf(out, "  %u thread%s and %u connection%s, %s\n", o->threads, o->threads == 1 ? "" : "s",
+            o->connections, o->connections == 1 ? "" : "s",
+            o->keepalive ? "keep-alive" : "a new connection per request");
+}
+
+void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
+{
+    (void)t;
+    const struct stats *s = &r->stats;
+    double secs = (double)r->duration_ns / 1e9;
+    char b[32];
+    hist_line(out, "Latency", &s->latency);
+    if (o->verbose) {
+        hist_line(out, "Connect", &s->connect);
+        hist_line(out, "Waiting", &s->waiting);
+    }
+    fprintf(out, "  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, secs,
+            fmt_bytes(b, sizeof b, (double)s->bytes_read));
+    if (s->completed) {
+        fprintf(out, "  Status");
+        for (int i = 0; i < STATS_STATUS_MAX; i++)
+            if (s->status[i])
+            {
+                if (i)
+                    fprintf(out, " %d: %" PRIu64 " ", i, s->status[i]);
+                else
+                    fprintf(out, " other: %" PRIu64 " ", s->status[i]);
+            }
+        fputc('\n', out);
+    }
+    uint64_t failed = stats_failed(s);
+    if (failed) {
+        fprintf(out, "  Failed %" PRIu64 ":", failed);
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
+        fputc('\n', out);
+    }
+    uint64_t non_ok = 0;
+    for (int i = 0; i < STATS_STATUS_MAX; i++)
+        if (i < 200 || i > 399)
+            non_ok += s->status[i];
+    if (non_ok)
+        fprintf(out, "  Non-2xx or 3xx responses: %" PRIu64 "\n", non_ok);
+    if (s->cut_off)
+        fprintf(out, "  Cut off: %" PRIu64 " request%s in flight when the run %s (not counted)\n", s->cut_off,
+                s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
+    if (o->verbose)
+        fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
+                     "; %" PRIu64 " connections opened, %s written\n",
+                s->started, s->completed, failed, s->cut_off, s->connects,
+                fmt_bytes(b, sizeof b, (double)s->bytes_written));
+    fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
+    fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
+}
+
+/* JSON string with the escapes JSON requires. */
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void json_hist(FILE *out, const char *name, const struct hist *h, int last)
+{
+    static const struct { const char *key; double p; } ps[] = {
+        {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
+    };
+    fprintf(out, "  \"%s\": {\"count\": %" PRId64 ", \"min\": %.3f, \"max\": %.3f, \"mean\": %.3f, \"stdev\": %.3f",
+            name, h->count, h->count ? (double)h->min / 1e3 : 0.0, (double)(h->count ? h->max : 0) / 1e3,
+            hist_mean(h) / 1e3, hist_stdev(h) / 1e3);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        fprintf(out, ", \"%s\": %.3f", ps[i].key, (double)hist_percentile(h, ps[i].p) / 1e3);
+    fprintf(out, "}%s\n", last ? "" : ",");
+}
+
+void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    double secs = (double)r->duration_ns / 1e9;
+    char addr[80];
+    socklen_t alen;
+    net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
+
+    fprintf(out, "{\n  \"version\": \"%s\",\n", VOLLEY_VERSION);
+    fprintf(out, "  \"target\": {\"url\": ");
+    json_str(out, t->url);
+    fprintf(out, ", \"scheme\": \"%s\", \"host\": ", t->scheme);
+    json_str(out, t->host);
+    fprintf(out, ", \"port\": %u, \"path\": ", t->port);
+    json_str(out, t->path);
+    fprintf(out, ", \"address\": \"%s\"},\n", addr);
+
+    fprintf(out, "  \"options\": {\"connections\": %u, \"threads\": %u, ", o->connections, o->threads);
+    if (o->duration_ns)
+        fprintf(out, "\"duration\": %.3f, ", (double)o->duration_ns / 1e9);
+    else
+        fprintf(out, "\"duration\": null, ");
+    if (o->requests)
+        fprintf(out, "\"requests\": %" PRIu64 ", ", o->requests);
+    else
+        fprintf(out, "\"requests\": null, ");
+    fprintf(out, "\"method\": ");
+    json_str(out, o->method);
+    fprintf(out, ", \"headers\": [");
+    for (size_t i = 0; i < o->nheaders; i++) {
+        fprintf(out, i ? ", " : "");
+        json_str(out, o->headers[i]);
+    }
+    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.3f, \"keepalive\": %s, \"http_version\": \"%s\"},\n",
+            o->body_len, (double)o->timeout_ns / 1e9, o->keepalive ? "true" : "false", o->http10 ? "1.0" : "1.1");
+
+    fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,
+            r->interrupted ? "true" : "false");
+    uint64_t failed = stats_failed(s);
+    fprintf(out,
+            "  \"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
+            ", \"cut_off\": %" PRIu64 "},\n",
+            s->started, s->completed, failed, s->cut_off);
+    fprintf(out, "  \"requests_per_sec\": %.3f,\n", secs > 0 ? (double)s->completed / secs : 0.0);
+    fprintf(out, "  \"bytes\": {\"read\": %" PRIu64 ", \"written\": %" PRIu64 "},\n", s->bytes_read,
+            s->bytes_written);
+    fprintf(out, "  \"bytes_read_per_sec\": %.3f,\n", secs > 0 ? (double)s->bytes_read / secs : 0.0);
+    fprintf(out, "  \"connections_opened\": %" PRIu64 ",\n", s->connects);
+    fprintf(out, "  \"status\": {");
+    int first = 1;
+    for (int i = 0; i < STATS_STATUS_MAX; i++) {
+        if (!s->status[i])
+            continue;
+        fprintf(out, "%s\"%s%.0d\": %" PRIu64, first ? "" : ", ", i ? "" : "other", i, s->status[i]);
+        first = 0;
+    }
+    fprintf(out, "},\n  \"errors\": {");
+    for (int e = 0; e < STATS_ERR_KINDS; e++)
+        fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
+    fprintf(out, "},\n");
+    json_hist(out, "latency", &s->latency, 0);
+    json_hist(out, "connect", &s->connect, 0);
+    json_hist(out, "waiting", &s->waiting, 1);
+    fprintf(out, "}\n");
+}

@@ -1,0 +1,21 @@
+/* Reports of a finished run: the text report on stdout (wrk's familiar lines
+ * kept) and the --json object. Both only read the merged results. */
+#ifndef VOLLEY_REPORT_H
+#define VOLLEY_REPORT_H
+
+#include "options.h"
+#include "run.h"
+#include "target.h"
+
+#include <stdio.h>
+
+/* The "Running ..." header, printed before the run starts. */
+void report_header(FILE *out, const struct options *o, const struct target *t);
+
+/* The text report of a run. */
+void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
+
+/* The JSON object documented in docs/output.md, followed by a newline. */
+void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
+
+#endif

@@ -1,0 +1,202 @@
+/* The run: workers on their own threads, and on the main thread a small libev
+ * loop that waits for the deadline, for the workers to finish their budgets,
+ * or for SIGINT. Signals are blocked in the workers so only this loop sees
+ * them. */
+#include "run.h"
+
+#include "clock.h"
+#include "http.h"
+#include "worker.h"
+#include "xalloc.h"
+
+#include <ev.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+/* Descriptors beyond the connections: stdio, loops, eventfds, JSON output. */
+#define FD_RESERVE 64
+
+struct run {
+    struct ev_loop *loop; /* the main thread's */
+    ev_async worker_exited;
+    ev_timer deadline;
+    ev_signal sigint, sigterm;
+    struct worker *workers;
+    uint32_t nworkers;
+    atomic_uint exited;
+    bool stopping;
+    bool interrupted;
+};
+
+static void stop_workers(struct run *r)
+{
+    if (r->stopping)
+        return;
+    r->stopping = true;
+    for (uint32_t i = 0; i < r->nworkers; i++)
+        worker_stop(&r->workers[i]);
+}
+
+static void on_worker_exit(void *arg)
+{
+    struct run *r = arg;
+    atomic_fetch_add(&r->exited, 1);
+    ev_async_send(r->loop, &r->worker_exited);
+}
+
+static void on_worker_exited(EV_P_ ev_async *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    struct run *r = ev_userdata(EV_A);
+    if (atomic_load(&r->exited) == r->nworkers)
+        ev_break(EV_A, EVBREAK_ALL);
+}
+
+static void on_deadline(EV_P_ ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    stop_workers(ev_userdata(EV_A));
+}
+
+static void on_signal(EV_P_ ev_signal *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    struct run *r = ev_userdata(EV_A);
+    if (r->interrupted) {
+        /* Second interrupt: the user wants out now, report or not. */
+        static const char msg[] = "\nvolley: interrupted again, exiting\n";
+        ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);
+        (void)rc;
+        _exit(130);
+    }
+    r->interrupted = true;
+    stop_workers(r);
+}
+
+int run_check_fd_limit(uint32_t connections, char *err, size_t errlen)
+{
+    struct rlimit rl;
+    rlim_t need = (rlim_t)connections + FD_RESERVE;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
+        rl.rlim_cur = need;
+        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+            return 0;
+    }
+    snprintf(err, errlen, "-c %u: needs %llu open files but the limit is %llu (see ulimit -n)", connections,
+             (unsigned long long)need, (unsigned long long)rl.rlim_max);
+    return -1;
+}
+
+static char *encode_request(const struct options *o, const struct target *t, size_t *len)
+{
+    struct http_request_spec spec = {
+        .method = o->method,
+        .path = t->path,
+        .host_header = t->host_header,
+        .headers = o->headers,
+        .nheaders = o->nheaders,
+        .body = o->body,
+        .body_len = o->body_len,
+        .http10 = o->http10,
+        .keepalive = o->keepalive,
+    };
+    return http_request_encode(&spec, len);
+}
+
+int run_execute(const struct options *o, const struct target *t, struct run_result *res, char *err,
+                size_t errlen)
+{
+    struct worker_config cfg = {
+        .head = strcmp(o->method, "HEAD") == 0,
+        .keepalive = o->keepalive,
+        .timeout_ns = o->timeout_ns,
+    };
+    cfg.addr = target_sockaddr(t, &cfg.addrlen);
+    char *req = encode_request(o, t, &cfg.req_len);
+    cfg.req = req;
+
+    struct run r = {.nworkers = o->threads};
+    r.loop = ev_default_loop(EVFLAG_AUTO);
+    ev_set_userdata(r.loop, &r);
+    atomic_init(&r.exited, 0);
+    r.workers = xcalloc(r.nworkers, sizeof *r.workers);
+
+    /* Every connection and every request gets a worker: the remainders go to
+     * the first workers (wrk drops them). */
+    uint64_t unlimited = UINT64_MAX;
+    int rc = 0;
+    uint32_t made = 0;
+    for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
+        uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
+        uint64_t budget = o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers) : unlimited;
+        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, on_worker_exit, &r, err, errlen);
+    }
+
+    ev_async_init(&r.worker_exited, on_worker_exited);
+    ev_async_start(r.loop, &r.worker_exited);
+    ev_signal_init(&r.sigint, on_signal, SIGINT);
+    ev_signal_start(r.loop, &r.sigint);
+    ev_signal_init(&r.sigterm, on_signal, SIGTERM);
+    ev_signal_start(r.loop, &r.sigterm);
+
+    /* Workers inherit a mask without SIGINT/SIGTERM, so the main loop gets them. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+
+    res->start_epoch = clock_epoch_seconds();
+    int64_t t0 = clock_now_ns();
+    uint32_t started = 0;
+    for (; started < made && rc == 0; started++) {
+        int e = worker_start(&r.workers[started]);
+        if (e) {
+            snprintf(err, errlen, "cannot start worker thread %u: %s", started, strerror(e));
+            rc = -1;
+            break;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        r.nworkers = started; /* wait only for those that run */
+        stop_workers(&r);
+    } else if (o->duration_ns > 0) {
+        ev_timer_init(&r.deadline, on_deadline, (double)o->duration_ns / 1e9, 0.);
+        ev_timer_start(r.loop, &r.deadline);
+    }
+    if (atomic_load(&r.exited) < r.nworkers)
+        ev_run(r.loop, 0);
+    ev_timer_stop(r.loop, &r.deadline);
+    ev_signal_stop(r.loop, &r.sigint);
+    ev_signal_stop(r.loop, &r.sigterm);
+    ev_async_stop(r.loop, &r.worker_exited);
+
+    stats_init(&res->stats);
+    int64_t t_end = t0;
+    for (uint32_t i = 0; i < started; i++) {
+        worker_join(&r.workers[i]);
+        stats_merge(&res->stats, &r.workers[i].stats);
+        if (r.workers[i].t_end > t_end)
+            t_end = r.workers[i].t_end;
+    }
+    for (uint32_t i = 0; i < made; i++) {
+        stats_free(&r.workers[i].stats);
+        worker_free(&r.workers[i]);
+    }
+    res->duration_ns = t_end - t0;
+    res->interrupted = r.interrupted;
+    free(r.workers);
+    free(req);
+    return rc;
+}

@@ -1,0 +1,61 @@
+/* Per-worker counters and histograms, and their merge. A worker owns one
+ * struct stats and nothing else writes to it, so the request path needs no
+ * locks or atomics; the run merges all of them once, after the threads end. */
+#ifndef VOLLEY_STATS_H
+#define VOLLEY_STATS_H
+
+#include "hist.h"
+
+#include <stdint.h>
+
+/* Why a request failed. Exactly one per failed request. */
+enum stats_error {
+    STATS_ERR_CONNECT, /* refused, unreachable, or not connected within --timeout */
+    STATS_ERR_READ,    /* reset, or closed before the response was complete */
+    STATS_ERR_WRITE,   /* the request could not be written */
+    STATS_ERR_TIMEOUT, /* no complete response within --timeout */
+    STATS_ERR_PARSE,   /* the response was not valid HTTP */
+    STATS_ERR_KINDS
+};
+
+#define STATS_STATUS_MAX 600 /* status codes 100..599 are counted one by one */
+
+struct stats {
+    uint64_t started;   /* requests started */
+    uint64_t completed; /* responses received (any status) */
+    uint64_t errors[STATS_ERR_KINDS];
+    uint64_t cut_off;   /* in flight when the run was stopped: neither completed nor failed */
+    uint64_t status[STATS_STATUS_MAX]; /* by status code; [0] holds codes outside 100..599 */
+    uint64_t bytes_read;
+    uint64_t bytes_written;
+    uint64_t connects;  /* connections established */
+    struct hist latency; /* request start -> last response byte, ns */
+    struct hist connect; /* connect time, 0 on a reused connection, ns */
+    struct hist waiting; /* request written -> first response byte, ns */
+};
+
+/* Allocates the histograms (start-up only). */
+void stats_init(struct stats *s);
+void stats_free(struct stats *s);
+
+/* Adds src into dst. Both must come from stats_init. */
+void stats_merge(struct stats *dst, const struct stats *src);
+
+/* Requests that ended in failure. */
+uint64_t stats_failed(const struct stats *s);
+
+/* Name of an error kind ("connect", "read", ...). */
+const char *stats_error_name(enum stats_error e);
+
+/* Counts a completed response and its timings (ns). Hot path: no allocation. */
+static inline void stats_complete(struct stats *s, unsigned status, int64_t latency, int64_t connect,
+                                  int64_t waiting)
+{
+    s->completed++;
+    s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    hist_record(&s->latency, latency);
+    hist_record(&s->connect, connect);
+    hist_record(&s->waiting, waiting);
+}
+
+#endif

@@ -1,0 +1,181 @@
+/* URL parsing, name resolution (every address, in order) and the start-up
+ * probe that turns an unreachable target into one clear error instead of a
+ * run full of connect errors. */
+#include "target.h"
+
+#include "clock.h"
+#include "net.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int bad_url(char *err, size_t errlen, const char *url, const char *why)
+{
+    snprintf(err, errlen, "%s: %s", url, why);
+    return -1;
+}
+
+int target_parse(struct target *t, const char *url, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    const char *p = strstr(url, "://");
+    if (!p)
+        return bad_url(err, errlen, url, "not a URL (expected http://host[:port]/path)");
+    if ((size_t)(p - url) != 4 || strncasecmp(url, "http", 4) != 0) {
+        if ((size_t)(p - url) == 5 && strncasecmp(url, "https", 5) == 0)
+            return bad_url(err, errlen, url, "https is not supported yet");
+        return bad_url(err, errlen, url, "unsupported scheme (only http://)");
+    }
+    const char *h = p + 3, *hend, *after;
+    if (*h == '[') {
+        hend = strchr(h, ']');
+        if (!hend)
+            return bad_url(err, errlen, url, "unterminated IPv6 address (missing ']')");
+        after = hend + 1;
+        h++;
+    } else {
+        hend = h + strcspn(h, ":/?#");
+        after = hend;
+    }
+    if (hend == h)
+        return bad_url(err, errlen, url, "no host");
+    if (memchr(h, '@', (size_t)(hend - h)))
+        return bad_url(err, errlen, url, "user info in URLs is not supported");
+    long port = 80;
+    if (*after == ':') {
+        char *end;
+        errno = 0;
+        port = strtol(after + 1, &end, 10);
+        if (end == after + 1 || errno || port < 1 || port > 65535 || (*end && !strchr("/?#", *end)))
+            return bad_url(err, errlen, url, "bad port (1..65535)");
+        after = end;
+    } else if (*after && !strchr("/?#", *after)) {
+        return bad_url(err, errlen, url, "bad host");
+    }
+    size_t plen = strcspn(after, "#");
+    for (size_t i = 0; i < plen; i++)
+        if ((unsigned char)after[i] <= ' ' || after[i] == 127)
+            return bad_url(err, errlen, url, "spaces or control characters in the path");
+
+    t->url = xstrdup(url);
+    t->scheme = xstrdup("http");
+    t->host = xstrndup(h, (size_t)(hend - h));
+    t->port = (uint16_t)port;
+    if (plen == 0 || after[0] == '?') {
+        t->path = xmalloc(plen + 2);
+        t->path[0] = '/';
+        memcpy(t->path + 1, after, plen);
+        t->path[plen + 1] = '\0';
+    } else {
+        t->path = xstrndup(after, plen);
+    }
+    int v6 = strchr(t->host, ':') != NULL;
+    size_t cap = strlen(t->host) + 16;
+    t->host_header = xmalloc(cap);
+    if (port == 80)
+        snprintf(t->host_header, cap, v6 ? "[%s]" : "%s", t->host);
+    else
+        snprintf(t->host_header, cap, v6 ? "[%s]:%ld" : "%s:%ld", t->host, port);
+    return 0;
+}
+
+int target_resolve(struct target *t, char *err, size_t errlen)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP};
+    struct addrinfo *res = NULL;
+    char port[8];
+    snprintf(port, sizeof port, "%u", t->port);
+    int rc = getaddrinfo(t->host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", t->host,
+                 rc == EAI_NONAME || rc == EAI_NODATA ? "no such host" : gai_strerror(rc));
+        return -1;
+    }
+    size_t n = 0;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
+        n++;
+    t->addrs = xcalloc(n, sizeof *t->addrs);
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        if (ai->ai_addrlen > sizeof t->addrs[0].sa)
+            continue;
+        memcpy(&t->addrs[t->naddrs].sa, ai->ai_addr, ai->ai_addrlen);
+        t->addrs[t->naddrs++].len = ai->ai_addrlen;
+    }
+    freeaddrinfo(res);
+    if (t->naddrs == 0) {
+        snprintf(err, errlen, "%s: no usable address", t->host);
+        return -1;
+    }
+    return 0;
+}
+
+/* One blocking-with-deadline connect attempt; 0 or the errno. */
+static int try_connect(const struct target_addr *a, int64_t timeout_ns)
+{
+    int fd;
+    switch (net_connect((const struct sockaddr *)&a->sa, a->len, &fd)) {
+    case NET_OK:
+        net_close(fd);
+        return 0;
+    case NET_ERROR:
+        return errno;
+    case NET_AGAIN:
+        break;
+    }
+    int64_t deadline = clock_now_ns() + timeout_ns;
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int rc, left_ms;
+    do {
+        int64_t left = deadline - clock_now_ns();
+        left_ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+        rc = poll(&pfd, 1, left_ms);
+    } while (rc < 0 && errno == EINTR);
+    int result = rc == 0 ? ETIMEDOUT : rc < 0 ? errno : net_connect_result(fd);
+    net_close(fd);
+    return result;
+}
+
+int target_probe(struct target *t, int64_t timeout_ns, char *err, size_t errlen)
+{
+    int last = 0;
+    for (size_t i = 0; i < t->naddrs; i++) {
+        last = try_connect(&t->addrs[i], timeout_ns);
+        if (last == 0) {
+            t->chosen = i;
+            return 0;
+        }
+    }
+    char where[80];
+    net_addr_string((const struct sockaddr *)&t->addrs[t->naddrs - 1].sa, where, sizeof where);
+    const char *why = last == ECONNREFUSED ? "connection refused"
+                      : last == ETIMEDOUT  ? "connect timed out"
+                                           : strerror(last);
+    if (t->naddrs > 1)
+        snprintf(err, errlen, "%s:%u: %s (tried %zu addresses, last %s)", t->host, t->port, why, t->naddrs, where);
+    else
+        snprintf(err, errlen, "%s: %s", where, why);
+    return -1;
+}
+
+const struct sockaddr *target_sockaddr(const struct target *t, socklen_t *len)
+{
+    *len = t->addrs[t->chosen].len;
+    return (const struct sockaddr *)&t->addrs[t->chosen].sa;
+}
+
+void target_free(struct target *t)
+{
+    free(t->url);
+    free(t->scheme);
+    free(t->host);
+    free(t->path);
+    free(t->host_header);
+    free(t->addrs);
+    memset(t, 0, sizeof *t);
+}

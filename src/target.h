@@ -1,0 +1,49 @@
+/* The target: URL parsing and address resolution. A name resolves to every
+ * address it has, in resolver order; the probe connects to them in turn and
+ * the run uses the first that accepts, so `localhost` works whether the server
+ * listens on ::1 only or on 127.0.0.1 only. */
+#ifndef VOLLEY_TARGET_H
+#define VOLLEY_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+struct target_addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+};
+
+/* All fields are read-only after target_parse/target_resolve. */
+struct target {
+    char *url;         /* as given */
+    char *scheme;      /* "http" */
+    char *host;        /* without IPv6 brackets */
+    uint16_t port;
+    char *path;        /* path and query, at least "/" */
+    char *host_header; /* value for the Host header: host[:port], IPv6 bracketed */
+    struct target_addr *addrs;
+    size_t naddrs;
+    size_t chosen;     /* index into addrs of the address the run uses */
+};
+
+/* Parses http://host[:port][/path][?query] into t. Returns 0, or -1 with one
+ * line in err naming the URL and what is wrong with it. */
+int target_parse(struct target *t, const char *url, char *err, size_t errlen);
+
+/* Resolves t->host to every address (IPv6 and IPv4) in resolver order.
+ * Returns 0, or -1 with err ("nosuch.example: no such host"). */
+int target_resolve(struct target *t, char *err, size_t errlen);
+
+/* Connects to the addresses in order, each within timeout_ns, and chooses the
+ * first that accepts (the connection is closed again at once). Returns 0, or
+ * -1 with err naming the address and the reason (connection refused, timed
+ * out, ...) when none accepts. */
+int target_probe(struct target *t, int64_t timeout_ns, char *err, size_t errlen);
+
+/* The chosen address. */
+const struct sockaddr *target_sockaddr(const struct target *t, socklen_t *len);
+
+void target_free(struct target *t);
+
+#endif

@@ -1,0 +1,114 @@
+/* A worker thread: one event loop running its connections until the budget
+ * is spent or the run asks it to stop. */
+#include "worker.h"
+
+#include "xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "clock.h"
+
+/* One read buffer per worker, shared by its connections: a connection never
+ * keeps response bytes between reads, so it holds no buffer of its own. */
+#define READ_BUFFER_SIZE (64 * 1024)
+
+int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
+                uint64_t budget, void (*on_exit)(void *), void *arg, char *err, size_t errlen)
+{
+    w->id = id;
+    w->cfg = cfg;
+    w->nconns = nconns;
+    w->budget = budget;
+    w->t_end = 0;
+    w->on_exit = on_exit;
+    w->on_exit_arg = arg;
+    w->loop = ev_loop_new(EVBACKEND_EPOLL);
+    if (!w->loop)
+        w->loop = ev_loop_new(EVFLAG_AUTO);
+    if (!w->loop) {
+        snprintf(err, errlen, "worker %u: cannot create an event loop", id);
+        return -1;
+    }
+    ev_set_userdata(w->loop, w);
+    stats_init(&w->stats);
+    w->rbuf = xmalloc(READ_BUFFER_SIZE);
+    w->shared = (struct conn_shared){
+        .loop = w->loop,
+        .addr = cfg->addr,
+        .addrlen = cfg->addrlen,
+        .req = cfg->req,
+        .req_len = cfg->req_len,
+        .head = cfg->head,
+        .keepalive = cfg->keepalive,
+        .timeout = (double)cfg->timeout_ns / 1e9,
+        .rbuf = w->rbuf,
+        .rbuf_size = READ_BUFFER_SIZE,
+        .stats = &w->stats,
+        .budget = budget,
+        .in_flight = 0,
+    };
+    w->conns = xcalloc(nconns, sizeof *w->conns);
+    for (uint32_t i = 0; i < nconns; i++)
+        conn_init(&w->conns[i], &w->shared, i);
+    return 0;
+}
+
+/* Stops every connection; what was in flight is cut off, not failed. */
+static void on_stop(EV_P_ ev_async *a, int revents)
+{
+    (void)revents;
+    struct worker *w = ev_userdata(EV_A);
+    for (uint32_t i = 0; i < w->nconns; i++) {
+        if (conn_stop(&w->conns[i])) {
+            w->stats.cut_off++;
+            w->shared.in_flight--;
+        }
+    }
+    ev_async_stop(EV_A, a);
+    ev_break(EV_A, EVBREAK_ALL);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    ev_async_init(&w->stop, on_stop);
+    ev_async_start(w->loop, &w->stop);
+    for (uint32_t i = 0; i < w->nconns; i++)
+        conn_start(&w->conns[i]);
+    if (w->shared.in_flight > 0)
+        ev_run(w->loop, 0);
+    /* After an ev_break from the budget, stop anything still armed. */
+    for (uint32_t i = 0; i < w->nconns; i++)
+        conn_stop(&w->conns[i]);
+    w->t_end = clock_now_ns();
+    if (w->on_exit)
+        w->on_exit(w->on_exit_arg);
+    return NULL;
+}
+
+int worker_start(struct worker *w)
+{
+    return pthread_create(&w->thread, NULL, worker_main, w);
+}
+
+void worker_stop(struct worker *w)
+{
+    ev_async_send(w->loop, &w->stop);
+}
+
+void worker_join(struct worker *w)
+{
+    pthread_join(w->thread, NULL);
+}
+
+void worker_free(struct worker *w)
+{
+    free(w->conns);
+    free(w->rbuf);
+    if (w->loop)
+        ev_loop_destroy(w->loop);
+    w->conns = NULL;
+    w->rbuf = NULL;
+    w->loop = NULL;
+}

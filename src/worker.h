@@ -1,0 +1,62 @@
+/* One worker thread: its own libev loop (ev_loop_new), its share of the
+ * connections and of the request budget, and its own stats. Workers share
+ * nothing writable with each other; the run merges their stats after join. */
+#ifndef VOLLEY_WORKER_H
+#define VOLLEY_WORKER_H
+
+#include "conn.h"
+#include "stats.h"
+
+#include <ev.h>
+#include <pthread.h>
+#include <stdint.h>
+
+/* What every worker reads and nobody writes during the run. */
+struct worker_config {
+    const struct sockaddr *addr;
+    socklen_t addrlen;
+    const char *req;
+    size_t req_len;
+    bool head;
+    bool keepalive;
+    int64_t timeout_ns;
+};
+
+struct worker {
+    uint32_t id;
+    const struct worker_config *cfg;
+    uint32_t nconns;
+    uint64_t budget;         /* requests to start; UINT64_MAX when bounded by time */
+    struct stats stats;      /* the worker's own; read by others only after join */
+    int64_t t_end;           /* monotonic ns when the loop ended */
+    /* Private. */
+    struct ev_loop *loop;
+    struct conn_shared shared;
+    struct conn *conns;
+    char *rbuf;
+    ev_async stop;
+    void (*on_exit)(void *);
+    void *on_exit_arg;
+    pthread_t thread;
+};
+
+/* Sets up w (allocates its connections, loop, buffer and stats). on_exit is
+ * called from the worker's thread when its loop has ended. Returns 0, or -1
+ * with err if the event loop cannot be created. */
+int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
+                uint64_t budget, void (*on_exit)(void *), void *arg, char *err, size_t errlen);
+
+/* Starts the thread. Returns 0 or an errno. */
+int worker_start(struct worker *w);
+
+/* Asks the worker to stop (thread-safe; requests in flight are cut off). */
+void worker_stop(struct worker *w);
+
+/* Waits for the thread to end. */
+void worker_join(struct worker *w);
+
+/* Frees what worker_init allocated except the stats, which stay readable
+ * until stats_free(&w->stats). */
+void worker_free(struct worker *w);
+
+#endif

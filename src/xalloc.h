@@ -1,0 +1,14 @@
+/* Allocation that never returns NULL: out of memory is not a condition the
+ * load generator can work around, so it prints one line and aborts. */
+#ifndef VOLLEY_XALLOC_H
+#define VOLLEY_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+#endif

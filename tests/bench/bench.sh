@@ -1,0 +1,295 @@
+#!/usr/bin/env bash
+# CPU cost per request of volley against wrk, h2load, ab and the "floor" client,
+# all driving the same private nginx on loopback in the same run.
+#
+#   bash tests/bench/bench.sh            keep-alive mode
+#   bash tests/bench/bench.sh --close    a new connection per request
+#
+# Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), VOLLEY (<repo>/build/volley),
+#      SHARED (<repo>/../shared, holds bench/floor-*.c), NGINX (nginx on PATH or /usr/sbin/nginx).
+# Prints a markdown report on stdout, progress on stderr. Exits 0 whether or not the goal
+# is met (it is a report); non-zero only if the benchmark itself cannot run.
+set -euo pipefail
+export LC_ALL=C # `times` and $EPOCHREALTIME print the locale's decimal point; awk needs '.'
+
+MODE=keepalive
+case "${1:-}" in
+'') ;;
+--close) MODE=close ;;
+*) echo "usage: $0 [--close]" >&2; exit 2 ;;
+esac
+
+DUR=${BENCH_SECONDS:-3}
+ROUNDS=${BENCH_ROUNDS:-3}
+CONNS=50
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
+SHARED=${SHARED:-$TOP/../shared}
+VOLLEY=${VOLLEY:-$TOP/build/volley}
+NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
+
+die() { echo "bench: $*" >&2; exit 1; }
+log() { echo "bench: $*" >&2; }
+
+[[ $DUR =~ ^[1-9][0-9]*$ && $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_SECONDS and BENCH_ROUNDS must be positive integers"
+
+# Rows of the table, in order, and their labels. h2load has no way to open a connection
+# per request, so it sits out --close; wrk has no no-keepalive switch, but a
+# "Connection: close" header makes nginx close and wrk reconnect.
+if [[ $MODE == keepalive ]]; then
+	TOOLS=(volley wrk h2load ab floor)
+	declare -A LABEL=([volley]=volley [wrk]=wrk [h2load]=h2load [ab]="ab -k" [floor]="floor-keepalive")
+else
+	TOOLS=(volley wrk ab floor)
+	declare -A LABEL=([volley]="volley --no-keepalive" [wrk]="wrk (Connection: close)" [ab]="ab" [floor]="floor-close")
+fi
+NOTES=()
+
+# ---- peers must be installed; name the Debian package that is missing ----
+check_peers() {
+	local missing=()
+	[[ -x $NGINX ]] || missing+=("nginx (Debian package nginx-light)")
+	command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
+	[[ $MODE == close ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
+	command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
+	if ((${#missing[@]})); then
+		printf 'bench: missing %s\n' "${missing[@]}" >&2
+		die "install them with: apt-get install nginx-light wrk nghttp2-client apache2-utils"
+	fi
+}
+
+# ---- scratch dir and cleanup: nothing may outlive the script ----
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/volley-bench.XXXXXX")
+NGINX_PID=
+cleanup() {
+	if [[ -n $NGINX_PID ]]; then
+		kill "$NGINX_PID" 2>/dev/null || true
+		wait "$NGINX_PID" 2>/dev/null || true
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM # run the EXIT trap on ^C too
+
+# ---- private nginx: one process, generated config, everything inside $TMP ----
+# A random port below the kernel's ephemeral range (32768+), so the clients' own
+# source ports never collide with it; a taken port is retried.
+pick_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 12000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+	done
+}
+
+write_nginx_conf() {
+	local port=$1 d=$TMP/nginx m temp=""
+	# nginx creates its temp dirs at startup, by default under /var/lib/nginx (root only);
+	# point each at $TMP, but only for modules this build has (else: unknown directive).
+	temp+="client_body_temp_path $d/body;"$'\n'
+	for m in proxy fastcgi uwsgi scgi; do
+		"$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" ||
+			temp+="${m}_temp_path $d/$m;"$'\n'
+	done
+	cat >"$d/nginx.conf" <<EOF
+worker_processes 1;
+daemon off;
+master_process off;
+pid $d/nginx.pid;
+error_log $d/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    $temp
+    keepalive_requests 1000000;   # never recycle a kept-alive connection mid-run
+    keepalive_timeout 300s;
+    server {
+        listen 127.0.0.1:$port;
+        location / { return 200 "hello world"; }   # 11-byte body
+    }
+}
+EOF
+}
+
+start_nginx() {
+	local try
+	mkdir -p "$TMP/nginx"
+	for ((try = 0; try < 5; try++)); do
+		PORT=$(pick_port)
+		write_nginx_conf "$PORT"
+		: >"$TMP/nginx/error.log"
+		"$NGINX" -p "$TMP/nginx/" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" \
+			</dev/null >"$TMP/nginx/stderr" 2>&1 &
+		NGINX_PID=$!
+		for _ in $(seq 50); do # up to 5 s for the port to answer
+			if ! kill -0 "$NGINX_PID" 2>/dev/null; then break; fi
+			if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then return 0; fi
+			sleep 0.1
+		done
+		kill "$NGINX_PID" 2>/dev/null || true
+		wait "$NGINX_PID" 2>/dev/null || true
+		NGINX_PID=
+		grep -qs "in use" "$TMP/nginx/error.log" "$TMP/nginx/stderr" || break # only a port race is worth a retry
+	done
+	cat "$TMP/nginx/error.log" "$TMP/nginx/stderr" >&2 2>/dev/null || true
+	die "nginx would not start"
+}
+
+# ---- measuring one run ----
+# CPU = user+sys of the child, from bash's `times` builtin (the shell's RUSAGE_CHILDREN,
+# millisecond resolution) read just before and just after the run: no extra package
+# needed, and it covers every process the tool waits for. `times` is redirected, not put
+# in $(...), because a forked subshell would report its own (zero) children.
+children_us() { # the "children" line of `times`: "XmY.YYYs XmY.YYYs"
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
+	               printf "%d\n", t * 1e6 }' "$1"
+}
+
+# measure OUT CMD...: run CMD (output to OUT), set CPU_US and WALL_S; returns CMD's status.
+# `timeout` guards against a client that hangs (volley is still being written).
+measure() {
+	local out=$1 rc=0 t0 t1
+	shift
+	times >"$TMP/times0"
+	t0=$EPOCHREALTIME
+	timeout --foreground -k 5 $((DUR * 3 + 30)) "$@" >"$out" 2>&1 || rc=$?
+	t1=$EPOCHREALTIME
+	times >"$TMP/times1"
+	CPU_US=$(($(children_us "$TMP/times1") - $(children_us "$TMP/times0")))
+	WALL_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+	return "$rc"
+}
+
+# The key path requests -> completed of volley's one JSON object.
+json_completed() {
+	if command -v python3 >/dev/null; then
+		python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["requests"]["completed"]))' "$1"
+	else # flatten, take the "requests" object, then its "completed" number
+		tr -d '\n' <"$1" | grep -o '"requests"[[:space:]]*:[[:space:]]*{[^}]*}' |
+			grep -o '"completed"[[:space:]]*:[[:space:]]*[0-9]*' | grep -o '[0-9]*$'
+	fi
+}
+
+# ---- the floor: compiled at run time from shared/, never copied into the repo ----
+FLOOR=
+FLOOR_N=
+setup_floor() {
+	local src=$SHARED/bench/floor-$MODE.c n0 rate
+	if [[ ! -f $src ]]; then NOTES+=("floor skipped: $src not found (set SHARED)"); return; fi
+	if ! command -v cc >/dev/null || ! cc -O2 -o "$TMP/floor" "$src" 2>"$TMP/cc.log"; then
+		NOTES+=("floor skipped: cc -O2 $src failed"); return
+	fi
+	# The floor takes a request count, not a duration: calibrate it to run about DUR seconds.
+	[[ $MODE == keepalive ]] && n0=20000 || n0=5000
+	if ! "$TMP/floor" "$PORT" "$n0" "$CONNS" >"$TMP/floor.cal" 2>&1; then
+		NOTES+=("floor skipped: calibration run failed: $(tail -n1 "$TMP/floor.cal")"); return
+	fi
+	rate=$(awk '{ for (i = 1; i < NF; i++) if ($i == "req_per_s") print $(i + 1) }' "$TMP/floor.cal")
+	FLOOR_N=$(awk -v r="$rate" -v d="$DUR" -v c="$CONNS" 'BEGIN { n = int(r * d / c) * c; print (n < c ? c : n) }')
+	FLOOR=$TMP/floor
+}
+
+# ---- one run of one tool: append "req_per_s cpu_us_per_req" to $TMP/res.TOOL ----
+run_tool() {
+	local tool=$1 url="http://127.0.0.1:$PORT/" out=$TMP/out.$1 n="" rc=0
+	case $tool in
+	volley)
+		if [[ ! -x $VOLLEY ]]; then NOTES+=("volley n/a: $VOLLEY is not built (set VOLLEY)"); return; fi
+		local ka=(); [[ $MODE == close ]] && ka=(--no-keepalive)
+		rm -f "$TMP/volley.json"
+		measure "$out" "$VOLLEY" -t 1 -c "$CONNS" -d "${DUR}s" "${ka[@]}" --json "$TMP/volley.json" "$url" || rc=$?
+		if ((rc == 0)); then n=$(json_completed "$TMP/volley.json" 2>/dev/null) || true; fi ;;
+	wrk)
+		local hdr=(); [[ $MODE == close ]] && hdr=(-H "Connection: close")
+		measure "$out" wrk -t1 -c"$CONNS" -d"${DUR}s" "${hdr[@]}" "$url" || rc=$?
+		n=$(awk '/ requests in / { print $1 }' "$out") ;;
+	h2load)
+		measure "$out" h2load --h1 -t1 -c"$CONNS" -D "$DUR" "$url" || rc=$?
+		n=$(awk '/^requests:/ { print $8 }' "$out") ;; # "requests: N total, N started, N done, N succeeded"
+	ab)
+		local ka=(); [[ $MODE == keepalive ]] && ka=(-k)
+		measure "$out" ab "${ka[@]}" -c "$CONNS" -t "$DUR" -n 10000000 "$url" || rc=$?
+		n=$(awk '/^Complete requests:/ { print $3 }' "$out") ;;
+	floor)
+		[[ -n $FLOOR ]] || return 0
+		measure "$out" "$FLOOR" "$PORT" "$FLOOR_N" "$CONNS" || rc=$?
+		n=$(awk '{ for (i = 1; i < NF; i++) if ($i == "requests") print $(i + 1) }' "$out")
+		# the floor also reports its own getrusage(RUSAGE_SELF): a cross-check of our CPU method
+		awk '{ for (i = 1; i < NF; i++) if ($i == "cpu_us_per_req") print $(i + 1) }' "$out" >>"$TMP/floor.self" ;;
+	esac
+	if ((rc != 0)) || ! [[ $n =~ ^[0-9]+$ ]] || ((n == 0)); then
+		NOTES+=("${LABEL[$tool]}: a run failed (exit $rc): $(tail -n1 "$out" 2>/dev/null | cut -c1-120)")
+		return 0
+	fi
+	awk -v n="$n" -v cpu="$CPU_US" -v w="$WALL_S" 'BEGIN { printf "%.0f %.3f\n", n / w, cpu / n }' >>"$TMP/res.$tool"
+}
+
+# median COLUMN FILE (mean of the two middle values for an even count)
+median() {
+	sort -g -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c }
+		END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+report() {
+	local tool rounds rps cpu ratio vcpu="" wcpu=""
+	[[ -s $TMP/res.volley ]] && vcpu=$(median 2 "$TMP/res.volley")
+	[[ -s $TMP/res.wrk ]] && wcpu=$(median 2 "$TMP/res.wrk")
+	echo "## volley CPU per request ($MODE, ${DUR}s x $ROUNDS rounds, 1 thread, $CONNS connections, nginx 1 worker, $(nproc) cores)"
+	echo
+	echo "| tool | rounds | req/s (median) | CPU us/request (median) | volley ratio |"
+	echo "|---|---|---|---|---|"
+	for tool in "${TOOLS[@]}"; do
+		[[ $tool == floor && -z $FLOOR ]] && continue
+		rounds=0 rps=n/a cpu=n/a ratio=n/a
+		if [[ -s $TMP/res.$tool ]]; then
+			rounds=$(wc -l <"$TMP/res.$tool")
+			rps=$(median 1 "$TMP/res.$tool" | awk '{ printf "%.0f", $1 }')
+			cpu=$(median 2 "$TMP/res.$tool" | awk '{ printf "%.2f", $1 }')
+			[[ -n $vcpu ]] && ratio=$(awk -v v="$vcpu" -v t="$(median 2 "$TMP/res.$tool")" 'BEGIN { printf "%.2f", v / t }')
+		fi
+		echo "| ${LABEL[$tool]} | $rounds/$ROUNDS | $rps | $cpu | $ratio |"
+	done
+	echo
+	for tool in "${TOOLS[@]}"; do
+		[[ $tool == volley || ($tool == floor && -z $FLOOR) ]] && continue
+		ratio=n/a
+		[[ -n $vcpu && -s $TMP/res.$tool ]] &&
+			ratio=$(awk -v v="$vcpu" -v t="$(median 2 "$TMP/res.$tool")" 'BEGIN { printf "%.2f", v / t }')
+		echo "volley/${LABEL[$tool]} CPU per request: $ratio"
+	done
+	echo
+	if [[ -n $vcpu && -n $wcpu ]]; then
+		awk -v v="$vcpu" -v w="$wcpu" -v l="${LABEL[wrk]}" 'BEGIN {
+			printf "Goal: volley <= 0.8x %s CPU per request: %s (%.2fx)\n", l, (v <= 0.8 * w ? "met" : "NOT met"), v / w }'
+	else
+		echo "Goal: volley <= 0.8x ${LABEL[wrk]} CPU per request: unknown (no result for volley or wrk)"
+	fi
+	echo
+	echo "CPU = user+sys of each client process (bash \`times\` deltas around the run); req/s = completed / wall seconds."
+	[[ -s $TMP/floor.self ]] &&
+		echo "- floor self-reported CPU us/request (median): $(median 1 "$TMP/floor.self") (cross-check of the method)"
+	local note
+	for note in ${NOTES[@]+"${NOTES[@]}"}; do echo "- $note"; done | awk '!seen[$0]++'
+}
+
+main() {
+	local r tool
+	check_peers
+	start_nginx
+	log "nginx pid $NGINX_PID on 127.0.0.1:$PORT; mode $MODE, ${DUR}s x $ROUNDS rounds"
+	setup_floor
+	[[ $MODE == close ]] && NOTES+=("h2load skipped: it cannot open a new connection per request")
+	# Interleaved rounds: every tool once per round, so drift (thermal, noisy neighbours)
+	# hits all tools alike instead of whichever ran last.
+	for ((r = 1; r <= ROUNDS; r++)); do
+		for tool in "${TOOLS[@]}"; do
+			log "round $r/$ROUNDS: ${LABEL[$tool]}"
+			run_tool "$tool"
+		done
+	done
+	kill -0 "$NGINX_PID" 2>/dev/null || die "nginx died during the run"
+	report
+}
+
+main
