@@ -1,0 +1,30 @@
+# Unreachable targets end the run at once with one line and exit 1; a server
+# that dies mid-run turns into connect errors, with backoff, not a busy loop.
+source "$TESTLIB"
+
+# A free port with nothing listening.
+free_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+run_volley refused -n 10 "http://127.0.0.1:$free_port/"
+check_eq "$RC" 1 "refused: exit status"
+check_eq "$(wc -l < "$T/refused.err")" 1 "refused: one line"
+check_grep "$T/refused.err" "^volley: 127\.0\.0\.1:$free_port: connection refused$" "refused: reason"
+
+run_volley nohost -n 10 "http://nosuch.invalid/"
+check_eq "$RC" 1 "no such host: exit status"
+check_grep "$T/nohost.err" "^volley: nosuch\.invalid: no such host$" "no such host: reason"
+
+# The server goes away during the run: connect errors, every request counted.
+start_target
+timeout -s KILL 60 "$VOLLEY" -d 2s -c 4 -t 1 --json "$T/dies.json" "http://127.0.0.1:$PORT/delay/20" \
+    > "$T/dies.out" 2> "$T/dies.err" &
+vpid=$!
+sleep 0.5
+stop_target
+wait "$vpid" && ok || fail "server dies: volley exit status"
+check_adds_up dies
+check_ge "$(jget "$T/dies.json" errors.connect)" 1 "server dies: connect errors"
+# 4 connections with backoff from 10 ms doubling to 1 s over 1.5 s: a few
+# dozen attempts; a tight loop would make thousands.
+attempts=$(jget "$T/dies.json" errors.connect)
+[ "$attempts" -lt 200 ] && ok || fail "server dies: $attempts connect attempts, backoff missing"
+finish

@@ -1,0 +1,37 @@
+# Every bad value: one line naming the option and the value, exit 2, and
+# nothing sent to the server.
+source "$TESTLIB"
+
+start_target
+url="http://127.0.0.1:$PORT/"
+bad() { # bad EXPECTED-PATTERN ARGS...
+    local pat=$1
+    shift
+    RC=0
+    timeout 10 "$VOLLEY" "$@" > "$T/bad.out" 2> "$T/bad.err" || RC=$?
+    check_eq "$RC" 2 "volley $*: exit status"
+    check_eq "$(wc -l < "$T/bad.err")" 1 "volley $*: one line on stderr"
+    check_grep "$T/bad.err" "$pat" "volley $*: message"
+}
+bad '^volley: -c: "abc" is not a number$' -c abc "$url"
+bad '^volley: -c: 0 is out of range' -c 0 "$url"
+bad '^volley: -t: "x" is not a number$' -t x "$url"
+bad '^volley: -t: 8 threads need at least as many connections' -t 8 -c 2 "$url"
+bad '^volley: -d: "10x" is not a duration' -d 10x "$url"
+bad '^volley: -d: "-1s" is not a duration' -d -1s "$url"
+bad '^volley: -n: "many" is not a number$' -n many "$url"
+bad '^volley: --timeout: "soon" is not a duration' --timeout soon "$url"
+bad "^volley: -H: \"NoColon\" is not a 'Name: value' header$" -H NoColon "$url"
+bad '^volley: -m: "G T" is not a method name$' -m "G T" "$url"
+bad '^volley: --body-file: /nonexistent/x: No such file' --body-file /nonexistent/x "$url"
+bad '^volley: --bogus: unknown option$' --bogus "$url"
+bad '^volley: missing URL' -c 1
+bad '^volley: ftp://x/: unsupported scheme' ftp://x/
+bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
+bad '^volley: -c 1000000: needs 1000064 open files but the limit is' -c 1000000 "$url"
+bad '^volley: extra: unexpected argument' "$url" extra
+check_eq "$(target_stat received)" 0 "nothing was sent"
+
+"$VOLLEY" --version > "$T/v.out" && check_grep "$T/v.out" '^volley [0-9]+\.[0-9]+\.[0-9]+$' "--version"
+"$VOLLEY" --help > "$T/h.out" && check_grep "$T/h.out" '^Usage: volley' "--help"
+finish

@@ -1,0 +1,30 @@
+# Stopping: at the deadline, requests in flight are cut off, not errors; the
+# first SIGINT stops the run and prints the report of what completed.
+source "$TESTLIB"
+
+start_target
+# Every request takes 300 ms, so at the 1 s deadline all 5 are in flight.
+run_volley deadline -d 1s -c 5 -t 1 "http://127.0.0.1:$PORT/delay/300"
+check_eq "$RC" 0 "deadline: exit status"
+check_adds_up deadline
+check_eq "$(jget "$T/deadline.json" requests.failed)" 0 "deadline: nothing failed"
+check_eq "$(jget "$T/deadline.json" requests.cut_off)" 5 "deadline: in flight at the deadline"
+check_eq "$(jget "$T/deadline.json" requests.completed)" 15 "deadline: 3 rounds of 5 completed"
+check_grep "$T/deadline.out" "Cut off: 5 requests were in flight when the run ended" "deadline: said in the report"
+
+# SIGINT: report what completed, exit 0.
+timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0.0.1:$PORT/delay/10" \
+    > "$T/int.out" 2> "$T/int.err" &
+vpid=$!
+sleep 1
+kill -INT "$vpid"
+RC=0
+wait "$vpid" || RC=$?
+check_eq "$RC" 0 "SIGINT: exit status"
+check_adds_up int
+check_eq "$(jget "$T/int.json" interrupted)" True "SIGINT: marked interrupted"
+check_ge "$(jget "$T/int.json" requests.completed)" 1 "SIGINT: report of what completed"
+check_grep "$T/int.out" "^Requests/sec:" "SIGINT: text report printed"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/int.json'))['duration'] < 10 else 1)" \
+    && ok || fail "SIGINT: run did not stop early"
+finish

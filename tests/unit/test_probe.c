@@ -1,0 +1,96 @@
+/* target_probe tries the addresses of a name in order and the run uses the
+ * first that accepts: the `localhost` fallback between ::1 and 127.0.0.1,
+ * tested with explicit address lists so it does not depend on /etc/hosts. */
+#include "target.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        if (!(cond)) {                                                        \
+            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            fprintf(stderr, __VA_ARGS__);                                     \
+            fputc('\n', stderr);                                              \
+            failures++;                                                       \
+        }                                                                     \
+    } while (0)
+
+/* A loopback socket bound to a free port; listening or not. */
+static int bound(int family, int do_listen, struct target_addr *a)
+{
+    int fd = socket(family, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    memset(a, 0, sizeof *a);
+    if (family == AF_INET6) {
+        struct sockaddr_in6 *s = (void *)&a->sa;
+        s->sin6_family = AF_INET6;
+        s->sin6_addr = in6addr_loopback;
+        a->len = sizeof *s;
+    } else {
+        struct sockaddr_in *s = (void *)&a->sa;
+        s->sin_family = AF_INET;
+        s->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        a->len = sizeof *s;
+    }
+    if (bind(fd, (void *)&a->sa, a->len) < 0 || getsockname(fd, (void *)&a->sa, &a->len) < 0 ||
+        (do_listen && listen(fd, 8) < 0)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void probe_list(struct target_addr *addrs, size_t n, int expect_rc, size_t expect_chosen,
+                       const char *what)
+{
+    struct target t = {.host = "testhost", .port = 1};
+    t.addrs = addrs;
+    t.naddrs = n;
+    char err[256] = "";
+    int rc = target_probe(&t, 2000000000, err, sizeof err);
+    CHECK(rc == expect_rc, "%s: rc %d, err %s", what, rc, err);
+    if (rc == 0)
+        CHECK(t.chosen == expect_chosen, "%s: chose %zu", what, t.chosen);
+    else
+        CHECK(strstr(err, "connection refused") != NULL, "%s: err %s", what, err);
+}
+
+int main(void)
+{
+    struct target_addr a[3];
+    /* Refused first, listening second: the second is chosen. */
+    int dead = bound(AF_INET, 0, &a[0]);
+    int live = bound(AF_INET, 1, &a[1]);
+    CHECK(dead >= 0 && live >= 0, "sockets");
+    probe_list(a, 2, 0, 1, "v4 refused then v4 listening");
+    probe_list(a + 1, 1, 0, 0, "v4 listening alone");
+    probe_list(a, 1, -1, 0, "v4 refused alone");
+
+    /* ::1 first (nothing listening), 127.0.0.1 second: localhost vs an IPv4-only server. */
+    int dead6 = bound(AF_INET6, 0, &a[2]);
+    if (dead6 >= 0) {
+        struct target_addr order[2] = {a[2], a[1]};
+        probe_list(order, 2, 0, 1, "::1 refused then 127.0.0.1 listening");
+        close(dead6);
+        /* And an IPv6-only server behind a refused IPv4 address. */
+        int live6 = bound(AF_INET6, 1, &a[2]);
+        struct target_addr order2[2] = {a[0], a[2]};
+        probe_list(order2, 2, 0, 1, "127.0.0.1 refused then ::1 listening");
+        close(live6);
+    } else {
+        puts("skip: no IPv6 loopback");
+    }
+    close(dead);
+    close(live);
+    if (failures)
+        return 1;
+    puts("test_probe: ok");
+    return 0;
+}
