@@ -37,7 +37,8 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
     if (!s->keepalive && !s->http10 && !has_header(s, "Connection"))
         n += (size_t)snprintf(buf + n, cap - n, "Connection: close\r\n");
     n += (size_t)snprintf(buf + n, cap - n, "\r\n");
-    memcpy(buf + n, s->body, s->body_len);
+    if (s->body_len)
+        memcpy(buf + n, s->body, s->body_len);
     *len = n + s->body_len;
     return buf;
 }

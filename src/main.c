@@ -40,23 +40,28 @@ int main(int argc, char **argv)
 {
     char err[512];
     struct options o;
-    struct target t;
+    struct target t = {0};
+    struct run_result r = {0};
+    int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
     switch (options_parse(&o, argc, argv, err, sizeof err)) {
     case OPTIONS_EXIT:
-        return 0;
+        goto out;
     case OPTIONS_ERROR:
-        return die(2, err);
+        status = die(2, err);
+        goto out;
     case OPTIONS_RUN:
         break;
     }
-    if (target_parse(&t, o.url, err, sizeof err) < 0)
-        return die(2, err);
-    if (run_check_fd_limit(o.connections, err, sizeof err) < 0)
-        return die(2, err);
-    if (target_resolve(&t, err, sizeof err) < 0 || target_probe(&t, o.timeout_ns, err, sizeof err) < 0)
-        return die(1, err);
+    if (target_parse(&t, o.url, err, sizeof err) < 0 || run_check_fd_limit(o.connections, err, sizeof err) < 0) {
+        status = die(2, err);
+        goto out;
+    }
+    if (target_resolve(&t, err, sizeof err) < 0 || target_probe(&t, o.timeout_ns, err, sizeof err) < 0) {
+        status = die(1, err);
+        goto out;
+    }
 
     /* With --json - the JSON owns stdout; the text report is then not printed. */
     bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
@@ -65,15 +70,16 @@ int main(int argc, char **argv)
         report_header(stdout, &o, &t);
         fflush(stdout);
     }
-    struct run_result r;
-    if (run_execute(&o, &t, &r, err, sizeof err) < 0)
-        return die(1, err);
-    if (text)
-        report_text(stdout, &o, &t, &r);
-    int status = 0;
-    if (o.json_path && write_json(&o, &t, &r) < 0)
-        status = 1;
+    if (run_execute(&o, &t, &r, err, sizeof err) < 0) {
+        status = die(1, err);
+    } else {
+        if (text)
+            report_text(stdout, &o, &t, &r);
+        if (o.json_path && write_json(&o, &t, &r) < 0)
+            status = 1;
+    }
     stats_free(&r.stats);
+out:
     target_free(&t);
     options_free(&o);
     return status;
