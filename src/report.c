@@ -44,16 +44,32 @@ static void hist_line(FILE *out, const char *name, const struct hist *h)
     fprintf(out, " stdev %s\n", fmt_time(b, sizeof b, hist_stdev(h)));
 }
 
+/* A requested duration as the user would write it: "10s", "500ms", "2m". */
+static const char *fmt_duration(char *buf, size_t len, int64_t ns)
+{
+    if (ns % INT64_C(3600000000000) == 0)
+        snprintf(buf, len, "%" PRId64 "h", ns / INT64_C(3600000000000));
+    else if (ns % INT64_C(60000000000) == 0)
+        snprintf(buf, len, "%" PRId64 "m", ns / INT64_C(60000000000));
+    else if (ns % 1000000000 == 0)
+        snprintf(buf, len, "%" PRId64 "s", ns / 1000000000);
+    else if (ns % 1000000 == 0)
+        snprintf(buf, len, "%" PRId64 "ms", ns / 1000000);
+    else
+        snprintf(buf, len, "%.6fs", (double)ns / 1e9);
+    return buf;
+}
+
 void report_header(FILE *out, const struct options *o, const struct target *t)
 {
     char d[32];
     if (o->requests && o->duration_ns)
         fprintf(out, "Running %" PRIu64 " requests (at most %s) @ %s\n", o->requests,
-                fmt_time(d, sizeof d, (double)o->duration_ns), t->url);
+                fmt_duration(d, sizeof d, o->duration_ns), t->url);
     else if (o->requests)
         fprintf(out, "Running %" PRIu64 " requests @ %s\n", o->requests, t->url);
     else
-        fprintf(out, "Running %s test @ %s\n", fmt_time(d, sizeof d, (double)o->duration_ns), t->url);
+        fprintf(out, "Running %s test @ %s\n", fmt_duration(d, sizeof d, o->duration_ns), t->url);
     fprintf(out, "  %u thread%s and %u connection%s, %s\n", o->threads, o->threads == 1 ? "" : "s",
             o->connections, o->connections == 1 ? "" : "s",
             o->keepalive ? "keep-alive" : "a new connection per request");
@@ -74,14 +90,16 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
     if (s->completed) {
         fprintf(out, "  Status");
-        for (int i = 0; i < STATS_STATUS_MAX; i++)
-            if (s->status[i])
-            {
-                if (i)
-                    fprintf(out, " %d: %" PRIu64 " ", i, s->status[i]);
-                else
-                    fprintf(out, " other: %" PRIu64 " ", s->status[i]);
-            }
+        const char *sep = " ";
+        for (int i = 0; i < STATS_STATUS_MAX; i++) {
+            if (!s->status[i])
+                continue;
+            if (i)
+                fprintf(out, "%s%d: %" PRIu64, sep, i, s->status[i]);
+            else
+                fprintf(out, "%sother: %" PRIu64, sep, s->status[i]);
+            sep = "  ";
+        }
         fputc('\n', out);
     }
     uint64_t failed = stats_failed(s);
