@@ -1,6 +1,7 @@
-/* Request encoding and the http-parser glue. The parser is given only the
- * callbacks the core needs (headers complete, message complete): no header
- * or body callbacks, so parsing a response costs one pass over its bytes. */
+/* Request encoding and response parsing: a fast path for the common
+ * Content-Length response, and http-parser for everything else. The parser
+ * is given only the callbacks the core needs (headers complete, message
+ * complete): no header or body callbacks. */
 #include "http.h"
 
 #include "xalloc.h"
@@ -68,18 +69,109 @@ static const http_parser_settings settings = {
     .on_message_complete = on_message_complete,
 };
 
+enum { RX_FRESH, RX_BODY, RX_PARSER };
+
 void http_rx_init(struct http_rx *rx, bool head)
 {
     http_parser *p = (http_parser *)rx->opaque;
     http_parser_init(p, HTTP_RESPONSE);
     p->data = rx;
+    rx->body_left = 0;
     rx->status = 0;
     rx->head = head;
     rx->keepalive = 0;
     rx->done = 0;
+    rx->mode = RX_FRESH;
 }
 
-enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
+void http_rx_init_parser_only(struct http_rx *rx, bool head)
+{
+    http_rx_init(rx, head);
+    rx->mode = RX_PARSER;
+}
+
+static bool name_is(const char *name, size_t n, const char *lower, size_t ln)
+{
+    return n == ln && strncasecmp(name, lower, ln) == 0;
+}
+
+/* The fast path's reading of a response head: the whole head must be in
+ * buf. Returns the head's length, or 0 to hand the response to http-parser
+ * (which then also reports any error). Accepts only what it fully
+ * understands: HTTP/1.0 or 1.1, a final status, CRLF line ends, exactly one
+ * Content-Length (unless the status or HEAD means no body), no
+ * Transfer-Encoding, and a Connection header of just close or keep-alive. */
+static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_t *body)
+{
+    if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') || buf[8] != ' ')
+        return 0;
+    unsigned status = 0;
+    for (int i = 9; i < 12; i++) {
+        if (buf[i] < '0' || buf[i] > '9')
+            return 0;
+        status = status * 10 + (unsigned)(buf[i] - '0');
+    }
+    if (status < 200 || (buf[12] != ' ' && buf[12] != '\r'))
+        return 0;
+    const char *end = buf + len;
+    const char *eol = memchr(buf, '\n', len);
+    if (!eol || eol[-1] != '\r')
+        return 0;
+    bool http11 = buf[7] == '1', conn_close = false, conn_keep = false, have_length = false;
+    uint64_t length = 0;
+    for (const char *q = eol + 1;; q = eol + 1) {
+        if (end - q < 2)
+            return 0;
+        if (q[0] == '\r') {
+            if (q[1] != '\n')
+                return 0;
+            q += 2;
+            bool no_body = rx->head || status == 204 || status == 304;
+            if (!have_length && !no_body)
+                return 0; /* chunked or read-until-close: http-parser's job */
+            *body = no_body ? 0 : length;
+            rx->status = (uint16_t)status;
+            rx->keepalive = http11 ? !conn_close : conn_keep && !conn_close;
+            return (size_t)(q - buf);
+        }
+        if (q[0] == ' ' || q[0] == '\t')
+            return 0; /* obsolete line folding */
+        eol = memchr(q, '\n', (size_t)(end - q));
+        if (!eol || eol[-1] != '\r')
+            return 0;
+        const char *colon = memchr(q, ':', (size_t)(eol - q));
+        if (!colon || colon == q)
+            return 0;
+        size_t n = (size_t)(colon - q);
+        const char *v = colon + 1, *ve = eol - 1;
+        while (v < ve && (*v == ' ' || *v == '\t'))
+            v++;
+        while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
+            ve--;
+        size_t vn = (size_t)(ve - v);
+        if (name_is(q, n, "content-length", 14)) {
+            if (have_length || vn == 0 || vn > 18)
+                return 0;
+            for (size_t i = 0; i < vn; i++) {
+                if (v[i] < '0' || v[i] > '9')
+                    return 0;
+                length = length * 10 + (uint64_t)(v[i] - '0');
+            }
+            have_length = true;
+        } else if (name_is(q, n, "transfer-encoding", 17)) {
+            return 0;
+        } else if (name_is(q, n, "connection", 10)) {
+            if (name_is(v, vn, "close", 5))
+                conn_close = true;
+            else if (name_is(v, vn, "keep-alive", 10))
+                conn_keep = true;
+            else
+                return 0;
+        }
+    }
+}
+
+static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
 {
     http_parser *p = (http_parser *)rx->opaque;
     size_t n = http_parser_execute(p, &settings, buf, len);
@@ -94,6 +186,44 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
         return HTTP_RX_ERROR; /* closed before the response was complete */
     *used = n;
     return HTTP_RX_MORE;
+}
+
+/* Counts body bytes of a fast-path response; consumed counts what came
+ * before them in this buffer. */
+static enum http_rx_result body_feed(struct http_rx *rx, size_t consumed, size_t len, size_t *used)
+{
+    if (len >= rx->body_left) {
+        *used = consumed + (size_t)rx->body_left;
+        rx->body_left = 0;
+        rx->done = 1;
+        return HTTP_RX_DONE;
+    }
+    rx->body_left -= len;
+    *used = consumed + len;
+    return HTTP_RX_MORE;
+}
+
+enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
+{
+    switch (rx->mode) {
+    case RX_FRESH: {
+        uint64_t body;
+        size_t head = len ? fast_head(rx, buf, len, &body) : 0;
+        if (head == 0) {
+            rx->mode = RX_PARSER;
+            return parser_feed(rx, buf, len, used);
+        }
+        rx->mode = RX_BODY;
+        rx->body_left = body;
+        return body_feed(rx, head, len - head, used);
+    }
+    case RX_BODY:
+        if (len == 0)
+            return HTTP_RX_ERROR; /* closed in the middle of the body */
+        return body_feed(rx, 0, len, used);
+    default:
+        return parser_feed(rx, buf, len, used);
+    }
 }
 
 const char *http_rx_error(const struct http_rx *rx)

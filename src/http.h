@@ -27,13 +27,22 @@ struct http_request_spec {
 char *http_request_encode(const struct http_request_spec *spec, size_t *len);
 
 /* Incremental response parser state, embedded in each connection. Only
- * http.c knows the layout of the opaque part. */
+ * http.c knows the layout of the opaque part.
+ *
+ * Two paths give the same answers: a fast path for the common response
+ * (whole head in the first read, Content-Length framing, plain Connection
+ * header) that scans lines with memchr and then only counts body bytes, and
+ * http-parser for everything else (chunked, read-until-close, 1xx, a head
+ * split across reads, anything unusual). The fast path hands over to
+ * http-parser before consuming anything, so the choice is invisible. */
 struct http_rx {
     uint64_t opaque[4]; /* http_parser */
+    uint64_t body_left; /* fast path: body bytes still to come */
     uint16_t status;    /* status of the completed final response */
     uint8_t head;       /* the request was HEAD: the response has no body */
     uint8_t keepalive;  /* after completion: the connection may be reused */
     uint8_t done;
+    uint8_t mode;       /* fast path or http-parser; private to http.c */
 };
 
 enum http_rx_result {
@@ -42,8 +51,10 @@ enum http_rx_result {
     HTTP_RX_ERROR, /* malformed response or unexpected end of stream */
 };
 
-/* Prepares rx for a new response; head: the request was a HEAD request. */
+/* Prepares rx for a new response; head: the request was a HEAD request.
+ * parser_only: skip the fast path (for tests comparing the two). */
 void http_rx_init(struct http_rx *rx, bool head);
+void http_rx_init_parser_only(struct http_rx *rx, bool head);
 
 /* Feeds len bytes of the response stream; len == 0 means the peer closed
  * (a read-until-close body ends there). On HTTP_RX_DONE, *used is how many of

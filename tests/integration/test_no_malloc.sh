@@ -1,0 +1,25 @@
+# The steady-state request path does not allocate: two runs that differ only
+# in the number of requests make the same number of allocations.
+source "$TESTLIB"
+: "${MALLOC_COUNT:?MALLOC_COUNT must point to the malloc_count shim}"
+
+if [ "${SANITIZED:-OFF}" = ON ]; then
+    echo "skip: sanitizer builds replace the allocator"
+    exit 0
+fi
+start_target
+count() { # count REQUESTS ARGS...
+    local n=$1
+    shift
+    MALLOC_COUNT_FILE="$T/count.$n" LD_PRELOAD="$MALLOC_COUNT" \
+        "$VOLLEY" -q -t 1 -c 8 -n "$n" "$@" "http://127.0.0.1:$PORT/" > /dev/null
+    cat "$T/count.$n"
+}
+small=$(count 1000)
+large=$(count 20000)
+check_ge "$small" 1 "the shim counts allocations"
+check_eq "$large" "$small" "allocations with 20000 requests vs 1000 (keep-alive)"
+small=$(count 300 --no-keepalive)
+large=$(count 3000 --no-keepalive)
+check_eq "$large" "$small" "allocations with 3000 requests vs 300 (a connection each)"
+finish
