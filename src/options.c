@@ -3,6 +3,7 @@
  * is wrong. */
 #include "options.h"
 
+#include "quote.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -103,9 +104,11 @@ int options_parse_count(const char *s, uint64_t *n)
     return 0;
 }
 
+/* err = fmt with the option name and the (escaped) value. */
 static int fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
 {
-    snprintf(err, errlen, fmt, opt, val);
+    char q[256];
+    snprintf(err, errlen, fmt, opt, quote_printable(q, sizeof q, val));
     return -1;
 }
 
@@ -117,8 +120,9 @@ static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_
     if (options_parse_count(val, &n) < 0)
         return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
     if (n < min || n > max) {
-        snprintf(err, errlen, "%s: %s is out of range (%llu..%llu)", opt, val, (unsigned long long)min,
-                 (unsigned long long)max);
+        char q[64];
+        snprintf(err, errlen, "%s: %s is out of range (%llu..%llu)", opt, quote_printable(q, sizeof q, val),
+                 (unsigned long long)min, (unsigned long long)max);
         return -1;
     }
     *out = n;
@@ -152,7 +156,8 @@ static int read_file(const char *path, const char **data, size_t *len, char *err
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "--body-file: %s: %s", path, strerror(errno));
+        char q[256];
+        snprintf(err, errlen, "--body-file: %s: %s", quote_printable(q, sizeof q, path), strerror(errno));
         return -1;
     }
     size_t cap = 4096, n = 0;
@@ -167,7 +172,8 @@ static int read_file(const char *path, const char **data, size_t *len, char *err
     fclose(f);
     if (bad) {
         free(buf);
-        snprintf(err, errlen, "--body-file: %s: read error", path);
+        char q[256];
+        snprintf(err, errlen, "--body-file: %s: read error", quote_printable(q, sizeof q, path));
         return -1;
     }
     *data = buf;
@@ -203,7 +209,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
 
     opterr = 0;
-    optind = 1;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
     while ((ch = getopt_long(nargs, argv, ":c:t:d:n:H:m:b:qv", long_options, NULL)) != -1) {
         switch (ch) {
@@ -240,14 +246,16 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case 'b':
             if (body_set)
-                return fail(err, errlen, "%s: given twice%s", "-b", ""), OPTIONS_ERROR;
+                return fail(err, errlen, "%s: %s", "-b", body_file ? "cannot be combined with --body-file" : "given twice"),
+                       OPTIONS_ERROR;
             o->body = xstrdup(optarg);
             o->body_len = strlen(optarg);
             body_set = true;
             break;
         case OPT_BODY_FILE:
             if (body_set)
-                return fail(err, errlen, "%s: %s", "--body-file", "cannot be combined with -b"), OPTIONS_ERROR;
+                return fail(err, errlen, "%s: %s", "--body-file", body_file ? "given twice" : "cannot be combined with -b"),
+                       OPTIONS_ERROR;
             body_file = optarg;
             body_set = true;
             break;
@@ -279,17 +287,22 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             fputs(options_usage, stdout);
             return OPTIONS_EXIT;
         case ':':
-            return fail(err, errlen, "%s: needs a value%s", argv[optind - 1], ""), OPTIONS_ERROR;
+            return fail(err, errlen, "%s: needs a value%s", optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1], ""),
+                   OPTIONS_ERROR;
         default:
-            return fail(err, errlen, "%s: unknown option%s", argv[optind - 1], ""), OPTIONS_ERROR;
+            return fail(err, errlen, "%s: unknown option%s", optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1], ""),
+                   OPTIONS_ERROR;
         }
     }
     if (optind >= nargs)
         return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
     if (optind + 1 < nargs)
-        return fail(err, errlen, "%s: unexpected argument after the URL %s", argv[optind + 1],
-                    "(script arguments go after --)"),
-               OPTIONS_ERROR;
+    {
+        char q[256];
+        snprintf(err, errlen, "%s: unexpected argument after the URL (script arguments go after --)",
+                 quote_printable(q, sizeof q, argv[optind + 1]));
+        return OPTIONS_ERROR;
+    }
     o->url = argv[optind];
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)

@@ -5,9 +5,12 @@
 
 #include "clock.h"
 #include "net.h"
+#include "quote.h"
 #include "xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
@@ -17,8 +20,21 @@
 
 static int bad_url(char *err, size_t errlen, const char *url, const char *why)
 {
-    snprintf(err, errlen, "%s: %s", url, why);
+    char q[256];
+    snprintf(err, errlen, "%s: %s", quote_printable(q, sizeof q, url), why);
     return -1;
+}
+
+/* Host names and IP literals: letters, digits, '-', '.', '_' and, inside
+ * brackets, the ':' and '%' (zone) of IPv6. */
+static bool host_chars_ok(const char *h, size_t n, bool bracketed)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)h[i];
+        if (!(isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || (bracketed && (ch == ':' || ch == '%'))))
+            return false;
+    }
+    return true;
 }
 
 int target_parse(struct target *t, const char *url, char *err, size_t errlen)
@@ -47,12 +63,14 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
         return bad_url(err, errlen, url, "no host");
     if (memchr(h, '@', (size_t)(hend - h)))
         return bad_url(err, errlen, url, "user info in URLs is not supported");
+    if (!host_chars_ok(h, (size_t)(hend - h), h[-1] == '['))
+        return bad_url(err, errlen, url, "bad host");
     long port = 80;
     if (*after == ':') {
         char *end;
         errno = 0;
         port = strtol(after + 1, &end, 10);
-        if (end == after + 1 || errno || port < 1 || port > 65535 || (*end && !strchr("/?#", *end)))
+        if (after[1] < '0' || after[1] > '9' || end == after + 1 || errno || port < 1 || port > 65535 || (*end && !strchr("/?#", *end)))
             return bad_url(err, errlen, url, "bad port (1..65535)");
         after = end;
     } else if (*after && !strchr("/?#", *after)) {
