@@ -47,8 +47,11 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
 static int on_headers_complete(http_parser *p)
 {
     struct http_rx *rx = p->data;
-    /* 1: tell the parser that this response has no body. */
-    return rx->head && p->status_code / 100 != 1 ? 1 : 0;
+    /* 1: tell the parser that this response has no body: a reply to HEAD,
+     * or 204/304, whatever Content-Length they carry. */
+    if (p->status_code / 100 == 1)
+        return 0;
+    return rx->head || p->status_code == 204 || p->status_code == 304 ? 1 : 0;
 }
 
 static int on_message_complete(http_parser *p)
@@ -81,6 +84,7 @@ void http_rx_init(struct http_rx *rx, bool head)
     rx->head = head;
     rx->keepalive = 0;
     rx->done = 0;
+    rx->eof = 0;
     rx->mode = RX_FRESH;
 }
 
@@ -88,6 +92,23 @@ void http_rx_init_parser_only(struct http_rx *rx, bool head)
 {
     http_rx_init(rx, head);
     rx->mode = RX_PARSER;
+}
+
+/* Where http-parser would reject a byte, the fast path hands over instead,
+ * so that both paths give the same answer however the input is split. */
+static bool is_tchar(unsigned char ch)
+{
+    return ch > 32 && ch < 127 && !strchr("\"(),/:;<=>?@[\\]{}", ch);
+}
+
+static bool field_text(const char *s, const char *e)
+{
+    for (; s < e; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if ((ch < 32 && ch != '\t') || ch == 127)
+            return false;
+    }
+    return true;
 }
 
 static bool name_is(const char *name, size_t n, const char *lower, size_t ln)
@@ -113,9 +134,11 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
     }
     if (status < 200 || (buf[12] != ' ' && buf[12] != '\r'))
         return 0;
+    if (len > HTTP_MAX_HEADER_SIZE)
+        len = HTTP_MAX_HEADER_SIZE; /* a longer head is http-parser's error to report */
     const char *end = buf + len;
     const char *eol = memchr(buf, '\n', len);
-    if (!eol || eol[-1] != '\r')
+    if (!eol || eol[-1] != '\r' || (buf[12] == '\r' && eol != buf + 13) || !field_text(buf + 12, eol - 1))
         return 0;
     bool http11 = buf[7] == '1', conn_close = false, conn_keep = false, have_length = false;
     uint64_t length = 0;
@@ -131,7 +154,8 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
                 return 0; /* chunked or read-until-close: http-parser's job */
             *body = no_body ? 0 : length;
             rx->status = (uint16_t)status;
-            rx->keepalive = http11 ? !conn_close : conn_keep && !conn_close;
+            /* As http_should_keep_alive: 1.1 unless close, 1.0 only with keep-alive. */
+            rx->keepalive = http11 ? !conn_close : conn_keep;
             return (size_t)(q - buf);
         }
         if (q[0] == ' ' || q[0] == '\t')
@@ -143,7 +167,12 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
         if (!colon || colon == q)
             return 0;
         size_t n = (size_t)(colon - q);
+        for (size_t i = 0; i < n; i++)
+            if (!is_tchar((unsigned char)q[i]))
+                return 0;
         const char *v = colon + 1, *ve = eol - 1;
+        if (!field_text(v, ve))
+            return 0;
         while (v < ve && (*v == ' ' || *v == '\t'))
             v++;
         while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
@@ -182,8 +211,10 @@ static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size
     }
     if (HTTP_PARSER_ERRNO(p) != HPE_OK)
         return HTTP_RX_ERROR;
-    if (len == 0)
-        return HTTP_RX_ERROR; /* closed before the response was complete */
+    if (len == 0) {
+        rx->eof = 1;
+        return HTTP_RX_ERROR;
+    }
     *used = n;
     return HTTP_RX_MORE;
 }
@@ -218,8 +249,10 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
         return body_feed(rx, head, len - head, used);
     }
     case RX_BODY:
-        if (len == 0)
-            return HTTP_RX_ERROR; /* closed in the middle of the body */
+        if (len == 0) {
+            rx->eof = 1;
+            return HTTP_RX_ERROR;
+        }
         return body_feed(rx, 0, len, used);
     default:
         return parser_feed(rx, buf, len, used);
@@ -229,5 +262,7 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
 const char *http_rx_error(const struct http_rx *rx)
 {
     const http_parser *p = (const http_parser *)rx->opaque;
+    if (rx->eof)
+        return "connection closed before the response was complete";
     return http_errno_description(HTTP_PARSER_ERRNO(p));
 }

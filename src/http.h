@@ -43,6 +43,7 @@ struct http_rx {
     uint8_t keepalive;  /* after completion: the connection may be reused */
     uint8_t done;
     uint8_t mode;       /* fast path or http-parser; private to http.c */
+    uint8_t eof;        /* the error was the end of the stream */
 };
 
 enum http_rx_result {

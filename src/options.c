@@ -68,7 +68,8 @@ int options_parse_duration(const char *s, int64_t *ns)
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v <= 0 || (*s < '0' || *s > '9'))
+    /* Plain decimal only: strtod would also take hex, exponents and "inf". */
+    if (end == s || end != s + strspn(s, "0123456789.") || errno || !isfinite(v) || v <= 0)
         return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(end, units[i].unit) == 0) {
@@ -181,6 +182,22 @@ static int read_file(const char *path, const char **data, size_t *len, char *err
     return 0;
 }
 
+/* The option getopt stopped at: "-x" inside a cluster such as "-qx", else
+ * the long option's name without any "=value". */
+static const char *bad_option_name(const char *arg)
+{
+    static char name[64];
+    if (arg[0] == '-' && arg[1] == '-') {
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+        return name;
+    }
+    if (optopt > 0 && optopt < 128) {
+        snprintf(name, sizeof name, "-%c", optopt);
+        return name;
+    }
+    return arg;
+}
+
 static void set_defaults(struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -287,11 +304,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             fputs(options_usage, stdout);
             return OPTIONS_EXIT;
         case ':':
-            return fail(err, errlen, "%s: needs a value%s", optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1], ""),
-                   OPTIONS_ERROR;
+            return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         default:
-            return fail(err, errlen, "%s: unknown option%s", optopt ? (char[]){'-', (char)optopt, 0} : argv[optind - 1], ""),
-                   OPTIONS_ERROR;
+            return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
     }
     if (optind >= nargs)
