@@ -50,7 +50,8 @@ static void conn_fail(struct conn *c, enum stats_error why)
         sh->in_flight--;
     }
     close_socket(c);
-    if (why == STATS_ERR_CONNECT) {
+    /* Back off before the next connect, unless there is no next request. */
+    if (why == STATS_ERR_CONNECT && sh->budget > 0) {
         c->backoff = c->backoff > 0 ? c->backoff * 2 : BACKOFF_FIRST;
         if (c->backoff > BACKOFF_MAX)
             c->backoff = BACKOFF_MAX;

@@ -17,20 +17,24 @@ static int die(int status, const char *msg)
     return status;
 }
 
-static int write_json(const struct options *o, const struct target *t, const struct run_result *r)
+/* Opens the --json destination before anything is sent, so a bad path is a
+ * bad option (exit 2), not a lost result after the run. */
+static FILE *open_json(const char *path, char *err, size_t errlen)
 {
-    if (strcmp(o->json_path, "-") == 0) {
-        report_json(stdout, o, t, r);
-        return 0;
-    }
-    FILE *f = fopen(o->json_path, "w");
-    if (!f) {
-        fprintf(stderr, "volley: --json: %s: %s\n", o->json_path, strerror(errno));
-        return -1;
-    }
-    report_json(f, o, t, r);
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(err, errlen, "--json: %s: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_json(FILE *f, const char *path)
+{
+    if (f == stdout)
+        return fflush(f) == 0 ? 0 : -1;
     if (fclose(f) != 0) {
-        fprintf(stderr, "volley: --json: %s: %s\n", o->json_path, strerror(errno));
+        fprintf(stderr, "volley: --json: %s: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -42,6 +46,7 @@ int main(int argc, char **argv)
     struct options o;
     struct target t = {0};
     struct run_result r = {0};
+    FILE *json = NULL;
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -54,7 +59,8 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
-    if (target_parse(&t, o.url, err, sizeof err) < 0 || run_check_fd_limit(o.connections, err, sizeof err) < 0) {
+    if (target_parse(&t, o.url, err, sizeof err) < 0 || run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
+        (o.json_path && !(json = open_json(o.json_path, err, sizeof err)))) {
         status = die(2, err);
         goto out;
     }
@@ -75,11 +81,13 @@ int main(int argc, char **argv)
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
-        if (o.json_path && write_json(&o, &t, &r) < 0)
-            status = 1;
+        if (json)
+            report_json(json, &o, &t, &r);
     }
     stats_free(&r.stats);
 out:
+    if (json && close_json(json, o.json_path) < 0)
+        status = 1;
     target_free(&t);
     options_free(&o);
     return status;

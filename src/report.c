@@ -64,10 +64,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t)
 {
     char d[32];
     if (o->requests && o->duration_ns)
-        fprintf(out, "Running %" PRIu64 " requests (at most %s) @ %s\n", o->requests,
+        fprintf(out, "Running %" PRIu64 " request%s (at most %s) @ %s\n", o->requests, o->requests == 1 ? "" : "s",
                 fmt_duration(d, sizeof d, o->duration_ns), t->url);
     else if (o->requests)
-        fprintf(out, "Running %" PRIu64 " requests @ %s\n", o->requests, t->url);
+        fprintf(out, "Running %" PRIu64 " request%s @ %s\n", o->requests, o->requests == 1 ? "" : "s", t->url);
     else
         fprintf(out, "Running %s test @ %s\n", fmt_duration(d, sizeof d, o->duration_ns), t->url);
     fprintf(out, "  %u thread%s and %u connection%s, %s\n", o->threads, o->threads == 1 ? "" : "s",
@@ -120,8 +120,8 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
     if (o->verbose)
         fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
-                     "; %" PRIu64 " connections opened, %s written\n",
-                s->started, s->completed, failed, s->cut_off, s->connects,
+                     "; %" PRIu64 " connection%s opened, %s written\n",
+                s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
@@ -175,7 +175,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 
     fprintf(out, "  \"options\": {\"connections\": %u, \"threads\": %u, ", o->connections, o->threads);
     if (o->duration_ns)
-        fprintf(out, "\"duration\": %.3f, ", (double)o->duration_ns / 1e9);
+        fprintf(out, "\"duration\": %.6f, ", (double)o->duration_ns / 1e9);
     else
         fprintf(out, "\"duration\": null, ");
     if (o->requests)
@@ -189,7 +189,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, i ? ", " : "");
         json_str(out, o->headers[i]);
     }
-    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.3f, \"keepalive\": %s, \"http_version\": \"%s\"},\n",
+    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.6f, \"keepalive\": %s, \"http_version\": \"%s\"},\n",
             o->body_len, (double)o->timeout_ns / 1e9, o->keepalive ? "true" : "false", o->http10 ? "1.0" : "1.1");
 
     fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,

@@ -31,6 +31,7 @@ struct run {
     atomic_uint exited;
     bool stopping;
     bool interrupted;
+    int signals;
 };
 
 static void stop_workers(struct run *r)
@@ -70,14 +71,15 @@ static void on_signal(EV_P_ ev_signal *w, int revents)
     (void)w;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
-    if (r->interrupted) {
+    if (++r->signals > 1) {
         /* Second interrupt: the user wants out now, report or not. */
         static const char msg[] = "\nvolley: interrupted again, exiting\n";
         ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);
         (void)rc;
         _exit(130);
     }
-    r->interrupted = true;
+    if (!r->stopping)
+        r->interrupted = true; /* not when the run was ending anyway */
     stop_workers(r);
 }
 

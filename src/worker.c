@@ -76,7 +76,10 @@ static void *worker_main(void *arg)
     ev_async_start(w->loop, &w->stop);
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i]);
-    if (w->shared.in_flight > 0)
+    /* Connects that failed at once left their connections in backoff: the
+     * loop must run for them too. Only a worker with nothing left at all
+     * skips it (ev_break before ev_run would be lost). */
+    if (w->shared.in_flight > 0 || w->shared.budget > 0)
         ev_run(w->loop, 0);
     /* After an ev_break from the budget, stop anything still armed. */
     for (uint32_t i = 0; i < w->nconns; i++)

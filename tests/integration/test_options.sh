@@ -30,6 +30,7 @@ bad '^volley: ftp://x/: unsupported scheme' ftp://x/
 bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
 bad '^volley: -c 1000000: needs 1000064 open files but the limit is' -c 1000000 "$url"
 bad '^volley: extra: unexpected argument' "$url" extra
+bad '^volley: --json: /nonexistent/x.json: No such file or directory$' --json /nonexistent/x.json "$url"
 check_eq "$(target_stat received)" 0 "nothing was sent"
 
 "$VOLLEY" --version > "$T/v.out" && check_grep "$T/v.out" '^volley [0-9]+\.[0-9]+\.[0-9]+$' "--version"
