@@ -95,25 +95,69 @@ void http_rx_init_parser_only(struct http_rx *rx, bool head)
 }
 
 /* Where http-parser would reject a byte, the fast path hands over instead,
- * so that both paths give the same answer however the input is split. */
-static bool is_tchar(unsigned char ch)
-{
-    return ch > 32 && ch < 127 && !strchr("\"(),/:;<=>?@[\\]{}", ch);
-}
+ * so that both paths give the same answer however the input is split.
+ * Token characters (RFC 9110) of header names: */
+static const uint8_t tchar[256] = {
+    ['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1,
+    ['!'] = 1, ['#'] = 1, ['$'] = 1, ['%'] = 1, ['&'] = 1, ['\''] = 1, ['*'] = 1,
+    ['+'] = 1, ['-'] = 1, ['.'] = 1, ['^'] = 1, ['_'] = 1, ['`'] = 1, ['|'] = 1, ['~'] = 1,
+};
 
-static bool field_text(const char *s, const char *e)
+/* Line text as http-parser accepts it: no control characters but TAB, no
+ * DEL (bytes above 0x7f are allowed). Checked eight bytes at a time; a word
+ * is looked at byte by byte only when it holds a suspect byte. The last
+ * partial word is read whole when buf_end allows and its extra bytes are
+ * masked to a harmless letter. */
+static bool line_text_ok(const char *s, size_t n, const char *buf_end)
 {
-    for (; s < e; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if ((ch < 32 && ch != '\t') || ch == 127)
-            return false;
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w, del;
+        size_t left = n - i;
+        if (left >= 8 || s + i + 8 <= buf_end) {
+            memcpy(&w, s + i, 8);
+            if (left < 8) {
+                uint64_t keep = (UINT64_C(1) << (8 * left)) - 1; /* little-endian: the first bytes */
+                w = (w & keep) | ('A' * ones & ~keep);
+            }
+        } else {
+            w = 'A' * ones;
+            memcpy(&w, s + i, left);
+        }
+        del = w ^ (0x7f * ones);
+        if (!((((w - 0x20 * ones) & ~w) | ((del - ones) & ~del)) & highs))
+            continue;
+        for (size_t k = i; k < n && k < i + 8; k++)
+            if (((unsigned char)s[k] < 32 && s[k] != '\t') || s[k] == 127)
+                return false;
     }
     return true;
 }
 
+/* name (n bytes) equals lower (ln bytes of lowercase letters and '-'),
+ * ignoring ASCII case; a word at a time, as names are compared per line. */
 static bool name_is(const char *name, size_t n, const char *lower, size_t ln)
 {
-    return n == ln && strncasecmp(name, lower, ln) == 0;
+    if (n != ln)
+        return false;
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if ((name[i] | 0x20) != lower[i])
+                return false;
+        return true;
+    }
+    const uint64_t fold = 0x2020202020202020u;
+    for (size_t i = 0;; i += 8) {
+        if (i + 8 > n)
+            i = n - 8; /* the last word overlaps the one before */
+        uint64_t a, b;
+        memcpy(&a, name + i, 8);
+        memcpy(&b, lower + i, 8);
+        if ((a | fold) != b)
+            return false;
+        if (i + 8 == n)
+            return true;
+    }
 }
 
 /* The fast path's reading of a response head: the whole head must be in
@@ -121,7 +165,8 @@ static bool name_is(const char *name, size_t n, const char *lower, size_t ln)
  * (which then also reports any error). Accepts only what it fully
  * understands: HTTP/1.0 or 1.1, a final status, CRLF line ends, exactly one
  * Content-Length (unless the status or HEAD means no body), no
- * Transfer-Encoding, and a Connection header of just close or keep-alive. */
+ * Transfer-Encoding, and a Connection header of just close or keep-alive.
+ * Nothing is stored in rx unless the whole head is accepted. */
 static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_t *body)
 {
     if (len < 16 || memcmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') || buf[8] != ' ')
@@ -138,48 +183,39 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
         len = HTTP_MAX_HEADER_SIZE; /* a longer head is http-parser's error to report */
     const char *end = buf + len;
     const char *eol = memchr(buf, '\n', len);
-    if (!eol || eol[-1] != '\r' || (buf[12] == '\r' && eol != buf + 13) || !field_text(buf + 12, eol - 1))
+    if (!eol || eol[-1] != '\r' || !line_text_ok(buf + 12, (size_t)(eol - 1 - (buf + 12)), end))
         return 0;
     bool http11 = buf[7] == '1', conn_close = false, conn_keep = false, have_length = false;
     uint64_t length = 0;
     for (const char *q = eol + 1;; q = eol + 1) {
-        if (end - q < 2)
-            return 0;
-        if (q[0] == '\r') {
-            if (q[1] != '\n')
-                return 0;
-            q += 2;
-            bool no_body = rx->head || status == 204 || status == 304;
-            if (!have_length && !no_body)
-                return 0; /* chunked or read-until-close: http-parser's job */
-            *body = no_body ? 0 : length;
-            rx->status = (uint16_t)status;
-            /* As http_should_keep_alive: 1.1 unless close, 1.0 only with keep-alive. */
-            rx->keepalive = http11 ? !conn_close : conn_keep;
-            return (size_t)(q - buf);
-        }
-        if (q[0] == ' ' || q[0] == '\t')
-            return 0; /* obsolete line folding */
         eol = memchr(q, '\n', (size_t)(end - q));
-        if (!eol || eol[-1] != '\r')
+        if (!eol)
+            return 0; /* the head continues in a later read */
+        if (eol == q || eol[-1] != '\r')
             return 0;
-        const char *colon = memchr(q, ':', (size_t)(eol - q));
-        if (!colon || colon == q)
+        if (eol == q + 1)
+            break; /* the empty line: end of the head */
+        if (!line_text_ok(q, (size_t)(eol - 1 - q), end))
             return 0;
+        const char *colon = q;
+        while (tchar[(unsigned char)*colon])
+            colon++; /* stops at the latest at the line's CR */
+        if (colon == q || *colon != ':')
+            return 0; /* also obsolete line folding, which starts with SP or TAB */
         size_t n = (size_t)(colon - q);
-        for (size_t i = 0; i < n; i++)
-            if (!is_tchar((unsigned char)q[i]))
-                return 0;
+        if (n != 14 && n != 17 && n != 10)
+            continue; /* not a header that framing depends on */
         const char *v = colon + 1, *ve = eol - 1;
-        if (!field_text(v, ve))
-            return 0;
         while (v < ve && (*v == ' ' || *v == '\t'))
             v++;
         while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t'))
             ve--;
         size_t vn = (size_t)(ve - v);
+        /* http-parser takes only spaces after a Content-Length or a
+         * Connection token; a trailing TAB there is its call. */
+        bool tab_after = memchr(ve, '\t', (size_t)(eol - 1 - ve)) != NULL;
         if (name_is(q, n, "content-length", 14)) {
-            if (have_length || vn == 0 || vn > 18)
+            if (have_length || vn == 0 || vn > 18 || tab_after)
                 return 0;
             for (size_t i = 0; i < vn; i++) {
                 if (v[i] < '0' || v[i] > '9')
@@ -190,6 +226,8 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
         } else if (name_is(q, n, "transfer-encoding", 17)) {
             return 0;
         } else if (name_is(q, n, "connection", 10)) {
+            if (tab_after)
+                return 0;
             if (name_is(v, vn, "close", 5))
                 conn_close = true;
             else if (name_is(v, vn, "keep-alive", 10))
@@ -198,6 +236,14 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
                 return 0;
         }
     }
+    bool no_body = rx->head || status == 204 || status == 304;
+    if (!have_length && !no_body)
+        return 0; /* chunked or read-until-close: http-parser's job */
+    *body = no_body ? 0 : length;
+    rx->status = (uint16_t)status;
+    /* As http_should_keep_alive: 1.1 unless close, 1.0 only with keep-alive. */
+    rx->keepalive = http11 ? !conn_close : conn_keep;
+    return (size_t)(eol + 1 - buf);
 }
 
 static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
