@@ -121,20 +121,27 @@ void hist_reset(struct hist *h)
 
 void hist_record(struct hist *h, int64_t value)
 {
+    hist_record_n(h, value, 1);
+}
+
+void hist_record_n(struct hist *h, int64_t value, int64_t n)
+{
+    if (n <= 0)
+        return;
     if (value < 0) {
         value = 0;
     } else if (value > h->highest) {
         value = h->highest;
-        h->clamped++;
+        h->clamped += n;
     }
-    h->counts[index_of(h, value)]++;
-    h->count++;
+    h->counts[index_of(h, value)] += n;
+    h->count += n;
     if (value < h->min)
         h->min = value;
     if (value > h->max)
         h->max = value;
-    h->sum += value;
-    h->sum_sq += (unsigned __int128)(uint64_t)value * (uint64_t)value;
+    h->sum += (__int128)value * n;
+    h->sum_sq += (unsigned __int128)(uint64_t)value * (uint64_t)value * (uint64_t)n;
 }
 
 int hist_merge(struct hist *dst, const struct hist *src)

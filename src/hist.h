@@ -58,6 +58,9 @@ void hist_reset(struct hist *h);
  * are recorded as highest and counted in h->clamped. No allocation. */
 void hist_record(struct hist *h, int64_t value);
 
+/* Records value n times (n <= 0: nothing), exactly as n calls would. */
+void hist_record_n(struct hist *h, int64_t value, int64_t n);
+
 /* Adds every count of src into dst (element-wise), and merges count, min,
  * max, sum, sum_sq, clamped. Returns 0, or -1 (dst untouched) if the two
  * configurations differ: merging across configurations would move values

@@ -19,6 +19,12 @@ void stats_free(struct stats *s)
     hist_free(&s->waiting);
 }
 
+void stats_finish(struct stats *s)
+{
+    hist_record_n(&s->connect, 0, (int64_t)s->reused);
+    s->reused = 0;
+}
+
 void stats_merge(struct stats *dst, const struct stats *src)
 {
     dst->started += src->started;

@@ -29,6 +29,8 @@ struct stats {
     uint64_t bytes_read;
     uint64_t bytes_written;
     uint64_t connects;  /* connections established */
+    uint64_t reused;    /* completed on a reused connection: connect time 0,
+                         * added to the connect histogram by stats_finish */
     struct hist latency; /* request start -> last response byte, ns */
     struct hist connect; /* connect time, 0 on a reused connection, ns */
     struct hist waiting; /* request written -> first response byte, ns */
@@ -38,7 +40,11 @@ struct stats {
 void stats_init(struct stats *s);
 void stats_free(struct stats *s);
 
-/* Adds src into dst. Both must come from stats_init. */
+/* Completes what the request path deferred (the zero connect times); call
+ * once when the worker has stopped, before merging. */
+void stats_finish(struct stats *s);
+
+/* Adds src into dst. Both must come from stats_init and stats_finish. */
 void stats_merge(struct stats *dst, const struct stats *src);
 
 /* Requests that ended in failure. */
@@ -54,7 +60,10 @@ static inline void stats_complete(struct stats *s, unsigned status, int64_t late
     s->completed++;
     s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
     hist_record(&s->latency, latency);
-    hist_record(&s->connect, connect);
+    if (connect)
+        hist_record(&s->connect, connect);
+    else
+        s->reused++; /* most requests on keep-alive: one increment, not a record */
     hist_record(&s->waiting, waiting);
 }
 

@@ -84,6 +84,7 @@ static void *worker_main(void *arg)
     /* After an ev_break from the budget, stop anything still armed. */
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_stop(&w->conns[i]);
+    stats_finish(&w->stats);
     w->t_end = clock_now_ns();
     if (w->on_exit)
         w->on_exit(w->on_exit_arg);

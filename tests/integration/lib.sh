@@ -101,7 +101,8 @@ q = r["requests"]
 assert q["started"] == q["completed"] + q["failed"] + q["cut_off"], q
 assert q["failed"] == sum(r["errors"].values()), (q, r["errors"])
 assert q["completed"] == sum(r["status"].values()), (q, r["status"])
-assert r["latency"]["count"] == q["completed"], (r["latency"], q)
+for h in ("latency", "connect", "waiting"):
+    assert r[h]["count"] == q["completed"], (h, r[h], q)
 PY
     ok
 }

@@ -519,8 +519,31 @@ static void test_edge_cases(void)
     hist_free(&h);
 }
 
+/* hist_record_n(v, n) is exactly n calls of hist_record(v). */
+static void test_record_n(void)
+{
+    static const int64_t values[] = {0, 1, 2047, 2048, 123456789, -5, HIST_HIGHEST + 7};
+    struct hist a, b;
+    hist_init_default(&a);
+    hist_init_default(&b);
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        int64_t n = (int64_t)i * 1000 + 3;
+        hist_record_n(&a, values[i], n);
+        for (int64_t k = 0; k < n; k++)
+            hist_record(&b, values[i]);
+    }
+    hist_record_n(&a, 42, 0);
+    hist_record_n(&a, 42, -1);
+    CHECK(memcmp(a.counts, b.counts, (size_t)a.counts_len * sizeof a.counts[0]) == 0);
+    CHECK(a.count == b.count && a.min == b.min && a.max == b.max && a.clamped == b.clamped);
+    CHECK(a.sum == b.sum && a.sum_sq == b.sum_sq);
+    hist_free(&a);
+    hist_free(&b);
+}
+
 int main(void)
 {
+    test_record_n();
     test_config();
     test_bucket_arithmetic();
     test_edge_cases();
