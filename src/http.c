@@ -77,11 +77,17 @@ static const http_parser_settings settings = {
 
 enum { RX_FRESH, RX_BODY, RX_PARSER };
 
-void http_rx_init(struct http_rx *rx, bool head)
+/* The parser is set up only when a response needs it: most never do. */
+static void start_parser(struct http_rx *rx)
 {
     http_parser *p = (http_parser *)rx->opaque;
     http_parser_init(p, HTTP_RESPONSE);
     p->data = rx;
+    rx->mode = RX_PARSER;
+}
+
+void http_rx_init(struct http_rx *rx, bool head)
+{
     rx->body_left = 0;
     rx->status = 0;
     rx->head = head;
@@ -94,7 +100,7 @@ void http_rx_init(struct http_rx *rx, bool head)
 void http_rx_init_parser_only(struct http_rx *rx, bool head)
 {
     http_rx_init(rx, head);
-    rx->mode = RX_PARSER;
+    start_parser(rx);
 }
 
 /* Where http-parser would reject a byte, the fast path hands over instead,
@@ -343,7 +349,7 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
         uint64_t body;
         size_t head = len ? fast_head(rx, buf, len, &body) : 0;
         if (head == 0) {
-            rx->mode = RX_PARSER;
+            start_parser(rx);
             return parser_feed(rx, buf, len, used);
         }
         rx->mode = RX_BODY;
@@ -366,5 +372,7 @@ const char *http_rx_error(const struct http_rx *rx)
     const http_parser *p = (const http_parser *)rx->opaque;
     if (rx->eof)
         return "connection closed before the response was complete";
+    if (rx->mode != RX_PARSER)
+        return "no error";
     return http_errno_description(HTTP_PARSER_ERRNO(p));
 }
