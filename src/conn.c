@@ -63,12 +63,31 @@ static void conn_fail(struct conn *c, enum stats_error why)
     start_request(c, clock_now_ns());
 }
 
+/* The socket is connected: count it, arm the read watcher for the life of
+ * the socket. now: when the connection was known to be up. */
+static void mark_connected(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    c->t_connect = now - c->t_connect;
+    c->backoff = 0;
+    sh->stats->connects++;
+    ev_io_start(sh->loop, &c->rio);
+    c->state = CONN_WRITING;
+}
+
+/* Writes (the rest of) the request. While CONNECTING this is also the
+ * probe for the end of the handshake: a write that would block means the
+ * socket is still connecting, and the write watcher then waits for both. */
 static void write_request(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    bool connecting = c->state == CONN_CONNECTING;
+    int64_t before = connecting ? clock_now_ns() : 0;
     size_t n;
     switch (net_write(c->fd, sh->req + c->woff, sh->req_len - c->woff, &n)) {
     case NET_OK:
+        if (connecting)
+            mark_connected(c, before);
         sh->stats->bytes_written += n;
         c->woff += n;
         if (c->woff < sh->req_len) {
@@ -84,35 +103,31 @@ static void write_request(struct conn *c)
         ev_io_start(sh->loop, &c->wio);
         return;
     case NET_ERROR:
-        conn_fail(c, STATS_ERR_WRITE);
+        conn_fail(c, connecting ? STATS_ERR_CONNECT : STATS_ERR_WRITE);
         return;
     }
 }
 
-static void begin_write(struct conn *c)
+/* A new request: nothing written or read yet. */
+static void reset_request(struct conn *c)
 {
-    c->state = CONN_WRITING;
     c->woff = 0;
     c->rx_bytes = 0;
     c->t_written = 0;
     http_rx_init(&c->rx, c->sh->head);
-    write_request(c);
 }
 
+/* The write watcher fired while connecting: the handshake ended. */
 static void on_connected(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (ev_is_active(&c->wio))
-        ev_io_stop(sh->loop, &c->wio);
+    ev_io_stop(sh->loop, &c->wio);
     if (net_connect_result(c->fd) != 0) {
         conn_fail(c, STATS_ERR_CONNECT);
         return;
     }
-    c->t_connect = clock_now_ns() - c->t_connect;
-    c->backoff = 0;
-    sh->stats->connects++;
-    ev_io_start(sh->loop, &c->rio);
-    begin_write(c);
+    mark_connected(c, clock_now_ns());
+    write_request(c);
 }
 
 static void begin_connect(struct conn *c, int64_t now)
@@ -120,7 +135,7 @@ static void begin_connect(struct conn *c, int64_t now)
     struct conn_shared *sh = c->sh;
     int fd;
     c->state = CONN_CONNECTING;
-    c->t_connect = now; /* the start; on_connected turns it into the duration */
+    c->t_connect = now; /* the start; mark_connected turns it into the duration */
     switch (net_connect(sh->addr, sh->addrlen, &fd)) {
     case NET_ERROR:
         conn_fail(c, STATS_ERR_CONNECT);
@@ -130,7 +145,11 @@ static void begin_connect(struct conn *c, int64_t now)
         c->fd = fd;
         ev_io_set(&c->rio, fd, EV_READ);
         ev_io_set(&c->wio, fd, EV_WRITE);
-        ev_io_start(sh->loop, &c->wio);
+        reset_request(c);
+        /* On loopback the handshake is usually over by the time connect
+         * returns, so the write is tried at once (saving a poll round and
+         * a getsockopt); it waits for writability only if it would block. */
+        write_request(c);
         return;
     }
 }
@@ -156,7 +175,9 @@ static void start_request(struct conn *c, int64_t now)
         begin_connect(c, now);
     } else {
         c->t_connect = 0;
-        begin_write(c);
+        c->state = CONN_WRITING;
+        reset_request(c);
+        write_request(c);
     }
 }
 
