@@ -1,25 +1,14 @@
 /* target_probe tries the addresses of a name in order and the run uses the
  * first that accepts: the `localhost` fallback between ::1 and 127.0.0.1,
  * tested with explicit address lists so it does not depend on /etc/hosts. */
+#include "check.h"
 #include "target.h"
-#include "xalloc.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static int failures;
-#define CHECK(cond, ...)                                                      \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-            failures++;                                                       \
-        }                                                                     \
-    } while (0)
 
 /* A loopback socket bound to a free port; listening or not. */
 static int bound(int family, int do_listen, struct target_addr *a)
@@ -55,11 +44,13 @@ static void probe_list(struct target_addr *addrs, size_t n, int expect_rc, size_
     t.naddrs = n;
     char err[256] = "";
     int rc = target_probe(&t, 2000000000, err, sizeof err);
-    CHECK(rc == expect_rc, "%s: rc %d, err %s", what, rc, err);
+    check_ctx("%s (err: %s)", what, err);
+    CHECK_INT(rc, expect_rc);
     if (rc == 0)
-        CHECK(t.chosen == expect_chosen, "%s: chose %zu", what, t.chosen);
+        CHECK_UINT(t.chosen, expect_chosen);
     else
-        CHECK(strstr(err, "connection refused") != NULL, "%s: err %s", what, err);
+        CHECK_CONTAINS(err, "connection refused");
+    check_ctx(NULL);
 }
 
 int main(void)
@@ -68,7 +59,7 @@ int main(void)
     /* Refused first, listening second: the second is chosen. */
     int dead = bound(AF_INET, 0, &a[0]);
     int live = bound(AF_INET, 1, &a[1]);
-    CHECK(dead >= 0 && live >= 0, "sockets");
+    CHECK(dead >= 0 && live >= 0);
     probe_list(a, 2, 0, 1, "v4 refused then v4 listening");
     probe_list(a + 1, 1, 0, 0, "v4 listening alone");
     probe_list(a, 1, -1, 0, "v4 refused alone");
@@ -89,8 +80,5 @@ int main(void)
     }
     close(dead);
     close(live);
-    if (failures)
-        return 1;
-    puts("test_probe: ok");
-    return 0;
+    return check_exit("test_probe");
 }
