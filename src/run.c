@@ -18,6 +18,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+/* A second SIGINT/SIGTERM this soon after the first is an echo of it. */
+#define SIGNAL_ECHO_NS INT64_C(250000000)
+
 /* Descriptors beyond the connections: stdio, loops, eventfds, JSON output. */
 #define FD_RESERVE 64
 
@@ -32,6 +35,7 @@ struct run {
     bool stopping;
     bool interrupted;
     int signals;
+    int64_t first_signal; /* monotonic ns */
 };
 
 static void stop_workers(struct run *r)
@@ -71,7 +75,14 @@ static void on_signal(EV_P_ ev_signal *w, int revents)
     (void)w;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
-    if (++r->signals > 1) {
+    int64_t now = clock_now_ns();
+    /* Wrappers such as timeout(1) pass a Ctrl-C on and the terminal sends it
+     * too: copies within a moment of the first are the same interrupt. */
+    if (r->signals > 0 && now - r->first_signal < SIGNAL_ECHO_NS)
+        return;
+    if (++r->signals == 1)
+        r->first_signal = now;
+    if (r->signals > 1) {
         /* Second interrupt: the user wants out now, report or not. */
         static const char msg[] = "\nvolley: interrupted again, exiting\n";
         ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);

@@ -12,7 +12,8 @@ check_eq "$(jget "$T/deadline.json" requests.cut_off)" 5 "deadline: in flight at
 check_eq "$(jget "$T/deadline.json" requests.completed)" 15 "deadline: 3 rounds of 5 completed"
 check_grep "$T/deadline.out" "Cut off: 5 requests were in flight when the run ended" "deadline: said in the report"
 
-# SIGINT: report what completed, exit 0.
+# SIGINT: report what completed, exit 0. (timeout without --foreground would
+# also signal its process group, which volley must then take as one.)
 timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0.0.1:$PORT/delay/10" \
     > "$T/int.out" 2> "$T/int.err" &
 vpid=$!
