@@ -9,6 +9,7 @@
 #include "net.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <stddef.h>
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -63,12 +64,27 @@ static void conn_fail(struct conn *c, enum stats_error why)
     start_request(c, clock_now_ns());
 }
 
+/* A connect failed with errno err. When this worker has not connected at
+ * all for longer than --timeout, the target is gone: the worker gives up
+ * (worker.c stops the run) instead of failing the rest of its budget one
+ * backoff at a time. */
+static void connect_failed(struct conn *c, int err)
+{
+    struct conn_shared *sh = c->sh;
+    if (clock_now_ns() - sh->last_connect_ok > sh->timeout_ns) {
+        sh->gave_up = err ? err : ECONNREFUSED;
+        ev_break(sh->loop, EVBREAK_ALL);
+    }
+    conn_fail(c, STATS_ERR_CONNECT);
+}
+
 /* The socket is connected: count it, arm the read watcher for the life of
  * the socket. now: when the connection was known to be up. */
 static void mark_connected(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     c->t_connect = now - c->t_connect;
+    sh->last_connect_ok = now;
     c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
@@ -103,7 +119,10 @@ static void write_request(struct conn *c)
         ev_io_start(sh->loop, &c->wio);
         return;
     case NET_ERROR:
-        conn_fail(c, connecting ? STATS_ERR_CONNECT : STATS_ERR_WRITE);
+        if (connecting)
+            connect_failed(c, errno);
+        else
+            conn_fail(c, STATS_ERR_WRITE);
         return;
     }
 }
@@ -122,8 +141,9 @@ static void on_connected(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     ev_io_stop(sh->loop, &c->wio);
-    if (net_connect_result(c->fd) != 0) {
-        conn_fail(c, STATS_ERR_CONNECT);
+    int err = net_connect_result(c->fd);
+    if (err != 0) {
+        connect_failed(c, err);
         return;
     }
     mark_connected(c, clock_now_ns());
@@ -138,7 +158,7 @@ static void begin_connect(struct conn *c, int64_t now)
     c->t_connect = now; /* the start; mark_connected turns it into the duration */
     switch (net_connect(sh->addr, sh->addrlen, &fd)) {
     case NET_ERROR:
-        conn_fail(c, STATS_ERR_CONNECT);
+        connect_failed(c, errno);
         return;
     case NET_OK:
     case NET_AGAIN:
@@ -265,7 +285,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
         start_request(c, clock_now_ns());
         return;
     case CONN_CONNECTING:
-        conn_fail(c, STATS_ERR_CONNECT);
+        connect_failed(c, ETIMEDOUT);
         return;
     case CONN_WRITING:
     case CONN_READING:

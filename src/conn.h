@@ -29,6 +29,9 @@ struct conn_shared {
     bool head;                   /* the request is HEAD */
     bool keepalive;              /* reuse connections the server keeps open */
     double timeout;              /* seconds, for ev_timer */
+    int64_t timeout_ns;          /* the same, for comparisons with the clock */
+    int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
+    int gave_up;                 /* errno of the last connect when the target stayed unreachable */
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
     size_t rbuf_size;
     struct stats *stats;

@@ -342,12 +342,53 @@ static enum http_rx_result body_feed(struct http_rx *rx, size_t consumed, size_t
     return HTTP_RX_MORE;
 }
 
+/* The last head the fast path accepted, per thread. A server under load
+ * sends the same head again and again (until its Date changes), so a head
+ * equal byte for byte to the last one gets the same reading without being
+ * checked again: one memcmp instead of a scan. */
+#define HEAD_CACHE_MAX 512
+struct head_cache {
+    uint32_t len; /* 0: empty */
+    uint16_t status;
+    uint8_t head;
+    uint8_t keepalive;
+    uint64_t body;
+    char bytes[HEAD_CACHE_MAX];
+};
+static __thread struct head_cache last_head;
+
+static size_t cached_head(struct http_rx *rx, const char *buf, size_t len, uint64_t *body)
+{
+    const struct head_cache *h = &last_head;
+    if (h->len == 0 || len < h->len || h->head != rx->head || memcmp(buf, h->bytes, h->len) != 0)
+        return 0;
+    rx->status = h->status;
+    rx->keepalive = h->keepalive;
+    *body = h->body;
+    return h->len;
+}
+
+static void remember_head(const struct http_rx *rx, const char *buf, size_t head, uint64_t body)
+{
+    struct head_cache *h = &last_head;
+    if (head > HEAD_CACHE_MAX)
+        return;
+    memcpy(h->bytes, buf, head);
+    h->len = (uint32_t)head;
+    h->status = rx->status;
+    h->head = rx->head;
+    h->keepalive = rx->keepalive;
+    h->body = body;
+}
+
 enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
 {
     switch (rx->mode) {
     case RX_FRESH: {
         uint64_t body;
-        size_t head = len ? fast_head(rx, buf, len, &body) : 0;
+        size_t head = cached_head(rx, buf, len, &body);
+        if (head == 0 && len > 0 && (head = fast_head(rx, buf, len, &body)) > 0)
+            remember_head(rx, buf, head, body);
         if (head == 0) {
             start_parser(rx);
             return parser_feed(rx, buf, len, used);

@@ -194,6 +194,12 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 
     fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,
             r->interrupted ? "true" : "false");
+    fprintf(out, "  \"unreachable\": ");
+    if (r->unreachable)
+        json_str(out, strerror(r->unreachable));
+    else
+        fprintf(out, "null");
+    fprintf(out, ",\n");
     uint64_t failed = stats_failed(s);
     fprintf(out,
             "  \"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64

@@ -32,6 +32,7 @@ struct run {
     struct worker *workers;
     uint32_t nworkers;
     atomic_uint exited;
+    atomic_int gave_up; /* a worker found the target unreachable */
     bool stopping;
     bool interrupted;
     int signals;
@@ -47,9 +48,12 @@ static void stop_workers(struct run *r)
         worker_stop(&r->workers[i]);
 }
 
-static void on_worker_exit(void *arg)
+/* Called on the worker's own thread as it ends. */
+static void on_worker_exit(struct worker *w, void *arg)
 {
     struct run *r = arg;
+    if (w->gave_up)
+        atomic_store(&r->gave_up, 1);
     atomic_fetch_add(&r->exited, 1);
     ev_async_send(r->loop, &r->worker_exited);
 }
@@ -59,8 +63,14 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
     (void)w;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
-    if (atomic_load(&r->exited) == r->nworkers)
+    unsigned exited = atomic_load(&r->exited);
+    if (exited == r->nworkers) {
         ev_break(EV_A, EVBREAK_ALL);
+        return;
+    }
+    /* A worker that gave up on the target ends the run for all. */
+    if (atomic_load(&r->gave_up))
+        stop_workers(r);
 }
 
 static void on_deadline(EV_P_ ev_timer *w, int revents)
@@ -139,9 +149,10 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     cfg.req = req;
 
     struct run r = {.nworkers = o->threads};
-    r.loop = ev_default_loop(EVFLAG_AUTO);
+    r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
+    atomic_init(&r.gave_up, 0);
     r.workers = xcalloc(r.nworkers, sizeof *r.workers);
 
     /* Every connection and every request gets a worker: the remainders go to
@@ -208,6 +219,10 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
         worker_free(&r.workers[i]);
     }
     res->duration_ns = t_end - t0;
+    res->unreachable = 0;
+    for (uint32_t i = 0; i < started; i++)
+        if (r.workers[i].gave_up)
+            res->unreachable = r.workers[i].gave_up;
     res->interrupted = r.interrupted;
     free(r.workers);
     free(req);

@@ -17,6 +17,7 @@ struct run_result {
     double start_epoch;  /* wall clock at the start, seconds since the epoch */
     int64_t duration_ns; /* start -> last worker ended */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
+    int unreachable;     /* errno: stopped because no connect worked for --timeout */
 };
 
 /* Runs the load described by o against t's chosen address and fills *res.

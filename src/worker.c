@@ -14,7 +14,7 @@
 #define READ_BUFFER_SIZE (64 * 1024)
 
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, void (*on_exit)(void *), void *arg, char *err, size_t errlen)
+                uint64_t budget, void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen)
 {
     w->id = id;
     w->cfg = cfg;
@@ -23,9 +23,10 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->t_end = 0;
     w->on_exit = on_exit;
     w->on_exit_arg = arg;
-    w->loop = ev_loop_new(EVBACKEND_EPOLL);
+    /* NOENV: LIBEV_FLAGS must not swap the backend under the measurements. */
+    w->loop = ev_loop_new(EVBACKEND_EPOLL | EVFLAG_NOENV);
     if (!w->loop)
-        w->loop = ev_loop_new(EVFLAG_AUTO);
+        w->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOENV);
     if (!w->loop) {
         snprintf(err, errlen, "worker %u: cannot create an event loop", id);
         return -1;
@@ -42,6 +43,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .head = cfg->head,
         .keepalive = cfg->keepalive,
         .timeout = (double)cfg->timeout_ns / 1e9,
+        .timeout_ns = cfg->timeout_ns,
         .rbuf = w->rbuf,
         .rbuf_size = READ_BUFFER_SIZE,
         .stats = &w->stats,
@@ -55,16 +57,20 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
 }
 
 /* Stops every connection; what was in flight is cut off, not failed. */
-static void on_stop(EV_P_ ev_async *a, int revents)
+static void stop_connections(struct worker *w)
 {
-    (void)revents;
-    struct worker *w = ev_userdata(EV_A);
     for (uint32_t i = 0; i < w->nconns; i++) {
         if (conn_stop(&w->conns[i])) {
             w->stats.cut_off++;
             w->shared.in_flight--;
         }
     }
+}
+
+static void on_stop(EV_P_ ev_async *a, int revents)
+{
+    (void)revents;
+    stop_connections(ev_userdata(EV_A));
     ev_async_stop(EV_A, a);
     ev_break(EV_A, EVBREAK_ALL);
 }
@@ -74,6 +80,7 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     ev_async_init(&w->stop, on_stop);
     ev_async_start(w->loop, &w->stop);
+    w->shared.last_connect_ok = clock_now_ns();
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i]);
     /* Connects that failed at once left their connections in backoff: the
@@ -81,13 +88,14 @@ static void *worker_main(void *arg)
      * skips it (ev_break before ev_run would be lost). */
     if (w->shared.in_flight > 0 || w->shared.budget > 0)
         ev_run(w->loop, 0);
-    /* After an ev_break from the budget, stop anything still armed. */
-    for (uint32_t i = 0; i < w->nconns; i++)
-        conn_stop(&w->conns[i]);
+    /* After an ev_break from the budget (nothing in flight) or from giving
+     * up on the target (connections may be connecting), stop the rest. */
+    stop_connections(w);
+    w->gave_up = w->shared.gave_up;
     stats_finish(&w->stats);
     w->t_end = clock_now_ns();
     if (w->on_exit)
-        w->on_exit(w->on_exit_arg);
+        w->on_exit(w, w->on_exit_arg);
     return NULL;
 }
 

@@ -29,22 +29,24 @@ struct worker {
     uint64_t budget;         /* requests to start; UINT64_MAX when bounded by time */
     struct stats stats;      /* the worker's own; read by others only after join */
     int64_t t_end;           /* monotonic ns when the loop ended */
+    int gave_up;             /* errno: stopped because the target stayed unreachable */
     /* Private. */
     struct ev_loop *loop;
     struct conn_shared shared;
     struct conn *conns;
     char *rbuf;
     ev_async stop;
-    void (*on_exit)(void *);
+    void (*on_exit)(struct worker *, void *);
     void *on_exit_arg;
     pthread_t thread;
 };
 
 /* Sets up w (allocates its connections, loop, buffer and stats). on_exit is
- * called from the worker's thread when its loop has ended. Returns 0, or -1
+ * called from the worker's thread when its loop has ended (t_end, gave_up
+ * and stats are final by then). Returns 0, or -1
  * with err if the event loop cannot be created. */
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, void (*on_exit)(void *), void *arg, char *err, size_t errlen);
+                uint64_t budget, void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen);
 
 /* Starts the thread. Returns 0 or an errno. */
 int worker_start(struct worker *w);

@@ -27,4 +27,22 @@ check_ge "$(jget "$T/dies.json" errors.connect)" 1 "server dies: connect errors"
 # dozen attempts; a tight loop would make thousands.
 attempts=$(jget "$T/dies.json" errors.connect)
 [ "$attempts" -lt 200 ] && ok || fail "server dies: $attempts connect attempts, backoff missing"
+# The server goes away during a -n run: once no connect has worked for
+# --timeout, volley stops instead of failing the rest of the budget one
+# backoff at a time, says why, and exits 1 after the report.
+start_target
+timeout -s KILL 60 "$VOLLEY" -n 10M -c 4 -t 2 --timeout 1s --json "$T/gone.json" "http://127.0.0.1:$PORT/delay/20" \
+    > "$T/gone.out" 2> "$T/gone.err" &
+vpid=$!
+sleep 0.5
+stop_target
+RC=0
+wait "$vpid" || RC=$?
+check_eq "$RC" 1 "server gone: exit status"
+check_adds_up gone
+check_grep "$T/gone.err" "^volley: 127\.0\.0\.1:$PORT: unreachable for longer than --timeout \(Connection refused\); run stopped$" "server gone: reason"
+check_eq "$(jget "$T/gone.json" unreachable)" "Connection refused" "server gone: in the JSON"
+check_grep "$T/gone.out" "^Requests/sec:" "server gone: report printed"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/gone.json'))['duration'] < 20 else 1)" \
+    && ok || fail "server gone: run did not stop soon after --timeout"
 finish

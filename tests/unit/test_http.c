@@ -517,8 +517,54 @@ static void test_rest_after_done(void)
     check_ctx(NULL);
 }
 
+/* One whole-read feed; DONE expected. */
+static struct http_rx feed_once(const char *data, bool head, size_t *used)
+{
+    struct http_rx rx;
+    http_rx_init(&rx, head);
+    *used = 0;
+    CHECK_INT(http_rx_feed(&rx, data, strlen(data), used), HTTP_RX_DONE);
+    return rx;
+}
+
+/* The per-thread cache of the last accepted head gives the same reading as
+ * a fresh scan, and never answers for a head that differs. */
+static void test_head_cache(void)
+{
+    static const char a[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\n\r\nhello";
+    static const char b[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello";
+    static const char c[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: keep-alive\r\nX: 1\r\n\r\nhello";
+    size_t used;
+    for (int round = 0; round < 2; round++) { /* the second round hits the cache */
+        check_ctx("head cache, round %d", round);
+        struct http_rx rx = feed_once(a, false, &used);
+        CHECK_UINT(used, sizeof a - 1);
+        CHECK_INT(rx.status, 200);
+        CHECK_INT(rx.keepalive, 1);
+    }
+    check_ctx("head cache: same prefix, other Connection");
+    struct http_rx rx = feed_once(b, false, &used);
+    CHECK_INT(rx.keepalive, 0);
+    CHECK_UINT(used, sizeof b - 1);
+    check_ctx("head cache: the cached head is a prefix of a longer one");
+    feed_once(b, false, &used);
+    rx = feed_once(a, false, &used);
+    rx = feed_once(c, false, &used);
+    CHECK_UINT(used, sizeof c - 1);
+    check_ctx("head cache: HEAD request, same bytes");
+    rx = feed_once(c, false, &used);
+    rx = feed_once(c, true, &used); /* a HEAD reply: the 5 bytes are not its body */
+    CHECK_UINT(used, sizeof c - 1 - 5);
+    check_ctx("head cache: cut short after a hit would have matched");
+    struct http_rx short_rx;
+    http_rx_init(&short_rx, false);
+    CHECK_INT(http_rx_feed(&short_rx, a, 20, &used), HTTP_RX_MORE);
+    check_ctx(NULL);
+}
+
 int main(void)
 {
+    test_head_cache();
     test_encode();
     test_streams();
     test_errors();
