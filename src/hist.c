@@ -119,9 +119,24 @@ void hist_reset(struct hist *h)
     h->sum_sq = 0;
 }
 
+/* hist_record_n for n == 1, kept apart: it runs twice per request, and
+ * without the multiplications it is about half the instructions. */
 void hist_record(struct hist *h, int64_t value)
 {
-    hist_record_n(h, value, 1);
+    if (value < 0) {
+        value = 0;
+    } else if (value > h->highest) {
+        value = h->highest;
+        h->clamped++;
+    }
+    h->counts[index_of(h, value)]++;
+    h->count++;
+    if (value < h->min)
+        h->min = value;
+    if (value > h->max)
+        h->max = value;
+    h->sum += value;
+    h->sum_sq += (unsigned __int128)(uint64_t)value * (uint64_t)value;
 }
 
 void hist_record_n(struct hist *h, int64_t value, int64_t n)

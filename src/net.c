@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
@@ -41,10 +42,24 @@ int net_connect_result(int fd)
     return err;
 }
 
+/* read(2) and write(2) without glibc's wrappers: those are thread
+ * cancellation points and pay for the bookkeeping on every call (about a
+ * tenth of volley's own instructions per request). volley never cancels a
+ * thread, so the raw system call is the same operation, cheaper. */
+static inline ssize_t raw_write(int fd, const void *buf, size_t len)
+{
+    return syscall(SYS_write, fd, buf, len);
+}
+
+static inline ssize_t raw_read(int fd, void *buf, size_t len)
+{
+    return syscall(SYS_read, fd, buf, len);
+}
+
 enum net_status net_write(int fd, const char *buf, size_t len, size_t *n)
 {
     for (;;) {
-        ssize_t w = write(fd, buf, len);
+        ssize_t w = raw_write(fd, buf, len);
         if (w >= 0) {
             *n = (size_t)w;
             return NET_OK;
@@ -58,7 +73,7 @@ enum net_status net_write(int fd, const char *buf, size_t len, size_t *n)
 enum net_status net_read(int fd, char *buf, size_t cap, size_t *n)
 {
     for (;;) {
-        ssize_t r = read(fd, buf, cap);
+        ssize_t r = raw_read(fd, buf, cap);
         if (r >= 0) {
             *n = (size_t)r;
             return NET_OK;
