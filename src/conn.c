@@ -35,6 +35,14 @@ static void close_socket(struct conn *c)
     c->fd = -1;
 }
 
+/* (Re)starts the one-shot timer to fire after the given seconds. */
+static void arm_timer(struct conn *c, double after)
+{
+    ev_timer_stop(c->sh->loop, &c->timer);
+    ev_timer_set(&c->timer, after, 0.);
+    ev_timer_start(c->sh->loop, &c->timer);
+}
+
 static void go_idle(struct conn *c)
 {
     close_socket(c);
@@ -57,8 +65,7 @@ static void conn_fail(struct conn *c, enum stats_error why)
         if (c->backoff > BACKOFF_MAX)
             c->backoff = BACKOFF_MAX;
         c->state = CONN_BACKOFF;
-        c->timer.repeat = c->backoff;
-        ev_timer_again(sh->loop, &c->timer);
+        arm_timer(c, c->backoff);
         return;
     }
     start_request(c, clock_now_ns());
@@ -189,8 +196,11 @@ static void start_request(struct conn *c, int64_t now)
     sh->in_flight++;
     sh->stats->started++;
     c->t_start = now;
-    c->timer.repeat = sh->timeout;
-    ev_timer_again(sh->loop, &c->timer);
+    /* The request's deadline is t_start + timeout. A timer still armed for
+     * an earlier request fires early and is pushed on then (see
+     * on_timer_event), so the common case costs nothing here. */
+    if (!ev_is_active(&c->timer))
+        arm_timer(c, sh->timeout);
     if (c->fd < 0) {
         begin_connect(c, now);
     } else {
@@ -275,24 +285,32 @@ static void on_write_event(EV_P_ ev_io *w, int revents)
         write_request(c);
 }
 
+/* The timer is one-shot: the backoff, or a request's deadline. It is not
+ * re-armed for each request; when it fires for a request that started
+ * later, it is armed again for what is left of that request's time (the
+ * cheapest of the timeout patterns in libev's ev.pod). */
 static void on_timer_event(EV_P_ ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
     struct conn *c = container_of(w, struct conn, timer);
+    int64_t left;
     switch (c->state) {
     case CONN_BACKOFF:
         start_request(c, clock_now_ns());
         return;
     case CONN_CONNECTING:
-        connect_failed(c, ETIMEDOUT);
-        return;
     case CONN_WRITING:
     case CONN_READING:
-        conn_fail(c, STATS_ERR_TIMEOUT);
+        left = c->t_start + c->sh->timeout_ns - clock_now_ns();
+        if (left > 0)
+            arm_timer(c, (double)left / 1e9);
+        else if (c->state == CONN_CONNECTING)
+            connect_failed(c, ETIMEDOUT);
+        else
+            conn_fail(c, STATS_ERR_TIMEOUT);
         return;
     case CONN_IDLE:
-        ev_timer_stop(c->sh->loop, &c->timer);
         return;
     }
 }
@@ -307,6 +325,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->timer, on_timer_event);
+    ev_timer_set(&c->timer, 0., 0.);
 }
 
 void conn_start(struct conn *c)
