@@ -48,6 +48,15 @@ check_eq "$(target_stat received)" 20 "never: server received"
 check_grep "$T/never.out" "Failed 20: connect 0, read 0, write 0, timeout 20, parse 0" "never: Failed line"
 stop_target
 
+# Each request is timed from its own start: 200 ms requests in a row on one
+# connection never hit a 500 ms timeout, although the run is much longer.
+start_target
+run_volley deadline_each -n 12 -c 1 -t 1 --timeout 500ms "http://127.0.0.1:$PORT/delay/200"
+check_adds_up deadline_each
+check_eq "$(jget "$T/deadline_each.json" requests.completed)" 12 "per-request timeout: completed"
+check_eq "$(jget "$T/deadline_each.json" errors.timeout)" 0 "per-request timeout: no false timeouts"
+stop_target
+
 # A server that closes without answering: read errors, each request once.
 start_target
 run_volley drop -n 50 -c 5 "http://127.0.0.1:$PORT/drop"
