@@ -1,7 +1,6 @@
 /* volley's entry point: options, target, run, report, exit status. Exit
  * status: 0 after a run (failed requests included), 1 when the target cannot
  * be reached or the run cannot start, 2 for a bad command line. */
-#include "net.h"
 #include "options.h"
 #include "report.h"
 #include "run.h"
@@ -85,11 +84,7 @@ int main(int argc, char **argv)
         if (json)
             report_json(json, &o, &t, &r);
         if (r.unreachable) {
-            char where[80];
-            socklen_t alen;
-            net_addr_string(target_sockaddr(&t, &alen), where, sizeof where);
-            fprintf(stderr, "volley: %s: unreachable for longer than --timeout (%s); run stopped\n", where,
-                    strerror(r.unreachable));
+            report_unreachable(stderr, &t, &r);
             status = 1;
         }
     }

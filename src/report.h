@@ -15,6 +15,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t);
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
+/* The one-line reason for a run stopped because the target went away
+ * (r->unreachable set), "volley: ADDRESS: unreachable ...". */
+void report_unreachable(FILE *err, const struct target *t, const struct run_result *r);
+
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
