@@ -13,6 +13,36 @@ run_volley nohost -n 10 "http://nosuch.invalid/"
 check_eq "$RC" 1 "no such host: exit status"
 check_grep "$T/nohost.err" "^volley: nosuch\.invalid: no such host$" "no such host: reason"
 
+# A listener whose accept queue is full drops new SYNs: the connect never
+# completes, and the probe reports a timeout after --timeout.
+python3 - "$T/fullport" <<'PY' &
+import socket, sys, time
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(0)
+port = l.getsockname()[1]
+fill = []
+for _ in range(3):  # more than the queue holds: later SYNs are dropped
+    s = socket.socket()
+    s.setblocking(False)
+    try:
+        s.connect(("127.0.0.1", port))
+    except BlockingIOError:
+        pass
+    fill.append(s)
+time.sleep(0.2)
+open(sys.argv[1], "w").write(str(port))
+time.sleep(10)
+PY
+fullpid=$!
+for _ in $(seq 1 100); do [ -s "$T/fullport" ] && break; sleep 0.05; done
+full_port=$(cat "$T/fullport")
+run_volley stalled -n 5 --timeout 300ms "http://127.0.0.1:$full_port/"
+kill "$fullpid" 2>/dev/null || true
+wait "$fullpid" 2>/dev/null || true
+check_eq "$RC" 1 "connect never completes: exit status"
+check_grep "$T/stalled.err" "^volley: 127\.0\.0\.1:$full_port: connect timed out$" "connect never completes: reason"
+
 # The server goes away during the run: connect errors, every request counted.
 start_target
 timeout -s KILL 60 "$VOLLEY" -d 2s -c 4 -t 1 --json "$T/dies.json" "http://127.0.0.1:$PORT/delay/20" \
