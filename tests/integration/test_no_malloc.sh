@@ -15,11 +15,18 @@ count() { # count REQUESTS ARGS...
         "$VOLLEY" -q -t 1 -c 8 -n "$n" "$@" "http://127.0.0.1:$PORT/" > /dev/null
     cat "$T/count.$n"
 }
+# The totals may differ by a few from run to run (start-up work that depends
+# on timing, such as libev growing an array once); an allocation per request
+# would add thousands.
+same_count() { # same_count SMALL LARGE WHAT
+    local d=$(($2 - $1))
+    if [ "${d#-}" -le 5 ]; then ok; else fail "$3: $1 vs $2 allocations"; fi
+}
 small=$(count 1000)
 large=$(count 20000)
 check_ge "$small" 1 "the shim counts allocations"
-check_eq "$large" "$small" "allocations with 20000 requests vs 1000 (keep-alive)"
+same_count "$small" "$large" "20000 requests vs 1000 (keep-alive)"
 small=$(count 300 --no-keepalive)
 large=$(count 3000 --no-keepalive)
-check_eq "$large" "$small" "allocations with 3000 requests vs 300 (a connection each)"
+same_count "$small" "$large" "3000 requests vs 300 (a connection each)"
 finish
