@@ -43,4 +43,9 @@ function wrk.format(method, path, headers, body)
   return table.concat(lines, "\r\n") .. "\r\n" .. (body or "")
 end
 
+-- The default request: the wrk fields as they are when it is called.
+function wrk.request()
+  return wrk.format()
+end
+
 return wrk

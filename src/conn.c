@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
@@ -94,6 +95,8 @@ static void mark_connected(struct conn *c, int64_t now)
     sh->last_connect_ok = now;
     c->backoff = 0;
     sh->stats->connects++;
+    if (sh->script)
+        script_conn_opened(sh->script, c->id);
     ev_io_start(sh->loop, &c->rio);
     c->state = CONN_WRITING;
 }
@@ -107,13 +110,13 @@ static void write_request(struct conn *c)
     bool connecting = c->state == CONN_CONNECTING;
     int64_t before = connecting ? clock_now_ns() : 0;
     size_t n;
-    switch (net_write(c->fd, sh->req + c->woff, sh->req_len - c->woff, &n)) {
+    switch (net_write(c->fd, c->req + c->woff, c->req_len - c->woff, &n)) {
     case NET_OK:
         if (connecting)
             mark_connected(c, before);
         sh->stats->bytes_written += n;
         c->woff += n;
-        if (c->woff < sh->req_len) {
+        if (c->woff < c->req_len) {
             ev_io_start(sh->loop, &c->wio); /* no-op if already armed */
             return;
         }
@@ -140,7 +143,8 @@ static void reset_request(struct conn *c)
     c->woff = 0;
     c->rx_bytes = 0;
     c->t_written = 0;
-    http_rx_init(&c->rx, c->sh->head);
+    /* HEAD is known per request: a hook may send any method. */
+    http_rx_init(&c->rx, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
 }
 
 /* The write watcher fired while connecting: the handshake ended. */
@@ -190,6 +194,20 @@ static void start_request(struct conn *c, int64_t now)
         go_idle(c);
         if (sh->in_flight == 0)
             ev_break(sh->loop, EVBREAK_ALL);
+        return;
+    }
+    c->req = sh->req;
+    c->req_len = sh->req_len;
+    if (sh->script_error[0]) {
+        go_idle(c); /* a hook already failed: the run is ending */
+        return;
+    }
+    if (sh->script && script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error,
+                                     sh->script_error_len) < 0) {
+        /* The script is broken: nothing more can be sent. The worker stops
+         * the run (worker.c); this request never started. */
+        go_idle(c);
+        ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
     sh->budget--;

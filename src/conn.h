@@ -11,6 +11,7 @@
 #define VOLLEY_CONN_H
 
 #include "http.h"
+#include "script.h"
 #include "stats.h"
 
 #include <ev.h>
@@ -32,6 +33,9 @@ struct conn_shared {
     int64_t timeout_ns;          /* the same, for comparisons with the clock */
     int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
     int gave_up;                 /* errno of the last connect when the target stayed unreachable */
+    struct script *script;       /* the worker's Lua state when requests come from a request() hook */
+    char *script_error;          /* set (non-empty) when a hook failed: the run stops */
+    size_t script_error_len;
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
     size_t rbuf_size;
     struct stats *stats;
@@ -51,6 +55,8 @@ struct conn {
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
     ev_timer timer;         /* request timeout, or connect backoff */
     struct http_rx rx;
+    const char *req;        /* the request being written: the shared one, or a hook's */
+    size_t req_len;
     size_t woff;            /* bytes of the request written */
     uint64_t rx_bytes;      /* bytes of the current response received */
     int64_t t_start;        /* request start (ns) */

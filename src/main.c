@@ -64,7 +64,8 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
-    if (target_resolve(&t, err, sizeof err) < 0 || target_probe(&t, o.timeout_ns, err, sizeof err) < 0) {
+    if (run_check_script(&o, &t, err, sizeof err) < 0 || target_resolve(&t, err, sizeof err) < 0 ||
+        target_probe(&t, o.timeout_ns, err, sizeof err) < 0) {
         status = die(1, err);
         goto out;
     }
@@ -85,6 +86,10 @@ int main(int argc, char **argv)
             report_json(json, &o, &t, &r);
         if (r.unreachable) {
             report_unreachable(stderr, &t, &r);
+            status = 1;
+        }
+        if (r.script_error[0]) {
+            fprintf(stderr, "volley: %s\n", r.script_error);
             status = 1;
         }
     }

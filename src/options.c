@@ -21,6 +21,7 @@ const char options_usage[] =
     "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
     "  -d, --duration T      run time: 500ms, 10s, 2m, 1h (default 10s)\n"
     "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
+    "  -s, --script PATH     Lua script (a bundled one by NAME)\n"
     "  -H, --header 'K: V'   extra request header, repeatable\n"
     "  -m, --method M        request method (default GET)\n"
     "  -b, --body S          request body\n"
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, 'd'},
     {"requests", required_argument, NULL, 'n'},
     {"header", required_argument, NULL, 'H'},
+    {"script", required_argument, NULL, 's'},
     {"method", required_argument, NULL, 'm'},
     {"body", required_argument, NULL, 'b'},
     {"body-file", required_argument, NULL, OPT_BODY_FILE},
@@ -228,7 +230,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
-    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:H:m:b:qv", long_options, NULL)) != -1) {
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:H:m:b:s:qv", long_options, NULL)) != -1) {
         switch (ch) {
         case 'c':
             if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
@@ -250,6 +252,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case 'n':
             if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
                 return OPTIONS_ERROR;
+            break;
+        case 's':
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
+            o->script = optarg;
             break;
         case 'H':
             if (check_header(optarg, err, errlen) < 0)

@@ -23,6 +23,7 @@ struct options {
     bool keepalive;        /* false with --no-keepalive */
     bool http10;           /* --http1.0 */
     const char *json_path; /* --json FILE or "-", NULL if not asked */
+    const char *script;    /* -s PATH or NAME, NULL if none */
     bool quiet;            /* -q: no text report */
     int verbose;           /* -v count */
     char **script_args;    /* arguments after "--" */

@@ -52,7 +52,7 @@ static void stop_workers(struct run *r)
 static void on_worker_exit(struct worker *w, void *arg)
 {
     struct run *r = arg;
-    if (w->gave_up)
+    if (w->gave_up || w->script_error[0])
         atomic_store(&r->gave_up, 1);
     atomic_fetch_add(&r->exited, 1);
     ev_async_send(r->loop, &r->worker_exited);
@@ -136,11 +136,49 @@ static char *encode_request(const struct options *o, const struct target *t, siz
     return http_request_encode(&spec, len);
 }
 
+/* A Lua state with the wrk table from the command line and the script
+ * loaded; with_init: init(args) run too. NULL with err on any script error. */
+static struct script *load_script(const struct options *o, const struct target *t, bool with_init, char *err,
+                                  size_t errlen)
+{
+    struct script *s = script_new(err, errlen);
+    if (!s)
+        return NULL;
+    char port[8];
+    snprintf(port, sizeof port, "%u", t->port);
+    struct script_wrk w = {
+        .scheme = t->scheme,
+        .host = t->host,
+        .port = t->port_given ? port : NULL,
+        .method = o->method,
+        .path = t->path,
+        .host_header = t->host_header,
+        .headers = o->headers,
+        .nheaders = o->nheaders,
+        .body = o->body,
+        .body_len = o->body_len,
+    };
+    if (script_set_wrk(s, &w, err, errlen) < 0 || script_load(s, o->script, err, errlen) < 0 ||
+        (with_init && script_init(s, t->url, o->script_args, o->nscript_args, err, errlen) < 0)) {
+        script_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int run_check_script(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    if (!o->script)
+        return 0;
+    struct script *s = load_script(o, t, false, err, errlen);
+    script_free(s);
+    return s ? 0 : -1;
+}
+
 int run_execute(const struct options *o, const struct target *t, struct run_result *res, char *err,
                 size_t errlen)
 {
     struct worker_config cfg = {
-        .head = strcmp(o->method, "HEAD") == 0,
         .keepalive = o->keepalive,
         .timeout_ns = o->timeout_ns,
     };
@@ -163,7 +201,12 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
         uint64_t budget = o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers) : unlimited;
-        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, on_worker_exit, &r, err, errlen);
+        struct script *script = NULL;
+        if (o->script && !(script = load_script(o, t, true, err, errlen))) {
+            rc = -1;
+            break;
+        }
+        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, script, on_worker_exit, &r, err, errlen);
     }
 
     ev_async_init(&r.worker_exited, on_worker_exited);
@@ -220,9 +263,13 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     }
     res->duration_ns = t_end - t0;
     res->unreachable = 0;
-    for (uint32_t i = 0; i < started; i++)
+    res->script_error[0] = '\0';
+    for (uint32_t i = 0; i < started; i++) {
         if (r.workers[i].gave_up)
             res->unreachable = r.workers[i].gave_up;
+        if (r.workers[i].script_error[0])
+            snprintf(res->script_error, sizeof res->script_error, "%s", r.workers[i].script_error);
+    }
     res->interrupted = r.interrupted;
     free(r.workers);
     free(req);

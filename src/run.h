@@ -18,12 +18,19 @@ struct run_result {
     int64_t duration_ns; /* start -> last worker ended */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
+    char script_error[512]; /* non-empty: stopped because a script hook failed */
 };
 
 /* Runs the load described by o against t's chosen address and fills *res.
- * Returns 0, or -1 with err when the run could not start (threads, loops). */
+ * Returns 0, or -1 with err when the run could not start (threads, loops,
+ * a script that fails to load or in init()); nothing was sent then. */
 int run_execute(const struct options *o, const struct target *t, struct run_result *res, char *err,
                 size_t errlen);
+
+/* Loads the -s script once as a worker would (wrk table, chunk; not init,
+ * whose side effects belong to the workers) and discards it, so a broken
+ * script is reported before anything is printed or sent. Returns 0 (also without -s), or -1 with err. */
+int run_check_script(const struct options *o, const struct target *t, char *err, size_t errlen);
 
 /* Checks that -c connections fit the open-file limit, raising the soft limit
  * up to the hard one if needed. Returns 0, or -1 with err naming -c. */

@@ -13,11 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct script {
     lua_State *L;
     int hooks[SCRIPT_HOOKS]; /* registry references, LUA_NOREF when undefined */
     bool scenario;
+    int bridge_request;      /* volley.bridge.request */
+    int anchors;             /* table: slot+1 -> the request string being written */
+    int conns;               /* table: slot+1 -> a scenario's conn table */
     char name[256];          /* the script as the user named it, for messages */
 };
 
@@ -65,6 +69,12 @@ struct script *script_new(char *err, size_t errlen)
     s->L = L;
     for (int h = 0; h < SCRIPT_HOOKS; h++)
         s->hooks[h] = LUA_NOREF;
+    lua_newtable(L);
+    s->anchors = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newtable(L);
+    s->conns = luaL_ref(L, LUA_REGISTRYINDEX);
+    s->bridge_request = LUA_NOREF;
+    snprintf(s->name, sizeof s->name, "volley");
     return s;
 }
 
@@ -142,6 +152,152 @@ static const struct embedded_lua *find_embedded(const char *name)
         if (strcmp(embedded_lua[i].name, name) == 0)
             return &embedded_lua[i];
     return NULL;
+}
+
+/* require(name) into a registry reference to its field, protected. */
+static int require_field(struct script *s, const char *module, const char *field, int *ref, char *err,
+                         size_t errlen)
+{
+    lua_State *L = s->L;
+    lua_getglobal(L, "require");
+    lua_pushstring(L, module);
+    if (protected_call(s, 1, 1, NULL, err, errlen) < 0)
+        return -1;
+    if (field) {
+        lua_getfield(L, -1, field);
+        lua_remove(L, -2);
+    }
+    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    return 0;
+}
+
+/* headers[name] = value for "Name: value" (value without leading spaces). */
+static void set_header(lua_State *L, const char *line)
+{
+    const char *colon = strchr(line, ':');
+    const char *v = colon + 1;
+    while (*v == ' ' || *v == '\t')
+        v++;
+    lua_pushlstring(L, line, (size_t)(colon - line));
+    lua_pushstring(L, v);
+    lua_settable(L, -3);
+}
+
+int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    int wrk;
+    if (require_field(s, "wrk", NULL, &wrk, err, errlen) < 0 ||
+        require_field(s, "volley.bridge", "request", &s->bridge_request, err, errlen) < 0)
+        return -1;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, wrk);         /* wrk */
+    luaL_unref(L, LUA_REGISTRYINDEX, wrk);
+    lua_pushstring(L, w->scheme);
+    lua_setfield(L, -2, "scheme");
+    lua_pushstring(L, w->host);
+    lua_setfield(L, -2, "host");
+    if (w->port)
+        lua_pushstring(L, w->port);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, -2, "port");
+    lua_pushstring(L, w->method);
+    lua_setfield(L, -2, "method");
+    lua_pushstring(L, w->path);
+    lua_setfield(L, -2, "path");
+    if (w->body)
+        lua_pushlstring(L, w->body, w->body_len);
+    else
+        lua_pushnil(L);
+    lua_setfield(L, -2, "body");
+    lua_newtable(L);                                /* wrk headers */
+    bool has_host = false;
+    for (size_t i = 0; i < w->nheaders; i++) {
+        set_header(L, w->headers[i]);
+        has_host |= strncasecmp(w->headers[i], "host:", 5) == 0;
+    }
+    if (!has_host) {
+        lua_pushstring(L, w->host_header);
+        lua_setfield(L, -2, "Host");
+    }
+    lua_setfield(L, -2, "headers");                 /* wrk */
+    lua_setglobal(L, "wrk");
+    return 0;
+}
+
+int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    if (!script_has(s, SCRIPT_INIT))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_INIT]);
+    lua_createtable(L, nargs, 1);                   /* init args */
+    lua_pushstring(L, url);
+    lua_rawseti(L, -2, 0);
+    for (int i = 0; i < nargs; i++) {
+        lua_pushstring(L, args[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (protected_call(s, 1, 0, "init", err, errlen) < 0)
+        return -1;
+    return 0;
+}
+
+/* Pushes the conn table of a scenario script's connection slot. */
+static void push_conn(struct script *s, unsigned slot)
+{
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->conns);    /* conns */
+    lua_rawgeti(L, -1, (int)slot + 1);              /* conns conn */
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 4);
+        lua_pushinteger(L, (lua_Integer)slot + 1);
+        lua_setfield(L, -2, "id");
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (int)slot + 1);
+    }
+    lua_remove(L, -2);                              /* conn */
+}
+
+void script_conn_opened(struct script *s, unsigned slot)
+{
+    if (!s->scenario)
+        return;
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->conns);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, (int)slot + 1);
+    lua_pop(L, 1);
+}
+
+int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    if (script_has(s, SCRIPT_REQUEST)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge_request);
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_REQUEST]);
+        if (s->scenario)
+            push_conn(s, slot);
+        else
+            lua_pushnil(L);
+        if (protected_call(s, 2, 1, "request", err, errlen) < 0)
+            return -1;
+    } else {
+        lua_getglobal(L, "wrk");
+        lua_getfield(L, -1, "format");
+        lua_remove(L, -2);
+        if (protected_call(s, 0, 1, NULL, err, errlen) < 0)
+            return -1;
+    }
+    /* The string must outlive this call: it is written from its own memory
+     * until the next request of this slot replaces it. */
+    *req = lua_tolstring(L, -1, len);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->anchors);
+    lua_insert(L, -2);                              /* anchors str */
+    lua_rawseti(L, -2, (int)slot + 1);
+    lua_pop(L, 1);
+    return 0;
 }
 
 /* Pushes the script's chunk. */

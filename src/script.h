@@ -49,6 +49,40 @@ bool script_is_scenario(const struct script *s);
 /* The hook's name as scripts spell it ("request"). */
 const char *script_hook_name(enum script_hook h);
 
+/* What the wrk table of a state starts with (wrk's fields, from the
+ * command line). */
+struct script_wrk {
+    const char *scheme;
+    const char *host;
+    const char *port;        /* NULL when the URL names no port, as in wrk */
+    const char *method;
+    const char *path;
+    const char *host_header; /* becomes headers.Host unless -H gives one */
+    const char **headers;    /* "Name: value" */
+    size_t nheaders;
+    const char *body;        /* NULL for none */
+    size_t body_len;
+};
+
+/* Creates the global wrk table of s from w (call before script_load).
+ * Returns 0, or -1 with err. */
+int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size_t errlen);
+
+/* Calls init(args) if the script has it: args[0] is url, args[1..n] the
+ * script arguments. Returns 0, or -1 with err. */
+int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen);
+
+/* The request a connection sends: the request() hook's result (a string;
+ * nil: the default request; a table: merged with the defaults), or, with no
+ * hook, wrk.format() of the wrk fields as the script left them. *req stays
+ * valid until the next call for the same slot (a connection's index in its
+ * worker). Returns 0, or -1 with err ("file:line: in request(): ..."). */
+int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen);
+
+/* A connection was (re)opened: a scenario script's next request(conn) gets
+ * a new conn table. */
+void script_conn_opened(struct script *s, unsigned slot);
+
 /* Calls hook h with string arguments (NULL-terminated list of n strings) and
  * returns its first result as a string copied into out (empty if nil).
  * Returns 0, -1 with err ("file:line: in request(): message") if the hook

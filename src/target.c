@@ -66,7 +66,8 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
     if (!host_chars_ok(h, (size_t)(hend - h), h[-1] == '['))
         return bad_url(err, errlen, url, "bad host");
     long port = 80;
-    if (*after == ':') {
+    int port_given = *after == ':';
+    if (port_given) {
         char *end;
         errno = 0;
         port = strtol(after + 1, &end, 10);
@@ -85,6 +86,7 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
     t->scheme = xstrdup("http");
     t->host = xstrndup(h, (size_t)(hend - h));
     t->port = (uint16_t)port;
+    t->port_given = port_given;
     if (plen == 0 || after[0] == '?') {
         t->path = xmalloc(plen + 2);
         t->path[0] = '/';

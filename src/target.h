@@ -20,6 +20,7 @@ struct target {
     char *scheme;      /* "http" */
     char *host;        /* without IPv6 brackets */
     uint16_t port;
+    int port_given;    /* the URL named the port */
     char *path;        /* path and query, at least "/" */
     char *host_header; /* value for the Host header: host[:port], IPv6 bracketed */
     struct target_addr *addrs;

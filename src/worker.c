@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "clock.h"
 
@@ -14,8 +15,12 @@
 #define READ_BUFFER_SIZE (64 * 1024)
 
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen)
+                uint64_t budget, struct script *script, void (*on_exit)(struct worker *, void *), void *arg,
+                char *err, size_t errlen)
 {
+    w->script = script;
+    w->script_req = NULL;
+    w->script_error[0] = '\0';
     w->id = id;
     w->cfg = cfg;
     w->nconns = nconns;
@@ -40,7 +45,6 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .addrlen = cfg->addrlen,
         .req = cfg->req,
         .req_len = cfg->req_len,
-        .head = cfg->head,
         .keepalive = cfg->keepalive,
         .timeout = (double)cfg->timeout_ns / 1e9,
         .timeout_ns = cfg->timeout_ns,
@@ -50,6 +54,22 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .budget = budget,
         .in_flight = 0,
     };
+    w->shared.script_error = w->script_error;
+    w->shared.script_error_len = sizeof w->script_error;
+    if (script && script_has(script, SCRIPT_REQUEST)) {
+        w->shared.script = script; /* a hook call per request */
+    } else if (script) {
+        /* No request(): the request is what the script left in wrk.*, the
+         * same for every request of this worker, as in wrk. */
+        const char *req;
+        size_t len;
+        if (script_request(script, 0, &req, &len, err, errlen) < 0)
+            return -1;
+        w->script_req = xmalloc(len);
+        memcpy(w->script_req, req, len);
+        w->shared.req = w->script_req;
+        w->shared.req_len = len;
+    }
     w->conns = xcalloc(nconns, sizeof *w->conns);
     for (uint32_t i = 0; i < nconns; i++)
         conn_init(&w->conns[i], &w->shared, i);
@@ -86,7 +106,7 @@ static void *worker_main(void *arg)
     /* Connects that failed at once left their connections in backoff: the
      * loop must run for them too. Only a worker with nothing left at all
      * skips it (ev_break before ev_run would be lost). */
-    if (w->shared.in_flight > 0 || w->shared.budget > 0)
+    if (!w->script_error[0] && (w->shared.in_flight > 0 || w->shared.budget > 0))
         ev_run(w->loop, 0);
     /* After an ev_break from the budget (nothing in flight) or from giving
      * up on the target (connections may be connecting), stop the rest. */
@@ -116,6 +136,10 @@ void worker_join(struct worker *w)
 
 void worker_free(struct worker *w)
 {
+    script_free(w->script);
+    free(w->script_req);
+    w->script = NULL;
+    w->script_req = NULL;
     free(w->conns);
     free(w->rbuf);
     if (w->loop)

@@ -17,7 +17,6 @@ struct worker_config {
     socklen_t addrlen;
     const char *req;
     size_t req_len;
-    bool head;
     bool keepalive;
     int64_t timeout_ns;
 };
@@ -30,7 +29,10 @@ struct worker {
     struct stats stats;      /* the worker's own; read by others only after join */
     int64_t t_end;           /* monotonic ns when the loop ended */
     int gave_up;             /* errno: stopped because the target stayed unreachable */
+    char script_error[512];  /* non-empty: stopped because a script hook failed */
     /* Private. */
+    struct script *script;   /* owned; NULL without -s */
+    char *script_req;        /* the request a script without request() left in wrk.* */
     struct ev_loop *loop;
     struct conn_shared shared;
     struct conn *conns;
@@ -41,12 +43,14 @@ struct worker {
     pthread_t thread;
 };
 
-/* Sets up w (allocates its connections, loop, buffer and stats). on_exit is
- * called from the worker's thread when its loop has ended (t_end, gave_up
- * and stats are final by then). Returns 0, or -1
- * with err if the event loop cannot be created. */
+/* Sets up w (allocates its connections, loop, buffer and stats) and takes
+ * ownership of script (NULL for none; loaded and initialised). on_exit is
+ * called from the worker's thread when its loop has ended (t_end, gave_up,
+ * script_error and stats are final by then). Returns 0, or -1 with err if
+ * the event loop cannot be created or the script's request fails. */
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen);
+                uint64_t budget, struct script *script, void (*on_exit)(struct worker *, void *), void *arg,
+                char *err, size_t errlen);
 
 /* Starts the thread. Returns 0 or an errno. */
 int worker_start(struct worker *w);

@@ -1,0 +1,90 @@
+# Lua scripts (-s): wrk-style and scenario-style request hooks, init(args),
+# the wrk table from the command line, and script errors as one line with
+# file, line and hook, exit 1.
+source "$TESTLIB"
+
+start_target
+url="http://127.0.0.1:$PORT"
+S=$T/scripts
+mkdir -p "$S"
+
+# wrk's own example scripts that need no more than request() and the wrk table.
+wrk_examples=/usr/share/doc/wrk/examples/scripts
+if [ -d "$wrk_examples" ]; then
+    run_volley post -n 20 -c 2 -t 2 -s "$wrk_examples/post.lua" "$url/"
+    check_eq "$RC" 0 "post.lua: exit status"
+    check_eq "$(jget "$T/post.json" status.200)" 20 "post.lua: completed"
+    # The POST with its body and headers is longer than the plain GET.
+    check_ge "$(jget "$T/post.json" bytes.written)" $((20 * 100)) "post.lua: sends the body"
+    run_volley counter -n 30 -c 3 -t 1 -s "$wrk_examples/counter.lua" "$url/"
+    check_eq "$(jget "$T/counter.json" status.200)" 30 "counter.lua: completed"
+else
+    echo "skip: $wrk_examples not installed (Debian wrk)"
+fi
+
+# A dynamic path per request, counted by the server by status.
+cat > "$S/paths.lua" <<'LUA'
+local n = 0
+function request()
+  n = n + 1
+  return wrk.format("GET", n % 2 == 0 and "/status/201" or "/status/202")
+end
+LUA
+run_volley paths -n 40 -c 2 -t 1 -s "$S/paths.lua" "$url/"
+check_adds_up paths
+check_eq "$(jget "$T/paths.json" status.201)" 20 "request(): even requests"
+check_eq "$(jget "$T/paths.json" status.202)" 20 "request(): odd requests"
+
+# init(args): args[0] is the URL, args[1..] the words after --.
+cat > "$S/args.lua" <<'LUA'
+function init(args)
+  assert(args[0]:match("^http://127%.0%.0%.1:"), "args[0] is the URL")
+  wrk.path = "/status/" .. args[1]
+end
+LUA
+run_volley args -n 10 -c 1 -s "$S/args.lua" "$url/" -- 203
+check_eq "$(jget "$T/args.json" status.203)" 10 "init(args): script arguments"
+
+# Scenario style: the chunk returns a table; request(conn) may return a table.
+cat > "$S/scenario.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  return { path = "/status/" .. (conn.id == 1 and 204 or 205), headers = { ["X-N"] = tostring(conn.n) } }
+end
+return s
+LUA
+run_volley scenario -n 20 -c 2 -t 1 -s "$S/scenario.lua" "$url/"
+check_adds_up scenario
+check_eq $(( $(jget "$T/scenario.json" status.204) + $(jget "$T/scenario.json" status.205) )) 20 "scenario: completed"
+check_ge "$(jget "$T/scenario.json" status.204)" 1 "scenario: conn.id 1"
+
+# A hook error stops the run: one line with file, line and hook; exit 1.
+cat > "$S/broken.lua" <<'LUA'
+local calls = 0
+function request()
+  calls = calls + 1
+  if calls > 5 then
+    local t = nil
+    return t.x
+  end
+  return wrk.format()
+end
+LUA
+run_volley broken -n 1000 -c 1 -t 1 -s "$S/broken.lua" "$url/"
+check_eq "$RC" 1 "hook error: exit status"
+check_grep "$T/broken.err" "^volley: $S/broken\\.lua:6: in request\\(\\): attempt to index local 't' \\(a nil value\\)$" "hook error: message"
+check_eq "$(jget "$T/broken.json" requests.completed)" 5 "hook error: what completed is reported"
+check_adds_up broken
+
+# Load errors come before anything is printed or sent.
+printf 'x = = 1\n' > "$S/syntax.lua"
+run_volley syntax -n 5 -s "$S/syntax.lua" "$url/"
+check_eq "$RC" 1 "syntax error: exit status"
+check_grep "$T/syntax.err" "^volley: $S/syntax\\.lua:1: unexpected symbol near '='$" "syntax error: message"
+check_eq "$(wc -c < "$T/syntax.out")" 0 "syntax error: nothing printed"
+run_volley nosuch -n 5 -s nosuchscript "$url/"
+check_eq "$RC" 1 "unknown bundled script: exit status"
+check_grep "$T/nosuch.err" "^volley: nosuchscript: no such bundled script$" "unknown bundled script: message"
+check_eq "$(target_stat received)" $((20 + 30 + 40 + 10 + 20 + 5)) "server received every request"
+finish
