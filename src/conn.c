@@ -185,8 +185,17 @@ static void begin_connect(struct conn *c, int64_t now)
     }
 }
 
+/* A hook failed (the message is in sh->script_error): nothing more can be
+ * sent. The worker stops the run (worker.c); no request was started. */
+static void script_failed(struct conn *c)
+{
+    go_idle(c);
+    ev_break(c->sh->loop, EVBREAK_ALL);
+}
+
 /* Starts the next request on c, or parks c when the budget is spent; the
- * last connection to go quiet ends the worker's loop. */
+ * last connection to go quiet ends the worker's loop. With a delay() hook
+ * the request waits its delay in CONN_DELAY first. */
 static void start_request(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
@@ -202,12 +211,22 @@ static void start_request(struct conn *c, int64_t now)
         go_idle(c); /* a hook already failed: the run is ending */
         return;
     }
-    if (sh->script && script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error,
-                                     sh->script_error_len) < 0) {
-        /* The script is broken: nothing more can be sent. The worker stops
-         * the run (worker.c); this request never started. */
-        go_idle(c);
-        ev_break(sh->loop, EVBREAK_ALL);
+    if (sh->script_delay && c->state != CONN_DELAY) {
+        double ms;
+        if (script_delay(sh->script, c->id, &ms, sh->script_error, sh->script_error_len) < 0) {
+            script_failed(c);
+            return;
+        }
+        if (ms > 0) {
+            /* Wait first; the request starts when the timer fires. */
+            c->state = CONN_DELAY;
+            arm_timer(c, ms / 1e3);
+            return;
+        }
+    }
+    if (sh->script_request && script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error,
+                                             sh->script_error_len) < 0) {
+        script_failed(c);
         return;
     }
     sh->budget--;
@@ -315,6 +334,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     int64_t left;
     switch (c->state) {
     case CONN_BACKOFF:
+    case CONN_DELAY:
         start_request(c, clock_now_ns());
         return;
     case CONN_CONNECTING:

@@ -1,6 +1,6 @@
 /* One connection: an explicit state machine driven by libev events.
  *
- *   IDLE -> CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
+ *   IDLE -> [DELAY ->] CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
  *   CONNECTING a new one | IDLE when the budget is spent); any failure ->
  *   conn_fail -> counted, closed, and the next request (after a backoff for a
  *   connect failure).
@@ -33,7 +33,9 @@ struct conn_shared {
     int64_t timeout_ns;          /* the same, for comparisons with the clock */
     int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
     int gave_up;                 /* errno of the last connect when the target stayed unreachable */
-    struct script *script;       /* the worker's Lua state when requests come from a request() hook */
+    struct script *script;       /* the worker's Lua state (-s), or NULL */
+    bool script_request;         /* requests come from its request() hook */
+    bool script_delay;           /* it has a delay() hook */
     char *script_error;          /* set (non-empty) when a hook failed: the run stops */
     size_t script_error_len;
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
@@ -43,7 +45,7 @@ struct conn_shared {
     uint64_t in_flight;          /* started and not yet ended */
 };
 
-enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_CONNECTING, CONN_WRITING, CONN_READING };
+enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_CONNECTING, CONN_WRITING, CONN_READING };
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
 struct conn {

@@ -271,6 +271,33 @@ void script_conn_opened(struct script *s, unsigned slot)
     lua_pop(L, 1);
 }
 
+int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    *ms = 0;
+    if (!script_has(s, SCRIPT_DELAY))
+        return 0;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DELAY]);
+    int nargs = 0;
+    if (s->scenario) {
+        push_conn(s, slot);
+        nargs = 1;
+    }
+    if (protected_call(s, nargs, 1, "delay", err, errlen) < 0)
+        return -1;
+    int rc = 0;
+    if (lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 0) {
+        *ms = lua_tonumber(L, -1);
+    } else if (!lua_isnil(L, -1)) {
+        snprintf(err, errlen, "%s: in delay(): returned %s%s (milliseconds >= 0 or nil expected)", s->name,
+                 lua_type(L, -1) == LUA_TNUMBER ? "a negative number" : "a ",
+                 lua_type(L, -1) == LUA_TNUMBER ? "" : luaL_typename(L, -1));
+        rc = -1;
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
 int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen)
 {
     lua_State *L = s->L;

@@ -79,6 +79,11 @@ int script_init(struct script *s, const char *url, char *const *args, int nargs,
  * worker). Returns 0, or -1 with err ("file:line: in request(): ..."). */
 int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen);
 
+/* Calls delay() (delay(conn) for a scenario): *ms is how long the slot's
+ * next request waits, 0 when the hook returns nil. Returns 0, or -1 with err
+ * when the hook fails or returns something other than a number >= 0. */
+int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t errlen);
+
 /* A connection was (re)opened: a scenario script's next request(conn) gets
  * a new conn table. */
 void script_conn_opened(struct script *s, unsigned slot);

@@ -56,8 +56,10 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     };
     w->shared.script_error = w->script_error;
     w->shared.script_error_len = sizeof w->script_error;
+    w->shared.script = script;
+    w->shared.script_delay = script && script_has(script, SCRIPT_DELAY);
     if (script && script_has(script, SCRIPT_REQUEST)) {
-        w->shared.script = script; /* a hook call per request */
+        w->shared.script_request = true; /* a hook call per request */
     } else if (script) {
         /* No request(): the request is what the script left in wrk.*, the
          * same for every request of this worker, as in wrk. */

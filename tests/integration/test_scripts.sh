@@ -59,6 +59,21 @@ check_adds_up scenario
 check_eq $(( $(jget "$T/scenario.json" status.204) + $(jget "$T/scenario.json" status.205) )) 20 "scenario: completed"
 check_ge "$(jget "$T/scenario.json" status.204)" 1 "scenario: conn.id 1"
 
+# delay(): each request waits first, so 10 requests on one connection with
+# 40 ms each take at least 0.4 s; the wait is not part of the latency.
+cat > "$S/delay.lua" <<'LUA'
+function delay() return 40 end
+LUA
+run_volley delay -n 10 -c 1 -t 1 -s "$S/delay.lua" "$url/"
+check_adds_up delay
+check_eq "$(jget "$T/delay.json" status.200)" 10 "delay(): completed"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/delay.json'))['duration'] >= 0.4 else 1)" \
+    && ok || fail "delay(): the run did not wait"
+printf 'function delay() return "soon" end\n' > "$S/baddelay.lua"
+run_volley baddelay -n 10 -c 1 -s "$S/baddelay.lua" "$url/"
+check_eq "$RC" 1 "delay() returning a string: exit status"
+check_grep "$T/baddelay.err" "in delay\(\): returned a string \(milliseconds >= 0 or nil expected\)$" "delay() returning a string: message"
+
 # A hook error stops the run: one line with file, line and hook; exit 1.
 cat > "$S/broken.lua" <<'LUA'
 local calls = 0
@@ -86,5 +101,5 @@ check_eq "$(wc -c < "$T/syntax.out")" 0 "syntax error: nothing printed"
 run_volley nosuch -n 5 -s nosuchscript "$url/"
 check_eq "$RC" 1 "unknown bundled script: exit status"
 check_grep "$T/nosuch.err" "^volley: nosuchscript: no such bundled script$" "unknown bundled script: message"
-check_eq "$(target_stat received)" $((20 + 30 + 40 + 10 + 20 + 5)) "server received every request"
+check_eq "$(target_stat received)" $((20 + 30 + 40 + 10 + 20 + 10 + 5)) "server received every request"
 finish
