@@ -263,6 +263,13 @@ static void complete(struct conn *c, int64_t now, bool reusable)
 static void on_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    if (c->state == CONN_DELAY) {
+        /* Between requests (a delay() wait) the server closed the kept-alive
+         * connection, or sent bytes nobody asked for: no request is in
+         * flight, so drop the socket; the next request opens a new one. */
+        close_socket(c);
+        return;
+    }
     assert(c->state == CONN_WRITING || c->state == CONN_READING);
     for (;;) {
         size_t n, used;

@@ -69,6 +69,38 @@ check_adds_up delay
 check_eq "$(jget "$T/delay.json" status.200)" 10 "delay(): completed"
 python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/delay.json'))['duration'] >= 0.4 else 1)" \
     && ok || fail "delay(): the run did not wait"
+# A server that closes kept-alive connections while volley waits out a
+# delay: no request is in flight then, so nothing fails; the next request
+# opens a new connection.
+python3 - "$T/closer.port" <<'PY' &
+import socket, sys, threading, time
+l = socket.socket()
+l.bind(("127.0.0.1", 0))
+l.listen(16)
+open(sys.argv[1], "w").write(str(l.getsockname()[1]))
+l.settimeout(20)
+def serve(c):
+    c.recv(65536)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+    time.sleep(0.02)  # then close, although the response said keep-alive
+    c.close()
+try:
+    while True:
+        c, _ = l.accept()
+        threading.Thread(target=serve, args=(c,)).start()
+except OSError:
+    pass
+PY
+closerpid=$!
+for _ in $(seq 1 100); do [ -s "$T/closer.port" ] && break; sleep 0.05; done
+run_volley closer -n 5 -c 1 -t 1 -s "$S/delay.lua" "http://127.0.0.1:$(cat "$T/closer.port")/"
+kill "$closerpid" 2>/dev/null || true
+wait "$closerpid" 2>/dev/null || true
+check_eq "$RC" 0 "server closes during a delay: exit status"
+check_adds_up closer
+check_eq "$(jget "$T/closer.json" status.200)" 5 "server closes during a delay: completed"
+check_eq "$(jget "$T/closer.json" requests.failed)" 0 "server closes during a delay: nothing failed"
+
 printf 'function delay() return "soon" end\n' > "$S/baddelay.lua"
 run_volley baddelay -n 10 -c 1 -s "$S/baddelay.lua" "$url/"
 check_eq "$RC" 1 "delay() returning a string: exit status"
