@@ -237,7 +237,7 @@ static void start_request(struct conn *c, int64_t now)
      * an earlier request fires early and is pushed on then (see
      * on_timer_event), so the common case costs nothing here. */
     if (!ev_is_active(&c->timer))
-        arm_timer(c, sh->timeout);
+        arm_timer(c, (double)sh->timeout_ns / 1e9);
     if (c->fd < 0) {
         begin_connect(c, now);
     } else {

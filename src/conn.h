@@ -27,10 +27,8 @@ struct conn_shared {
     socklen_t addrlen;
     const char *req;             /* the encoded request, read-only, shared by all threads */
     size_t req_len;
-    bool head;                   /* the request is HEAD */
     bool keepalive;              /* reuse connections the server keeps open */
-    double timeout;              /* seconds, for ev_timer */
-    int64_t timeout_ns;          /* the same, for comparisons with the clock */
+    int64_t timeout_ns;          /* --timeout */
     int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
     int gave_up;                 /* errno of the last connect when the target stayed unreachable */
     struct script *script;       /* the worker's Lua state (-s), or NULL */
@@ -55,7 +53,7 @@ struct conn {
     uint32_t id;
     ev_io rio;              /* EV_READ, armed while the socket is open */
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
-    ev_timer timer;         /* request timeout, or connect backoff */
+    ev_timer timer;         /* request deadline, connect backoff, or delay() wait */
     struct http_rx rx;
     const char *req;        /* the request being written: the shared one, or a hook's */
     size_t req_len;

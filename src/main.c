@@ -84,14 +84,8 @@ int main(int argc, char **argv)
             report_text(stdout, &o, &t, &r);
         if (json)
             report_json(json, &o, &t, &r);
-        if (r.unreachable) {
-            report_unreachable(stderr, &t, &r);
+        if (report_stop_reason(stderr, &t, &r))
             status = 1;
-        }
-        if (r.script_error[0]) {
-            fprintf(stderr, "volley: %s\n", r.script_error);
-            status = 1;
-        }
     }
     stats_free(&r.stats);
 out:

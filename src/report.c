@@ -127,13 +127,18 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
 }
 
-void report_unreachable(FILE *err, const struct target *t, const struct run_result *r)
+bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r)
 {
-    char where[80];
-    socklen_t alen;
-    net_addr_string(target_sockaddr(t, &alen), where, sizeof where);
-    fprintf(err, "volley: %s: unreachable for longer than --timeout (%s); run stopped\n", where,
-            strerror(r->unreachable));
+    if (r->unreachable) {
+        char where[80];
+        socklen_t alen;
+        net_addr_string(target_sockaddr(t, &alen), where, sizeof where);
+        fprintf(err, "volley: %s: unreachable for longer than --timeout (%s); run stopped\n", where,
+                strerror(r->unreachable));
+    }
+    if (r->script_error[0])
+        fprintf(err, "volley: %s\n", r->script_error);
+    return r->unreachable || r->script_error[0];
 }
 
 /* JSON string with the escapes JSON requires. */

@@ -15,9 +15,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t);
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
-/* The one-line reason for a run stopped because the target went away
- * (r->unreachable set), "volley: ADDRESS: unreachable ...". */
-void report_unreachable(FILE *err, const struct target *t, const struct run_result *r);
+/* Why a run ended early, as "volley: ..." lines on err: the target went
+ * away (r->unreachable) or a script hook failed (r->script_error). Returns
+ * true if there was such a reason (the exit status is then 1). */
+bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);

@@ -32,7 +32,8 @@ struct run {
     struct worker *workers;
     uint32_t nworkers;
     atomic_uint exited;
-    atomic_int gave_up; /* a worker found the target unreachable */
+    atomic_int ended_run; /* a worker stopped for a reason that ends the run:
+                           * the target unreachable, or a script error */
     bool stopping;
     bool interrupted;
     int signals;
@@ -53,7 +54,7 @@ static void on_worker_exit(struct worker *w, void *arg)
 {
     struct run *r = arg;
     if (w->gave_up || w->script_error[0])
-        atomic_store(&r->gave_up, 1);
+        atomic_store(&r->ended_run, 1);
     atomic_fetch_add(&r->exited, 1);
     ev_async_send(r->loop, &r->worker_exited);
 }
@@ -68,8 +69,8 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
         ev_break(EV_A, EVBREAK_ALL);
         return;
     }
-    /* A worker that gave up on the target ends the run for all. */
-    if (atomic_load(&r->gave_up))
+    /* A worker that gave up on the target or its script ends the run for all. */
+    if (atomic_load(&r->ended_run))
         stop_workers(r);
 }
 
@@ -120,9 +121,11 @@ int run_check_fd_limit(uint32_t connections, char *err, size_t errlen)
     return -1;
 }
 
-static char *encode_request(const struct options *o, const struct target *t, size_t *len)
+/* The request the command line describes: encoded once for the run, and
+ * the starting point of a script's wrk table. */
+static struct http_request_spec request_spec(const struct options *o, const struct target *t)
 {
-    struct http_request_spec spec = {
+    return (struct http_request_spec){
         .method = o->method,
         .path = t->path,
         .host_header = t->host_header,
@@ -133,7 +136,6 @@ static char *encode_request(const struct options *o, const struct target *t, siz
         .http10 = o->http10,
         .keepalive = o->keepalive,
     };
-    return http_request_encode(&spec, len);
 }
 
 /* A Lua state with the wrk table from the command line and the script
@@ -146,17 +148,12 @@ static struct script *load_script(const struct options *o, const struct target *
         return NULL;
     char port[8];
     snprintf(port, sizeof port, "%u", t->port);
+    struct http_request_spec spec = request_spec(o, t);
     struct script_wrk w = {
         .scheme = t->scheme,
         .host = t->host,
         .port = t->port_given ? port : NULL,
-        .method = o->method,
-        .path = t->path,
-        .host_header = t->host_header,
-        .headers = o->headers,
-        .nheaders = o->nheaders,
-        .body = o->body,
-        .body_len = o->body_len,
+        .req = &spec,
     };
     if (script_set_wrk(s, &w, err, errlen) < 0 || script_load(s, o->script, err, errlen) < 0 ||
         (with_init && script_init(s, t->url, o->script_args, o->nscript_args, err, errlen) < 0)) {
@@ -183,14 +180,15 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
         .timeout_ns = o->timeout_ns,
     };
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
-    char *req = encode_request(o, t, &cfg.req_len);
+    struct http_request_spec spec = request_spec(o, t);
+    char *req = http_request_encode(&spec, &cfg.req_len);
     cfg.req = req;
 
     struct run r = {.nworkers = o->threads};
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
-    atomic_init(&r.gave_up, 0);
+    atomic_init(&r.ended_run, 0);
     r.workers = xcalloc(r.nworkers, sizeof *r.workers);
 
     /* Every connection and every request gets a worker: the remainders go to

@@ -201,23 +201,24 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     else
         lua_pushnil(L);
     lua_setfield(L, -2, "port");
-    lua_pushstring(L, w->method);
+    const struct http_request_spec *r = w->req;
+    lua_pushstring(L, r->method);
     lua_setfield(L, -2, "method");
-    lua_pushstring(L, w->path);
+    lua_pushstring(L, r->path);
     lua_setfield(L, -2, "path");
-    if (w->body)
-        lua_pushlstring(L, w->body, w->body_len);
+    if (r->body)
+        lua_pushlstring(L, r->body, r->body_len);
     else
         lua_pushnil(L);
     lua_setfield(L, -2, "body");
     lua_newtable(L);                                /* wrk headers */
     bool has_host = false;
-    for (size_t i = 0; i < w->nheaders; i++) {
-        set_header(L, w->headers[i]);
-        has_host |= strncasecmp(w->headers[i], "host:", 5) == 0;
+    for (size_t i = 0; i < r->nheaders; i++) {
+        set_header(L, r->headers[i]);
+        has_host |= strncasecmp(r->headers[i], "host:", 5) == 0;
     }
     if (!has_host) {
-        lua_pushstring(L, w->host_header);
+        lua_pushstring(L, r->host_header);
         lua_setfield(L, -2, "Host");
     }
     lua_setfield(L, -2, "headers");                 /* wrk */

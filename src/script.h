@@ -7,6 +7,8 @@
 #ifndef VOLLEY_SCRIPT_H
 #define VOLLEY_SCRIPT_H
 
+#include "http.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -55,13 +57,9 @@ struct script_wrk {
     const char *scheme;
     const char *host;
     const char *port;        /* NULL when the URL names no port, as in wrk */
-    const char *method;
-    const char *path;
-    const char *host_header; /* becomes headers.Host unless -H gives one */
-    const char **headers;    /* "Name: value" */
-    size_t nheaders;
-    const char *body;        /* NULL for none */
-    size_t body_len;
+    const struct http_request_spec *req; /* method, path, headers, body; its
+                                          * host_header becomes headers.Host
+                                          * unless a header gives one */
 };
 
 /* Creates the global wrk table of s from w (call before script_load).

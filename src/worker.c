@@ -2,13 +2,12 @@
  * is spent or the run asks it to stop. */
 #include "worker.h"
 
+#include "clock.h"
 #include "xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "clock.h"
 
 /* One read buffer per worker, shared by its connections: a connection never
  * keeps response bytes between reads, so it holds no buffer of its own. */
@@ -46,21 +45,19 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .req = cfg->req,
         .req_len = cfg->req_len,
         .keepalive = cfg->keepalive,
-        .timeout = (double)cfg->timeout_ns / 1e9,
         .timeout_ns = cfg->timeout_ns,
         .rbuf = w->rbuf,
         .rbuf_size = READ_BUFFER_SIZE,
         .stats = &w->stats,
         .budget = budget,
         .in_flight = 0,
+        .script = script,
+        .script_request = script && script_has(script, SCRIPT_REQUEST), /* a hook call per request */
+        .script_delay = script && script_has(script, SCRIPT_DELAY),
+        .script_error = w->script_error,
+        .script_error_len = sizeof w->script_error,
     };
-    w->shared.script_error = w->script_error;
-    w->shared.script_error_len = sizeof w->script_error;
-    w->shared.script = script;
-    w->shared.script_delay = script && script_has(script, SCRIPT_DELAY);
-    if (script && script_has(script, SCRIPT_REQUEST)) {
-        w->shared.script_request = true; /* a hook call per request */
-    } else if (script) {
+    if (script && !w->shared.script_request) {
         /* No request(): the request is what the script left in wrk.*, the
          * same for every request of this worker, as in wrk. */
         const char *req;
