@@ -7,10 +7,12 @@
 
 #include "clock.h"
 #include "net.h"
+#include "xalloc.h"
 
 #include <assert.h>
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -21,13 +23,9 @@
 
 static void start_request(struct conn *c, int64_t now);
 
-static bool request_in_flight(const struct conn *c)
-{
-    return c->state == CONN_CONNECTING || c->state == CONN_WRITING || c->state == CONN_READING;
-}
-
 static void close_socket(struct conn *c)
 {
+    c->table_open = false; /* a scenario's next request opens a new conn table */
     if (c->fd < 0)
         return;
     ev_io_stop(c->sh->loop, &c->rio);
@@ -51,14 +49,14 @@ static void go_idle(struct conn *c)
     c->state = CONN_IDLE;
 }
 
-/* The one place a request fails: count it, close, go on. */
+/* The one place requests fail: every request of the batch still in flight
+ * is counted as failed for why; then close and go on. */
 static void conn_fail(struct conn *c, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
-    if (request_in_flight(c)) {
-        sh->stats->errors[why]++;
-        sh->in_flight--;
-    }
+    sh->stats->errors[why] += c->pending;
+    sh->in_flight -= c->pending;
+    c->pending = 0;
     close_socket(c);
     /* Back off before the next connect, unless there is no next request. */
     if (why == STATS_ERR_CONNECT && sh->budget > 0) {
@@ -95,8 +93,6 @@ static void mark_connected(struct conn *c, int64_t now)
     sh->last_connect_ok = now;
     c->backoff = 0;
     sh->stats->connects++;
-    if (sh->script)
-        script_conn_opened(sh->script, c->id);
     ev_io_start(sh->loop, &c->rio);
     c->state = CONN_WRITING;
 }
@@ -141,9 +137,11 @@ static void write_request(struct conn *c)
 static void reset_request(struct conn *c)
 {
     c->woff = 0;
-    c->rx_bytes = 0;
     c->t_written = 0;
-    /* HEAD is known per request: a hook may send any method. */
+    c->rx_bytes = 0;
+    c->cap_len = 0;
+    /* HEAD is known per request: a hook may send any method. (A pipelined
+     * batch is taken to use one method throughout.) */
     http_rx_init(&c->rx, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
 }
 
@@ -186,16 +184,22 @@ static void begin_connect(struct conn *c, int64_t now)
 }
 
 /* A hook failed (the message is in sh->script_error): nothing more can be
- * sent. The worker stops the run (worker.c); no request was started. */
+ * sent. The worker stops the run (worker.c); requests still in flight on c
+ * are cut off, as they would be by a stop. */
 static void script_failed(struct conn *c)
 {
+    struct conn_shared *sh = c->sh;
+    sh->stats->cut_off += c->pending;
+    sh->in_flight -= c->pending;
+    c->pending = 0;
     go_idle(c);
-    ev_break(c->sh->loop, EVBREAK_ALL);
+    ev_break(sh->loop, EVBREAK_ALL);
 }
 
 /* Starts the next request on c, or parks c when the budget is spent; the
- * last connection to go quiet ends the worker's loop. With a delay() hook
- * the request waits its delay in CONN_DELAY first. */
+ * last connection to go quiet ends the worker's loop. A scenario's new
+ * connection gets its conn table (and connect(conn)) first; with a delay()
+ * hook the request then waits its delay in CONN_DELAY. */
 static void start_request(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
@@ -211,6 +215,14 @@ static void start_request(struct conn *c, int64_t now)
         go_idle(c); /* a hook already failed: the run is ending */
         return;
     }
+    if (sh->script_conns && c->fd < 0 && !c->table_open) {
+        c->table_open = true;
+        sh->conn_done[c->id] = 0;
+        if (script_conn_open(sh->script, c->id, sh->script_error, sh->script_error_len) < 0) {
+            script_failed(c);
+            return;
+        }
+    }
     if (sh->script_delay && c->state != CONN_DELAY) {
         double ms;
         if (script_delay(sh->script, c->id, &ms, sh->script_error, sh->script_error_len) < 0) {
@@ -224,14 +236,19 @@ static void start_request(struct conn *c, int64_t now)
             return;
         }
     }
-    if (sh->script_request && script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error,
-                                             sh->script_error_len) < 0) {
-        script_failed(c);
-        return;
+    unsigned depth = sh->req_depth;
+    if (sh->script_request) {
+        if (script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error, sh->script_error_len) < 0) {
+            script_failed(c);
+            return;
+        }
+        depth = http_count_requests(c->req, c->req_len);
     }
-    sh->budget--;
-    sh->in_flight++;
-    sh->stats->started++;
+    /* A pipelined batch is sent whole, even past -n's last request. */
+    sh->budget = sh->budget > depth ? sh->budget - depth : 0;
+    sh->in_flight += depth;
+    sh->stats->started += depth;
+    c->pending = depth;
     c->t_start = now;
     /* The request's deadline is t_start + timeout. A timer still armed for
      * an earlier request fires early and is pushed on then (see
@@ -248,16 +265,147 @@ static void start_request(struct conn *c, int64_t now)
     }
 }
 
-static void complete(struct conn *c, int64_t now, bool reusable)
+/* Keeps n more bytes of the current response for response() (which reads
+ * headers or body). Returns false when the response outgrew --max-body. */
+static bool capture(struct conn *c, const char *p, size_t n)
+{
+    struct conn_shared *sh = c->sh;
+    if (c->cap_len + n > sh->max_body)
+        return false;
+    if (c->cap_len + n > c->cap_size) {
+        size_t size = c->cap_size ? c->cap_size : 16384;
+        while (size < c->cap_len + n)
+            size *= 2;
+        /* Kept for the connection's life: growth stops at the largest
+         * response, so the steady state allocates nothing. */
+        c->cap = xrealloc(c->cap, size);
+        c->cap_size = size;
+    }
+    memcpy(c->cap + c->cap_len, p, n);
+    c->cap_len += n;
+    return true;
+}
+
+/* response() for a complete response of len bytes at raw; *failed when
+ * the script failed it. Returns false when the hook raised an error. */
+static bool check_response(struct conn *c, char *raw, size_t len, int64_t latency, int64_t connect,
+                           int64_t waiting, bool *failed)
+{
+    struct conn_shared *sh = c->sh;
+    struct script_res *r = sh->res;
+    r->status = c->rx.status;
+    r->chunked = c->rx.chunked;
+    r->bytes = (double)c->rx_bytes;
+    r->latency = (double)latency / 1e3;
+    r->connect = (double)connect / 1e3;
+    r->waiting = (double)waiting / 1e3;
+    r->raw = sh->capture ? raw : NULL;
+    r->raw_len = sh->capture ? len : 0;
+    r->head_len = 0;
+    r->body_len = 0;
+    r->body_ready = 0;
+    r->serial++;
+    return script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
+}
+
+/* One response of the batch ended at now; raw/len: its bytes when
+ * captured. Returns false if a hook error stopped c. */
+static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
 {
     struct conn_shared *sh = c->sh;
     if (c->t_written == 0)
         c->t_written = c->t_first; /* answered before the request was fully written */
-    stats_complete(sh->stats, c->rx.status, now - c->t_start, c->t_connect, c->t_first - c->t_written);
+    int64_t latency = now - c->t_start, connect = c->t_connect, waiting = c->t_first - c->t_written;
+    c->t_connect = 0; /* the batch's later responses came on the same connection */
+    bool failed = false, hook_ok = !sh->script_response ||
+                                   check_response(c, raw, len, latency, connect, waiting, &failed);
+    if (failed)
+        sh->stats->errors[STATS_ERR_VALIDATION]++;
+    else
+        stats_complete(sh->stats, c->rx.status, latency, connect, waiting);
+    c->pending--;
     sh->in_flight--;
-    if (!reusable || !sh->keepalive)
+    sh->conn_done[c->id]++;
+    if (!hook_ok) {
+        script_failed(c);
+        return false;
+    }
+    return true;
+}
+
+/* The batch's last response is in: reuse the connection or not, then the
+ * next request. */
+static void batch_done(struct conn *c, int64_t now, bool reusable)
+{
+    if (!reusable || !c->sh->keepalive)
         close_socket(c);
     start_request(c, now);
+}
+
+/* The current response outgrew --max-body: a validation failure with its
+ * own reason; the rest of a batch is lost with the connection. */
+static void too_large(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    sh->too_large++;
+    sh->stats->errors[STATS_ERR_VALIDATION]++;
+    c->pending--;
+    sh->in_flight--;
+    conn_fail(c, STATS_ERR_READ);
+}
+
+/* Feeds the n bytes at p (a whole read, or what earlier responses of a
+ * pipelined batch left of it) to the current response. Returns how many it
+ * used, or 0 when the caller must stop reading for c: the batch ended
+ * (failed, or done and the next request started). */
+static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    size_t used;
+    if (c->rx_bytes == 0)
+        c->t_first = now;
+    switch (http_rx_feed(&c->rx, p, n, &used)) {
+    case HTTP_RX_MORE:
+        c->rx_bytes += n;
+        if (sh->capture && !capture(c, p, n)) {
+            too_large(c);
+            return 0;
+        }
+        return n;
+    case HTTP_RX_ERROR:
+        conn_fail(c, STATS_ERR_PARSE);
+        return 0;
+    case HTTP_RX_DONE:
+        break;
+    }
+    c->rx_bytes += used;
+    char *raw = p;
+    size_t len = used;
+    if (sh->capture && c->cap_len > 0) {
+        /* The response spans reads: the rest joins what was kept. */
+        if (!capture(c, p, used)) {
+            too_large(c);
+            return 0;
+        }
+        raw = c->cap;
+        len = c->cap_len;
+    }
+    if (!complete_one(c, now, raw, len))
+        return 0;
+    if (c->pending > 0) {
+        if (!c->rx.keepalive) {
+            conn_fail(c, STATS_ERR_READ); /* the server closes: the batch's rest is lost */
+            return 0;
+        }
+        bool head = c->rx.head;
+        c->rx_bytes = 0;
+        c->cap_len = 0;
+        http_rx_init(&c->rx, head);
+        return used;
+    }
+    /* Bytes beyond the batch were never asked for: don't reuse. */
+    batch_done(c, now, c->rx.keepalive && used == n && c->state == CONN_READING);
+    return 0;
 }
 
 static void on_readable(struct conn *c)
@@ -272,7 +420,7 @@ static void on_readable(struct conn *c)
     }
     assert(c->state == CONN_WRITING || c->state == CONN_READING);
     for (;;) {
-        size_t n, used;
+        size_t n;
         switch (net_read(c->fd, sh->rbuf, sh->rbuf_size, &n)) {
         case NET_AGAIN:
             return;
@@ -285,29 +433,28 @@ static void on_readable(struct conn *c)
         int64_t now = clock_now_ns();
         if (n == 0) {
             /* Peer closed: completes a read-until-close body, else a read error. */
-            if (c->rx_bytes > 0 && http_rx_feed(&c->rx, NULL, 0, &used) == HTTP_RX_DONE)
-                complete(c, now, false);
-            else
+            size_t used;
+            if (c->rx_bytes > 0 && http_rx_feed(&c->rx, NULL, 0, &used) == HTTP_RX_DONE) {
+                if (!complete_one(c, now, c->cap, c->cap_len))
+                    return;
+                if (c->pending > 0)
+                    conn_fail(c, STATS_ERR_READ);
+                else
+                    batch_done(c, now, false);
+            } else {
                 conn_fail(c, STATS_ERR_READ);
+            }
             return;
         }
         sh->stats->bytes_read += n;
-        if (c->rx_bytes == 0)
-            c->t_first = now;
-        c->rx_bytes += n;
-        switch (http_rx_feed(&c->rx, sh->rbuf, n, &used)) {
-        case HTTP_RX_MORE:
-            if (n < sh->rbuf_size)
-                return; /* drained: the next readiness brings the rest */
-            continue;
-        case HTTP_RX_ERROR:
-            conn_fail(c, STATS_ERR_PARSE);
-            return;
-        case HTTP_RX_DONE:
-            /* Bytes beyond the response were never asked for: don't reuse. */
-            complete(c, now, c->rx.keepalive && used == n && c->state == CONN_READING);
-            return;
+        for (size_t off = 0; off < n;) {
+            size_t used = feed(c, sh->rbuf + off, n - off, now);
+            if (used == 0)
+                return;
+            off += used;
         }
+        if (n < sh->rbuf_size)
+            return; /* drained: the next readiness brings the rest */
     }
 }
 
@@ -367,6 +514,10 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->state = CONN_IDLE;
     c->id = id;
     c->backoff = 0;
+    c->pending = 0;
+    c->table_open = false;
+    c->cap = NULL;
+    c->cap_len = c->cap_size = 0;
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->timer, on_timer_event);
@@ -378,9 +529,17 @@ void conn_start(struct conn *c)
     start_request(c, clock_now_ns());
 }
 
-bool conn_stop(struct conn *c)
+unsigned conn_stop(struct conn *c)
 {
-    bool was_in_flight = request_in_flight(c);
+    unsigned was_in_flight = c->pending;
+    c->pending = 0;
     go_idle(c);
     return was_in_flight;
+}
+
+void conn_free(struct conn *c)
+{
+    free(c->cap);
+    c->cap = NULL;
+    c->cap_size = c->cap_len = 0;
 }

@@ -6,7 +6,9 @@
  *   connect failure).
  *
  * A request starts when its connect starts (new connection) or its write
- * starts (reused connection) and ends in exactly one bucket of struct stats. */
+ * starts (reused connection) and ends in exactly one bucket of struct stats.
+ * A request string from a script may hold several requests (pipelining):
+ * they start together and end one by one as their responses arrive. */
 #ifndef VOLLEY_CONN_H
 #define VOLLEY_CONN_H
 
@@ -34,6 +36,14 @@ struct conn_shared {
     struct script *script;       /* the worker's Lua state (-s), or NULL */
     bool script_request;         /* requests come from its request() hook */
     bool script_delay;           /* it has a delay() hook */
+    bool script_conns;           /* scenario style: a conn table per connection */
+    bool script_response;        /* it has a response() hook */
+    bool capture;                /* response() reads headers or body: keep responses whole */
+    uint64_t max_body;           /* --max-body: the most bytes of a response kept for it */
+    uint64_t too_large;          /* responses failed for outgrowing max_body */
+    struct script_res *res;      /* the worker's, filled for each response() call */
+    uint32_t *conn_done;         /* per slot: responses completed on the open connection */
+    unsigned req_depth;          /* requests in req (pipelined), >= 1 */
     char *script_error;          /* set (non-empty) when a hook failed: the run stops */
     size_t script_error_len;
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
@@ -57,6 +67,10 @@ struct conn {
     struct http_rx rx;
     const char *req;        /* the request being written: the shared one, or a hook's */
     size_t req_len;
+    unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
+    bool table_open;        /* scenario: the conn table belongs to the open socket */
+    char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
+    size_t cap_len, cap_size;
     size_t woff;            /* bytes of the request written */
     uint64_t rx_bytes;      /* bytes of the current response received */
     int64_t t_start;        /* request start (ns) */
@@ -72,8 +86,11 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id);
 /* Starts the first request: connects. */
 void conn_start(struct conn *c);
 
-/* Stops c for good: closes the socket and stops its watchers. Returns true if
- * a request was in flight (the caller counts it as cut off). */
-bool conn_stop(struct conn *c);
+/* Stops c for good: closes the socket and stops its watchers. Returns how
+ * many requests were in flight (the caller counts them as cut off). */
+unsigned conn_stop(struct conn *c);
+
+/* Frees what c allocated (its capture buffer). */
+void conn_free(struct conn *c);
 
 #endif

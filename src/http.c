@@ -63,6 +63,7 @@ static int on_message_complete(http_parser *p)
     if (p->status_code / 100 == 1 && p->status_code != 101)
         return 0; /* interim response: the final one follows */
     rx->status = (uint16_t)p->status_code;
+    rx->chunked = (p->flags & F_CHUNKED) != 0;
     rx->keepalive = (uint8_t)http_should_keep_alive(p);
     rx->done = 1;
     /* Stop here so the caller learns where this response ended. */
@@ -94,6 +95,7 @@ void http_rx_init(struct http_rx *rx, bool head)
     rx->keepalive = 0;
     rx->done = 0;
     rx->eof = 0;
+    rx->chunked = 0;
     rx->mode = RX_FRESH;
 }
 
@@ -416,4 +418,102 @@ const char *http_rx_error(const struct http_rx *rx)
     if (rx->mode != RX_PARSER)
         return "no error";
     return http_errno_description(HTTP_PARSER_ERRNO(p));
+}
+
+/* The end of the head starting at p (just past its blank line), or NULL.
+ * Lines may end in CRLF or, as http-parser allows, in a bare LF. */
+static const char *head_end(const char *p, const char *end)
+{
+    for (const char *nl = memchr(p, '\n', (size_t)(end - p)); nl; nl = memchr(nl + 1, '\n', (size_t)(end - nl - 1))) {
+        const char *q = nl + 1;
+        if (q < end && *q == '\r')
+            q++;
+        if (q < end && *q == '\n')
+            return q + 1;
+        if (nl + 1 >= end)
+            break;
+    }
+    return NULL;
+}
+
+/* Content-Length of the head [p, e), 0 if none (or malformed). */
+static uint64_t request_body_length(const char *p, const char *e)
+{
+    static const char name[] = "content-length:";
+    for (const char *line = p; line < e;) {
+        const char *nl = memchr(line, '\n', (size_t)(e - line));
+        if (!nl)
+            break;
+        if ((size_t)(nl - line) > sizeof name - 1 && strncasecmp(line, name, sizeof name - 1) == 0) {
+            uint64_t n = 0;
+            for (const char *v = line + sizeof name - 1; v < nl; v++)
+                if (*v >= '0' && *v <= '9')
+                    n = n * 10 + (uint64_t)(*v - '0');
+            return n;
+        }
+        line = nl + 1;
+    }
+    return 0;
+}
+
+unsigned http_count_requests(const char *buf, size_t len)
+{
+    const char *p = buf, *end = buf + len;
+    unsigned n = 0;
+    while (p < end) {
+        const char *e = head_end(p, end);
+        if (!e)
+            break;
+        uint64_t body = request_body_length(p, e);
+        if (body > (uint64_t)(end - e))
+            break;
+        n++;
+        p = e + body;
+    }
+    return n ? n : 1;
+}
+
+size_t http_final_head_end(const char *raw, size_t len)
+{
+    const char *p = raw, *end = raw + len;
+    for (;;) {
+        const char *e = head_end(p, end);
+        if (!e)
+            return len;
+        /* "HTTP/1.x 1yy": an interim response, unless 101 (the final one). */
+        bool interim = e - p > 12 && p[9] == '1' && !(p[10] == '0' && p[11] == '1');
+        if (!interim)
+            return (size_t)(e - raw);
+        p = e;
+    }
+}
+
+size_t http_dechunk(char *body, size_t len)
+{
+    const char *r = body, *end = body + len;
+    char *w = body;
+    while (r < end) {
+        uint64_t size = 0;
+        for (; r < end; r++) {
+            int d = *r >= '0' && *r <= '9' ? *r - '0'
+                  : (*r | 0x20) >= 'a' && (*r | 0x20) <= 'f' ? (*r | 0x20) - 'a' + 10 : -1;
+            if (d < 0)
+                break;
+            size = size * 16 + (uint64_t)d;
+        }
+        const char *nl = memchr(r, '\n', (size_t)(end - r)); /* past any chunk extension */
+        if (!nl || size == 0)
+            break;
+        r = nl + 1;
+        if (size > (uint64_t)(end - r))
+            size = (uint64_t)(end - r);
+        memmove(w, r, size);
+        w += size;
+        r += size;
+        nl = memchr(r, '\n', (size_t)(end - r)); /* the CRLF after the data */
+        if (!nl)
+            break;
+        r = nl + 1;
+    }
+    return (size_t)(w - body);
 }

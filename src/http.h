@@ -44,6 +44,7 @@ struct http_rx {
     uint8_t done;
     uint8_t mode;       /* fast path or http-parser; private to http.c */
     uint8_t eof;        /* the error was the end of the stream */
+    uint8_t chunked;    /* after completion: the body came chunked */
 };
 
 enum http_rx_result {
@@ -62,6 +63,20 @@ void http_rx_init_parser_only(struct http_rx *rx, bool head);
  * the bytes belonged to the response (any rest is unsolicited data). Interim
  * 1xx responses are skipped. No allocation. */
 enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used);
+
+/* How many requests buf holds, for pipelining: heads are delimited by a
+ * blank line and bodies by Content-Length. Returns at least 1; bytes that
+ * do not parse as a further request count with the one before them. */
+unsigned http_count_requests(const char *buf, size_t len);
+
+/* For a response received whole and accepted by http_rx_feed (len bytes
+ * from its first byte): the offset just past its final head, skipping any
+ * 1xx interim responses before it. The body follows. */
+size_t http_final_head_end(const char *raw, size_t len);
+
+/* Decodes the chunked body of such a response in place (the framing is
+ * known to be valid) and returns its decoded length. */
+size_t http_dechunk(char *body, size_t len);
 
 /* Short description of the last parse error, for diagnostics. */
 const char *http_rx_error(const struct http_rx *rx);

@@ -1,14 +1,18 @@
-/* volley's entry point: options, target, run, report, exit status. Exit
- * status: 0 after a run (failed requests included), 1 when the target cannot
- * be reached or the run cannot start, 2 for a bad command line. */
+/* volley's entry point: options, script, target, run, report, exit status.
+ * Exit status: 0 after a run (failed requests included), 1 when the target
+ * cannot be reached, the run cannot start or a script fails, 2 for a bad
+ * command line. */
 #include "options.h"
 #include "report.h"
 #include "run.h"
+#include "script.h"
 #include "target.h"
+#include "xalloc.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int die(int status, const char *msg)
@@ -40,12 +44,74 @@ static int close_json(FILE *f, const char *path)
     return 0;
 }
 
+/* What a script's options() changed: the command line again, with its
+ * words after the user's options (so they win) and before the script
+ * arguments; its URL, if it gave one, replaces the user's. */
+struct reparse {
+    char **argv;
+    char **words;
+    int nwords;
+};
+
+static void reparse_free(struct reparse *rp)
+{
+    for (int i = 0; i < rp->nwords; i++)
+        free(rp->words[i]);
+    free(rp->words);
+    free(rp->argv);
+}
+
+/* The script's main state: loaded with the command line's wrk table, its
+ * options() applied to o, the wrk table refreshed. Returns 0, or the exit
+ * status with err. */
+static int load_main_script(struct options *o, struct target *t, int argc, char **argv, struct script **ms,
+                            struct reparse *rp, char *err, size_t errlen)
+{
+    if (target_parse(t, o->url ? o->url : "http://localhost/", err, errlen) < 0)
+        return 2;
+    if (!(*ms = run_load_script(o, t, err, errlen)))
+        return 1;
+    bool has_url;
+    if (script_options(*ms, o->script_args, o->nscript_args, &rp->words, &rp->nwords, &has_url, err, errlen) < 0)
+        return 1;
+    if (rp->nwords > 0) {
+        int n = 0, nscript = o->nscript_args;
+        char *const *script_args = o->script_args;
+        rp->argv = xcalloc((size_t)(argc + rp->nwords + 2), sizeof *rp->argv);
+        for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+            if (!(has_url && argv[i] == o->url))
+                rp->argv[n++] = argv[i];
+        for (int i = 0; i < rp->nwords; i++)
+            rp->argv[n++] = rp->words[i];
+        rp->argv[n++] = "--";
+        for (int i = 0; i < nscript; i++)
+            rp->argv[n++] = script_args[i];
+        options_free(o);
+        char perr[400];
+        if (options_parse(o, n, rp->argv, perr, sizeof perr) != OPTIONS_RUN) {
+            snprintf(err, errlen, "%s: options(): %s", o->script ? o->script : "script", perr);
+            return 2;
+        }
+    }
+    if (!o->url) {
+        snprintf(err, errlen, "missing URL (give one, or return url from the script's options())");
+        return 2;
+    }
+    target_free(t);
+    memset(t, 0, sizeof *t);
+    if (target_parse(t, o->url, err, errlen) < 0)
+        return 2;
+    return run_set_wrk(*ms, o, t, err, errlen) < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     char err[512];
     struct options o;
     struct target t = {0};
     struct run_result r = {0};
+    struct script *ms = NULL;
+    struct reparse rp = {0};
     FILE *json = NULL;
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
@@ -59,12 +125,17 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
-    if (target_parse(&t, o.url, err, sizeof err) < 0 || run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
+    if (o.script && (status = load_main_script(&o, &t, argc, argv, &ms, &rp, err, sizeof err)) != 0) {
+        status = die(status, err);
+        goto out;
+    }
+    if ((!o.script && target_parse(&t, o.url, err, sizeof err) < 0) ||
+        run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
         (o.json_path && !(json = open_json(o.json_path, err, sizeof err)))) {
         status = die(2, err);
         goto out;
     }
-    if (run_check_script(&o, &t, err, sizeof err) < 0 || target_resolve(&t, err, sizeof err) < 0 ||
+    if (target_resolve(&t, err, sizeof err) < 0 ||
         target_probe(&t, o.timeout_ns, err, sizeof err) < 0) {
         status = die(1, err);
         goto out;
@@ -77,7 +148,7 @@ int main(int argc, char **argv)
         report_header(stdout, &o, &t);
         fflush(stdout);
     }
-    if (run_execute(&o, &t, &r, err, sizeof err) < 0) {
+    if (run_execute(&o, &t, ms, &r, err, sizeof err) < 0) {
         status = die(1, err);
     } else {
         if (text)
@@ -86,9 +157,14 @@ int main(int argc, char **argv)
             report_json(json, &o, &t, &r);
         if (report_stop_reason(stderr, &t, &r))
             status = 1;
+        fflush(stdout);
+        if (run_done(ms, &r, err, sizeof err) < 0)
+            status = die(1, err);
     }
-    stats_free(&r.stats);
+    run_result_free(&r);
 out:
+    script_free(ms);
+    reparse_free(&rp);
     if (json && close_json(json, o.json_path) < 0)
         status = 1;
     target_free(&t);

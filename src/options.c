@@ -27,6 +27,8 @@ const char options_usage[] =
     "  -b, --body S          request body\n"
     "      --body-file F     request body read from a file\n"
     "      --timeout T       per-request timeout (default 10s)\n"
+    "      --max-body N      most bytes of a response kept for a script's\n"
+    "                        response() (default 8M); larger ones fail\n"
     "      --no-keepalive    a new connection for every request\n"
     "      --http1.0         send HTTP/1.0 requests\n"
     "      --json FILE       write the result as JSON (- for stdout)\n"
@@ -35,7 +37,7 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -48,6 +50,7 @@ static const struct option long_options[] = {
     {"body", required_argument, NULL, 'b'},
     {"body-file", required_argument, NULL, OPT_BODY_FILE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
     {"json", required_argument, NULL, OPT_JSON},
@@ -207,6 +210,7 @@ static void set_defaults(struct options *o)
     o->method = "GET";
     o->timeout_ns = INT64_C(10) * 1000000000;
     o->keepalive = true;
+    o->max_body = UINT64_C(8000000);
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -289,6 +293,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                             optarg),
                        OPTIONS_ERROR;
             break;
+        case OPT_MAX_BODY:
+            if (parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
         case OPT_NO_KEEPALIVE:
             o->keepalive = false;
             break;
@@ -316,7 +324,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
     }
-    if (optind >= nargs)
+    /* A script's options() may give the URL (main.c checks after it). */
+    if (optind >= nargs && !o->script)
         return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
     if (optind + 1 < nargs)
     {
@@ -325,7 +334,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                  quote_printable(q, sizeof q, argv[optind + 1]));
         return OPTIONS_ERROR;
     }
-    o->url = argv[optind];
+    o->url = optind < nargs ? argv[optind] : NULL;
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
         return OPTIONS_ERROR;

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 struct options {
-    const char *url;       /* the one positional argument */
+    const char *url;       /* the one positional argument; NULL only with -s
+                            * (the script's options() must give it) */
     uint32_t connections;  /* -c, >= 1 */
     uint32_t threads;      /* -t, 1..connections */
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
@@ -20,6 +21,7 @@ struct options {
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
+    uint64_t max_body;     /* --max-body, default 8,000,000 bytes */
     bool keepalive;        /* false with --no-keepalive */
     bool http10;           /* --http1.0 */
     const char *json_path; /* --json FILE or "-", NULL if not asked */

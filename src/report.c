@@ -44,6 +44,52 @@ static void hist_line(FILE *out, const char *name, const struct hist *h)
     fprintf(out, " stdev %s\n", fmt_time(b, sizeof b, hist_stdev(h)));
 }
 
+/* How many reasons of validation failures each report lists; the rest are
+ * summed in one line. */
+#define TEXT_REASONS 5
+#define JSON_REASONS 20
+
+static void reasons_text(FILE *out, const struct stats *s)
+{
+    uint64_t rest = 0;
+    size_t more = 0;
+    for (size_t i = 0; i < s->nreasons; i++) {
+        if (i < TEXT_REASONS) {
+            fprintf(out, "    validation: %s (%" PRIu64 ")\n", s->reasons[i].reason, s->reasons[i].count);
+        } else {
+            rest += s->reasons[i].count;
+            more++;
+        }
+    }
+    if (more)
+        fprintf(out, "    validation: %zu other reason%s (%" PRIu64 ")\n", more, more == 1 ? "" : "s", rest);
+}
+
+/* A custom metric's value, in thousandths, as a short number. */
+static double metric_value(int64_t v)
+{
+    return (double)v / METRIC_SCALE;
+}
+
+static void metrics_text(FILE *out, const struct metrics *ms)
+{
+    if (!ms->n)
+        return;
+    fprintf(out, "  Metrics\n");
+    for (size_t i = 0; i < ms->n; i++) {
+        const struct metric *m = &ms->m[i];
+        if (m->kind == METRIC_COUNTER) {
+            fprintf(out, "    %-20s %.15g\n", m->name, m->total);
+            continue;
+        }
+        const struct hist *h = &m->values;
+        fprintf(out, "    %-20s count %" PRId64 "  min %.6g  p50 %.6g  p90 %.6g  p99 %.6g  max %.6g  mean %.6g\n",
+                m->name, h->count, metric_value(h->count ? h->min : 0), metric_value(hist_percentile(h, 50)),
+                metric_value(hist_percentile(h, 90)), metric_value(hist_percentile(h, 99)),
+                metric_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
+    }
+}
+
 /* A requested duration as the user would write it: "10s", "500ms", "2m". */
 static const char *fmt_duration(char *buf, size_t len, int64_t ns)
 {
@@ -108,6 +154,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
         fputc('\n', out);
+        reasons_text(out, s);
     }
     uint64_t non_ok = 0;
     for (int i = 0; i < STATS_STATUS_MAX; i++)
@@ -123,6 +170,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                      "; %" PRIu64 " connection%s opened, %s written\n",
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
+    metrics_text(out, &s->metrics);
     fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
 }
@@ -236,6 +284,47 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     for (int e = 0; e < STATS_ERR_KINDS; e++)
         fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
     fprintf(out, "},\n");
+    fprintf(out, "  \"failures\": {\"reasons\": [");
+    uint64_t rest = 0;
+    for (size_t i = 0; i < s->nreasons; i++) {
+        if (i >= JSON_REASONS) {
+            rest += s->reasons[i].count;
+            continue;
+        }
+        fprintf(out, "%s{\"reason\": ", i ? ", " : "");
+        json_str(out, s->reasons[i].reason);
+        fprintf(out, ", \"count\": %" PRIu64 "}", s->reasons[i].count);
+    }
+    fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
+            s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
+    fprintf(out, "  \"metrics\": {\"counters\": {");
+    int n = 0;
+    for (size_t i = 0; i < s->metrics.n; i++) {
+        const struct metric *m = &s->metrics.m[i];
+        if (m->kind != METRIC_COUNTER)
+            continue;
+        fprintf(out, n++ ? ", " : "");
+        json_str(out, m->name);
+        fprintf(out, ": %.17g", m->total);
+    }
+    fprintf(out, "}, \"records\": {");
+    n = 0;
+    for (size_t i = 0; i < s->metrics.n; i++) {
+        const struct metric *m = &s->metrics.m[i];
+        if (m->kind != METRIC_RECORD)
+            continue;
+        const struct hist *h = &m->values;
+        fprintf(out, n++ ? ", " : "");
+        json_str(out, m->name);
+        fprintf(out, ": {\"count\": %" PRId64 ", \"min\": %.17g, \"max\": %.17g, \"mean\": %.17g, \"stdev\": %.17g",
+                h->count, metric_value(h->count ? h->min : 0), metric_value(h->count ? h->max : 0),
+                hist_mean(h) / METRIC_SCALE, hist_stdev(h) / METRIC_SCALE);
+        static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
+        for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
+            fprintf(out, ", \"%s\": %.17g", ps[k].key, metric_value(hist_percentile(h, ps[k].p)));
+        fprintf(out, "}");
+    }
+    fprintf(out, "}},\n");
     json_hist(out, "latency", &s->latency, 0);
     json_hist(out, "connect", &s->connect, 0);
     json_hist(out, "waiting", &s->waiting, 1);

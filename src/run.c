@@ -138,14 +138,8 @@ static struct http_request_spec request_spec(const struct options *o, const stru
     };
 }
 
-/* A Lua state with the wrk table from the command line and the script
- * loaded; with_init: init(args) run too. NULL with err on any script error. */
-static struct script *load_script(const struct options *o, const struct target *t, bool with_init, char *err,
-                                  size_t errlen)
+int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen)
 {
-    struct script *s = script_new(err, errlen);
-    if (!s)
-        return NULL;
     char port[8];
     snprintf(port, sizeof port, "%u", t->port);
     struct http_request_spec spec = request_spec(o, t);
@@ -153,31 +147,63 @@ static struct script *load_script(const struct options *o, const struct target *
         .scheme = t->scheme,
         .host = t->host,
         .port = t->port_given ? port : NULL,
+        .port_number = t->port,
         .req = &spec,
     };
-    if (script_set_wrk(s, &w, err, errlen) < 0 || script_load(s, o->script, err, errlen) < 0 ||
-        (with_init && script_init(s, t->url, o->script_args, o->nscript_args, err, errlen) < 0)) {
+    return script_set_wrk(s, &w, err, errlen);
+}
+
+struct script *run_load_script(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    struct script *s = script_new(err, errlen);
+    if (!s)
+        return NULL;
+    if (run_set_wrk(s, o, t, err, errlen) < 0 || script_load(s, o->script, err, errlen) < 0) {
         script_free(s);
         return NULL;
     }
     return s;
 }
 
-int run_check_script(const struct options *o, const struct target *t, char *err, size_t errlen)
+/* thread:stop() of a worker's thread object. */
+static void stop_thread(void *arg)
 {
-    if (!o->script)
-        return 0;
-    struct script *s = load_script(o, t, false, err, errlen);
-    script_free(s);
-    return s ? 0 : -1;
+    worker_stop(arg);
 }
 
-int run_execute(const struct options *o, const struct target *t, struct run_result *res, char *err,
-                size_t errlen)
+/* A worker's script state: loaded, and setup(thread) called in the main
+ * state (init follows once the worker has bound it). */
+static int prepare_script(const struct options *o, const struct target *t, struct script *main_script,
+                          struct script_thread *th, uint32_t index, struct worker *w, char *err, size_t errlen)
+{
+    socklen_t len;
+    const struct sockaddr *sa = target_sockaddr(t, &len);
+    *th = (struct script_thread){.index = index, .addrlen = len, .stop = stop_thread, .stop_arg = w};
+    memcpy(&th->addr, sa, len);
+    if (!(th->state = run_load_script(o, t, err, errlen)))
+        return -1;
+    script_set_phase(main_script, "setup");
+    return script_setup(main_script, th, err, errlen);
+}
+
+/* init(args) in a worker's bound state. */
+static int init_script(const struct options *o, const struct target *t, struct script_thread *th, char *err,
+                       size_t errlen)
+{
+    script_set_phase(th->state, "init");
+    if (script_init(th->state, t->url, o->script_args, o->nscript_args, err, errlen) < 0)
+        return -1;
+    script_set_phase(th->state, "run");
+    return 0;
+}
+
+int run_execute(const struct options *o, const struct target *t, struct script *main_script,
+                struct run_result *res, char *err, size_t errlen)
 {
     struct worker_config cfg = {
         .keepalive = o->keepalive,
         .timeout_ns = o->timeout_ns,
+        .max_body = o->max_body,
     };
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
     struct http_request_spec spec = request_spec(o, t);
@@ -190,21 +216,30 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     atomic_init(&r.exited, 0);
     atomic_init(&r.ended_run, 0);
     r.workers = xcalloc(r.nworkers, sizeof *r.workers);
+    res->threads = main_script ? xcalloc(r.nworkers, sizeof *res->threads) : NULL;
+    res->nthreads = 0;
 
     /* Every connection and every request gets a worker: the remainders go to
      * the first workers (wrk drops them). */
     uint64_t unlimited = UINT64_MAX;
     int rc = 0;
-    uint32_t made = 0;
+    uint32_t made = 0, conn_base = 0;
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
         uint64_t budget = o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers) : unlimited;
-        struct script *script = NULL;
-        if (o->script && !(script = load_script(o, t, true, err, errlen))) {
-            rc = -1;
-            break;
+        struct script_thread *th = NULL;
+        if (main_script) {
+            th = &res->threads[i];
+            res->nthreads = i + 1;
+            if (prepare_script(o, t, main_script, th, i, &r.workers[i], err, errlen) < 0) {
+                rc = -1;
+                break;
+            }
         }
-        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, script, on_worker_exit, &r, err, errlen);
+        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, th, conn_base, on_worker_exit, &r, err, errlen);
+        if (rc == 0 && th)
+            rc = init_script(o, t, th, err, errlen);
+        conn_base += conns;
     }
 
     ev_async_init(&r.worker_exited, on_worker_exited);
@@ -224,6 +259,8 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     res->start_epoch = clock_epoch_seconds();
     int64_t t0 = clock_now_ns();
     uint32_t started = 0;
+    for (uint32_t i = 0; i < res->nthreads && rc == 0; i++)
+        res->threads[i].started = true;
     for (; started < made && rc == 0; started++) {
         int e = worker_start(&r.workers[started]);
         if (e) {
@@ -251,6 +288,8 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     int64_t t_end = t0;
     for (uint32_t i = 0; i < started; i++) {
         worker_join(&r.workers[i]);
+        if (i < res->nthreads)
+            res->threads[i].started = false;
         stats_merge(&res->stats, &r.workers[i].stats);
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
@@ -259,6 +298,7 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
         stats_free(&r.workers[i].stats);
         worker_free(&r.workers[i]);
     }
+    stats_sort_reasons(&res->stats);
     res->duration_ns = t_end - t0;
     res->unreachable = 0;
     res->script_error[0] = '\0';
@@ -272,4 +312,21 @@ int run_execute(const struct options *o, const struct target *t, struct run_resu
     free(r.workers);
     free(req);
     return rc;
+}
+
+int run_done(struct script *main_script, const struct run_result *res, char *err, size_t errlen)
+{
+    if (!main_script)
+        return 0;
+    return script_done(main_script, &res->stats, res->duration_ns, err, errlen);
+}
+
+void run_result_free(struct run_result *res)
+{
+    for (uint32_t i = 0; i < res->nthreads; i++)
+        script_free(res->threads[i].state);
+    free(res->threads);
+    res->threads = NULL;
+    res->nthreads = 0;
+    stats_free(&res->stats);
 }

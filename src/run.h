@@ -5,6 +5,7 @@
 #define VOLLEY_RUN_H
 
 #include "options.h"
+#include "script.h"
 #include "stats.h"
 #include "target.h"
 
@@ -19,18 +20,35 @@ struct run_result {
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
+    /* Private: the workers' script states and thread objects, kept for
+     * done() until run_result_free. */
+    struct script_thread *threads;
+    uint32_t nthreads;
 };
 
 /* Runs the load described by o against t's chosen address and fills *res.
- * Returns 0, or -1 with err when the run could not start (threads, loops,
- * a script that fails to load or in init()); nothing was sent then. */
-int run_execute(const struct options *o, const struct target *t, struct run_result *res, char *err,
-                size_t errlen);
+ * main_script: the script's main state (run_load_script), or NULL without
+ * -s; its setup() is called for each thread. Returns 0, or -1 with err when
+ * the run could not start (threads, loops, a script that fails to load or
+ * in setup() or init()); nothing was sent then. Call run_result_free after. */
+int run_execute(const struct options *o, const struct target *t, struct script *main_script,
+                struct run_result *res, char *err, size_t errlen);
 
-/* Loads the -s script once as a worker would (wrk table, chunk; not init,
- * whose side effects belong to the workers) and discards it, so a broken
- * script is reported before anything is printed or sent. Returns 0 (also without -s), or -1 with err. */
-int run_check_script(const struct options *o, const struct target *t, char *err, size_t errlen);
+/* Calls the script's done() with the results (after the report). Returns
+ * 0, or -1 with err. */
+int run_done(struct script *main_script, const struct run_result *res, char *err, size_t errlen);
+
+/* Frees the stats and the workers' script states of res. */
+void run_result_free(struct run_result *res);
+
+/* A Lua state with the wrk table from o and t, and o's script loaded (a
+ * main state, or a worker's before init). NULL with err on any script
+ * error. */
+struct script *run_load_script(const struct options *o, const struct target *t, char *err, size_t errlen);
+
+/* Refreshes the wrk table and volley.target of a state after the options
+ * (options()) changed. Returns 0, or -1 with err. */
+int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen);
 
 /* Checks that -c connections fit the open-file limit, raising the soft limit
  * up to the hard one if needed. Returns 0, or -1 with err naming -c. */

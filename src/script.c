@@ -1,8 +1,9 @@
 /* The LuaJIT bridge (see script.h): states with the embedded modules,
  * loading a script, resolving hooks once into registry references, and the
  * one protected-call path that turns any Lua error into one line naming the
- * file, the line and the hook. */
-#include "script.h"
+ * file, the line and the hook. The per-request hooks are in script_hooks.c,
+ * the main state's (options, setup, done) in script_main.c. */
+#include "script_internal.h"
 
 #include "embedded_lua.h"
 #include "xalloc.h"
@@ -14,16 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-struct script {
-    lua_State *L;
-    int hooks[SCRIPT_HOOKS]; /* registry references, LUA_NOREF when undefined */
-    bool scenario;
-    int bridge_request;      /* volley.bridge.request */
-    int anchors;             /* table: slot+1 -> the request string being written */
-    int conns;               /* table: slot+1 -> a scenario's conn table */
-    char name[256];          /* the script as the user named it, for messages */
-};
 
 static const char *const hook_names[SCRIPT_HOOKS] = {
     "options", "setup", "init", "connect", "request", "delay", "response", "done",
@@ -71,11 +62,42 @@ struct script *script_new(char *err, size_t errlen)
         s->hooks[h] = LUA_NOREF;
     lua_newtable(L);
     s->anchors = luaL_ref(L, LUA_REGISTRYINDEX);
-    lua_newtable(L);
-    s->conns = luaL_ref(L, LUA_REGISTRYINDEX);
-    s->bridge_request = LUA_NOREF;
+    s->response = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "volley.bridge");
+    if (script_pcall(s, 1, 1, NULL, err, errlen) < 0) {
+        script_free(s);
+        return NULL;
+    }
+    s->bridge = luaL_ref(L, LUA_REGISTRYINDEX);
+    script_push_bridge(s, "request");
+    s->bridge_request = luaL_ref(L, LUA_REGISTRYINDEX);
+    script_push_bridge(s, "conns");
+    s->conns = luaL_ref(L, LUA_REGISTRYINDEX);
+    script_push_bridge(s, "start");
+    lua_pushlightuserdata(L, (void *)script_api());
+    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
+        script_free(s);
+        return NULL;
+    }
     return s;
+}
+
+void script_push_bridge(struct script *s, const char *name)
+{
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->bridge);
+    lua_getfield(s->L, -1, name);
+    lua_remove(s->L, -2);
+}
+
+void script_set_phase(struct script *s, const char *phase)
+{
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
+    lua_pushstring(L, phase);
+    lua_setfield(L, -2, "phase");
+    lua_pop(L, 1);
 }
 
 void script_free(struct script *s)
@@ -127,10 +149,8 @@ static void format_error(const struct script *s, const char *msg, const char *ho
         snprintf(err, errlen, "%.*s%.*s", poslen, msg, restlen, p);
 }
 
-/* The one way volley calls into Lua: the function and its nargs arguments
- * are on the stack. Returns 0 with nres results pushed, or -1 with err and
- * nothing pushed. hook: the hook's name for messages, or NULL. */
-static int protected_call(struct script *s, int nargs, int nres, const char *hook, char *err, size_t errlen)
+/* The one way volley calls into Lua (script_internal.h). */
+int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *err, size_t errlen)
 {
     lua_State *L = s->L;
     int base = lua_gettop(L) - nargs;
@@ -161,7 +181,7 @@ static int require_field(struct script *s, const char *module, const char *field
     lua_State *L = s->L;
     lua_getglobal(L, "require");
     lua_pushstring(L, module);
-    if (protected_call(s, 1, 1, NULL, err, errlen) < 0)
+    if (script_pcall(s, 1, 1, NULL, err, errlen) < 0)
         return -1;
     if (field) {
         lua_getfield(L, -1, field);
@@ -187,8 +207,7 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
 {
     lua_State *L = s->L;
     int wrk;
-    if (require_field(s, "wrk", NULL, &wrk, err, errlen) < 0 ||
-        require_field(s, "volley.bridge", "request", &s->bridge_request, err, errlen) < 0)
+    if (require_field(s, "wrk", NULL, &wrk, err, errlen) < 0)
         return -1;
     lua_rawgeti(L, LUA_REGISTRYINDEX, wrk);         /* wrk */
     luaL_unref(L, LUA_REGISTRYINDEX, wrk);
@@ -222,8 +241,14 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
         lua_setfield(L, -2, "Host");
     }
     lua_setfield(L, -2, "headers");                 /* wrk */
+    script_open_threads(L);
     lua_setglobal(L, "wrk");
-    return 0;
+    script_push_bridge(s, "set_target");
+    lua_pushstring(L, w->scheme);
+    lua_pushstring(L, w->host);
+    lua_pushinteger(L, w->port_number);
+    lua_pushstring(L, r->path);
+    return script_pcall(s, 4, 0, NULL, err, errlen);
 }
 
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
@@ -239,92 +264,8 @@ int script_init(struct script *s, const char *url, char *const *args, int nargs,
         lua_pushstring(L, args[i]);
         lua_rawseti(L, -2, i + 1);
     }
-    if (protected_call(s, 1, 0, "init", err, errlen) < 0)
+    if (script_pcall(s, 1, 0, "init", err, errlen) < 0)
         return -1;
-    return 0;
-}
-
-/* Pushes the conn table of a scenario script's connection slot. */
-static void push_conn(struct script *s, unsigned slot)
-{
-    lua_State *L = s->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->conns);    /* conns */
-    lua_rawgeti(L, -1, (int)slot + 1);              /* conns conn */
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_createtable(L, 0, 4);
-        lua_pushinteger(L, (lua_Integer)slot + 1);
-        lua_setfield(L, -2, "id");
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, (int)slot + 1);
-    }
-    lua_remove(L, -2);                              /* conn */
-}
-
-void script_conn_opened(struct script *s, unsigned slot)
-{
-    if (!s->scenario)
-        return;
-    lua_State *L = s->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->conns);
-    lua_pushnil(L);
-    lua_rawseti(L, -2, (int)slot + 1);
-    lua_pop(L, 1);
-}
-
-int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t errlen)
-{
-    lua_State *L = s->L;
-    *ms = 0;
-    if (!script_has(s, SCRIPT_DELAY))
-        return 0;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DELAY]);
-    int nargs = 0;
-    if (s->scenario) {
-        push_conn(s, slot);
-        nargs = 1;
-    }
-    if (protected_call(s, nargs, 1, "delay", err, errlen) < 0)
-        return -1;
-    int rc = 0;
-    if (lua_type(L, -1) == LUA_TNUMBER && lua_tonumber(L, -1) >= 0) {
-        *ms = lua_tonumber(L, -1);
-    } else if (!lua_isnil(L, -1)) {
-        snprintf(err, errlen, "%s: in delay(): returned %s%s (milliseconds >= 0 or nil expected)", s->name,
-                 lua_type(L, -1) == LUA_TNUMBER ? "a negative number" : "a ",
-                 lua_type(L, -1) == LUA_TNUMBER ? "" : luaL_typename(L, -1));
-        rc = -1;
-    }
-    lua_pop(L, 1);
-    return rc;
-}
-
-int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen)
-{
-    lua_State *L = s->L;
-    if (script_has(s, SCRIPT_REQUEST)) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge_request);
-        lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_REQUEST]);
-        if (s->scenario)
-            push_conn(s, slot);
-        else
-            lua_pushnil(L);
-        if (protected_call(s, 2, 1, "request", err, errlen) < 0)
-            return -1;
-    } else {
-        lua_getglobal(L, "wrk");
-        lua_getfield(L, -1, "format");
-        lua_remove(L, -2);
-        if (protected_call(s, 0, 1, NULL, err, errlen) < 0)
-            return -1;
-    }
-    /* The string must outlive this call: it is written from its own memory
-     * until the next request of this slot replaces it. */
-    *req = lua_tolstring(L, -1, len);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->anchors);
-    lua_insert(L, -2);                              /* anchors str */
-    lua_rawseti(L, -2, (int)slot + 1);
-    lua_pop(L, 1);
     return 0;
 }
 
@@ -383,12 +324,14 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
 {
     lua_State *L = s->L;
     snprintf(s->name, sizeof s->name, "%s", path_or_name);
-    if (load_chunk(s, path_or_name, err, errlen) < 0 || protected_call(s, 0, 1, NULL, err, errlen) < 0)
+    if (load_chunk(s, path_or_name, err, errlen) < 0 || script_pcall(s, 0, 1, NULL, err, errlen) < 0)
         return -1;
     s->scenario = lua_istable(L, -1);
     for (int h = 0; h < SCRIPT_HOOKS; h++) {
         if (s->scenario)
             lua_getfield(L, -1, hook_names[h]);
+        else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT)
+            lua_pushnil(L); /* not wrk hooks: a wrk script's globals of these names are its own */
         else
             lua_getglobal(L, hook_names[h]);
         if (take_hook(s, (enum script_hook)h, err, errlen) < 0) {
@@ -397,6 +340,16 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
         }
     }
     lua_pop(L, 1); /* the chunk's result */
+    if (script_has(s, SCRIPT_RESPONSE)) {
+        script_push_bridge(s, "bind_response");
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_RESPONSE]);
+        lua_pushboolean(L, s->scenario);
+        if (script_pcall(s, 2, 2, NULL, err, errlen) < 0)
+            return -1;
+        s->response_reads = lua_toboolean(L, -1);
+        lua_pop(L, 1);
+        s->response = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
     return 0;
 }
 
@@ -419,7 +372,7 @@ int script_call_strings(struct script *s, enum script_hook h, const char *const 
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[h]);
     for (int i = 0; i < n; i++)
         lua_pushstring(L, args[i]);
-    if (protected_call(s, n, 1, hook_names[h], err, errlen) < 0)
+    if (script_pcall(s, n, 1, hook_names[h], err, errlen) < 0)
         return -1;
     int rc = 0;
     if (lua_isnil(L, -1)) {

@@ -2,15 +2,20 @@
  * a script, resolving its hooks once, and calling them protected. Only
  * script*.c include lua.h.
  *
- * This is the base the scripting features (docs/scripting.md, issue 3)
- * build on; it is not wired into the run yet. */
+ * Two kinds of state: the main state (options, setup, done; on the main
+ * thread) and one state per worker (init and the per-request hooks, on the
+ * worker's thread). The bridge's Lua half is lua/volley/bridge.lua. */
 #ifndef VOLLEY_SCRIPT_H
 #define VOLLEY_SCRIPT_H
 
 #include "http.h"
+#include "metrics.h"
+#include "stats.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
 
 struct script;
 
@@ -57,6 +62,7 @@ struct script_wrk {
     const char *scheme;
     const char *host;
     const char *port;        /* NULL when the URL names no port, as in wrk */
+    unsigned port_number;    /* the port used (volley.target.port) */
     const struct http_request_spec *req; /* method, path, headers, body; its
                                           * host_header becomes headers.Host
                                           * unless a header gives one */
@@ -70,6 +76,93 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
  * script arguments. Returns 0, or -1 with err. */
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen);
 
+/* The response a response() hook looks at, filled by the connection before
+ * script_response. raw points at the response's bytes (the worker's read
+ * buffer or the connection's capture buffer) and is valid only during the
+ * call. Lua reads this struct through the FFI: its layout is mirrored in
+ * lua/volley/bridge.lua, so change both together. */
+struct script_res {
+    int32_t status;
+    int32_t chunked;    /* raw's body is chunk-encoded (decoded in place when read) */
+    double bytes;       /* bytes of the response, head included */
+    double latency;     /* microseconds: request start -> last byte */
+    double connect;     /* microseconds; 0 on a reused connection */
+    double waiting;     /* microseconds: request written -> first byte */
+    char *raw;          /* NULL when the hook does not read headers or body */
+    size_t raw_len;
+    size_t head_len;    /* private to the bridge: the final head's end, 0 = not yet known */
+    size_t body_len;    /* private: the decoded body's length, once decoded */
+    uint32_t serial;    /* changes with every response (Lua caches per response) */
+    int32_t body_ready; /* private: the body was decoded */
+};
+
+/* A worker thread as scripts see it: the thread object of setup(thread) in
+ * the main state, and wrk.thread in the worker's own state. Owned by the
+ * run; addr may be changed by setup() before the worker starts. */
+struct script_thread {
+    unsigned index;                /* 0-based */
+    struct sockaddr_storage addr;  /* the address its connections use */
+    socklen_t addrlen;
+    struct script *state;          /* the worker's Lua state */
+    bool started;                  /* the worker runs: addr is fixed */
+    void (*stop)(void *arg);       /* thread:stop() (thread-safe) */
+    void *stop_arg;
+};
+
+/* What a worker's state is bound to for the run (script_bind). Pointers
+ * stay valid for the state's life. */
+struct script_worker {
+    struct script_thread *thread;
+    unsigned conn_base;            /* conn.id of the worker's slot 0, minus 1 */
+    const uint32_t *conn_done;     /* per slot: responses completed on the open connection */
+    struct script_res *res;
+    struct metrics *metrics;
+};
+
+/* Binds a worker's state to its thread, connections and metrics; from now
+ * on volley.counter/record work and the phase is "init". */
+void script_bind(struct script *s, const struct script_worker *w);
+
+/* Sets the phase that API calls made in the wrong one name ("setup"). */
+void script_set_phase(struct script *s, const char *phase);
+
+/* A scenario's connection slot opens a new connection: a new conn table,
+ * and connect(conn) if defined. Returns 0, or -1 with err. */
+int script_conn_open(struct script *s, unsigned slot, char *err, size_t errlen);
+
+/* Whether response() reads headers or body, so responses must be kept
+ * whole for it: scenario hooks may read them; a wrk-style response() only
+ * if it takes more than the status (its declared parameters). */
+bool script_response_reads(const struct script *s);
+
+/* Calls response() for the response in the bound script_res (scenario:
+ * response(conn, res); wrk: response(status, headers, body)). *failed is
+ * set when it returned false (a validation failure, counted by reason in
+ * the state). Returns 0, or -1 with err when it raised an error or returned
+ * something other than nil, true or false[, reason]. */
+int script_response(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen);
+
+/* Moves the validation failures counted by reason into st->reasons (call
+ * when the worker has stopped). */
+void script_take_reasons(struct script *s, struct stats *st);
+
+/* Main state: calls options(args) (scenario style) with the words after
+ * "--" and turns the table it returns into command-line words (options
+ * first, the URL last; *has_url when it gave one) to be parsed after the
+ * user's own, so that they win. *words: malloc'd strings in a malloc'd
+ * array, NULL when there is no options() or it returned nil. Returns 0, or
+ * -1 with err. */
+int script_options(struct script *s, char *const *args, int nargs, char ***words, int *nwords, bool *has_url,
+                   char *err, size_t errlen);
+
+/* Main state: calls setup(thread) for one worker thread. Returns 0, or -1. */
+int script_setup(struct script *s, struct script_thread *t, char *err, size_t errlen);
+
+/* Main state: calls done() with the run's results: done(result) for a
+ * scenario, done(summary, latency, requests) in wrk style. The thread
+ * objects given to setup() still reach their states. Returns 0, or -1. */
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, char *err, size_t errlen);
+
 /* The request a connection sends: the request() hook's result (a string;
  * nil: the default request; a table: merged with the defaults), or, with no
  * hook, wrk.format() of the wrk fields as the script left them. *req stays
@@ -81,10 +174,6 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
  * next request waits, 0 when the hook returns nil. Returns 0, or -1 with err
  * when the hook fails or returns something other than a number >= 0. */
 int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t errlen);
-
-/* A connection was (re)opened: a scenario script's next request(conn) gets
- * a new conn table. */
-void script_conn_opened(struct script *s, unsigned slot);
 
 /* Calls hook h with string arguments (NULL-terminated list of n strings) and
  * returns its first result as a string copied into out (empty if nil).

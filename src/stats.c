@@ -1,7 +1,10 @@
 /* Merging per-worker results into one, after the workers have stopped. */
 #include "stats.h"
 
+#include "xalloc.h"
+
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 void stats_init(struct stats *s)
@@ -10,6 +13,8 @@ void stats_init(struct stats *s)
     hist_init_default(&s->latency);
     hist_init_default(&s->connect);
     hist_init_default(&s->waiting);
+    hist_init_default(&s->rate);
+    metrics_init(&s->metrics);
 }
 
 void stats_free(struct stats *s)
@@ -17,6 +22,39 @@ void stats_free(struct stats *s)
     hist_free(&s->latency);
     hist_free(&s->connect);
     hist_free(&s->waiting);
+    hist_free(&s->rate);
+    for (size_t i = 0; i < s->nreasons; i++)
+        free(s->reasons[i].reason);
+    free(s->reasons);
+    s->reasons = NULL;
+    s->nreasons = 0;
+    metrics_free(&s->metrics);
+}
+
+void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
+{
+    for (size_t i = 0; i < s->nreasons; i++) {
+        if (strcmp(s->reasons[i].reason, reason) == 0) {
+            s->reasons[i].count += n;
+            return;
+        }
+    }
+    s->reasons = xrealloc(s->reasons, (s->nreasons + 1) * sizeof *s->reasons);
+    s->reasons[s->nreasons++] = (struct stats_reason){xstrdup(reason), n};
+}
+
+static int by_count(const void *a, const void *b)
+{
+    const struct stats_reason *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count < y->count ? 1 : -1;
+    return strcmp(x->reason, y->reason);
+}
+
+void stats_sort_reasons(struct stats *s)
+{
+    if (s->nreasons > 1)
+        qsort(s->reasons, s->nreasons, sizeof *s->reasons, by_count);
 }
 
 void stats_finish(struct stats *s)
@@ -38,9 +76,15 @@ void stats_merge(struct stats *dst, const struct stats *src)
     dst->bytes_written += src->bytes_written;
     dst->connects += src->connects;
     int rc = hist_merge(&dst->latency, &src->latency) | hist_merge(&dst->connect, &src->connect) |
-             hist_merge(&dst->waiting, &src->waiting);
+             hist_merge(&dst->waiting, &src->waiting) | hist_merge(&dst->rate, &src->rate);
     assert(rc == 0 && "all workers use the same histogram configuration");
     (void)rc;
+    for (size_t i = 0; i < src->nreasons; i++)
+        stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
+    /* A name used as a counter in one worker and a record in another is a
+     * script error caught in the worker (volley.counter/record refuse it
+     * once the name is taken); across workers the first kind wins. */
+    metrics_merge(&dst->metrics, &src->metrics);
 }
 
 uint64_t stats_failed(const struct stats *s)
@@ -53,6 +97,7 @@ uint64_t stats_failed(const struct stats *s)
 
 const char *stats_error_name(enum stats_error e)
 {
-    static const char *const names[STATS_ERR_KINDS] = {"connect", "read", "write", "timeout", "parse"};
+    static const char *const names[STATS_ERR_KINDS] = {"connect", "read", "write", "timeout", "parse",
+                                                            "validation"};
     return names[e];
 }

@@ -5,7 +5,9 @@
 #define VOLLEY_STATS_H
 
 #include "hist.h"
+#include "metrics.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Why a request failed. Exactly one per failed request. */
@@ -15,6 +17,8 @@ enum stats_error {
     STATS_ERR_WRITE,   /* the request could not be written */
     STATS_ERR_TIMEOUT, /* no complete response within --timeout */
     STATS_ERR_PARSE,   /* the response was not valid HTTP */
+    STATS_ERR_VALIDATION, /* complete, but the script's response() failed it (or it
+                           * outgrew --max-body); counted by reason */
     STATS_ERR_KINDS
 };
 
@@ -34,6 +38,18 @@ struct stats {
     struct hist latency; /* request start -> last response byte, ns */
     struct hist connect; /* connect time, 0 on a reused connection, ns */
     struct hist waiting; /* request written -> first response byte, ns */
+    struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
+                          * "requests" statistics for done()) */
+    struct stats_reason *reasons; /* validation failures by reason (filled when
+                                   * the worker ends, not on the request path) */
+    size_t nreasons;
+    struct metrics metrics; /* the script's volley.counter / volley.record */
+};
+
+/* How many validation failures had one reason. */
+struct stats_reason {
+    char *reason;
+    uint64_t count;
 };
 
 /* Allocates the histograms (start-up only). */
@@ -46,6 +62,13 @@ void stats_finish(struct stats *s);
 
 /* Adds src into dst. Both must come from stats_init and stats_finish. */
 void stats_merge(struct stats *dst, const struct stats *src);
+
+/* Adds n failures with reason (copied) to s's reasons; not errors[], which
+ * the request path counts. */
+void stats_add_reason(struct stats *s, const char *reason, uint64_t n);
+
+/* The reasons sorted by count, highest first (ties by reason). */
+void stats_sort_reasons(struct stats *s);
 
 /* Requests that ended in failure. */
 uint64_t stats_failed(const struct stats *s);

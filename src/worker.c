@@ -14,9 +14,10 @@
 #define READ_BUFFER_SIZE (64 * 1024)
 
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, struct script *script, void (*on_exit)(struct worker *, void *), void *arg,
-                char *err, size_t errlen)
+                uint64_t budget, struct script_thread *thread, uint32_t conn_base,
+                void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen)
 {
+    struct script *script = thread ? thread->state : NULL;
     w->script = script;
     w->script_req = NULL;
     w->script_error[0] = '\0';
@@ -38,10 +39,13 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     ev_set_userdata(w->loop, w);
     stats_init(&w->stats);
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
+    w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
+    memset(&w->res, 0, sizeof w->res);
+    w->sampled = 0;
     w->shared = (struct conn_shared){
         .loop = w->loop,
-        .addr = cfg->addr,
-        .addrlen = cfg->addrlen,
+        .addr = thread ? (const struct sockaddr *)&thread->addr : cfg->addr,
+        .addrlen = thread ? thread->addrlen : cfg->addrlen,
         .req = cfg->req,
         .req_len = cfg->req_len,
         .keepalive = cfg->keepalive,
@@ -54,20 +58,25 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .script = script,
         .script_request = script && script_has(script, SCRIPT_REQUEST), /* a hook call per request */
         .script_delay = script && script_has(script, SCRIPT_DELAY),
+        .script_conns = script && script_is_scenario(script),
+        .script_response = script && script_has(script, SCRIPT_RESPONSE),
+        .capture = script && script_response_reads(script),
+        .max_body = cfg->max_body,
+        .res = &w->res,
+        .conn_done = w->conn_done,
+        .req_depth = 1,
         .script_error = w->script_error,
         .script_error_len = sizeof w->script_error,
     };
-    if (script && !w->shared.script_request) {
-        /* No request(): the request is what the script left in wrk.*, the
-         * same for every request of this worker, as in wrk. */
-        const char *req;
-        size_t len;
-        if (script_request(script, 0, &req, &len, err, errlen) < 0)
-            return -1;
-        w->script_req = xmalloc(len);
-        memcpy(w->script_req, req, len);
-        w->shared.req = w->script_req;
-        w->shared.req_len = len;
+    if (script) {
+        struct script_worker sw = {
+            .thread = thread,
+            .conn_base = conn_base,
+            .conn_done = w->conn_done,
+            .res = &w->res,
+            .metrics = &w->stats.metrics,
+        };
+        script_bind(script, &sw);
     }
     w->conns = xcalloc(nconns, sizeof *w->conns);
     for (uint32_t i = 0; i < nconns; i++)
@@ -79,11 +88,20 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
 static void stop_connections(struct worker *w)
 {
     for (uint32_t i = 0; i < w->nconns; i++) {
-        if (conn_stop(&w->conns[i])) {
-            w->stats.cut_off++;
-            w->shared.in_flight--;
-        }
+        unsigned n = conn_stop(&w->conns[i]);
+        w->stats.cut_off += n;
+        w->shared.in_flight -= n;
     }
+}
+
+/* wrk's "requests" statistics: completions per second, per 100 ms. */
+static void on_sample(EV_P_ ev_timer *t, int revents)
+{
+    (void)t;
+    (void)revents;
+    struct worker *w = ev_userdata(EV_A);
+    hist_record(&w->stats.rate, (int64_t)((w->stats.completed - w->sampled) * 10));
+    w->sampled = w->stats.completed;
 }
 
 static void on_stop(EV_P_ ev_async *a, int revents)
@@ -94,11 +112,34 @@ static void on_stop(EV_P_ ev_async *a, int revents)
     ev_break(EV_A, EVBREAK_ALL);
 }
 
+static int static_request(struct worker *w)
+{
+    const char *req;
+    size_t len;
+    if (script_request(w->script, 0, &req, &len, w->script_error, sizeof w->script_error) < 0)
+        return -1;
+    w->script_req = xmalloc(len);
+    memcpy(w->script_req, req, len);
+    w->shared.req = w->script_req;
+    w->shared.req_len = len;
+    w->shared.req_depth = http_count_requests(req, len);
+    return 0;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     ev_async_init(&w->stop, on_stop);
     ev_async_start(w->loop, &w->stop);
+    atomic_store(&w->running, true);
+    if (atomic_load(&w->stop_asked))
+        ev_async_send(w->loop, &w->stop); /* asked before the watcher was there */
+    ev_timer_init(&w->sampler, on_sample, 0.1, 0.1);
+    ev_timer_start(w->loop, &w->sampler);
+    /* A script without request(): the request is what init() left in
+     * wrk.*, the same for every request of this worker, as in wrk. */
+    if (w->script && !w->shared.script_request && static_request(w) < 0)
+        w->shared.budget = 0;
     w->shared.last_connect_ok = clock_now_ns();
     for (uint32_t i = 0; i < w->nconns; i++)
         conn_start(&w->conns[i]);
@@ -110,7 +151,12 @@ static void *worker_main(void *arg)
     /* After an ev_break from the budget (nothing in flight) or from giving
      * up on the target (connections may be connecting), stop the rest. */
     stop_connections(w);
+    ev_timer_stop(w->loop, &w->sampler);
     w->gave_up = w->shared.gave_up;
+    if (w->script)
+        script_take_reasons(w->script, &w->stats);
+    if (w->shared.too_large)
+        stats_add_reason(&w->stats, "response larger than --max-body", w->shared.too_large);
     stats_finish(&w->stats);
     w->t_end = clock_now_ns();
     if (w->on_exit)
@@ -125,7 +171,9 @@ int worker_start(struct worker *w)
 
 void worker_stop(struct worker *w)
 {
-    ev_async_send(w->loop, &w->stop);
+    atomic_store(&w->stop_asked, true);
+    if (atomic_load(&w->running))
+        ev_async_send(w->loop, &w->stop);
 }
 
 void worker_join(struct worker *w)
@@ -135,7 +183,10 @@ void worker_join(struct worker *w)
 
 void worker_free(struct worker *w)
 {
-    script_free(w->script);
+    for (uint32_t i = 0; w->conns && i < w->nconns; i++)
+        conn_free(&w->conns[i]);
+    free(w->conn_done);
+    w->conn_done = NULL;
     free(w->script_req);
     w->script = NULL;
     w->script_req = NULL;

@@ -9,6 +9,7 @@
 
 #include <ev.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* What every worker reads and nobody writes during the run. */
@@ -19,6 +20,7 @@ struct worker_config {
     size_t req_len;
     bool keepalive;
     int64_t timeout_ns;
+    uint64_t max_body;       /* --max-body */
 };
 
 struct worker {
@@ -31,38 +33,47 @@ struct worker {
     int gave_up;             /* errno: stopped because the target stayed unreachable */
     char script_error[512];  /* non-empty: stopped because a script hook failed */
     /* Private. */
-    struct script *script;   /* owned; NULL without -s */
+    struct script *script;   /* NULL without -s; owned by the run (done() still reads it) */
     char *script_req;        /* the request a script without request() left in wrk.* */
+    struct script_res res;   /* the response a response() hook looks at */
+    uint32_t *conn_done;     /* per connection slot, for conn.requests */
+    ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
+    uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;
     struct conn_shared shared;
     struct conn *conns;
     char *rbuf;
     ev_async stop;
+    atomic_bool stop_asked;  /* worker_stop was called (maybe before the loop ran) */
+    atomic_bool running;     /* the stop watcher is active */
     void (*on_exit)(struct worker *, void *);
     void *on_exit_arg;
     pthread_t thread;
 };
 
-/* Sets up w (allocates its connections, loop, buffer and stats) and takes
- * ownership of script (NULL for none; loaded and initialised). on_exit is
+/* Sets up w (allocates its connections, loop, buffer and stats) with
+ * script (NULL for none; loaded, set up and initialised; its thread gives
+ * the address to use) bound to it; conn_base: how many connections the
+ * workers before it have (for conn.id). on_exit is
  * called from the worker's thread when its loop has ended (t_end, gave_up,
  * script_error and stats are final by then). Returns 0, or -1 with err if
  * the event loop cannot be created or the script's request fails. */
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, struct script *script, void (*on_exit)(struct worker *, void *), void *arg,
-                char *err, size_t errlen);
+                uint64_t budget, struct script_thread *script, uint32_t conn_base,
+                void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen);
 
 /* Starts the thread. Returns 0 or an errno. */
 int worker_start(struct worker *w);
 
-/* Asks the worker to stop (thread-safe; requests in flight are cut off). */
+/* Asks the worker to stop (thread-safe; requests in flight are cut off).
+ * Also before worker_init or worker_start: the worker then stops at once. */
 void worker_stop(struct worker *w);
 
 /* Waits for the thread to end. */
 void worker_join(struct worker *w);
 
 /* Frees what worker_init allocated except the stats, which stay readable
- * until stats_free(&w->stats). */
+ * until stats_free(&w->stats), and the script, which the run frees. */
 void worker_free(struct worker *w);
 
 #endif

@@ -1,9 +1,126 @@
--- Lua side of the C bridge (src/script.c): turns what a request() hook
--- returns into request bytes, so the C side gets one string whatever the
--- script's style.
+-- Lua side of the C bridge (src/script*.c). C calls only the functions of
+-- this module, each through one protected call: it turns what hooks return
+-- into what C needs (request bytes, a verdict), keeps the conn tables and
+-- the validation failures by reason, and builds the global `volley` table.
+-- Nothing here runs per request unless a hook does.
+local ffi = require("ffi")
+local api = require("volley.api")
 local wrk = require("wrk")
 
-local bridge = {}
+local bridge = {
+  phase = "load",  -- what API misuse messages name: options, setup, init, run, done
+  failures = {},   -- validation failures: reason -> count
+  conns = {},      -- scenario: connection slot + 1 -> conn table
+}
+
+-- Distinct reasons kept per thread; further ones are counted together.
+local MAX_REASONS = 1000
+local OTHER_REASONS = "(other reasons)"
+local nreasons = 0
+
+-- Set by bridge.bind in a worker's state; nil in the main state.
+local metrics, res, conn_done, conn_base, thread_no
+local lenbuf = ffi.new("size_t[1]")
+
+----------------------------------------------------------------------------
+-- The volley table.
+
+local volley = { target = {} }
+
+function volley.format(method, path, headers, body)
+  return wrk.format(method, path, headers, body)
+end
+
+function volley.now()
+  return tonumber(api.c.now_ns()) / 1e3
+end
+
+-- Metric name -> index in the worker's C set, per kind.
+local metric_ids = { [0] = {}, [1] = {} }
+local KIND_NAMES = { [0] = "volley.counter", [1] = "volley.record" }
+
+local function metric_id(name, kind)
+  local id = metric_ids[kind][name]
+  if id then return id end
+  local fn = KIND_NAMES[kind]
+  if not metrics then
+    error(("%s: not available in %s() (the main state); use it in init(), connect(), request(), " ..
+      "delay() or response()"):format(fn, bridge.phase), 3)
+  end
+  if type(name) ~= "string" or name == "" then
+    error(("%s: the name must be a non-empty string, not %s"):format(fn, type(name)), 3)
+  end
+  id = api.c.metric_id(metrics, name, kind)
+  if id < 0 then
+    error(("%s: %q is already a %s"):format(fn, name, kind == 0 and "record" or "counter"), 3)
+  end
+  metric_ids[kind][name] = id
+  return id
+end
+
+function volley.counter(name, n)
+  local id = metric_id(name, 0)
+  if n == nil then n = 1 end
+  if type(n) ~= "number" or n ~= n then
+    error(("volley.counter: %q: the amount must be a number, not %s"):format(name, type(n)), 2)
+  end
+  api.c.metric_add(metrics, id, n)
+end
+
+function volley.record(name, value)
+  local id = metric_id(name, 1)
+  if type(value) ~= "number" or not (value >= 0) or value == math.huge then
+    error(("volley.record: %q: the value must be a finite number >= 0, not %s"):format(name, tostring(value)), 2)
+  end
+  api.c.metric_record(metrics, id, value)
+end
+
+----------------------------------------------------------------------------
+-- Set-up, called by C.
+
+-- Every state: the C function table, and the volley global.
+function bridge.start(api_ptr)
+  api.set(api_ptr)
+  _G.volley = volley
+end
+
+-- The target of the run (also called again when options() changed it).
+function bridge.set_target(scheme, host, port, path)
+  local t = volley.target
+  t.scheme, t.host, t.port, t.path = scheme, host, port, path
+end
+
+function bridge.set_phase(phase)
+  bridge.phase = phase
+end
+
+local conn_mt = {
+  __index = function(conn, k)
+    if k == "requests" then
+      return conn_done[rawget(conn, "id") - conn_base - 1]
+    end
+  end,
+}
+
+-- A worker's state: its thread number (1-based), its connections'
+-- completion counts, the struct its response() hook reads, its metrics.
+function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr)
+  thread_no, conn_base = thread, base
+  conn_done = ffi.cast("uint32_t *", done_ptr)
+  res = ffi.cast("struct volley_res *", res_ptr)
+  metrics = metrics_ptr
+  volley.thread = thread
+end
+
+----------------------------------------------------------------------------
+-- Hooks, called by C.
+
+-- A new connection on slot (0-based): a new conn table; connect(conn).
+function bridge.conn_open(slot, connect)
+  local conn = setmetatable({ id = conn_base + slot + 1, thread = thread_no }, conn_mt)
+  bridge.conns[slot + 1] = conn
+  if connect then connect(conn) end
+end
 
 -- The headers of a request table on top of the command line's.
 local function merged(headers)
@@ -26,6 +143,104 @@ function bridge.request(hook, conn)
     return wrk.format(r.method, r.path, merged(r.headers), r.body)
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
+end
+
+local function fail(reason)
+  if reason == nil then
+    reason = "response() returned false"
+  elseif type(reason) ~= "string" then
+    reason = tostring(reason)
+  end
+  local f = bridge.failures
+  local n = f[reason]
+  if n then
+    f[reason] = n + 1
+  elseif nreasons < MAX_REASONS then
+    f[reason] = 1
+    nreasons = nreasons + 1
+  else
+    f[OTHER_REASONS] = (f[OTHER_REASONS] or 0) + 1
+  end
+end
+
+-- res.headers and res.body, made when first read for each response.
+local head_serial, head_table, body_serial, body_string = -1, nil, -1, nil
+
+local function headers_of(r)
+  if r.serial == head_serial then return head_table end
+  if r.raw == nil then return nil end
+  local p = api.c.res_head(r, lenbuf)
+  local head = ffi.string(p, lenbuf[0])
+  local h, lower = {}, {}
+  for name, value in head:gmatch("\n([^:\r\n]+):[ \t]*([^\r\n]*)") do
+    value = value:match("^(.-)[ \t]*$")
+    h[name] = value
+    lower[name:lower()] = value
+  end
+  setmetatable(h, { __index = function(_, k)
+    if type(k) == "string" then return lower[k:lower()] end
+  end })
+  head_serial, head_table = r.serial, h
+  return h
+end
+
+local function body_of(r)
+  if r.serial == body_serial then return body_string end
+  if r.raw == nil then return nil end
+  local p = api.c.res_body(r, lenbuf)
+  body_serial, body_string = r.serial, ffi.string(p, lenbuf[0])
+  return body_string
+end
+
+ffi.metatype("struct volley_res", {
+  __index = function(r, k)
+    if k == "headers" then return headers_of(r) end
+    if k == "body" then return body_of(r) end
+  end,
+})
+
+-- How many arguments a wrk-style response() reads: 1 (status), 2 (and the
+-- headers) or 3 (and the body).
+local function wrk_arity(hook)
+  local info = debug.getinfo(hook, "u")
+  if info.isvararg then return 3 end
+  return math.max(1, math.min(3, info.nparams))
+end
+
+-- Binds a response hook once: returns the function C calls per response
+-- (conn table for a scenario, nothing in wrk style; it returns true when
+-- the response failed validation), and whether the hook reads headers or
+-- body, so that C keeps responses whole for it.
+function bridge.bind_response(hook, scenario)
+  if scenario then
+    return function(conn)
+      local ok, reason = hook(conn, res)
+      if ok == nil or ok == true then return false end
+      if ok == false then
+        fail(reason)
+        return true
+      end
+      error(("returned a %s (nothing, true, or false and a reason expected)"):format(type(ok)), 0)
+    end, true
+  end
+  local n = wrk_arity(hook)
+  return function()
+    local status = res.status
+    local ok, reason
+    if n == 1 then
+      ok, reason = hook(status)
+    elseif n == 2 then
+      ok, reason = hook(status, headers_of(res))
+    else
+      ok, reason = hook(status, headers_of(res), body_of(res) or "")
+    end
+    -- wrk ignores what response() returns; only false fails a request.
+    if ok == false then
+      fail(reason)
+      return true
+    end
+    return false
+  end, n > 1
 end
 
 return bridge

@@ -1,0 +1,50 @@
+-- The C functions volley gives its Lua states, as one table of function
+-- pointers (struct volley_api in src/script_api.c) reached through the FFI:
+-- calls from Lua into C this way are cheap, and the C side stays plain
+-- functions that never raise Lua errors. The struct layouts below mirror
+-- src/script.h and src/script_api.c; change both sides together.
+local ffi = require("ffi")
+
+ffi.cdef [[
+struct volley_res {
+  int32_t status;
+  int32_t chunked;
+  double bytes;
+  double latency;
+  double connect;
+  double waiting;
+  char *raw;
+  size_t raw_len;
+  size_t head_len;
+  size_t body_len;
+  uint32_t serial;
+  int32_t body_ready;
+};
+
+struct volley_api {
+  int64_t (*now_ns)(void);
+  int (*metric_id)(void *metrics, const char *name, int kind);
+  void (*metric_add)(void *metrics, int id, double n);
+  void (*metric_record)(void *metrics, int id, double value);
+  const char *(*res_head)(struct volley_res *res, size_t *len);
+  const char *(*res_body)(struct volley_res *res, size_t *len);
+  int64_t (*hist_count)(const void *h);
+  int64_t (*hist_min)(const void *h);
+  int64_t (*hist_max)(const void *h);
+  double (*hist_mean)(const void *h);
+  double (*hist_stdev)(const void *h);
+  int64_t (*hist_percentile)(const void *h, double p);
+  int32_t (*hist_values)(const void *h, int64_t *values, int64_t *counts, int32_t n);
+};
+]]
+
+local api = {}
+
+-- Set once per state by the bridge (volley.bridge.start).
+api.c = nil
+
+function api.set(ptr)
+  api.c = ffi.cast("struct volley_api *", ptr)
+end
+
+return api

@@ -1,0 +1,74 @@
+-- Statistics objects over volley's histograms, as done() receives them:
+-- .count .min .max .mean .stdev, :percentile(p), #s (the number of distinct
+-- recorded values) and s(i) (the i-th distinct value and its count, in
+-- increasing order), as in wrk. Values are divided by the object's scale
+-- (nanoseconds -> microseconds: 1000). They are cdata, not tables, so that
+-- # works under LuaJIT's Lua 5.1 rules, as on wrk's userdata.
+local ffi = require("ffi")
+local api = require("volley.api")
+
+ffi.cdef [[
+struct volley_stats { const void *h; double scale; };
+]]
+
+local stats = {}
+
+-- The distinct values and counts of each object, read once on first use.
+local cache = setmetatable({}, { __mode = "k" })
+
+local function values(self)
+  local t = cache[self]
+  if t then return t end
+  local c = api.c
+  local n = c.hist_values(self.h, nil, nil, 0)
+  local vs, cs = ffi.new("int64_t[?]", n), ffi.new("int64_t[?]", n)
+  c.hist_values(self.h, vs, cs, n)
+  t = { values = {}, counts = {} }
+  for i = 0, n - 1 do
+    t.values[i + 1] = tonumber(vs[i]) / self.scale
+    t.counts[i + 1] = tonumber(cs[i])
+  end
+  cache[self] = t
+  return t
+end
+
+local methods = {}
+
+function methods.percentile(self, p)
+  if type(p) ~= "number" or p < 0 or p > 100 then
+    error("percentile: a number from 0 to 100 expected", 2)
+  end
+  return tonumber(api.c.hist_percentile(self.h, p)) / self.scale
+end
+
+local fields = {
+  count = function(self) return tonumber(api.c.hist_count(self.h)) end,
+  min = function(self) return tonumber(api.c.hist_min(self.h)) / self.scale end,
+  max = function(self) return tonumber(api.c.hist_max(self.h)) / self.scale end,
+  mean = function(self) return api.c.hist_mean(self.h) / self.scale end,
+  stdev = function(self) return api.c.hist_stdev(self.h) / self.scale end,
+}
+
+ffi.metatype("struct volley_stats", {
+  __index = function(self, k)
+    local f = fields[k]
+    if f then return f(self) end
+    return methods[k]
+  end,
+  __len = function(self) return #values(self).values end,
+  __call = function(self, i)
+    local t = values(self)
+    return t.values[i], t.counts[i]
+  end,
+  __tostring = function(self)
+    return ("stats: count %d, min %g, max %g, mean %g"):format(self.count, self.min, self.max, self.mean)
+  end,
+})
+
+-- A stats object over the histogram at h (a C pointer that stays valid for
+-- as long as the object is used: done() and what it calls).
+function stats.new(h, scale)
+  return ffi.new("struct volley_stats", h, scale)
+end
+
+return stats

@@ -1,0 +1,108 @@
+/* The C functions Lua calls through the FFI (lua/volley/api.lua declares
+ * the same struct): plain functions on pointers and scalars that return
+ * values or codes and never raise Lua errors; the Lua side checks arguments
+ * first. The order of the members is the ABI between the two files. */
+#include "script_internal.h"
+
+#include "clock.h"
+#include "hist.h"
+#include "http.h"
+#include "metrics.h"
+
+struct volley_api {
+    int64_t (*now_ns)(void);
+    int (*metric_id)(struct metrics *ms, const char *name, int kind);
+    void (*metric_add)(struct metrics *ms, int id, double n);
+    void (*metric_record)(struct metrics *ms, int id, double value);
+    const char *(*res_head)(struct script_res *r, size_t *len);
+    const char *(*res_body)(struct script_res *r, size_t *len);
+    int64_t (*hist_count)(const struct hist *h);
+    int64_t (*hist_min)(const struct hist *h);
+    int64_t (*hist_max)(const struct hist *h);
+    double (*hist_mean)(const struct hist *h);
+    double (*hist_stdev)(const struct hist *h);
+    int64_t (*hist_percentile)(const struct hist *h, double p);
+    int32_t (*hist_values)(const struct hist *h, int64_t *values, int64_t *counts, int32_t n);
+};
+
+static int metric_id(struct metrics *ms, const char *name, int kind)
+{
+    return metrics_id(ms, name, kind == METRIC_RECORD ? METRIC_RECORD : METRIC_COUNTER);
+}
+
+/* The final head of the response (after any 1xx), found once. */
+static const char *res_head(struct script_res *r, size_t *len)
+{
+    if (r->head_len == 0)
+        r->head_len = http_final_head_end(r->raw, r->raw_len);
+    *len = r->head_len;
+    return r->raw;
+}
+
+/* The body, decoded in place once if it came chunked. */
+static const char *res_body(struct script_res *r, size_t *len)
+{
+    size_t head;
+    res_head(r, &head);
+    if (!r->body_ready) {
+        r->body_len = r->raw_len - head;
+        if (r->chunked)
+            r->body_len = http_dechunk(r->raw + head, r->body_len);
+        r->body_ready = 1;
+    }
+    *len = r->body_len;
+    return r->raw + head;
+}
+
+static int64_t hist_count(const struct hist *h)
+{
+    return h->count;
+}
+
+static int64_t hist_min(const struct hist *h)
+{
+    return h->count ? h->min : 0;
+}
+
+static int64_t hist_max(const struct hist *h)
+{
+    return h->count ? h->max : 0;
+}
+
+/* The distinct values (the lowest of each non-empty bucket) and their
+ * counts, at most n of them; returns how many there are in all. */
+static int32_t hist_values(const struct hist *h, int64_t *values, int64_t *counts, int32_t n)
+{
+    struct hist_iter it;
+    int32_t i = 0;
+    hist_iter_init(&it, h);
+    while (hist_iter_next(&it)) {
+        if (i < n) {
+            values[i] = it.value;
+            counts[i] = it.count;
+        }
+        i++;
+    }
+    return i;
+}
+
+static const struct volley_api api = {
+    .now_ns = clock_now_ns,
+    .metric_id = metric_id,
+    .metric_add = metrics_add,
+    .metric_record = metrics_record,
+    .res_head = res_head,
+    .res_body = res_body,
+    .hist_count = hist_count,
+    .hist_min = hist_min,
+    .hist_max = hist_max,
+    .hist_mean = hist_mean,
+    .hist_stdev = hist_stdev,
+    .hist_percentile = hist_percentile,
+    .hist_values = hist_values,
+};
+
+const void *script_api(void)
+{
+    return &api;
+}

@@ -1,0 +1,43 @@
+/* What the script*.c files share: the state struct and the protected-call
+ * path. Not for the rest of volley, which uses script.h. */
+#ifndef VOLLEY_SCRIPT_INTERNAL_H
+#define VOLLEY_SCRIPT_INTERNAL_H
+
+#include "script.h"
+
+#include <lua.h>
+
+struct script {
+    lua_State *L;
+    int hooks[SCRIPT_HOOKS]; /* registry references, LUA_NOREF when undefined */
+    bool scenario;
+    int bridge;              /* the volley.bridge module table */
+    int bridge_request;      /* bridge.request */
+    int response;            /* the bound response function (bridge.bind_response) */
+    bool response_reads;     /* it reads headers or body */
+    int anchors;             /* table: slot+1 -> the request string being written */
+    int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */
+    struct script_thread *thread; /* a worker's state: its thread (wrk.thread) */
+    char name[256];          /* the script as the user named it, for messages */
+};
+
+/* The one way volley calls into Lua: the function and its nargs arguments
+ * are on the stack. Returns 0 with nres results pushed, or -1 with err
+ * ("file:line: in hook(): message") and nothing pushed. hook: the hook's
+ * name for messages, or NULL. */
+int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *err, size_t errlen);
+
+/* Pushes bridge[name]. */
+void script_push_bridge(struct script *s, const char *name);
+
+/* The table of C functions Lua reaches through the FFI (script_api.c). */
+const void *script_api(void);
+
+/* Adds wrk.lookup and wrk.connect to the wrk table at the top of the
+ * stack, and the thread and address types to the state (script_main.c). */
+void script_open_threads(lua_State *L);
+
+/* Pushes the thread object for t (setup's argument, wrk.thread). */
+void script_push_thread(lua_State *L, struct script_thread *t);
+
+#endif

@@ -1,0 +1,575 @@
+/* The main state's hooks (setup, done, options) and what wrk gives them:
+ * thread objects (thread.addr, thread:get/set/stop), addresses
+ * (wrk.lookup, wrk.connect). These run on the main thread, outside the
+ * request path; values cross between states by copy. */
+#include "script_internal.h"
+
+#include "net.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <lauxlib.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define THREAD_MT "volley.thread"
+#define ADDR_MT "volley.addr"
+
+/* Tables nested deeper than this cannot cross (and cycles cannot either). */
+#define COPY_DEPTH 32
+
+struct addr {
+    struct sockaddr_storage sa;
+    socklen_t len;
+};
+
+static void push_addr(lua_State *L, const struct sockaddr *sa, socklen_t len)
+{
+    struct addr *a = lua_newuserdata(L, sizeof *a);
+    memset(a, 0, sizeof *a);
+    memcpy(&a->sa, sa, len);
+    a->len = len;
+    luaL_getmetatable(L, ADDR_MT);
+    lua_setmetatable(L, -2);
+}
+
+static int addr_tostring(lua_State *L)
+{
+    struct addr *a = luaL_checkudata(L, 1, ADDR_MT);
+    char buf[80];
+    net_addr_string((const struct sockaddr *)&a->sa, buf, sizeof buf);
+    lua_pushstring(L, buf);
+    return 1;
+}
+
+/* wrk.lookup(host, service): every address of host, as wrk.connect and
+ * thread.addr take them. Unlike wrk, which exits, a failure is a Lua error. */
+static int wrk_lookup(lua_State *L)
+{
+    const char *host = luaL_checkstring(L, 1);
+    const char *service = luaL_optstring(L, 2, "http");
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
+    int rc = getaddrinfo(host, service, &hints, &res);
+    if (rc != 0)
+        return luaL_error(L, "wrk.lookup: unable to resolve %s:%s: %s", host, service, gai_strerror(rc));
+    lua_newtable(L);
+    int i = 1;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        push_addr(L, ai->ai_addr, ai->ai_addrlen);
+        lua_rawseti(L, -2, i++);
+    }
+    freeaddrinfo(res);
+    return 1;
+}
+
+/* wrk.connect(addr): whether a TCP connection to addr can be opened (within
+ * a second); it is closed again at once. */
+static int wrk_connect(lua_State *L)
+{
+    struct addr *a = luaL_checkudata(L, 1, ADDR_MT);
+    int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    bool ok = false;
+    if (fd >= 0) {
+        if (connect(fd, (struct sockaddr *)&a->sa, a->len) == 0) {
+            ok = true;
+        } else if (errno == EINPROGRESS) {
+            struct pollfd p = {.fd = fd, .events = POLLOUT};
+            ok = poll(&p, 1, 1000) == 1 && net_connect_result(fd) == 0;
+        }
+        close(fd);
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static struct script_thread *check_thread(lua_State *L)
+{
+    return *(struct script_thread **)luaL_checkudata(L, 1, THREAD_MT);
+}
+
+/* Whether v (at idx of L) can cross to another state. */
+static const char *untransferable(lua_State *L, int idx, int depth)
+{
+    switch (lua_type(L, idx)) {
+    case LUA_TNIL:
+    case LUA_TBOOLEAN:
+    case LUA_TNUMBER:
+    case LUA_TSTRING:
+        return NULL;
+    case LUA_TTABLE:
+        if (depth >= COPY_DEPTH)
+            return "table nested too deep (or a cycle)";
+        idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            const char *bad = untransferable(L, -2, depth + 1);
+            if (!bad)
+                bad = untransferable(L, -1, depth + 1);
+            if (bad) {
+                lua_pop(L, 2);
+                return bad;
+            }
+            lua_pop(L, 1);
+        }
+        return NULL;
+    default:
+        return luaL_typename(L, idx);
+    }
+}
+
+/* Pushes onto to a copy of the value at idx of from (checked already). */
+static void copy_value(lua_State *from, int idx, lua_State *to)
+{
+    size_t len;
+    const char *str;
+    switch (lua_type(from, idx)) {
+    case LUA_TBOOLEAN:
+        lua_pushboolean(to, lua_toboolean(from, idx));
+        return;
+    case LUA_TNUMBER:
+        lua_pushnumber(to, lua_tonumber(from, idx));
+        return;
+    case LUA_TSTRING:
+        str = lua_tolstring(from, idx, &len);
+        lua_pushlstring(to, str, len);
+        return;
+    case LUA_TTABLE:
+        idx = idx < 0 ? lua_gettop(from) + idx + 1 : idx;
+        lua_newtable(to);
+        lua_pushnil(from);
+        while (lua_next(from, idx)) {
+            copy_value(from, -2, to);
+            copy_value(from, -1, to);
+            lua_rawset(to, -3);
+            lua_pop(from, 1);
+        }
+        return;
+    default:
+        lua_pushnil(to);
+        return;
+    }
+}
+
+/* The other state of a thread object may only be touched while its worker
+ * is not running: in setup() and done(), or from the thread's own state. */
+static lua_State *thread_state(lua_State *L, struct script_thread *t, const char *what)
+{
+    lua_State *TL = t->state->L;
+    if (TL != L && t->started)
+        luaL_error(L, "thread:%s: only in setup() and done() (the thread is running)", what);
+    return TL;
+}
+
+/* thread:get(name): a copy of the thread's global name. */
+static int thread_get(lua_State *L)
+{
+    struct script_thread *t = check_thread(L);
+    const char *name = luaL_checkstring(L, 2);
+    lua_State *TL = thread_state(L, t, "get");
+    if (TL == L) {
+        lua_getglobal(L, name);
+        return 1;
+    }
+    lua_getglobal(TL, name);
+    const char *bad = untransferable(TL, -1, 0);
+    if (bad) {
+        lua_pop(TL, 1);
+        return luaL_error(L, "thread:get: cannot transfer '%s' from thread", bad);
+    }
+    copy_value(TL, -1, L);
+    lua_pop(TL, 1);
+    return 1;
+}
+
+/* thread:set(name, value): sets the thread's global name to a copy. */
+static int thread_set(lua_State *L)
+{
+    struct script_thread *t = check_thread(L);
+    const char *name = luaL_checkstring(L, 2);
+    lua_settop(L, 3);
+    lua_State *TL = thread_state(L, t, "set");
+    if (TL == L) {
+        lua_setglobal(L, name);
+        return 0;
+    }
+    const char *bad = untransferable(L, 3, 0);
+    if (bad)
+        return luaL_error(L, "thread:set: cannot transfer '%s' to thread", bad);
+    copy_value(L, 3, TL);
+    lua_setglobal(TL, name);
+    return 0;
+}
+
+/* thread:stop(): the thread stops; what it had in flight is cut off. */
+static int thread_stop(lua_State *L)
+{
+    struct script_thread *t = check_thread(L);
+    if (t->stop)
+        t->stop(t->stop_arg);
+    return 0;
+}
+
+static int thread_index(lua_State *L)
+{
+    struct script_thread *t = check_thread(L);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "addr") == 0) {
+        push_addr(L, (const struct sockaddr *)&t->addr, t->addrlen);
+        return 1;
+    }
+    if (strcmp(k, "id") == 0) {
+        lua_pushinteger(L, (lua_Integer)t->index + 1);
+        return 1;
+    }
+    luaL_getmetatable(L, THREAD_MT);
+    lua_getfield(L, -1, k); /* a method, or nil */
+    return 1;
+}
+
+static int thread_newindex(lua_State *L)
+{
+    struct script_thread *t = check_thread(L);
+    const char *k = luaL_checkstring(L, 2);
+    if (strcmp(k, "addr") != 0)
+        return luaL_error(L, "cannot set '%s' on thread", k);
+    struct addr *a = luaL_testudata(L, 3, ADDR_MT);
+    if (!a)
+        return luaL_error(L, "thread.addr: an address from wrk.lookup expected, not a %s", luaL_typename(L, 3));
+    if (t->started || t->state->L == L)
+        return luaL_error(L, "thread.addr: can only be set in setup()");
+    memcpy(&t->addr, &a->sa, a->len);
+    t->addrlen = a->len;
+    return 0;
+}
+
+static int thread_tostring(lua_State *L)
+{
+    lua_pushfstring(L, "thread %d", (int)check_thread(L)->index + 1);
+    return 1;
+}
+
+void script_push_thread(lua_State *L, struct script_thread *t)
+{
+    struct script_thread **u = lua_newuserdata(L, sizeof *u);
+    *u = t;
+    luaL_getmetatable(L, THREAD_MT);
+    lua_setmetatable(L, -2);
+}
+
+void script_open_threads(lua_State *L)
+{
+    if (luaL_newmetatable(L, THREAD_MT)) {
+        static const luaL_Reg m[] = {
+            {"get", thread_get},           {"set", thread_set},
+            {"stop", thread_stop},         {"__index", thread_index},
+            {"__newindex", thread_newindex}, {"__tostring", thread_tostring},
+            {NULL, NULL},
+        };
+        luaL_register(L, NULL, m);
+    }
+    lua_pop(L, 1);
+    if (luaL_newmetatable(L, ADDR_MT)) {
+        lua_pushcfunction(L, addr_tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+    lua_pop(L, 1);
+    lua_pushcfunction(L, wrk_lookup);
+    lua_setfield(L, -2, "lookup");
+    lua_pushcfunction(L, wrk_connect);
+    lua_setfield(L, -2, "connect");
+}
+
+int script_setup(struct script *s, struct script_thread *t, char *err, size_t errlen)
+{
+    if (!script_has(s, SCRIPT_SETUP))
+        return 0;
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_SETUP]);
+    script_push_thread(s->L, t);
+    return script_pcall(s, 1, 0, "setup", err, errlen);
+}
+
+/* t[k] = n */
+static void set_number(lua_State *L, const char *k, double n)
+{
+    lua_pushnumber(L, n);
+    lua_setfield(L, -2, k);
+}
+
+/* Pushes a stats object over h (lua/volley/stats.lua); values / scale. */
+static void push_stats(lua_State *L, int stats_new, const struct hist *h, double scale)
+{
+    lua_pushvalue(L, stats_new);
+    lua_pushlightuserdata(L, (void *)h);
+    lua_pushnumber(L, scale);
+    lua_call(L, 2, 1); /* inside the protected done call */
+}
+
+/* The errors table: wrk's five kinds (read includes parse errors; status
+ * counts responses with a status >= 400), then volley's own. */
+static void push_errors(lua_State *L, const struct stats *st)
+{
+    uint64_t status = 0;
+    for (int i = 400; i < STATS_STATUS_MAX; i++)
+        status += st->status[i];
+    lua_newtable(L);
+    set_number(L, "connect", (double)st->errors[STATS_ERR_CONNECT]);
+    set_number(L, "read", (double)(st->errors[STATS_ERR_READ] + st->errors[STATS_ERR_PARSE]));
+    set_number(L, "write", (double)st->errors[STATS_ERR_WRITE]);
+    set_number(L, "status", (double)status);
+    set_number(L, "timeout", (double)st->errors[STATS_ERR_TIMEOUT]);
+    set_number(L, "parse", (double)st->errors[STATS_ERR_PARSE]);
+    set_number(L, "validation", (double)st->errors[STATS_ERR_VALIDATION]);
+}
+
+struct done_args {
+    const struct stats *st;
+    int64_t duration_ns;
+    bool scenario;
+};
+
+/* Pushes result (scenario) or summary, latency, requests (wrk). */
+static int push_done_args(lua_State *L, const struct done_args *a, int stats_new)
+{
+    const struct stats *st = a->st;
+    if (!a->scenario) {
+        lua_newtable(L);                            /* summary */
+        set_number(L, "duration", (double)(a->duration_ns / 1000));
+        set_number(L, "requests", (double)st->completed);
+        set_number(L, "bytes", (double)st->bytes_read);
+        push_errors(L, st);
+        lua_setfield(L, -2, "errors");
+        push_stats(L, stats_new, &st->latency, 1e3);
+        push_stats(L, stats_new, &st->rate, 1);
+        return 3;
+    }
+    lua_newtable(L);                                /* result */
+    set_number(L, "duration", (double)a->duration_ns / 1e9);
+    lua_newtable(L);
+    set_number(L, "started", (double)st->started);
+    set_number(L, "completed", (double)st->completed);
+    set_number(L, "failed", (double)stats_failed(st));
+    set_number(L, "cut_off", (double)st->cut_off);
+    lua_setfield(L, -2, "requests");
+    lua_newtable(L);
+    set_number(L, "read", (double)st->bytes_read);
+    set_number(L, "written", (double)st->bytes_written);
+    lua_setfield(L, -2, "bytes");
+    set_number(L, "connections", (double)st->connects);
+    lua_newtable(L);
+    for (int i = 100; i < STATS_STATUS_MAX; i++) {
+        if (st->status[i]) {
+            lua_pushnumber(L, (double)st->status[i]);
+            lua_rawseti(L, -2, i);
+        }
+    }
+    lua_setfield(L, -2, "status");
+    push_errors(L, st);
+    lua_setfield(L, -2, "errors");
+    lua_newtable(L);
+    for (size_t i = 0; i < st->nreasons; i++)
+        set_number(L, st->reasons[i].reason, (double)st->reasons[i].count);
+    lua_setfield(L, -2, "failures");
+    push_stats(L, stats_new, &st->latency, 1e3);
+    lua_setfield(L, -2, "latency");
+    push_stats(L, stats_new, &st->connect, 1e3);
+    lua_setfield(L, -2, "connect");
+    push_stats(L, stats_new, &st->waiting, 1e3);
+    lua_setfield(L, -2, "waiting");
+    push_stats(L, stats_new, &st->rate, 1);
+    lua_setfield(L, -2, "rate");
+    lua_newtable(L);                                /* result metrics */
+    lua_newtable(L);
+    lua_newtable(L);                                /* result metrics counters records */
+    for (size_t i = 0; i < st->metrics.n; i++) {
+        const struct metric *m = &st->metrics.m[i];
+        if (m->kind == METRIC_COUNTER) {
+            lua_pushnumber(L, m->total);
+            lua_setfield(L, -3, m->name);
+        } else {
+            push_stats(L, stats_new, &m->values, METRIC_SCALE);
+            lua_setfield(L, -2, m->name);
+        }
+    }
+    lua_setfield(L, -3, "records");
+    lua_setfield(L, -2, "counters");
+    lua_setfield(L, -2, "metrics");
+    return 1;
+}
+
+/* Protected: upvalue-free; stack: done hook, lightuserdata args. */
+static int call_done(lua_State *L)
+{
+    const struct done_args *a = lua_touserdata(L, 2);
+    lua_settop(L, 1);                               /* done */
+    lua_getglobal(L, "require");
+    lua_pushstring(L, "volley.stats");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "new");
+    lua_remove(L, -2);                              /* done new */
+    lua_pushvalue(L, 1);                            /* done new done */
+    int n = push_done_args(L, a, 2);
+    lua_call(L, n, 0);
+    return 0;
+}
+
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, char *err, size_t errlen)
+{
+    if (!script_has(s, SCRIPT_DONE))
+        return 0;
+    struct done_args a = {st, duration_ns, s->scenario};
+    script_set_phase(s, "done");
+    lua_pushcfunction(s->L, call_done);
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DONE]);
+    lua_pushlightuserdata(s->L, &a);
+    return script_pcall(s, 2, 0, "done", err, errlen);
+}
+
+/* The options() keys and the command-line options they stand for. */
+static const struct {
+    const char *key;
+    const char *flag;
+} option_keys[] = {
+    {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
+    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"},
+};
+
+struct words {
+    char **w;
+    int n;
+};
+
+static void add_word(struct words *ws, const char *w)
+{
+    ws->w = xrealloc(ws->w, (size_t)(ws->n + 1) * sizeof *ws->w);
+    ws->w[ws->n++] = xstrdup(w);
+}
+
+/* The option value at the top of the stack as a word ("10", "1.5"). */
+static const char *option_word(lua_State *L, char *buf, size_t len)
+{
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
+        return buf;
+    }
+    return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+}
+
+/* Turns the options table at the top of the stack into words; the URL last. */
+static int option_words(struct script *s, struct words *ws, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    char buf[64];
+    const char *url = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* opts key value */
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(not a string)";
+        const char *flag = NULL;
+        for (size_t i = 0; i < sizeof option_keys / sizeof option_keys[0]; i++)
+            if (strcmp(key, option_keys[i].key) == 0)
+                flag = option_keys[i].flag;
+        const char *bad = NULL;
+        if (flag) {
+            const char *w = option_word(L, buf, sizeof buf);
+            if (!w)
+                bad = "a string or a number";
+            else {
+                add_word(ws, flag);
+                add_word(ws, w);
+            }
+        } else if (strcmp(key, "url") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                bad = "a string";
+            else
+                url = lua_tostring(L, -1); /* stays referenced by the table */
+        } else if (strcmp(key, "keepalive") == 0) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                bad = "a boolean";
+            else if (!lua_toboolean(L, -1))
+                add_word(ws, "--no-keepalive");
+        } else if (strcmp(key, "http_version") == 0) {
+            const char *w = option_word(L, buf, sizeof buf);
+            if (!w || (strcmp(w, "1.0") != 0 && strcmp(w, "1") != 0 && strcmp(w, "1.1") != 0))
+                bad = "\"1.0\" or \"1.1\"";
+            else if (strcmp(w, "1.1") != 0)
+                add_word(ws, "--http1.0");
+        } else if (strcmp(key, "headers") == 0) {
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                bad = "a table";
+            } else {
+                lua_pushnil(L);
+                while (lua_next(L, -2)) {           /* ... headers name value */
+                    char line[8192];
+                    if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TSTRING)
+                        snprintf(line, sizeof line, "%s", lua_tostring(L, -1));
+                    else if (lua_type(L, -2) == LUA_TSTRING && option_word(L, buf, sizeof buf))
+                        snprintf(line, sizeof line, "%s: %s", lua_tostring(L, -2), option_word(L, buf, sizeof buf));
+                    else
+                        line[0] = '\0';
+                    lua_pop(L, 1);
+                    if (!line[0]) {
+                        lua_pop(L, 2);
+                        snprintf(err, errlen, "%s: in options(): headers: name = value pairs or \"Name: value\" lines expected", s->name);
+                        return -1;
+                    }
+                    add_word(ws, "-H");
+                    add_word(ws, line);
+                }
+            }
+        } else {
+            lua_pop(L, 2);
+            snprintf(err, errlen, "%s: in options(): unknown option \"%s\"%s", s->name, key,
+                     strcmp(key, "rate") == 0 ? " (-R is not available yet)" : "");
+            return -1;
+        }
+        if (bad) {
+            lua_pop(L, 2);
+            snprintf(err, errlen, "%s: in options(): %s: %s expected", s->name, key, bad);
+            return -1;
+        }
+        lua_pop(L, 1);
+    }
+    if (url)
+        add_word(ws, url);
+    return 0;
+}
+
+int script_options(struct script *s, char *const *args, int nargs, char ***words, int *nwords, bool *has_url,
+                   char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    *words = NULL;
+    *nwords = 0;
+    *has_url = false;
+    if (!script_has(s, SCRIPT_OPTIONS))
+        return 0;
+    script_set_phase(s, "options");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_OPTIONS]);
+    lua_createtable(L, nargs, 0);
+    for (int i = 0; i < nargs; i++) {
+        lua_pushstring(L, args[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (script_pcall(s, 1, 1, "options", err, errlen) < 0)
+        return -1;
+    int rc = 0;
+    if (lua_istable(L, -1)) {
+        struct words ws = {NULL, 0};
+        lua_getfield(L, -1, "url");
+        *has_url = lua_type(L, -1) == LUA_TSTRING;
+        lua_pop(L, 1);
+        rc = option_words(s, &ws, err, errlen);
+        *words = ws.w;
+        *nwords = ws.n;
+    } else if (!lua_isnil(L, -1)) {
+        snprintf(err, errlen, "%s: in options(): returned a %s (a table of options or nil expected)", s->name,
+                 luaL_typename(L, -1));
+        rc = -1;
+    }
+    lua_pop(L, 1);
+    return rc;
+}

@@ -1,0 +1,386 @@
+/*
+ * volley-target, connections: accepting, reading and parsing, the output
+ * queue and writing, and closing (politely, with a lingering close). What a
+ * request means and what it gets back is request.c's business; this file
+ * only feeds it complete requests in order and writes what it queues.
+ */
+#define _GNU_SOURCE   /* accept4 */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "vtarget.h"
+
+static const char PATTERN_CHARS[PAT_PERIOD + 1] =
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-\n";
+static char pattern[PAT_LEN + PAT_PERIOD];
+
+static ev_io accept_w;
+static ev_timer accept_retry_w;
+static struct conn *conns;
+static http_parser_settings settings;
+
+/* ---- output queue ----------------------------------------------------- */
+
+static void out_reserve(struct conn *c, size_t need)
+{
+    if (c->out_cap - c->out_len >= need)
+        return;
+    size_t cap = c->out_cap ? c->out_cap : 4096;
+    while (cap - c->out_len < need)
+        cap *= 2;
+    char *p = realloc(c->out, cap);
+    if (!p)
+        die("out of memory");
+    c->out = p;
+    c->out_cap = cap;
+}
+
+void out_append(struct conn *c, const void *data, size_t len)
+{
+    out_reserve(c, len);
+    if (len)
+        memcpy(c->out + c->out_len, data, len);
+    c->out_len += len;
+    c->queued += len;
+}
+
+void out_printf(struct conn *c, const char *fmt, ...)
+{
+    va_list ap;
+    out_reserve(c, 256);
+    for (;;) {
+        size_t room = c->out_cap - c->out_len;
+        va_start(ap, fmt);
+        int n = vsnprintf(c->out + c->out_len, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            die("vsnprintf failed");
+        if ((size_t)n < room) {
+            c->out_len += (size_t)n;
+            c->queued += (size_t)n;
+            return;
+        }
+        out_reserve(c, (size_t)n + 1);
+    }
+}
+
+/* Remember where the response just queued ends; it counts as answered when
+ * the write position passes that point. */
+void push_mark(struct conn *c, bool counted)
+{
+    unsigned i = (c->mark_head + c->nmarks) % NMARKS;
+    c->mark_end[i] = c->queued;
+    c->mark_counted[i] = counted;
+    c->nmarks++;
+}
+
+static void pop_marks(struct conn *c)
+{
+    while (c->nmarks && c->mark_end[c->mark_head] <= c->sent) {
+        if (c->mark_counted[c->mark_head])
+            stats.answered++;
+        c->mark_head = (c->mark_head + 1) % NMARKS;
+        c->nmarks--;
+    }
+}
+
+/* Generate the next slice of a /chunked body into c->out; bounded so a
+ * 100 MB chunked body never sits in memory. */
+void gen_chunks(struct conn *c)
+{
+    while (c->chunk_active && c->out_len - c->out_off < CHUNK_FILL) {
+        if (c->chunk_left == 0) {
+            out_append(c, "0\r\n\r\n", 5);
+            push_mark(c, true);
+            c->chunk_active = false;
+            break;
+        }
+        size_t k = c->chunk_left < CHUNK_SIZE ? c->chunk_left : CHUNK_SIZE;
+        out_printf(c, "%zx\r\n", k);
+        out_append(c, pattern + c->chunk_pos % PAT_PERIOD, k);
+        out_append(c, "\r\n", 2);
+        c->chunk_left -= k;
+        c->chunk_pos += k;
+    }
+}
+
+/* ---- connection state machine ----------------------------------------- */
+
+static void conn_close(struct conn *c)
+{
+    ev_io_stop(loop, &c->rio);
+    ev_io_stop(loop, &c->wio);
+    ev_timer_stop(loop, &c->timer);
+    close(c->fd);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    request_free(c);
+    free(c->in);
+    free(c->out);
+    free(c);
+}
+
+void conn_close_all(void)
+{
+    while (conns)
+        conn_close(conns);
+}
+
+/* Busy: do not parse (or answer) the next pipelined request yet. While busy,
+ * the request being answered (c->req and request.c's state) stays intact. */
+static bool busy(const struct conn *c)
+{
+    return ev_is_active(&c->timer) || c->never || c->drop_now || c->closing ||
+           c->raw_left || c->chunk_active || c->nmarks >= NMARKS ||
+           c->out_len - c->out_off > OUT_HIGH;
+}
+
+static void parse(struct conn *c)
+{
+    size_t off = 0;
+    while (off < c->in_len && !busy(c)) {
+        size_t n = http_parser_execute(&c->parser, &settings, c->in + off, c->in_len - off);
+        head_track(c, c->in + off, n);
+        off += n;
+        enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+        if (e == HPE_PAUSED && c->req_done) {
+            c->req_done = false;
+            http_parser_pause(&c->parser, 0);
+            dispatch(c);
+        } else if (e != HPE_OK || off < c->in_len) {
+            /* Malformed (or an upgrade we do not speak): say so and close. */
+            static const char bad[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n"
+                                      "Connection: close\r\n\r\n";
+            out_append(c, bad, sizeof bad - 1);
+            push_mark(c, false);
+            c->closing = true;
+            off = c->in_len;
+        }
+    }
+    if (c->closing || c->never)
+        off = c->in_len;   /* nothing after this will ever be answered */
+    if (off) {
+        memmove(c->in, c->in + off, c->in_len - off);
+        c->in_len -= off;
+    }
+}
+
+/* Write as much as possible. 1: all written; 0: kernel buffer full, write
+ * watcher armed; -1: connection is broken. */
+static int flush(struct conn *c)
+{
+    for (;;) {
+        if (c->out_off == c->out_len) {
+            c->out_off = c->out_len = 0;
+            gen_chunks(c);
+        }
+        struct iovec iov[2];
+        int n = 0;
+        size_t pending = c->out_len - c->out_off;
+        if (pending)
+            iov[n++] = (struct iovec){ c->out + c->out_off, pending };
+        if (c->raw_left) {
+            /* raw body bytes always follow everything in c->out: nothing is
+             * queued while a body is streaming (busy) */
+            size_t pos = (size_t)((c->raw_total - c->raw_left) % PAT_PERIOD);
+            size_t k = c->raw_left < PAT_LEN ? (size_t)c->raw_left : PAT_LEN;
+            iov[n++] = (struct iovec){ pattern + pos, k };
+        }
+        if (n == 0)
+            break;
+        ssize_t w = writev(c->fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                ev_io_start(loop, &c->wio);
+                return 0;
+            }
+            return -1;
+        }
+        size_t from_out = (size_t)w < pending ? (size_t)w : pending;
+        c->out_off += from_out;
+        c->raw_left -= (size_t)w - from_out;
+        c->sent += (uint64_t)w;
+        pop_marks(c);
+    }
+    ev_io_stop(loop, &c->wio);
+    if (c->out_cap > OUT_KEEP) {   /* a big body passed through; give it back */
+        free(c->out);
+        c->out = NULL;
+        c->out_cap = 0;
+    }
+    return 1;
+}
+
+/* Close politely: send our FIN, then wait (briefly) for the client's, so
+ * that unread pipelined bytes do not turn our close into an RST that could
+ * destroy the response still in flight. */
+static void linger_start(struct conn *c)
+{
+    if (c->eof || shutdown(c->fd, SHUT_WR) != 0) {
+        conn_close(c);
+        return;
+    }
+    c->lingering = true;
+    c->in_len = 0;
+    c->tmode = T_LINGER;
+    ev_timer_set(&c->timer, LINGER_S, 0.0);
+    ev_timer_start(loop, &c->timer);
+    ev_io_start(loop, &c->rio);
+}
+
+/* Drive a connection after any event: parse what can be answered now,
+ * write, and decide whether to continue, wait, or close. May free c. */
+static void progress(struct conn *c)
+{
+    for (;;) {
+        parse(c);
+        int r = flush(c);
+        if (r < 0 || c->drop_now) {
+            conn_close(c);
+            return;
+        }
+        if (r == 0)
+            break;                 /* on_write calls us again */
+        if (c->closing) {
+            linger_start(c);
+            return;
+        }
+        if (c->in_len && !busy(c))
+            continue;              /* pipelined requests waited behind a body */
+        if (c->eof && !busy(c)) {
+            conn_close(c);         /* answered all the client sent before its FIN */
+            return;
+        }
+        break;
+    }
+    /* Read while there is room; a full buffer means we are busy and the
+     * client must wait (TCP flow control does the rest). */
+    bool want = !c->eof && (c->never || c->in_len < IN_CAP);
+    if (want && !ev_is_active(&c->rio))
+        ev_io_start(loop, &c->rio);
+    else if (!want && ev_is_active(&c->rio))
+        ev_io_stop(loop, &c->rio);
+}
+
+/* ---- event handlers --------------------------------------------------- */
+
+static void on_read(struct ev_loop *l, ev_io *w, int revents)
+{
+    (void)l, (void)revents;
+    struct conn *c = w->data;
+    if (!c->in && !(c->in = malloc(IN_CAP)))
+        die("out of memory");
+    /* After /never or our FIN, input is only read to notice the client's close. */
+    bool discard = c->never || c->lingering;
+    size_t room = discard ? IN_CAP : IN_CAP - c->in_len;
+    ssize_t n = read(c->fd, discard ? c->in : c->in + c->in_len, room);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+            return;
+        conn_close(c);             /* reset by peer */
+        return;
+    }
+    if (n == 0) {
+        /* The client is gone (or half-closed). With a response still to come
+         * from a timer, or nothing ever to come, there is no one to answer. */
+        if (discard || ev_is_active(&c->timer)) {
+            conn_close(c);
+            return;
+        }
+        c->eof = true;
+        progress(c);
+        return;
+    }
+    if (discard)
+        return;
+    c->in_len += (size_t)n;
+    progress(c);
+}
+
+static void on_write(struct ev_loop *l, ev_io *w, int revents)
+{
+    (void)l, (void)revents;
+    progress(w->data);
+}
+
+static void on_timer(struct ev_loop *l, ev_timer *w, int revents)
+{
+    (void)l, (void)revents;
+    struct conn *c = w->data;
+    if (c->tmode == T_LINGER) {    /* the client never sent its FIN */
+        conn_close(c);
+        return;
+    }
+    c->tmode = T_NONE;
+    respond(c, &c->req);           /* the delayed response is due */
+    progress(c);
+}
+
+static void on_accept(struct ev_loop *l, ev_io *w, int revents)
+{
+    (void)revents;
+    for (;;) {
+        int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of fds: stop accepting for a moment rather than spin;
+                 * pending clients wait in the backlog. */
+                if (!opt.quiet)
+                    fprintf(stderr, "volley-target: accept: %s (pausing)\n", strerror(errno));
+                ev_io_stop(l, w);
+                ev_timer_start(l, &accept_retry_w);
+            }
+            return;                /* EAGAIN: backlog drained */
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        struct conn *c = calloc(1, sizeof *c);
+        if (!c)
+            die("out of memory");
+        c->fd = fd;
+        ev_io_init(&c->rio, on_read, fd, EV_READ);
+        ev_io_init(&c->wio, on_write, fd, EV_WRITE);
+        ev_init(&c->timer, on_timer);
+        c->rio.data = c->wio.data = c->timer.data = c;
+        http_parser_init(&c->parser, HTTP_REQUEST);
+        c->parser.data = c;
+        c->next = conns;
+        if (conns)
+            conns->prev = c;
+        conns = c;
+        stats.connections++;
+        c->seq = stats.connections;
+        ev_io_start(l, &c->rio);
+    }
+}
+
+static void on_accept_retry(struct ev_loop *l, ev_timer *w, int revents)
+{
+    (void)w, (void)revents;
+    ev_io_start(l, &accept_w);
+}
+
+void conn_init(int lfd)
+{
+    for (size_t i = 0; i < sizeof pattern; i++)
+        pattern[i] = PATTERN_CHARS[i % PAT_PERIOD];
+    request_parser_settings(&settings);
+    ev_io_init(&accept_w, on_accept, lfd, EV_READ);
+    ev_io_start(loop, &accept_w);
+    ev_timer_init(&accept_retry_w, on_accept_retry, 0.1, 0.0);
+}

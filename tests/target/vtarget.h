@@ -1,0 +1,179 @@
+/*
+ * volley-target: a small single-threaded libev HTTP/1.1 server that volley's
+ * tests and demo aim at. It is never installed. It listens on loopback only,
+ * exits by itself after --max-seconds, and counts what it received and
+ * answered so tests can check volley's report against the server's view.
+ * Special paths (/bytes/N, /delay/D, /never, /drop, ...) make it misbehave on
+ * demand; see tests/target/README.md.
+ *
+ * Three parts, sharing the declarations below:
+ *   target.c   options, listening socket, signals, counters, request log, exit
+ *   conn.c     connections: accept, read, parse, write, close; output queue
+ *   request.c  one request: what the parser reports, routing, the response
+ *
+ * Design: one struct conn per connection. Incoming bytes go into c->in and
+ * are parsed with http_parser, which we pause after each complete request so
+ * requests are handled one at a time and in order (pipelining). Responses are
+ * appended to c->out and written with one writev; a write watcher is armed
+ * only on EAGAIN. Large bodies are streamed from a shared static pattern
+ * buffer so no connection ever holds a big buffer.
+ */
+#ifndef VTARGET_H
+#define VTARGET_H
+
+#include <ev.h>
+#include <http_parser.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IN_CAP      (16 * 1024)   /* per-connection read buffer */
+#define OUT_KEEP    (64 * 1024)   /* out buffers larger than this are freed once drained */
+#define OUT_HIGH    (256 * 1024)  /* stop parsing pipelined requests above this backlog */
+#define CHUNK_FILL  (32 * 1024)   /* how much chunked body to generate per round */
+#define CHUNK_SIZE  1000          /* body bytes per chunk for /chunked/N */
+#define NMARKS      64            /* max responses queued but not yet written */
+#define PAT_PERIOD  64            /* body byte i of /bytes and /chunked is pattern[i % 64] */
+#define PAT_LEN     (64 * 1024)
+#define MAX_BYTES   (100ULL * 1024 * 1024)
+#define URL_MAX     256           /* longer URLs are truncated: routing needs only a prefix */
+#define LINGER_S    2.0           /* how long to wait for the client's FIN after ours */
+#define ECHO_MAX    (16 * 1024)   /* /echo returns at most this much of the request head */
+#define ITEMS_MAX   10000         /* largest N of /json/items/N */
+#define STATS_JSON_MAX 256        /* room for the stats JSON: 5 counters of up to 20 digits */
+
+enum kind {
+    K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
+    K_HTTP10, K_STATUS, K_CONTINUE, K_STATS, K_BAD,
+    K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO
+};
+
+/* One request as far as answering it is concerned. Filled while it is parsed
+ * (headers, then on_message_complete, then routing) and kept unchanged until
+ * it is answered, also across a delay: the connection parses nothing more
+ * until then. */
+struct req {
+    enum kind kind;
+    unsigned long long n;   /* numeric argument of /bytes/N, /status/N, ... */
+    bool head;              /* HEAD: headers as for GET, no body */
+    bool keep_alive;        /* what the request asked for (version + Connection) */
+    bool http10;            /* HTTP/1.0 request: keep-alive must be explicit */
+    bool authorized;        /* its head had an X-Token or Authorization header */
+    bool bearer;            /* ... and an Authorization: Bearer tok-<digits> */
+};
+
+/* A growable byte buffer (not NUL-terminated). */
+struct buf {
+    char *p;
+    size_t len, cap;
+};
+
+enum timer_mode { T_NONE, T_DELAY, T_LINGER };
+
+/* Where the copy of the request head stands (see head_track in request.c). */
+enum head_scan { HS_BEFORE, HS_HEAD, HS_AFTER };
+
+struct conn {
+    int fd;
+    unsigned long long seq;     /* 1 for the first accepted connection, then 2, ... */
+    ev_io rio, wio;
+    ev_timer timer;             /* response delay, or lingering close */
+    enum timer_mode tmode;
+    http_parser parser;
+    struct conn *prev, *next;   /* list of all connections, for cleanup at exit */
+
+    char *in;                   /* received, not yet parsed bytes */
+    size_t in_len;
+    char url[URL_MAX];
+    size_t url_len;
+    bool req_done;              /* set by on_message_complete */
+    struct req req;             /* request being handled (kept across a delay) */
+
+    /* Request state kept by request.c while a request is parsed. Valid until
+     * the next request on this connection begins to be parsed. */
+    struct buf raw;             /* the request head as received, up to ECHO_MAX */
+    enum head_scan hs;
+    size_t line_len;            /* head_track: bytes of the current line so far */
+    char line_c0;               /* ... and its first byte */
+    struct buf hname, hval;     /* header being parsed (value kept only if needed) */
+    bool in_value, keep_value, headers_done;
+    struct buf logline;         /* this request's --log line, without newline */
+
+    char *out;                  /* queued response bytes */
+    size_t out_off, out_len, out_cap;
+    unsigned long long raw_left, raw_total;   /* /bytes body still to stream */
+    unsigned long long chunk_left, chunk_pos; /* /chunked body still to generate */
+    bool chunk_active;
+
+    /* Byte positions (in this connection's output stream) where queued
+     * responses end, so "answered" counts only fully written responses. */
+    uint64_t queued, sent;
+    uint64_t mark_end[NMARKS];
+    bool mark_counted[NMARKS];
+    unsigned mark_head, nmarks;
+
+    unsigned long nresp;        /* responses on this connection, for close-every */
+    unsigned long close_every;  /* set by /close/K */
+    bool closing;               /* close once everything queued is written */
+    bool lingering;             /* we sent FIN; waiting for the client's */
+    bool never;                 /* /never: swallow everything, answer nothing */
+    bool drop_now;              /* /drop: close without answering */
+    bool eof;                   /* client closed its sending side */
+};
+
+/* ---- target.c --------------------------------------------------------- */
+
+struct options {
+    const char *bind;
+    int port;
+    const char *port_file, *stats_file, *log_file;
+    double max_seconds;
+    unsigned long close_every;
+    unsigned long delay_ms;
+    bool quiet;
+};
+extern struct options opt;
+
+/* The counters of /__stats and --stats-file; see the README for their meaning. */
+struct stats {
+    uint64_t received, answered, connections, dropped, authorized;
+};
+extern struct stats stats;
+
+extern struct ev_loop *loop;
+extern FILE *req_log;           /* --log, or NULL */
+
+__attribute__((noreturn, format(printf, 1, 2)))
+void die(const char *fmt, ...);
+/* The stats JSON, without newline; size should be STATS_JSON_MAX. */
+int stats_json(char *buf, size_t size);
+
+/* ---- conn.c ----------------------------------------------------------- */
+
+/* Fill the body pattern, set up the parser, start accepting on lfd. */
+void conn_init(int lfd);
+void conn_close_all(void);
+
+/* The output queue: bytes appended here are written in order. */
+void out_append(struct conn *c, const void *data, size_t len);
+__attribute__((format(printf, 2, 3)))
+void out_printf(struct conn *c, const char *fmt, ...);
+/* The response queued so far ends here; counted: it counts as answered once
+ * written. */
+void push_mark(struct conn *c, bool counted);
+/* Queue the next slice of an active /chunked body. */
+void gen_chunks(struct conn *c);
+
+/* ---- request.c -------------------------------------------------------- */
+
+void request_parser_settings(http_parser_settings *s);
+/* Feed head_track the bytes http_parser consumed, before acting on them. */
+void head_track(struct conn *c, const char *data, size_t len);
+/* A request was fully read: count and log it, answer now, later, or never. */
+void dispatch(struct conn *c);
+/* Queue the response to r (also called from the delay timer). */
+void respond(struct conn *c, const struct req *r);
+void request_free(struct conn *c);
+
+#endif
