@@ -344,10 +344,11 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
         script_push_bridge(s, "bind_response");
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_RESPONSE]);
         lua_pushboolean(L, s->scenario);
-        if (script_pcall(s, 2, 2, NULL, err, errlen) < 0)
+        if (script_pcall(s, 2, 3, NULL, err, errlen) < 0)
             return -1;
-        s->response_reads = lua_toboolean(L, -1);
-        lua_pop(L, 1);
+        s->response_arity = (int)lua_tointeger(L, -1);
+        s->response_reads = lua_toboolean(L, -2);
+        lua_pop(L, 2);
         s->response = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     return 0;

@@ -31,7 +31,7 @@ static int metric_id(struct metrics *ms, const char *name, int kind)
 }
 
 /* The final head of the response (after any 1xx), found once. */
-static const char *res_head(struct script_res *r, size_t *len)
+const char *script_res_head(struct script_res *r, size_t *len)
 {
     if (r->head_len == 0)
         r->head_len = http_final_head_end(r->raw, r->raw_len);
@@ -40,10 +40,10 @@ static const char *res_head(struct script_res *r, size_t *len)
 }
 
 /* The body, decoded in place once if it came chunked. */
-static const char *res_body(struct script_res *r, size_t *len)
+const char *script_res_body(struct script_res *r, size_t *len)
 {
     size_t head;
-    res_head(r, &head);
+    script_res_head(r, &head);
     if (!r->body_ready) {
         r->body_len = r->raw_len - head;
         if (r->chunked)
@@ -91,8 +91,8 @@ static const struct volley_api api = {
     .metric_id = metric_id,
     .metric_add = metrics_add,
     .metric_record = metrics_record,
-    .res_head = res_head,
-    .res_body = res_body,
+    .res_head = script_res_head,
+    .res_body = script_res_body,
     .hist_count = hist_count,
     .hist_min = hist_min,
     .hist_max = hist_max,

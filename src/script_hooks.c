@@ -5,11 +5,50 @@
 
 #include <lauxlib.h>
 #include <stdio.h>
+#include <string.h>
+
+void script_push_headers(lua_State *L, struct script_res *r)
+{
+    size_t len;
+    const char *head = script_res_head(r, &len), *end = head + len;
+    const char *p = memchr(head, '\n', len); /* past the status line */
+    lua_createtable(L, 0, 8);
+    while (p && ++p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            break;
+        const char *colon = memchr(p, ':', (size_t)(eol - p));
+        if (colon) {
+            const char *v = colon + 1, *ve = eol;
+            while (v < ve && (*v == ' ' || *v == '\t'))
+                v++;
+            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+                ve--;
+            lua_pushlstring(L, p, (size_t)(colon - p));
+            lua_pushlstring(L, v, (size_t)(ve - v));
+            lua_rawset(L, -3);
+        }
+        p = eol;
+    }
+}
+
+/* bridge.c_headers() for res.headers: upvalue 1 is the worker's res. */
+static int c_headers(lua_State *L)
+{
+    script_push_headers(L, lua_touserdata(L, lua_upvalueindex(1)));
+    return 1;
+}
 
 void script_bind(struct script *s, const struct script_worker *w)
 {
     lua_State *L = s->L;
     s->thread = w->thread;
+    s->res = w->res;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
+    lua_pushlightuserdata(L, w->res);
+    lua_pushcclosure(L, c_headers, 1);
+    lua_setfield(L, -2, "c_headers");
+    lua_pop(L, 1);
     script_push_bridge(s, "bind");
     lua_pushinteger(L, (lua_Integer)w->thread->index + 1);
     lua_pushinteger(L, (lua_Integer)w->conn_base);
@@ -108,16 +147,47 @@ bool script_response_reads(const struct script *s)
     return s->response_reads;
 }
 
+/* wrk style, as wrk calls it: response(status, headers, body) with only
+ * the arguments it declares, built here (no Lua in between); false fails
+ * the request (counted by bridge.fail). */
+static int wrk_response(struct script *s, bool *failed, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    struct script_res *r = s->res;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_RESPONSE]);
+    lua_pushinteger(L, r->status);
+    if (s->response_arity >= 2)
+        script_push_headers(L, r);
+    if (s->response_arity >= 3) {
+        size_t len;
+        const char *body = script_res_body(r, &len);
+        lua_pushlstring(L, body, len);
+    }
+    if (script_pcall(s, s->response_arity, 2, "response", err, errlen) < 0)
+        return -1;
+    *failed = lua_type(L, -2) == LUA_TBOOLEAN && !lua_toboolean(L, -2);
+    if (*failed) {
+        script_push_bridge(s, "fail");              /* ok reason fail */
+        lua_insert(L, -2);                          /* ok fail reason */
+        if (script_pcall(s, 1, 0, "response", err, errlen) < 0) {
+            lua_pop(L, 1);
+            return -1;
+        }
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
 int script_response(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen)
 {
     lua_State *L = s->L;
+    if (!s->scenario)
+        return wrk_response(s, failed, err, errlen);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->response);
-    int nargs = 0;
-    if (s->scenario) {
-        push_conn(s, slot);
-        nargs = 1;
-    }
-    if (script_pcall(s, nargs, 1, "response", err, errlen) < 0)
+    push_conn(s, slot);
+    if (script_pcall(s, 1, 1, "response", err, errlen) < 0)
         return -1;
     *failed = lua_toboolean(L, -1);
     lua_pop(L, 1);

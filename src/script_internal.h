@@ -15,6 +15,8 @@ struct script {
     int bridge_request;      /* bridge.request */
     int response;            /* the bound response function (bridge.bind_response) */
     bool response_reads;     /* it reads headers or body */
+    int response_arity;      /* wrk style: what response() takes: 1 status, 2 +headers, 3 +body */
+    struct script_res *res;  /* a worker's: the response being looked at */
     int anchors;             /* table: slot+1 -> the request string being written */
     int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */
     struct script_thread *thread; /* a worker's state: its thread (wrk.thread) */
@@ -29,6 +31,14 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
+
+/* The final head (after any 1xx) and the (decoded) body of r. */
+const char *script_res_head(struct script_res *r, size_t *len);
+const char *script_res_body(struct script_res *r, size_t *len);
+
+/* Pushes a table of r's header fields (name as received -> value; the last
+ * of a repeated name wins, as in wrk). */
+void script_push_headers(lua_State *L, struct script_res *r);
 
 /* The table of C functions Lua reaches through the FFI (script_api.c). */
 const void *script_api(void);

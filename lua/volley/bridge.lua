@@ -145,6 +145,7 @@ function bridge.request(hook, conn)
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
 end
 
+-- Counts one validation failure by its reason.
 local function fail(reason)
   if reason == nil then
     reason = "response() returned false"
@@ -163,18 +164,16 @@ local function fail(reason)
   end
 end
 
+bridge.fail = fail
+
 -- res.headers and res.body, made when first read for each response.
 local head_serial, head_table, body_serial, body_string = -1, nil, -1, nil
 
 local function headers_of(r)
   if r.serial == head_serial then return head_table end
   if r.raw == nil then return nil end
-  local p = api.c.res_head(r, lenbuf)
-  local head = ffi.string(p, lenbuf[0])
-  local h, lower = {}, {}
-  for name, value in head:gmatch("\n([^:\r\n]+):[ \t]*([^\r\n]*)") do
-    value = value:match("^(.-)[ \t]*$")
-    h[name] = value
+  local h, lower = bridge.c_headers(), {}
+  for name, value in pairs(h) do
     lower[name:lower()] = value
   end
   setmetatable(h, { __index = function(_, k)
@@ -208,9 +207,10 @@ local function wrk_arity(hook)
 end
 
 -- Binds a response hook once: returns the function C calls per response
--- (conn table for a scenario, nothing in wrk style; it returns true when
--- the response failed validation), and whether the hook reads headers or
--- body, so that C keeps responses whole for it.
+-- (with the conn table; it returns true when the response failed
+-- validation), whether the hook reads headers or body, so that C keeps
+-- responses whole for it, and for wrk style how many arguments it takes
+-- (C then calls the hook itself, as wrk does).
 function bridge.bind_response(hook, scenario)
   if scenario then
     return function(conn)
@@ -221,26 +221,10 @@ function bridge.bind_response(hook, scenario)
         return true
       end
       error(("returned a %s (nothing, true, or false and a reason expected)"):format(type(ok)), 0)
-    end, true
+    end, true, 2
   end
   local n = wrk_arity(hook)
-  return function()
-    local status = res.status
-    local ok, reason
-    if n == 1 then
-      ok, reason = hook(status)
-    elseif n == 2 then
-      ok, reason = hook(status, headers_of(res))
-    else
-      ok, reason = hook(status, headers_of(res), body_of(res) or "")
-    end
-    -- wrk ignores what response() returns; only false fails a request.
-    if ok == false then
-      fail(reason)
-      return true
-    end
-    return false
-  end, n > 1
+  return hook, n > 1, n
 end
 
 return bridge

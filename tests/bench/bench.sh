@@ -4,6 +4,8 @@
 #
 #   bash tests/bench/bench.sh            keep-alive mode
 #   bash tests/bench/bench.sh --close    a new connection per request
+#   bash tests/bench/bench.sh --hooks    volley and wrk running the same Lua hooks
+#                                        (tests/bench/hook_request.lua, hook_response.lua)
 #
 # Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), VOLLEY (<repo>/build/volley),
 #      SHARED (<repo>/../shared, holds bench/floor-*.c), NGINX (nginx on PATH or /usr/sbin/nginx).
@@ -16,7 +18,8 @@ MODE=keepalive
 case "${1:-}" in
 '') ;;
 --close) MODE=close ;;
-*) echo "usage: $0 [--close]" >&2; exit 2 ;;
+--hooks) MODE=hooks ;;
+*) echo "usage: $0 [--close | --hooks]" >&2; exit 2 ;;
 esac
 
 DUR=${BENCH_SECONDS:-3}
@@ -40,9 +43,15 @@ log() { echo "bench: $*" >&2; }
 if [[ $MODE == keepalive ]]; then
 	TOOLS=(volley wrk h2load ab floor)
 	declare -A LABEL=([volley]=volley [wrk]=wrk [h2load]=h2load [ab]="ab -k" [floor]="floor-keepalive")
-else
+elif [[ $MODE == close ]]; then
 	TOOLS=(volley wrk ab floor)
 	declare -A LABEL=([volley]="volley --no-keepalive" [wrk]="wrk (Connection: close)" [ab]="ab" [floor]="floor-close")
+else
+	# Same script for both tools; the goals compare each volley row with the wrk row below it.
+	TOOLS=(volley wrk volley-req wrk-req volley-res wrk-res floor)
+	declare -A LABEL=([volley]=volley [wrk]=wrk [volley-req]="volley request()" [wrk-req]="wrk request()"
+		[volley-res]="volley response()" [wrk-res]="wrk response()" [floor]="floor-keepalive")
+	declare -A SCRIPT=([req]=$HERE/hook_request.lua [res]=$HERE/hook_response.lua)
 fi
 NOTES=()
 
@@ -51,7 +60,7 @@ check_peers() {
 	local missing=()
 	[[ -x $NGINX ]] || missing+=("nginx (Debian package nginx-light)")
 	command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
-	[[ $MODE == close ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
+	[[ $MODE != keepalive ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
 	command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
 	if ((${#missing[@]})); then
 		printf 'bench: missing %s\n' "${missing[@]}" >&2
@@ -175,13 +184,13 @@ json_completed() {
 FLOOR=
 FLOOR_N=
 setup_floor() {
-	local src=$SHARED/bench/floor-$MODE.c n0 rate
+	local src=$SHARED/bench/floor-${MODE/hooks/keepalive}.c n0 rate
 	if [[ ! -f $src ]]; then NOTES+=("floor skipped: $src not found (set SHARED)"); return; fi
 	if ! command -v cc >/dev/null || ! cc -O2 -o "$TMP/floor" "$src" 2>"$TMP/cc.log"; then
 		NOTES+=("floor skipped: cc -O2 $src failed"); return
 	fi
 	# The floor takes a request count, not a duration: calibrate it to run about DUR seconds.
-	[[ $MODE == keepalive ]] && n0=20000 || n0=5000
+	[[ $MODE != close ]] && n0=20000 || n0=5000
 	if ! "$TMP/floor" "$PORT" "$n0" "$CONNS" >"$TMP/floor.cal" 2>&1; then
 		NOTES+=("floor skipped: calibration run failed: $(tail -n1 "$TMP/floor.cal")"); return
 	fi
@@ -192,17 +201,21 @@ setup_floor() {
 
 # ---- one run of one tool: append "req_per_s cpu_us_per_req" to $TMP/res.TOOL ----
 run_tool() {
-	local tool=$1 url="http://127.0.0.1:$PORT/" out=$TMP/out.$1 n="" rc=0
+	local tool=$1 url="http://127.0.0.1:$PORT/" out=$TMP/out.$1 n="" rc=0 s=()
 	case $tool in
-	volley)
+	volley-*) s=(-s "${SCRIPT[${tool#volley-}]}") ;;
+	wrk-*) s=(-s "${SCRIPT[${tool#wrk-}]}") ;;
+	esac
+	case $tool in
+	volley*)
 		if [[ ! -x $VOLLEY ]]; then NOTES+=("volley n/a: $VOLLEY is not built (set VOLLEY)"); return; fi
 		local ka=(); [[ $MODE == close ]] && ka=(--no-keepalive)
 		rm -f "$TMP/volley.json"
-		measure "$out" "$VOLLEY" -t 1 -c "$CONNS" -d "${DUR}s" "${ka[@]}" --json "$TMP/volley.json" "$url" || rc=$?
+		measure "$out" "$VOLLEY" -t 1 -c "$CONNS" -d "${DUR}s" "${ka[@]}" "${s[@]}" --json "$TMP/volley.json" "$url" || rc=$?
 		if ((rc == 0)); then n=$(json_completed "$TMP/volley.json" 2>/dev/null) || true; fi ;;
-	wrk)
+	wrk*)
 		local hdr=(); [[ $MODE == close ]] && hdr=(-H "Connection: close")
-		measure "$out" wrk -t1 -c"$CONNS" -d"${DUR}s" "${hdr[@]}" "$url" || rc=$?
+		measure "$out" wrk -t1 -c"$CONNS" -d"${DUR}s" "${hdr[@]}" "${s[@]}" "$url" || rc=$?
 		n=$(awk '/ requests in / { print $1 }' "$out") ;;
 	h2load)
 		measure "$out" h2load --h1 -t1 -c"$CONNS" -D "$DUR" "$url" || rc=$?
@@ -259,7 +272,17 @@ report() {
 		echo "volley/${LABEL[$tool]} CPU per request: $ratio"
 	done
 	echo
-	if [[ -n $vcpu && -n $wcpu ]]; then
+	if [[ $MODE == hooks ]]; then
+		local v w goal
+		for pair in "req 0.6" "res 0.65"; do
+			set -- $pair
+			goal=$2
+			[[ -s $TMP/res.volley-$1 && -s $TMP/res.wrk-$1 ]] || { echo "Goal ${LABEL[volley-$1]}: unknown"; continue; }
+			v=$(median 2 "$TMP/res.volley-$1") w=$(median 2 "$TMP/res.wrk-$1")
+			awk -v v="$v" -v w="$w" -v g="$goal" -v l="${LABEL[volley-$1]}" 'BEGIN {
+				printf "Goal: %s <= %sx wrk CPU per request with the same hook: %s (%.2fx)\n", l, g, (v <= g * w ? "met" : "NOT met"), v / w }'
+		done
+	elif [[ -n $vcpu && -n $wcpu ]]; then
 		awk -v v="$vcpu" -v w="$wcpu" -v l="${LABEL[wrk]}" 'BEGIN {
 			printf "Goal: volley <= 0.8x %s CPU per request: %s (%.2fx)\n", l, (v <= 0.8 * w ? "met" : "NOT met"), v / w }'
 	else

@@ -562,8 +562,47 @@ static void test_head_cache(void)
     check_ctx(NULL);
 }
 
+/* Pipelined request strings: how many requests one string holds. */
+static void test_count_requests(void)
+{
+    static const char get[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
+    static const char post[] = "POST /p HTTP/1.1\r\nHost: h\r\ncontent-length: 5\r\n\r\nab\r\n\r";
+    char buf[512];
+    CHECK_INT(http_count_requests(get, strlen(get)), 1);
+    snprintf(buf, sizeof buf, "%s%s%s", get, get, get);
+    CHECK_INT(http_count_requests(buf, strlen(buf)), 3);
+    /* A body that looks like a blank line is not a request boundary. */
+    snprintf(buf, sizeof buf, "%s%s", post, get);
+    CHECK_INT(http_count_requests(buf, strlen(buf)), 2);
+    /* A truncated tail counts with the request before it. */
+    snprintf(buf, sizeof buf, "%sGET /b HTTP/1.1\r\n", get);
+    CHECK_INT(http_count_requests(buf, strlen(buf)), 1);
+    CHECK_INT(http_count_requests("junk", 4), 1);
+    static const char lf[] = "GET / HTTP/1.1\nHost: h\n\nGET / HTTP/1.1\nHost: h\n\n";
+    CHECK_INT(http_count_requests(lf, strlen(lf)), 2);
+}
+
+/* The final head after 1xx responses, and chunked bodies decoded in place. */
+static void test_response_parts(void)
+{
+    static const char plain[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+    CHECK_INT(http_final_head_end(plain, strlen(plain)), strlen(plain) - 2);
+    static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi";
+    CHECK_INT(http_final_head_end(cont, strlen(cont)), strlen(cont) - 2);
+    static const char sw[] = "HTTP/1.1 101 Switching\r\nUpgrade: x\r\n\r\n";
+    CHECK_INT(http_final_head_end(sw, strlen(sw)), strlen(sw));
+    char body[] = "5\r\nhello\r\n1;ext=1\r\n \r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n";
+    size_t n = http_dechunk(body, strlen(body));
+    CHECK_INT(n, 16);
+    CHECK(memcmp(body, "hello 0123456789", 16) == 0);
+    char empty[] = "0\r\n\r\n";
+    CHECK_INT(http_dechunk(empty, strlen(empty)), 0);
+}
+
 int main(void)
 {
+    test_count_requests();
+    test_response_parts();
     test_head_cache();
     test_encode();
     test_streams();
