@@ -47,6 +47,17 @@ static void preload_embedded(lua_State *L)
     lua_pop(L, 2);
 }
 
+/* Message handler for lua_pcall: makes any error object a string. */
+static int message_handler(lua_State *L)
+{
+    if (lua_type(L, 1) == LUA_TSTRING)
+        return 1;
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+        return 1;
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    return 1;
+}
+
 struct script *script_new(char *err, size_t errlen)
 {
     lua_State *L = luaL_newstate();
@@ -62,6 +73,8 @@ struct script *script_new(char *err, size_t errlen)
         s->hooks[h] = LUA_NOREF;
     lua_newtable(L);
     s->anchors = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushcfunction(L, message_handler);
+    s->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     s->response = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
     lua_getglobal(L, "require");
@@ -73,6 +86,8 @@ struct script *script_new(char *err, size_t errlen)
     s->bridge = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "request");
     s->bridge_request = luaL_ref(L, LUA_REGISTRYINDEX);
+    script_push_bridge(s, "request_bytes");
+    s->bridge_request_bytes = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "conns");
     s->conns = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "start");
@@ -106,17 +121,6 @@ void script_free(struct script *s)
         return;
     lua_close(s->L);
     free(s);
-}
-
-/* Message handler for lua_pcall: makes any error object a string. */
-static int message_handler(lua_State *L)
-{
-    if (lua_type(L, 1) == LUA_TSTRING)
-        return 1;
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-        return 1;
-    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    return 1;
 }
 
 /* "file:line: message" -> "file:line: in hook(): message"; a message
@@ -154,7 +158,7 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 {
     lua_State *L = s->L;
     int base = lua_gettop(L) - nargs;
-    lua_pushcfunction(L, message_handler);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->handler); /* made once: a C closure per call would be garbage */
     lua_insert(L, base);                            /* handler f args */
     int rc = lua_pcall(L, nargs, nres, base);
     lua_remove(L, base);

@@ -116,13 +116,22 @@ int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t 
 int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen)
 {
     lua_State *L = s->L;
-    if (script_has(s, SCRIPT_REQUEST)) {
+    if (script_has(s, SCRIPT_REQUEST) && !s->scenario) {
+        /* wrk style: the hook itself, as wrk calls it; only what is not a
+         * string goes through the bridge (nil, a table, an error). */
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_REQUEST]);
+        if (script_pcall(s, 0, 1, "request", err, errlen) < 0)
+            return -1;
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge_request_bytes);
+            lua_insert(L, -2);                      /* request_bytes r */
+            if (script_pcall(s, 1, 1, "request", err, errlen) < 0)
+                return -1;
+        }
+    } else if (script_has(s, SCRIPT_REQUEST)) {
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge_request);
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_REQUEST]);
-        if (s->scenario)
-            push_conn(s, slot);
-        else
-            lua_pushnil(L);
+        push_conn(s, slot);
         if (script_pcall(s, 2, 1, "request", err, errlen) < 0)
             return -1;
     } else {

@@ -13,11 +13,13 @@ struct script {
     bool scenario;
     int bridge;              /* the volley.bridge module table */
     int bridge_request;      /* bridge.request */
+    int bridge_request_bytes; /* bridge.request_bytes */
     int response;            /* the bound response function (bridge.bind_response) */
     bool response_reads;     /* it reads headers or body */
     int response_arity;      /* wrk style: what response() takes: 1 status, 2 +headers, 3 +body */
     struct script_res *res;  /* a worker's: the response being looked at */
     int anchors;             /* table: slot+1 -> the request string being written */
+    int handler;             /* the message handler of every protected call */
     int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */
     struct script_thread *thread; /* a worker's state: its thread (wrk.thread) */
     char name[256];          /* the script as the user named it, for messages */

@@ -131,11 +131,10 @@ local function merged(headers)
   return h
 end
 
--- Calls hook(conn) and returns the request string: a string as it is, nil
--- for the default request (the wrk fields as they are now), a table
+-- The request string for what a request hook returned: a string as it is,
+-- nil for the default request (the wrk fields as they are now), a table
 -- {method=, path=, headers=, body=} merged with the defaults.
-function bridge.request(hook, conn)
-  local r = hook(conn)
+function bridge.request_bytes(r)
   local t = type(r)
   if t == "string" then return r end
   if r == nil then return wrk.format() end
@@ -143,6 +142,11 @@ function bridge.request(hook, conn)
     return wrk.format(r.method, r.path, merged(r.headers), r.body)
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
+end
+
+-- Calls hook(conn) and returns its request string.
+function bridge.request(hook, conn)
+  return bridge.request_bytes(hook(conn))
 end
 
 -- Counts one validation failure by its reason.
