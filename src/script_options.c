@@ -1,0 +1,156 @@
+/* options(args): a scenario script owning its command line. The table it
+ * returns becomes command-line words that main.c parses after the user's,
+ * so every value gets the same checks and messages as the flag it stands
+ * for. */
+#include "script_internal.h"
+
+#include "xalloc.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The options() keys and the command-line options they stand for. */
+static const struct {
+    const char *key;
+    const char *flag;
+} option_keys[] = {
+    {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
+    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"},
+};
+
+struct words {
+    char **w;
+    int n;
+};
+
+static void add_word(struct words *ws, const char *w)
+{
+    ws->w = xrealloc(ws->w, (size_t)(ws->n + 1) * sizeof *ws->w);
+    ws->w[ws->n++] = xstrdup(w);
+}
+
+/* The option value at the top of the stack as a word ("10", "1.5"). */
+static const char *option_word(lua_State *L, char *buf, size_t len)
+{
+    if (lua_type(L, -1) == LUA_TNUMBER) {
+        snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
+        return buf;
+    }
+    return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+}
+
+/* Turns the options table at the top of the stack into words; the URL last. */
+static int option_words(struct script *s, struct words *ws, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    char buf[64];
+    const char *url = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* opts key value */
+        const char *key = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "(not a string)";
+        const char *flag = NULL;
+        for (size_t i = 0; i < sizeof option_keys / sizeof option_keys[0]; i++)
+            if (strcmp(key, option_keys[i].key) == 0)
+                flag = option_keys[i].flag;
+        const char *bad = NULL;
+        if (flag) {
+            const char *w = option_word(L, buf, sizeof buf);
+            if (!w)
+                bad = "a string or a number";
+            else {
+                add_word(ws, flag);
+                add_word(ws, w);
+            }
+        } else if (strcmp(key, "url") == 0) {
+            if (lua_type(L, -1) != LUA_TSTRING)
+                bad = "a string";
+            else
+                url = lua_tostring(L, -1); /* stays referenced by the table */
+        } else if (strcmp(key, "keepalive") == 0) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                bad = "a boolean";
+            else if (!lua_toboolean(L, -1))
+                add_word(ws, "--no-keepalive");
+        } else if (strcmp(key, "http_version") == 0) {
+            const char *w = option_word(L, buf, sizeof buf);
+            if (!w || (strcmp(w, "1.0") != 0 && strcmp(w, "1") != 0 && strcmp(w, "1.1") != 0))
+                bad = "\"1.0\" or \"1.1\"";
+            else if (strcmp(w, "1.1") != 0)
+                add_word(ws, "--http1.0");
+        } else if (strcmp(key, "headers") == 0) {
+            if (lua_type(L, -1) != LUA_TTABLE) {
+                bad = "a table";
+            } else {
+                lua_pushnil(L);
+                while (lua_next(L, -2)) {           /* ... headers name value */
+                    char line[8192];
+                    if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TSTRING)
+                        snprintf(line, sizeof line, "%s", lua_tostring(L, -1));
+                    else if (lua_type(L, -2) == LUA_TSTRING && option_word(L, buf, sizeof buf))
+                        snprintf(line, sizeof line, "%s: %s", lua_tostring(L, -2), option_word(L, buf, sizeof buf));
+                    else
+                        line[0] = '\0';
+                    lua_pop(L, 1);
+                    if (!line[0]) {
+                        lua_pop(L, 2);
+                        snprintf(err, errlen, "%s: in options(): headers: name = value pairs or \"Name: value\" lines expected", s->name);
+                        return -1;
+                    }
+                    add_word(ws, "-H");
+                    add_word(ws, line);
+                }
+            }
+        } else {
+            lua_pop(L, 2);
+            snprintf(err, errlen, "%s: in options(): unknown option \"%s\"%s", s->name, key,
+                     strcmp(key, "rate") == 0 ? " (-R is not available yet)" : "");
+            return -1;
+        }
+        if (bad) {
+            lua_pop(L, 2);
+            snprintf(err, errlen, "%s: in options(): %s: %s expected", s->name, key, bad);
+            return -1;
+        }
+        lua_pop(L, 1);
+    }
+    if (url)
+        add_word(ws, url);
+    return 0;
+}
+
+int script_options(struct script *s, char *const *args, int nargs, char ***words, int *nwords, bool *has_url,
+                   char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    *words = NULL;
+    *nwords = 0;
+    *has_url = false;
+    if (!script_has(s, SCRIPT_OPTIONS))
+        return 0;
+    script_set_phase(s, "options");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_OPTIONS]);
+    lua_createtable(L, nargs, 0);
+    for (int i = 0; i < nargs; i++) {
+        lua_pushstring(L, args[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (script_pcall(s, 1, 1, "options", err, errlen) < 0)
+        return -1;
+    int rc = 0;
+    if (lua_istable(L, -1)) {
+        struct words ws = {NULL, 0};
+        lua_getfield(L, -1, "url");
+        *has_url = lua_type(L, -1) == LUA_TSTRING;
+        lua_pop(L, 1);
+        rc = option_words(s, &ws, err, errlen);
+        *words = ws.w;
+        *nwords = ws.n;
+    } else if (!lua_isnil(L, -1)) {
+        snprintf(err, errlen, "%s: in options(): returned a %s (a table of options or nil expected)", s->name,
+                 luaL_typename(L, -1));
+        rc = -1;
+    }
+    lua_pop(L, 1);
+    return rc;
+}
