@@ -6,7 +6,6 @@
 #include "script_internal.h"
 
 #include "net.h"
-#include "xalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
