@@ -21,6 +21,27 @@ local wrk = {
 -- instead of building strings and tables.
 local buf, CRLF, SEP = {}, "\r\n", ": "
 
+-- The command line's protocol (--http1.0, --no-keepalive), set by volley
+-- before the script loads: the request line's version, and whether to ask
+-- the server to close (unless the headers have a Connection header).
+local version, close = " HTTP/1.1\r\n", false
+
+function wrk._set_protocol(http10, keepalive)
+  version = http10 and " HTTP/1.0\r\n" or " HTTP/1.1\r\n"
+  close = not http10 and not keepalive
+end
+
+-- The Host header of wrk.headers, whatever its case.
+local function default_host()
+  local host = wrk.headers["Host"]
+  if host == nil then
+    for name, value in pairs(wrk.headers) do
+      if #name == 4 and name:lower() == "host" then return value end
+    end
+  end
+  return host
+end
+
 local function is_name(name, lower)
   return #name == #lower and name:lower() == lower
 end
@@ -28,28 +49,34 @@ end
 function wrk.format(method, path, headers, body)
   headers = headers or wrk.headers
   body = body or wrk.body
-  buf[1], buf[2], buf[3], buf[4] = method or wrk.method, " ", path or wrk.path, " HTTP/1.1\r\n"
-  local n, has_host = 4, false
+  buf[1], buf[2], buf[3], buf[4] = method or wrk.method, " ", path or wrk.path, version
+  local n, has_host, has_connection = 4, false, false
   for name, value in pairs(headers) do
     local len = #name
     if len == 4 and (name == "Host" or is_name(name, "host")) then
       has_host = true
     elseif len == 14 and body and is_name(name, "content-length") then
       name = nil -- replaced by the body's own length below
+    elseif len == 10 and is_name(name, "connection") then
+      has_connection = true
     end
     if name then
       buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = name, SEP, tostring(value), CRLF
       n = n + 4
     end
   end
-  local host = wrk.headers["Host"]
-  if not has_host and host then
+  local host = not has_host and default_host()
+  if host then
     buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Host", SEP, host, CRLF
     n = n + 4
   end
   if body then
     buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Content-Length", SEP, tostring(#body), CRLF
     n = n + 4
+  end
+  if close and not has_connection then
+    buf[n + 1] = "Connection: close\r\n"
+    n = n + 1
   end
   buf[n + 1] = CRLF
   buf[n + 2] = body or ""

@@ -389,6 +389,9 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
         }
         raw = c->cap;
         len = c->cap_len;
+    } else if (sh->capture && used > sh->max_body) {
+        too_large(c); /* arrived in one read, but over the cap all the same */
+        return 0;
     }
     if (!complete_one(c, now, raw, len))
         return 0;

@@ -70,6 +70,7 @@ int metrics_merge(struct metrics *dst, const struct metrics *src)
         const struct metric *s = &src->m[i];
         int id = metrics_id(dst, s->name, s->kind);
         if (id < 0) {
+            dst->clashes++;
             rc = -1;
             continue;
         }

@@ -25,6 +25,8 @@ struct metric {
 struct metrics {
     struct metric *m; /* in order of first use */
     size_t n, cap;
+    size_t clashes;   /* merges that dropped a metric: its name was a counter
+                       * in one thread and a record in another */
 };
 
 void metrics_init(struct metrics *ms);
@@ -45,7 +47,8 @@ void metrics_add(struct metrics *ms, int id, double n);
 void metrics_record(struct metrics *ms, int id, double value);
 
 /* Adds every metric of src into dst by name. Returns 0, or -1 if a name is
- * a counter in one and a record in the other (dst then lacks that one). */
+ * a counter in one and a record in the other (src's is then dropped and
+ * counted in dst->clashes). */
 int metrics_merge(struct metrics *dst, const struct metrics *src);
 
 #endif

@@ -76,6 +76,9 @@ static void metrics_text(FILE *out, const struct metrics *ms)
     if (!ms->n)
         return;
     fprintf(out, "  Metrics\n");
+    if (ms->clashes)
+        fprintf(out, "    (%zu thread%s values dropped: a name was a counter in one thread and a record in another)\n",
+                ms->clashes, ms->clashes == 1 ? "'s" : "s'");
     for (size_t i = 0; i < ms->n; i++) {
         const struct metric *m = &ms->m[i];
         if (m->kind == METRIC_COUNTER) {
@@ -305,7 +308,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             continue;
         fprintf(out, n++ ? ", " : "");
         json_str(out, m->name);
-        fprintf(out, ": %.17g", m->total);
+        fprintf(out, ": %.15g", m->total);
     }
     fprintf(out, "}, \"records\": {");
     n = 0;
@@ -316,12 +319,12 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         const struct hist *h = &m->values;
         fprintf(out, n++ ? ", " : "");
         json_str(out, m->name);
-        fprintf(out, ": {\"count\": %" PRId64 ", \"min\": %.17g, \"max\": %.17g, \"mean\": %.17g, \"stdev\": %.17g",
+        fprintf(out, ": {\"count\": %" PRId64 ", \"min\": %.15g, \"max\": %.15g, \"mean\": %.15g, \"stdev\": %.15g",
                 h->count, metric_value(h->count ? h->min : 0), metric_value(h->count ? h->max : 0),
                 hist_mean(h) / METRIC_SCALE, hist_stdev(h) / METRIC_SCALE);
         static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
-            fprintf(out, ", \"%s\": %.17g", ps[k].key, metric_value(hist_percentile(h, ps[k].p)));
+            fprintf(out, ", \"%s\": %.15g", ps[k].key, metric_value(hist_percentile(h, ps[k].p)));
         fprintf(out, "}");
     }
     fprintf(out, "}},\n");

@@ -246,6 +246,10 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     }
     lua_setfield(L, -2, "headers");                 /* wrk */
     script_open_threads(L);
+    lua_getfield(L, -1, "_set_protocol");
+    lua_pushboolean(L, r->http10);
+    lua_pushboolean(L, r->keepalive);
+    lua_call(L, 2, 0); /* sets two upvalues: cannot fail */
     lua_setglobal(L, "wrk");
     script_push_bridge(s, "set_target");
     lua_pushstring(L, w->scheme);

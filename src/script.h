@@ -4,7 +4,8 @@
  *
  * Two kinds of state: the main state (options, setup, done; on the main
  * thread) and one state per worker (init and the per-request hooks, on the
- * worker's thread). The bridge's Lua half is lua/volley/bridge.lua. */
+ * worker's thread; init runs on the main thread before the workers start).
+ * The bridge's Lua half is lua/volley/bridge.lua. */
 #ifndef VOLLEY_SCRIPT_H
 #define VOLLEY_SCRIPT_H
 
@@ -63,7 +64,7 @@ struct script_wrk {
     const char *host;
     const char *port;        /* NULL when the URL names no port, as in wrk */
     unsigned port_number;    /* the port used (volley.target.port) */
-    const struct http_request_spec *req; /* method, path, headers, body; its
+    const struct http_request_spec *req; /* method, path, headers, body, protocol; its
                                           * host_header becomes headers.Host
                                           * unless a header gives one */
 };

@@ -144,6 +144,11 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
     /* The string must outlive this call: it is written from its own memory
      * until the next request of this slot replaces it. */
     *req = lua_tolstring(L, -1, len);
+    if (*len == 0) {
+        lua_pop(L, 1);
+        snprintf(err, errlen, "%s: in request(): returned an empty string (a request expected)", s->name);
+        return -1;
+    }
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->anchors);
     lua_insert(L, -2);                              /* anchors str */
     lua_rawseti(L, -2, (int)slot + 1);

@@ -103,7 +103,7 @@ static const char *untransferable(lua_State *L, int idx, int depth)
         return NULL;
     case LUA_TTABLE:
         if (depth >= COPY_DEPTH)
-            return "table nested too deep (or a cycle)";
+            return "table nested deeper than 32 (or a cycle)";
         idx = idx < 0 ? lua_gettop(L) + idx + 1 : idx;
         lua_pushnil(L);
         while (lua_next(L, idx)) {
@@ -309,14 +309,21 @@ static void push_stats(lua_State *L, int stats_new, const struct hist *h, double
     lua_call(L, 2, 1); /* inside the protected done call */
 }
 
-/* The errors table: wrk's five kinds (read includes parse errors; status
- * counts responses with a status >= 400), then volley's own. */
-static void push_errors(lua_State *L, const struct stats *st)
+/* The errors table. wrk style: wrk's five kinds (read includes parse
+ * errors; status counts responses with a status >= 400) and volley's parse
+ * and validation. Scenario style: volley's kinds, as in the JSON, which add
+ * up to requests.failed. */
+static void push_errors(lua_State *L, const struct stats *st, bool wrk)
 {
+    lua_newtable(L);
+    if (!wrk) {
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            set_number(L, stats_error_name((enum stats_error)e), (double)st->errors[e]);
+        return;
+    }
     uint64_t status = 0;
     for (int i = 400; i < STATS_STATUS_MAX; i++)
         status += st->status[i];
-    lua_newtable(L);
     set_number(L, "connect", (double)st->errors[STATS_ERR_CONNECT]);
     set_number(L, "read", (double)(st->errors[STATS_ERR_READ] + st->errors[STATS_ERR_PARSE]));
     set_number(L, "write", (double)st->errors[STATS_ERR_WRITE]);
@@ -341,7 +348,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
         set_number(L, "duration", (double)(a->duration_ns / 1000));
         set_number(L, "requests", (double)st->completed);
         set_number(L, "bytes", (double)st->bytes_read);
-        push_errors(L, st);
+        push_errors(L, st, true);
         lua_setfield(L, -2, "errors");
         push_stats(L, stats_new, &st->latency, 1e3);
         push_stats(L, stats_new, &st->rate, 1);
@@ -368,7 +375,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
         }
     }
     lua_setfield(L, -2, "status");
-    push_errors(L, st);
+    push_errors(L, st, false);
     lua_setfield(L, -2, "errors");
     lua_newtable(L);
     for (size_t i = 0; i < st->nreasons; i++)

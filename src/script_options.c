@@ -34,7 +34,7 @@ static void add_word(struct words *ws, const char *w)
 static const char *option_word(lua_State *L, char *buf, size_t len)
 {
     if (lua_type(L, -1) == LUA_TNUMBER) {
-        snprintf(buf, len, "%.17g", lua_tonumber(L, -1));
+        snprintf(buf, len, "%.14g", lua_tonumber(L, -1)); /* 1.1, not 1.1000000000000001 */
         return buf;
     }
     return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;

@@ -81,9 +81,9 @@ void stats_merge(struct stats *dst, const struct stats *src)
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
         stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
-    /* A name used as a counter in one worker and a record in another is a
-     * script error caught in the worker (volley.counter/record refuse it
-     * once the name is taken); across workers the first kind wins. */
+    /* Within a worker a name keeps its kind (volley.counter/record refuse
+     * the other); across workers the first kind merged wins and the report
+     * says what was dropped. */
     metrics_merge(&dst->metrics, &src->metrics);
 }
 

@@ -15,7 +15,7 @@ local bridge = {
 
 -- Distinct reasons kept per thread; further ones are counted together.
 local MAX_REASONS = 1000
-local OTHER_REASONS = "(other reasons)"
+local OTHER_REASONS = "(reasons beyond a thread's first 1000)"
 local nreasons = 0
 
 -- Set by bridge.bind in a worker's state; nil in the main state.
@@ -44,11 +44,14 @@ local function metric_id(name, kind)
   if id then return id end
   local fn = KIND_NAMES[kind]
   if not metrics then
-    error(("%s: not available in %s() (the main state); use it in init(), connect(), request(), " ..
-      "delay() or response()"):format(fn, bridge.phase), 3)
+    local where = bridge.phase == "load" and "while the script loads"
+      or ("in %s() (the main state)"):format(bridge.phase)
+    error(("%s: not available %s; use it in init(), connect(), request(), delay() or response()")
+      :format(fn, where), 3)
   end
   if type(name) ~= "string" or name == "" then
-    error(("%s: the name must be a non-empty string, not %s"):format(fn, type(name)), 3)
+    error(("%s: the name must be a non-empty string, not %s"):format(fn,
+      type(name) == "string" and "an empty one" or "a " .. type(name)), 3)
   end
   id = api.c.metric_id(metrics, name, kind)
   if id < 0 then
@@ -122,12 +125,18 @@ function bridge.conn_open(slot, connect)
   if connect then connect(conn) end
 end
 
--- The headers of a request table on top of the command line's.
+-- The headers of a request table on top of the command line's; a name
+-- given in either case replaces the command line's.
 local function merged(headers)
   if not headers then return wrk.headers end
-  local h = {}
-  for name, value in pairs(wrk.headers) do h[name] = value end
-  for name, value in pairs(headers) do h[name] = value end
+  local h, given = {}, {}
+  for name, value in pairs(headers) do
+    h[name] = value
+    given[name:lower()] = true
+  end
+  for name, value in pairs(wrk.headers) do
+    if not given[name:lower()] then h[name] = value end
+  end
   return h
 end
 
