@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int die(int status, const char *msg)
 {
@@ -113,6 +114,7 @@ int main(int argc, char **argv)
     struct script *ms = NULL;
     struct reparse rp = {0};
     FILE *json = NULL;
+    bool json_written = false;
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -153,8 +155,10 @@ int main(int argc, char **argv)
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
-        if (json)
+        if (json) {
             report_json(json, &o, &t, &r);
+            json_written = true;
+        }
         if (report_stop_reason(stderr, &t, &r))
             status = 1;
         fflush(stdout);
@@ -167,6 +171,9 @@ out:
     reparse_free(&rp);
     if (json && close_json(json, o.json_path) < 0)
         status = 1;
+    /* A run that never started leaves no empty --json file behind. */
+    if (json && json != stdout && !json_written)
+        unlink(o.json_path);
     target_free(&t);
     options_free(&o);
     return status;

@@ -62,19 +62,20 @@ local function metric_id(name, kind)
 end
 
 function volley.counter(name, n)
-  local id = metric_id(name, 0)
   if n == nil then n = 1 end
   if type(n) ~= "number" or n ~= n then
-    error(("volley.counter: %q: the amount must be a number, not %s"):format(name, type(n)), 2)
+    error(("volley.counter: %q: the amount must be a number, not %s"):format(tostring(name), type(n)), 2)
   end
+  local id = metric_id(name, 0)
   api.c.metric_add(metrics, id, n)
 end
 
 function volley.record(name, value)
-  local id = metric_id(name, 1)
   if type(value) ~= "number" or not (value >= 0) or value == math.huge then
-    error(("volley.record: %q: the value must be a finite number >= 0, not %s"):format(name, tostring(value)), 2)
+    error(("volley.record: %q: the value must be a finite number >= 0, not %s"):format(tostring(name),
+      type(value) == "number" and tostring(value) or "a " .. type(value)), 2)
   end
+  local id = metric_id(name, 1)
   api.c.metric_record(metrics, id, value)
 end
 
@@ -143,11 +144,19 @@ end
 -- The request string for what a request hook returned: a string as it is,
 -- nil for the default request (the wrk fields as they are now), a table
 -- {method=, path=, headers=, body=} merged with the defaults.
+local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string" }
+
 function bridge.request_bytes(r)
   local t = type(r)
   if t == "string" then return r end
   if r == nil then return wrk.format() end
   if t == "table" then
+    for field, want in pairs(FIELD_TYPES) do
+      local v = r[field]
+      if v ~= nil and type(v) ~= want then
+        error(("returned a table whose %s is a %s (a %s expected)"):format(field, type(v), want), 0)
+      end
+    end
     return wrk.format(r.method, r.path, merged(r.headers), r.body)
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)

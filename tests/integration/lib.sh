@@ -106,19 +106,3 @@ for h in ("latency", "connect", "waiting"):
 PY
     ok
 }
-
-# jexpr FILE EXPR: the value of a Python expression over the JSON object in
-# FILE, bound to r (e.g. 'r["failures"]["reasons"][0]["reason"]').
-jexpr() {
-    python3 - "$1" "$2" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))
-PY
-}
-# check_true FILE EXPR WHAT: the Python expression over FILE's JSON (r) holds.
-check_true() {
-    local v
-    v=$(jexpr "$1" "$2" 2>&1) || v="error: $v"
-    if [ "$v" == "True" ]; then ok; else fail "$3: $2 is $v"; fi
-}

@@ -2,6 +2,7 @@
 # unchanged and do what each shows; pipelined request strings; the bundled
 # example scenarios (-s examples.NAME).
 source "$TESTLIB"
+source "$(dirname "$TESTLIB")/scripts_lib.sh"
 
 S=$T/scripts
 mkdir -p "$S"
@@ -19,16 +20,16 @@ if [ -d "$wrk_examples" ]; then
     # wrk.connect; init() prints it through wrk.thread.addr.
     start_target
     url="http://127.0.0.1:$PORT"
-    run_volley addr -n 20 -c 2 -t 2 -s "$wrk_examples/addr.lua" "$url/"
+    runv addr -n 20 -c 2 -t 2 -s "$wrk_examples/addr.lua" "$url/"
     check_eq "$RC" 0 "addr.lua: exit status"
-    check_eq "$(jget "$T/addr.json" status.200)" 20 "addr.lua: completed"
+    check_eq "$(jv addr status.200)" 20 "addr.lua: completed"
     check_eq "$(grep -c "^thread addr: 127\.0\.0\.1:$PORT$" "$T/addr.out")" 2 "addr.lua: one address line per thread"
-    check_adds_up addr
+    adds_up addr
 
     # report.lua: done(summary, latency, requests) prints percentiles as CSV.
-    run_volley report -n 50 -c 2 -t 2 -s "$wrk_examples/report.lua" "$url/"
+    runv report -n 50 -c 2 -t 2 -s "$wrk_examples/report.lua" "$url/"
     check_eq "$RC" 0 "report.lua: exit status"
-    check_eq "$(jget "$T/report.json" status.200)" 50 "report.lua: completed"
+    check_eq "$(jv report status.200)" 50 "report.lua: completed"
     check_grep "$T/report.out" "^-{30}$" "report.lua: separator line"
     check_eq "$(grep -cE '^(50|90|99|99\.999)%,[0-9]+$' "$T/report.out")" 4 "report.lua: four percentile lines"
     # The percentiles are in microseconds: the median is no more than the max.
@@ -38,9 +39,9 @@ if [ -d "$wrk_examples" ]; then
 
     # setup.lua: thread:set in setup(), globals counted by request() and
     # response(), thread:get in done().
-    run_volley setup -n 30 -c 2 -t 2 -s "$wrk_examples/setup.lua" "$url/"
+    runv setup -n 30 -c 2 -t 2 -s "$wrk_examples/setup.lua" "$url/"
     check_eq "$RC" 0 "setup.lua: exit status"
-    check_eq "$(jget "$T/setup.json" status.200)" 30 "setup.lua: completed"
+    check_eq "$(jv setup status.200)" 30 "setup.lua: completed"
     check_grep "$T/setup.out" "^thread 1 created$" "setup.lua: thread 1 created"
     check_grep "$T/setup.out" "^thread 2 created$" "setup.lua: thread 2 created"
     check_grep "$T/setup.out" "^thread 1 made 15 requests and got 15 responses$" "setup.lua: thread 1 in done()"
@@ -48,28 +49,29 @@ if [ -d "$wrk_examples" ]; then
 
     # stop.lua: wrk.thread:stop() after each thread's 100th response ends a
     # 10 s run at once.
-    run_volley stop -d 10s -c 2 -t 2 -s "$wrk_examples/stop.lua" "$url/"
+    runv stop -d 10s -c 2 -t 2 -s "$wrk_examples/stop.lua" "$url/"
     check_eq "$RC" 0 "stop.lua: exit status"
-    check_adds_up stop
-    check_true "$T/stop.json" 'r["duration"] < 5' "stop.lua: the run ends early"
-    check_true "$T/stop.json" '200 <= r["requests"]["completed"] <= 210' "stop.lua: about 100 responses per thread"
-    check_eq "$(jget "$T/stop.json" requests.failed)" 0 "stop.lua: nothing failed"
+    adds_up stop
+    check_num "$(jv stop duration)" "<" 5 "stop.lua: the run ends early"
+    check_num "$(jv stop requests.completed)" ">=" 200 "stop.lua: 100 responses per thread"
+    check_num "$(jv stop requests.completed)" "<=" 210 "stop.lua: then the threads stop"
+    check_eq "$(jv stop requests.failed)" 0 "stop.lua: nothing failed"
 
     # delay.lua: 10-50 ms before each request, so 10 requests on one
     # connection take at least 0.1 s.
-    run_volley delay -n 20 -c 2 -t 2 -s "$wrk_examples/delay.lua" "$url/"
+    runv delay -n 20 -c 2 -t 2 -s "$wrk_examples/delay.lua" "$url/"
     check_eq "$RC" 0 "delay.lua: exit status"
-    check_eq "$(jget "$T/delay.json" status.200)" 20 "delay.lua: completed"
-    check_true "$T/delay.json" 'r["duration"] >= 0.1' "delay.lua: requests wait"
+    check_eq "$(jv delay status.200)" 20 "delay.lua: completed"
+    check_num "$(jv delay duration)" ">=" 0.1 "delay.lua: requests wait"
     stop_target
 
     # auth.lua: the first response's X-Token goes on every later request
     # (/authenticate once per thread, then /resource).
     log_target auth
-    run_volley auth -n 30 -c 2 -t 2 -s "$wrk_examples/auth.lua" "$url/"
+    runv auth -n 30 -c 2 -t 2 -s "$wrk_examples/auth.lua" "$url/"
     check_eq "$RC" 0 "auth.lua: exit status"
-    check_eq "$(jget "$T/auth.json" status.200)" 30 "auth.lua: completed"
-    check_eq "$(target_stat authorized)" 28 "auth.lua: all but each thread's first request carry X-Token"
+    check_eq "$(jv auth status.200)" 30 "auth.lua: completed"
+    check_eq "$(tstat authorized)" 28 "auth.lua: all but each thread's first request carry X-Token"
     stop_target
     check_eq "$(grep -c ' GET /authenticate$' "$T/auth.log")" 2 "auth.lua: /authenticate once per thread"
     # Each connection sends the token its own /authenticate got.
@@ -77,22 +79,22 @@ if [ -d "$wrk_examples" ]; then
 
     # counter.lua: path /N and header X-Counter: N, N counting from 0.
     log_target counter
-    run_volley counter -n 30 -c 1 -t 1 -s "$wrk_examples/counter.lua" "$url/"
+    runv counter -n 30 -c 1 -t 1 -s "$wrk_examples/counter.lua" "$url/"
     check_eq "$RC" 0 "counter.lua: exit status"
-    check_eq "$(jget "$T/counter.json" status.200)" 30 "counter.lua: completed"
+    check_eq "$(jv counter status.200)" 30 "counter.lua: completed"
     stop_target
     check_eq "$(awk '{ printf "%s %s;", $3, $4 }' "$T/counter.log")" \
         "$(for i in $(seq 0 29); do printf '/%d X-Counter=%d;' "$i" "$i"; done)" "counter.lua: paths and X-Counter"
 
     # pipeline.lua: three requests in one string, answered in order.
     log_target pipeline
-    run_volley pipeline -n 30 -c 2 -t 2 -s "$wrk_examples/pipeline.lua" "$url/"
+    runv pipeline -n 30 -c 2 -t 2 -s "$wrk_examples/pipeline.lua" "$url/"
     check_eq "$RC" 0 "pipeline.lua: exit status"
-    check_adds_up pipeline
-    check_eq "$(jget "$T/pipeline.json" requests.started)" 30 "pipeline.lua: started"
-    check_eq "$(jget "$T/pipeline.json" status.200)" 30 "pipeline.lua: every response counted"
-    check_eq "$(jget "$T/pipeline.json" connections_opened)" 2 "pipeline.lua: batches reuse the connection"
-    check_eq "$(target_stat received)" 30 "pipeline.lua: server received"
+    adds_up pipeline
+    check_eq "$(jv pipeline requests.started)" 30 "pipeline.lua: started"
+    check_eq "$(jv pipeline status.200)" 30 "pipeline.lua: every response counted"
+    check_eq "$(jv pipeline connections_opened)" 2 "pipeline.lua: batches reuse the connection"
+    check_eq "$(tstat received)" 30 "pipeline.lua: server received"
     stop_target
     # Per connection: /?foo /?bar /?baz, five times over.
     check_eq "$(awk '{ seq[$1] = seq[$1] " " $3 } END { for (s in seq) print seq[s] }' "$T/pipeline.log" | sort -u)" \
@@ -101,11 +103,11 @@ if [ -d "$wrk_examples" ]; then
     # post.lua: POST with its body and Content-Type. The request's size is
     # known exactly (the header order does not change it).
     log_target post
-    run_volley post -n 20 -c 2 -t 2 -s "$wrk_examples/post.lua" "$url/"
+    runv post -n 20 -c 2 -t 2 -s "$wrk_examples/post.lua" "$url/"
     check_eq "$RC" 0 "post.lua: exit status"
-    check_eq "$(jget "$T/post.json" status.200)" 20 "post.lua: completed"
+    check_eq "$(jv post status.200)" 20 "post.lua: completed"
     req="POST / HTTP/1.1\r\nHost: 127.0.0.1:$PORT\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 16\r\n\r\nfoo=bar&baz=quux"
-    check_eq "$(jget "$T/post.json" bytes.written)" $((20 * $(printf "$req" | wc -c))) "post.lua: method, headers and body"
+    check_eq "$(jv post bytes.written)" $((20 * $(printf "$req" | wc -c))) "post.lua: method, headers and body"
     stop_target
     check_eq "$(grep -c ' POST /$' "$T/post.log")" 20 "post.lua: the server saw POSTs"
 else
@@ -123,24 +125,24 @@ function init(args)
 end
 function request() return req end
 LUA
-run_volley pipe3 -n 30 -c 2 -t 2 -s "$S/pipe3.lua" "$url/" -- /status/200
+runv pipe3 -n 30 -c 2 -t 2 -s "$S/pipe3.lua" "$url/" -- /status/200
 check_eq "$RC" 0 "pipelined: exit status"
-check_adds_up pipe3
-check_eq "$(jget "$T/pipe3.json" requests.started)" 30 "pipelined: -n 30 starts 30"
-check_eq "$(jget "$T/pipe3.json" requests.completed)" 30 "pipelined: each response completes one request"
-check_eq "$(jget "$T/pipe3.json" status.200)/$(jget "$T/pipe3.json" status.201)/$(jget "$T/pipe3.json" status.202)" \
+adds_up pipe3
+check_eq "$(jv pipe3 requests.started)" 30 "pipelined: -n 30 starts 30"
+check_eq "$(jv pipe3 requests.completed)" 30 "pipelined: each response completes one request"
+check_eq "$(jv pipe3 status.200)/$(jv pipe3 status.201)/$(jv pipe3 status.202)" \
     10/10/10 "pipelined: statuses"
-check_eq "$(target_stat received)/$(target_stat answered)" 30/30 "pipelined: server answered 3 per batch"
+check_eq "$(tstat received)/$(tstat answered)" 30/30 "pipelined: server answered 3 per batch"
 
 # The server closes after the batch's first response: the other two are
 # read errors, and the connection is opened again for the next batch.
-run_volley pipeclose -n 30 -c 2 -t 2 -s "$S/pipe3.lua" "$url/" -- /close
+runv pipeclose -n 30 -c 2 -t 2 -s "$S/pipe3.lua" "$url/" -- /close
 check_eq "$RC" 0 "pipelined, server closes: exit status"
-check_adds_up pipeclose
-check_eq "$(jget "$T/pipeclose.json" requests.started)" 30 "pipelined, server closes: started"
-check_eq "$(jget "$T/pipeclose.json" status.200)" 10 "pipelined, server closes: first responses completed"
-check_eq "$(jget "$T/pipeclose.json" errors.read)" 20 "pipelined, server closes: the rest are read errors"
-check_eq "$(jget "$T/pipeclose.json" connections_opened)" 10 "pipelined, server closes: a connection per batch"
+adds_up pipeclose
+check_eq "$(jv pipeclose requests.started)" 30 "pipelined, server closes: started"
+check_eq "$(jv pipeclose status.200)" 10 "pipelined, server closes: first responses completed"
+check_eq "$(jv pipeclose errors.read)" 20 "pipelined, server closes: the rest are read errors"
+check_eq "$(jv pipeclose connections_opened)" 10 "pipelined, server closes: a connection per batch"
 
 # A scenario's response(conn, res) sees each response of a batch, in order,
 # with its own body (a chunked one longer than a read in the middle).
@@ -167,36 +169,36 @@ function s.response(conn, res)
 end
 return s
 LUA
-run_volley pipebody -n 30 -c 2 -t 2 -s "$S/pipebody.lua" "$url/"
+runv pipebody -n 30 -c 2 -t 2 -s "$S/pipebody.lua" "$url/"
 check_eq "$RC" 0 "pipelined response(): exit status"
-check_adds_up pipebody
-check_eq "$(jget "$T/pipebody.json" requests.completed)" 30 "pipelined response(): no failures"
-check_eq "$(jget "$T/pipebody.json" metrics.counters.seen)" 30 "pipelined response(): called per response"
+adds_up pipebody
+check_eq "$(jv pipebody requests.completed)" 30 "pipelined response(): no failures"
+check_eq "$(jv pipebody metrics.counters.seen)" 30 "pipelined response(): called per response"
 stop_target
 
 # The bundled example scenarios run against the test server without failures.
 start_target
 url="http://127.0.0.1:$PORT"
 for ex in paths json_check metric wrk_migration; do
-    run_volley "ex_$ex" -n 100 -c 4 -t 2 -s "examples.$ex" "$url/"
+    runv "ex_$ex" -n 100 -c 4 -t 2 -s "examples.$ex" "$url/"
     check_eq "$RC" 0 "examples.$ex: exit status"
-    check_adds_up "ex_$ex"
-    check_eq "$(jget "$T/ex_$ex.json" status.200)" 100 "examples.$ex: every request a 200"
-    check_eq "$(jget "$T/ex_$ex.json" requests.failed)" 0 "examples.$ex: no failures"
+    adds_up "ex_$ex"
+    check_eq "$(jv ex_$ex status.200)" 100 "examples.$ex: every request a 200"
+    check_eq "$(jv ex_$ex requests.failed)" 0 "examples.$ex: no failures"
 done
-check_eq "$(jget "$T/ex_metric.json" metrics.counters.items)" 1000 "examples.metric: items counted (10 per reply)"
-check_eq "$(jget "$T/ex_metric.json" metrics.records.bytes_per_item.count)" 100 "examples.metric: one record per reply"
-run_volley ex_metric3 -n 20 -c 2 -t 2 -s examples.metric "$url/" -- 3
-check_eq "$(jget "$T/ex_metric3.json" metrics.counters.items)" 60 "examples.metric -- 3: items counted"
-run_volley ex_bad -n 50 -c 2 -t 2 -s examples.json_check "$url/" -- bad
+check_eq "$(jv ex_metric metrics.counters.items)" 1000 "examples.metric: items counted (10 per reply)"
+check_eq "$(jv ex_metric metrics.records.bytes_per_item.count)" 100 "examples.metric: one record per reply"
+runv ex_metric3 -n 20 -c 2 -t 2 -s examples.metric "$url/" -- 3
+check_eq "$(jv ex_metric3 metrics.counters.items)" 60 "examples.metric -- 3: items counted"
+runv ex_bad -n 50 -c 2 -t 2 -s examples.json_check "$url/" -- bad
 check_eq "$RC" 0 "examples.json_check -- bad: exit status"
-check_adds_up ex_bad
-check_eq "$(jget "$T/ex_bad.json" requests.failed)/$(jget "$T/ex_bad.json" errors.validation)" 50/50 \
+adds_up ex_bad
+check_eq "$(jv ex_bad requests.failed)/$(jv ex_bad errors.validation)" 50/50 \
     "examples.json_check -- bad: every request fails validation"
-check_eq "$(jexpr "$T/ex_bad.json" 'r["failures"]["reasons"]')" "[{'reason': 'invalid JSON', 'count': 50}]" \
+check_eq "$(jv ex_bad failures.reasons.0.reason)/$(jv ex_bad failures.reasons.0.count)/$(jv ex_bad failures.reasons.1.count)" "invalid JSON/50/0" \
     "examples.json_check -- bad: the reason"
 check_grep "$T/ex_bad.out" "^    validation: invalid JSON \(50\)$" "examples.json_check -- bad: text report"
-run_volley ex_badarg -n 5 -s examples.json_check "$url/" -- x
+runv ex_badarg -n 5 -s examples.json_check "$url/" -- x
 check_eq "$RC" 1 "examples.json_check -- x: exit status"
 check_grep "$T/ex_badarg.err" '^volley: examples\.json_check: in init\(\): json_check: N must be a whole number from 0 to 10000, not "x"$' \
     "examples.json_check -- x: message"
@@ -204,13 +206,13 @@ stop_target
 
 # examples.login: each connection logs in, then sends its token.
 log_target login
-run_volley ex_login -n 100 -c 4 -t 2 -s examples.login "$url/"
+runv ex_login -n 100 -c 4 -t 2 -s examples.login "$url/"
 check_eq "$RC" 0 "examples.login: exit status"
-check_adds_up ex_login
-check_eq "$(jget "$T/ex_login.json" status.200)" 100 "examples.login: every request a 200"
-check_eq "$(jget "$T/ex_login.json" status.401)" 0 "examples.login: no 401"
-check_eq "$(jget "$T/ex_login.json" requests.failed)" 0 "examples.login: no failures"
-check_eq "$(target_stat authorized)" 96 "examples.login: /private requests carry the token"
+adds_up ex_login
+check_eq "$(jv ex_login status.200)" 100 "examples.login: every request a 200"
+check_eq "$(jv ex_login status.401)" 0 "examples.login: no 401"
+check_eq "$(jv ex_login requests.failed)" 0 "examples.login: no failures"
+check_eq "$(tstat authorized)" 96 "examples.login: /private requests carry the token"
 stop_target
 check_eq "$(grep -c ' POST /login$' "$T/login.log")" 4 "examples.login: one login per connection"
 check_eq "$(awk '$3 == "/private" && $4 == "Authorization=Bearer" && $5 == "tok-" $1' "$T/login.log" | wc -l)" 96 \
@@ -218,9 +220,9 @@ check_eq "$(awk '$3 == "/private" && $4 == "Authorization=Bearer" && $5 == "tok-
 
 # examples.wrk_migration: counter.lua and auth.lua as a scenario.
 log_target migration
-run_volley ex_migration -n 40 -c 2 -t 2 -s examples.wrk_migration "$url/"
+runv ex_migration -n 40 -c 2 -t 2 -s examples.wrk_migration "$url/"
 check_eq "$RC" 0 "examples.wrk_migration: exit status"
-check_eq "$(target_stat authorized)" 38 "examples.wrk_migration: X-Token after /authenticate"
+check_eq "$(tstat authorized)" 38 "examples.wrk_migration: X-Token after /authenticate"
 stop_target
 check_grep "$T/migration.log" "^([0-9]+) GET /resource\?counter=0 X-(Token=token-\1 X-Counter=0|Counter=0 X-Token=token-\1)$" \
     "examples.wrk_migration: first /resource"
@@ -229,7 +231,7 @@ check_grep "$T/migration.log" "^([0-9]+) GET /resource\?counter=18 X-(Token=toke
 
 # examples.paths: X-Request: <conn.id>-<n> on each request.
 log_target paths
-run_volley ex_paths2 -n 12 -c 2 -t 1 -s examples.paths "$url/"
+runv ex_paths2 -n 12 -c 2 -t 1 -s examples.paths "$url/"
 check_eq "$RC" 0 "examples.paths: exit status"
 stop_target
 # Each connection's tags count from 1 without a gap.
