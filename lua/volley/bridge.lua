@@ -220,9 +220,9 @@ ffi.metatype("struct volley_res", {
   end,
 })
 
--- How many arguments a wrk-style response() reads: 1 (status), 2 (and the
--- headers) or 3 (and the body).
-local function wrk_arity(hook)
+-- How many arguments a response() hook declares, at most 3 (wrk style:
+-- status, headers, body; scenario: conn, res); a vararg hook may read all.
+local function arity(hook)
   local info = debug.getinfo(hook, "u")
   if info.isvararg then return 3 end
   return math.max(1, math.min(3, info.nparams))
@@ -243,9 +243,9 @@ function bridge.bind_response(hook, scenario)
         return true
       end
       error(("returned a %s (nothing, true, or false and a reason expected)"):format(type(ok)), 0)
-    end, true, 2
+    end, arity(hook) >= 2, 2 -- response(conn) alone never sees res: keep no bytes
   end
-  local n = wrk_arity(hook)
+  local n = arity(hook)
   return hook, n > 1, n
 end
 
