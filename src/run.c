@@ -298,6 +298,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         stats_free(&r.workers[i].stats);
         worker_free(&r.workers[i]);
     }
+    /* The workers are gone: thread:stop() in done() has nothing to stop. */
+    for (uint32_t i = 0; i < res->nthreads; i++)
+        res->threads[i].stop = NULL;
     stats_sort_reasons(&res->stats);
     res->duration_ns = t_end - t0;
     res->unreachable = 0;

@@ -251,4 +251,20 @@ wait "$vpid" || RC=$?
 check_eq "$RC" 0 "interrupted: exit status"
 check_grep "$T/intr.out" "Cut off: .* when the run was interrupted" "interrupted: the report"
 check_grep "$T/intr.out" "^done after interrupt[[:space:]]true$" "interrupted: done() runs"
+# thread:stop() from setup() stops that thread before it sends anything;
+# from done() (the workers are gone) it does nothing, and nothing breaks.
+cat > "$S/stopsetup.lua" <<'LUA'
+local threads = {}
+function setup(t)
+  threads[#threads + 1] = t
+  if t.id == 2 then t:stop() end
+end
+function done() for _, t in ipairs(threads) do t:stop() end print("stopped in done") end
+LUA
+runv stopsetup -n 100 -c 2 -t 2 -s "$S/stopsetup.lua" "$url/"
+check_eq "$RC" 0 "thread:stop() in setup/done: exit status"
+check_eq "$(jv stopsetup _adds_up)" yes "thread:stop() in setup: accounting adds up"
+check_ge "$(jv stopsetup requests.completed)" 1 "thread:stop() in setup: thread 1 ran"
+check_eq "$(( $(jv stopsetup requests.started) <= 52 ))" 1 "thread:stop() in setup: thread 2 sent nothing"
+check_grep "$T/stopsetup.out" "^stopped in done$" "thread:stop() in done"
 finish
