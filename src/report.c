@@ -5,6 +5,7 @@
 #include "net.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 /* ns -> "412.0us", "2.10ms", "1.02s". */
@@ -65,10 +66,21 @@ static void reasons_text(FILE *out, const struct stats *s)
         fprintf(out, "    validation: %zu other reason%s (%" PRIu64 ")\n", more, more == 1 ? "" : "s", rest);
 }
 
-/* A custom metric's value, in thousandths, as a short number. */
+/* A custom metric's value, kept in thousandths. */
 static double metric_value(int64_t v)
 {
     return (double)v / METRIC_SCALE;
+}
+
+/* A record's percentile: its histogram holds 3 significant digits, so the
+ * bucket's top (11.007 for 11) is shown rounded to them (11). */
+static double metric_percentile(const struct hist *h, double p)
+{
+    double v = metric_value(hist_percentile(h, p));
+    if (v <= 0)
+        return v;
+    double scale = pow(10, 2 - floor(log10(v)));
+    return round(v * scale) / scale;
 }
 
 static void metrics_text(FILE *out, const struct metrics *ms)
@@ -87,8 +99,8 @@ static void metrics_text(FILE *out, const struct metrics *ms)
         }
         const struct hist *h = &m->values;
         fprintf(out, "    %-20s count %" PRId64 "  min %.6g  p50 %.6g  p90 %.6g  p99 %.6g  max %.6g  mean %.6g\n",
-                m->name, h->count, metric_value(h->count ? h->min : 0), metric_value(hist_percentile(h, 50)),
-                metric_value(hist_percentile(h, 90)), metric_value(hist_percentile(h, 99)),
+                m->name, h->count, metric_value(h->count ? h->min : 0), metric_percentile(h, 50),
+                metric_percentile(h, 90), metric_percentile(h, 99),
                 metric_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
     }
 }
@@ -324,7 +336,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
                 hist_mean(h) / METRIC_SCALE, hist_stdev(h) / METRIC_SCALE);
         static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
-            fprintf(out, ", \"%s\": %.15g", ps[k].key, metric_value(hist_percentile(h, ps[k].p)));
+            fprintf(out, ", \"%s\": %.15g", ps[k].key, metric_percentile(h, ps[k].p));
         fprintf(out, "}");
     }
     fprintf(out, "}},\n");
