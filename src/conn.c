@@ -11,6 +11,9 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +311,29 @@ static bool check_response(struct conn *c, char *raw, size_t len, int64_t latenc
     return script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
 }
 
+static void keep_sample(struct conn *c, int64_t latency, int64_t connect, int64_t waiting)
+{
+    struct conn_shared *sh = c->sh;
+    struct stats_sample s = {
+        .start = (double)(c->t_start + sh->epoch_offset_ns) / 1e9,
+        .connect = connect / 1000,
+        .total = latency / 1000,
+        .waiting = waiting / 1000,
+        .body = (int64_t)c->rx.body_len,
+        .status = c->rx.status,
+        .keepalive = c->rx.keepalive && sh->keepalive,
+    };
+    stats_add_sample(sh->stats, &s);
+}
+
+/* ab's progress line, counted over every worker. */
+static void heartbeat(struct conn_shared *sh)
+{
+    uint64_t n = atomic_fetch_add(sh->completed_all, 1) + 1;
+    if (n % sh->heartbeat == 0)
+        fprintf(stderr, "Completed %" PRIu64 " requests\n", n);
+}
+
 /* One response of the batch ended at now; raw/len: its bytes when
  * captured. Returns false if a hook error stopped c. */
 static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
@@ -323,6 +349,10 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         sh->stats->errors[STATS_ERR_VALIDATION]++;
     else
         stats_complete(sh->stats, c->rx.status, latency, connect, waiting);
+    if (sh->samples)
+        keep_sample(c, latency, connect, waiting);
+    if (sh->heartbeat)
+        heartbeat(sh);
     c->pending--;
     sh->in_flight--;
     sh->conn_done[c->id]++;
@@ -362,8 +392,16 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     size_t used;
-    if (c->rx_bytes == 0)
+    if (c->rx_bytes == 0) {
         c->t_first = now;
+        if (sh->first_head_todo) {
+            /* The first response's first bytes (its head, as a rule), kept once. */
+            size_t k = n < STATS_FIRST_HEAD ? n : STATS_FIRST_HEAD;
+            memcpy(sh->stats->first_head, p, k);
+            sh->stats->first_head_len = k;
+            sh->first_head_todo = false;
+        }
+    }
     switch (http_rx_feed(&c->rx, p, n, &used)) {
     case HTTP_RX_MORE:
         c->rx_bytes += n;

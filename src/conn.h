@@ -44,6 +44,11 @@ struct conn_shared {
     struct script_res *res;      /* the worker's, filled for each response() call */
     uint32_t *conn_done;         /* per slot: responses completed on the open connection */
     unsigned req_depth;          /* requests in req (pipelined), >= 1 */
+    bool samples;                /* keep a stats_sample per completed request */
+    bool first_head_todo;        /* samples: the first response's bytes are still to keep */
+    int64_t epoch_offset_ns;     /* wall clock minus monotonic clock, for sample start times */
+    uint64_t heartbeat;          /* --heartbeat: print progress every this many completions */
+    _Atomic uint64_t *completed_all; /* completions over all workers, for the heartbeat */
     char *script_error;          /* set (non-empty) when a hook failed: the run stops */
     size_t script_error_len;
     char *rbuf;                  /* the worker's read buffer, shared by its connections */

@@ -57,6 +57,13 @@ static int on_headers_complete(http_parser *p)
     return rx->head || p->status_code == 204 || p->status_code == 304 ? 1 : 0;
 }
 
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+    (void)at;
+    ((struct http_rx *)p->data)->body_len += len;
+    return 0;
+}
+
 static int on_message_complete(http_parser *p)
 {
     struct http_rx *rx = p->data;
@@ -73,6 +80,7 @@ static int on_message_complete(http_parser *p)
 
 static const http_parser_settings settings = {
     .on_headers_complete = on_headers_complete,
+    .on_body = on_body, /* only counts: the bytes are not kept */
     .on_message_complete = on_message_complete,
 };
 
@@ -90,6 +98,7 @@ static void start_parser(struct http_rx *rx)
 void http_rx_init(struct http_rx *rx, bool head)
 {
     rx->body_left = 0;
+    rx->body_len = 0;
     rx->status = 0;
     rx->head = head;
     rx->keepalive = 0;
@@ -397,6 +406,7 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
         }
         rx->mode = RX_BODY;
         rx->body_left = body;
+        rx->body_len = body;
         return body_feed(rx, head, len - head, used);
     }
     case RX_BODY:

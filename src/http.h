@@ -38,6 +38,7 @@ char *http_request_encode(const struct http_request_spec *spec, size_t *len);
 struct http_rx {
     uint64_t opaque[4]; /* http_parser */
     uint64_t body_left; /* fast path: body bytes still to come */
+    uint64_t body_len;  /* after completion: the body's length (decoded, without chunk framing) */
     uint16_t status;    /* status of the completed final response */
     uint8_t head;       /* the request was HEAD: the response has no body */
     uint8_t keepalive;  /* after completion: the connection may be reused */

@@ -105,8 +105,32 @@ static int load_main_script(struct options *o, struct target *t, int argc, char 
     return run_set_wrk(*ms, o, t, err, errlen) < 0 ? 1 : 0;
 }
 
+/* `volley ab ARGS` and an installed `volley-ab ARGS` run the bundled
+ * ApacheBench script: the same as `volley -s ab -- ARGS`. Returns the
+ * command line to parse (argv itself, or a new one the caller frees). */
+static char **ab_command(int *argc, char **argv)
+{
+    const char *base = strrchr(argv[0], '/');
+    base = base ? base + 1 : argv[0];
+    int skip = strcmp(base, "volley-ab") == 0 ? 1 : *argc > 1 && strcmp(argv[1], "ab") == 0 ? 2 : 0;
+    if (!skip)
+        return argv;
+    char **v = xcalloc((size_t)*argc + 4, sizeof *v);
+    int n = 0;
+    v[n++] = argv[0];
+    v[n++] = "-s";
+    v[n++] = "ab";
+    v[n++] = "--";
+    for (int i = skip; i < *argc; i++)
+        v[n++] = argv[i];
+    *argc = n;
+    return v;
+}
+
 int main(int argc, char **argv)
 {
+    char **argv0 = argv;
+    argv = ab_command(&argc, argv);
     char err[512];
     struct options o;
     struct target t = {0};
@@ -176,5 +200,7 @@ out:
         unlink(o.json_path);
     target_free(&t);
     options_free(&o);
+    if (argv != argv0)
+        free(argv);
     return status;
 }

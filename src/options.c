@@ -29,6 +29,8 @@ const char options_usage[] =
     "      --timeout T       per-request timeout (default 10s)\n"
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
+    "      --samples         keep every request's timings for a script's done()\n"
+    "      --heartbeat N     print \"Completed N requests\" on stderr every N\n"
     "      --no-keepalive    a new connection for every request\n"
     "      --http1.0         send HTTP/1.0 requests\n"
     "      --json FILE       write the result as JSON (- for stdout)\n"
@@ -37,7 +39,7 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -51,6 +53,8 @@ static const struct option long_options[] = {
     {"body-file", required_argument, NULL, OPT_BODY_FILE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
+    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
     {"json", required_argument, NULL, OPT_JSON},
@@ -295,6 +299,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_MAX_BODY:
             if (parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_SAMPLES:
+            o->samples = true;
+            break;
+        case OPT_HEARTBEAT:
+            if (parse_bounded("--heartbeat", optarg, 1, UINT64_C(1) << 62, &o->heartbeat, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_NO_KEEPALIVE:

@@ -22,6 +22,8 @@ struct options {
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
     uint64_t max_body;     /* --max-body, default 8,000,000 bytes */
+    bool samples;          /* --samples: keep every request's timings for done() */
+    uint64_t heartbeat;    /* --heartbeat N: "Completed N requests" on stderr every N; 0 = off */
     bool keepalive;        /* false with --no-keepalive */
     bool http10;           /* --http1.0 */
     const char *json_path; /* --json FILE or "-", NULL if not asked */

@@ -204,7 +204,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .keepalive = o->keepalive,
         .timeout_ns = o->timeout_ns,
         .max_body = o->max_body,
+        .samples = o->samples,
+        .heartbeat = o->heartbeat,
     };
+    _Atomic uint64_t completed_all = 0;
+    cfg.completed_all = &completed_all;
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
     struct http_request_spec spec = request_spec(o, t);
     char *req = http_request_encode(&spec, &cfg.req_len);

@@ -166,7 +166,8 @@ int script_done(struct script *s, const struct stats *st, int64_t duration_ns, c
 
 /* The request a connection sends: the request() hook's result (a string;
  * nil: the default request; a table: merged with the defaults), or, with no
- * hook, wrk.format() of the wrk fields as the script left them. *req stays
+ * hook, wrk.request(): wrk.format() of the wrk fields as the script left
+ * them, unless the script replaced wrk.request. *req stays
  * valid until the next call for the same slot (a connection's index in its
  * worker). Returns 0, or -1 with err ("file:line: in request(): ..."). */
 int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen);

@@ -135,11 +135,19 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
         if (script_pcall(s, 2, 1, "request", err, errlen) < 0)
             return -1;
     } else {
+        /* No request(): wrk.request(), which is wrk.format() of the wrk
+         * fields unless the script replaced it (as scripts/ab.lua does). */
         lua_getglobal(L, "wrk");
-        lua_getfield(L, -1, "format");
+        lua_getfield(L, -1, "request");
         lua_remove(L, -2);
-        if (script_pcall(s, 0, 1, NULL, err, errlen) < 0)
+        if (script_pcall(s, 0, 1, "wrk.request", err, errlen) < 0)
             return -1;
+        if (lua_type(L, -1) != LUA_TSTRING) {
+            snprintf(err, errlen, "%s: wrk.request() returned a %s (a string expected)", s->name,
+                     luaL_typename(L, -1));
+            lua_pop(L, 1);
+            return -1;
+        }
     }
     /* The string must outlive this call: it is written from its own memory
      * until the next request of this slot replaces it. */

@@ -405,6 +405,19 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     lua_setfield(L, -3, "records");
     lua_setfield(L, -2, "counters");
     lua_setfield(L, -2, "metrics");
+    if (st->first_head_len) {
+        lua_pushlstring(L, st->first_head, st->first_head_len);
+        lua_setfield(L, -2, "first_head");
+    }
+    lua_getglobal(L, "require");                    /* result require */
+    lua_pushstring(L, "volley.bridge");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "samples");
+    lua_remove(L, -2);                              /* result samples */
+    lua_pushlightuserdata(L, st->samples);
+    lua_pushnumber(L, (double)st->nsamples);
+    lua_call(L, 2, 1);
+    lua_setfield(L, -2, "samples");
     return 1;
 }
 

@@ -67,6 +67,19 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 bad = "a string";
             else
                 url = lua_tostring(L, -1); /* stays referenced by the table */
+        } else if (strcmp(key, "quiet") == 0 || strcmp(key, "samples") == 0) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                bad = "a boolean";
+            else if (lua_toboolean(L, -1))
+                add_word(ws, key[0] == 'q' ? "-q" : "--samples");
+        } else if (strcmp(key, "heartbeat") == 0) {
+            const char *w = option_word(L, buf, sizeof buf);
+            if (!w) {
+                bad = "a number";
+            } else {
+                add_word(ws, "--heartbeat");
+                add_word(ws, w);
+            }
         } else if (strcmp(key, "keepalive") == 0) {
             if (lua_type(L, -1) != LUA_TBOOLEAN)
                 bad = "a boolean";

@@ -29,6 +29,24 @@ void stats_free(struct stats *s)
     s->reasons = NULL;
     s->nreasons = 0;
     metrics_free(&s->metrics);
+    free(s->samples);
+    s->samples = NULL;
+    s->nsamples = s->samples_cap = 0;
+}
+
+void stats_reserve_samples(struct stats *s, size_t n)
+{
+    if (n <= s->samples_cap)
+        return;
+    s->samples = xrealloc(s->samples, n * sizeof *s->samples);
+    s->samples_cap = n;
+}
+
+void stats_add_sample(struct stats *s, const struct stats_sample *sample)
+{
+    if (s->nsamples == s->samples_cap)
+        stats_reserve_samples(s, s->samples_cap ? s->samples_cap * 2 : 4096);
+    s->samples[s->nsamples++] = *sample;
 }
 
 void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
@@ -81,6 +99,15 @@ void stats_merge(struct stats *dst, const struct stats *src)
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
         stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
+    if (src->nsamples) {
+        stats_reserve_samples(dst, dst->nsamples + src->nsamples);
+        memcpy(dst->samples + dst->nsamples, src->samples, src->nsamples * sizeof *src->samples);
+        dst->nsamples += src->nsamples;
+    }
+    if (!dst->first_head_len && src->first_head_len) {
+        memcpy(dst->first_head, src->first_head, src->first_head_len);
+        dst->first_head_len = src->first_head_len;
+    }
     /* Within a worker a name keeps its kind (volley.counter/record refuse
      * the other); across workers the first kind merged wins and the report
      * says what was dropped. */

@@ -22,7 +22,8 @@ enum stats_error {
     STATS_ERR_KINDS
 };
 
-#define STATS_STATUS_MAX 600 /* status codes 100..599 are counted one by one */
+#define STATS_STATUS_MAX 600
+#define STATS_FIRST_HEAD 2048 /* bytes kept of the first response (--samples) */ /* status codes 100..599 are counted one by one */
 
 struct stats {
     uint64_t started;   /* requests started */
@@ -44,6 +45,24 @@ struct stats {
                                    * the worker ends, not on the request path) */
     size_t nreasons;
     struct metrics metrics; /* the script's volley.counter / volley.record */
+    struct stats_sample *samples; /* with --samples: every completed request, in order */
+    size_t nsamples, samples_cap;
+    char first_head[STATS_FIRST_HEAD]; /* with --samples: the first bytes of the first response */
+    size_t first_head_len;
+};
+
+/* One completed request, kept when a script asks for every sample
+ * (options() samples = true, --samples): what ab reports is computed from
+ * all of them, not from histograms. Lua reads these through the FFI
+ * (lua/volley/api.lua mirrors the layout). */
+struct stats_sample {
+    double start;      /* epoch seconds of the request's start */
+    int64_t connect;   /* microseconds; 0 on a reused connection */
+    int64_t total;     /* microseconds, start -> last byte */
+    int64_t waiting;   /* microseconds, written -> first byte */
+    int64_t body;      /* body bytes (decoded) */
+    int32_t status;
+    int32_t keepalive; /* the connection stayed open for the next request */
 };
 
 /* How many validation failures had one reason. */
@@ -69,6 +88,12 @@ void stats_add_reason(struct stats *s, const char *reason, uint64_t n);
 
 /* The reasons sorted by count, highest first (ties by reason). */
 void stats_sort_reasons(struct stats *s);
+
+/* Makes room for n samples (start-up, when the budget is known). */
+void stats_reserve_samples(struct stats *s, size_t n);
+
+/* Appends a sample; grows geometrically when the reserve is used up. */
+void stats_add_sample(struct stats *s, const struct stats_sample *sample);
 
 /* Requests that ended in failure. */
 uint64_t stats_failed(const struct stats *s);

@@ -65,9 +65,17 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .res = &w->res,
         .conn_done = w->conn_done,
         .req_depth = 1,
+        .samples = cfg->samples,
+        .first_head_todo = cfg->samples,
+        .epoch_offset_ns = (int64_t)(clock_epoch_seconds() * 1e9) - clock_now_ns(),
+        .heartbeat = cfg->heartbeat,
+        .completed_all = cfg->completed_all,
         .script_error = w->script_error,
         .script_error_len = sizeof w->script_error,
     };
+    /* Samples of a budget that is known are allocated now, not on the way. */
+    if (cfg->samples && budget < (UINT64_C(1) << 26))
+        stats_reserve_samples(&w->stats, (size_t)budget);
     if (script) {
         struct script_worker sw = {
             .thread = thread,

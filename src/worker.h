@@ -21,6 +21,9 @@ struct worker_config {
     bool keepalive;
     int64_t timeout_ns;
     uint64_t max_body;       /* --max-body */
+    bool samples;            /* --samples */
+    uint64_t heartbeat;      /* --heartbeat */
+    _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
 };
 
 struct worker {

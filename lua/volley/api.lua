@@ -21,6 +21,16 @@ struct volley_res {
   int32_t body_ready;
 };
 
+struct volley_sample {
+  double start;
+  int64_t connect;
+  int64_t total;
+  int64_t waiting;
+  int64_t body;
+  int32_t status;
+  int32_t keepalive;
+};
+
 struct volley_api {
   int64_t (*now_ns)(void);
   int (*metric_id)(void *metrics, const char *name, int kind);

@@ -116,6 +116,19 @@ function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr)
   volley.thread = thread
 end
 
+-- done(result).samples: n, and [i] (0-based) -> a struct volley_sample
+-- (start, connect, total, waiting, body, status, keepalive), valid during
+-- done(). Empty unless the run kept samples (options() samples = true).
+function bridge.samples(ptr, n)
+  local p = ffi.cast("struct volley_sample *", ptr)
+  return setmetatable({ n = n }, {
+    __index = function(_, i)
+      if type(i) == "number" and i >= 0 and i < n then return p[i] end
+    end,
+    __len = function() return n end,
+  })
+end
+
 ----------------------------------------------------------------------------
 -- Hooks, called by C.
 
