@@ -325,7 +325,7 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
 {
     if (!main_script)
         return 0;
-    return script_done(main_script, &res->stats, res->duration_ns, err, errlen);
+    return script_done(main_script, &res->stats, res->duration_ns, res->interrupted, err, errlen);
 }
 
 void run_result_free(struct run_result *res)

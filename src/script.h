@@ -162,7 +162,8 @@ int script_setup(struct script *s, struct script_thread *t, char *err, size_t er
 /* Main state: calls done() with the run's results: done(result) for a
  * scenario, done(summary, latency, requests) in wrk style. The thread
  * objects given to setup() still reach their states. Returns 0, or -1. */
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, char *err, size_t errlen);
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted, char *err,
+                size_t errlen);
 
 /* The request a connection sends: the request() hook's result (a string;
  * nil: the default request; a table: merged with the defaults), or, with no

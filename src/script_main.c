@@ -336,6 +336,7 @@ static void push_errors(lua_State *L, const struct stats *st, bool wrk)
 struct done_args {
     const struct stats *st;
     int64_t duration_ns;
+    bool interrupted;
     bool scenario;
 };
 
@@ -356,6 +357,8 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     }
     lua_newtable(L);                                /* result */
     set_number(L, "duration", (double)a->duration_ns / 1e9);
+    lua_pushboolean(L, a->interrupted);
+    lua_setfield(L, -2, "interrupted");
     lua_newtable(L);
     set_number(L, "started", (double)st->started);
     set_number(L, "completed", (double)st->completed);
@@ -437,11 +440,12 @@ static int call_done(lua_State *L)
     return 0;
 }
 
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, char *err, size_t errlen)
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted, char *err,
+                size_t errlen)
 {
     if (!script_has(s, SCRIPT_DONE))
         return 0;
-    struct done_args a = {st, duration_ns, s->scenario};
+    struct done_args a = {st, duration_ns, interrupted, s->scenario};
     script_set_phase(s, "done");
     lua_pushcfunction(s->L, call_done);
     lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DONE]);

@@ -74,8 +74,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .script_error_len = sizeof w->script_error,
     };
     /* Samples of a budget that is known are allocated now, not on the way. */
-    if (cfg->samples && budget < (UINT64_C(1) << 26))
-        stats_reserve_samples(&w->stats, (size_t)budget);
+    if (cfg->samples)
+        stats_reserve_samples(&w->stats, budget < (UINT64_C(1) << 20) ? (size_t)budget : (size_t)1 << 20);
     if (script) {
         struct script_worker sw = {
             .thread = thread,

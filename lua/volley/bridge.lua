@@ -121,7 +121,7 @@ end
 -- done(). Empty unless the run kept samples (options() samples = true).
 function bridge.samples(ptr, n)
   local p = ffi.cast("struct volley_sample *", ptr)
-  return setmetatable({ n = n }, {
+  return setmetatable({ n = n, ptr = p }, {
     __index = function(_, i)
       if type(i) == "number" and i >= 0 and i < n then return p[i] end
     end,
