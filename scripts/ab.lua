@@ -41,6 +41,7 @@
 local ab_args = require("volley.ab.args")
 local request = require("volley.ab.request")
 local report = require("volley.ab.report")
+report.sort = require("volley.api").sort_numbers
 
 local s = {}
 

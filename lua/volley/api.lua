@@ -45,6 +45,7 @@ struct volley_api {
   double (*hist_stdev)(const void *h);
   int64_t (*hist_percentile)(const void *h, double p);
   int32_t (*hist_values)(const void *h, int64_t *values, int64_t *counts, int32_t n);
+  void (*sort_doubles)(double *a, size_t n);
 };
 ]]
 
@@ -55,6 +56,17 @@ api.c = nil
 
 function api.set(ptr)
   api.c = ffi.cast("struct volley_api *", ptr)
+end
+
+-- Sorts an array of numbers (1..#t) in place, ascending, in C: for long
+-- arrays much faster than table.sort, which compares through Lua.
+function api.sort_numbers(t)
+  local n = #t
+  if n < 2 then return end
+  local a = ffi.new("double[?]", n)
+  for i = 1, n do a[i - 1] = t[i] end
+  api.c.sort_doubles(a, n)
+  for i = 1, n do t[i] = a[i - 1] end
 end
 
 return api
