@@ -87,11 +87,13 @@ local function fail_before_run()
   if o.concurrency == 0 then apr_error("apr_pollset_poll", "Invalid argument", 22) end
   if o.timeout == 0 then apr_error("apr_pollset_poll", "The timeout specified has expired", 70007) end
   for _, addr in ipairs(addrs) do
-    if wrk.connect(addr) then return end
+    if wrk.connect(addr) then return true end
   end
-  -- With -r ab would count each refused connection as a completed request
-  -- and report; volley's start-up probe stops the run before that.
+  -- With -r the run goes on, and every refused connect is counted as a
+  -- Connect failure (ab counts each as a completed request with Receive
+  -- and Exceptions failures: see docs/ab.md).
   if not o.recverrok then apr_error("apr_socket_recv", "Connection refused", 111) end
+  return false
 end
 
 function s.options(args)
@@ -112,7 +114,7 @@ function s.options(args)
     io.stdout:write("INFO: ", o.method, " header == \n---\n", head, "\n---\n")
     io.stdout:flush()
   end
-  fail_before_run()
+  local reachable = fail_before_run()
 
   local host, port = connect_target()
   if host:find(":", 1, true) then host = "[" .. host .. "]" end
@@ -125,6 +127,7 @@ function s.options(args)
     keepalive = o.keepalive,
     quiet = true,
     samples = true,
+    probe = reachable, -- -r against a refused port: no start-up probe, the run counts the refusals
   }
   -- -t 0 is no limit; a negative -t ends ab after its first poll.
   if o.tlimit ~= 0 then run.duration = o.tlimit > 0 and o.tlimit or 0.001 end
@@ -218,7 +221,9 @@ function s.done(result)
     apr_error("apr_pollset_poll", "The timeout specified has expired", 70007, run.n)
   elseif not o.recverrok and (e.connect or 0) > 0 then
     apr_error("apr_socket_recv", "Connection refused", 111, run.n)
-  elseif not o.recverrok and (e.read or 0) > 0 then
+  elseif not o.recverrok and (e.read or 0) > (result.requests.closed or 0) then
+    -- A reset ends ab; a server that closes without answering does not
+    -- (those are Receive failures here: see docs/ab.md).
     apr_error("apr_socket_recv", "Connection reset by peer", 104, run.n)
   end
   if o.heartbeat > 0 then

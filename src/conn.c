@@ -483,6 +483,8 @@ static void on_readable(struct conn *c)
                 else
                     batch_done(c, now, false);
             } else {
+                if (c->rx_bytes == 0)
+                    sh->stats->closed += c->pending;
                 conn_fail(c, STATS_ERR_READ);
             }
             return;

@@ -162,7 +162,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (target_resolve(&t, err, sizeof err) < 0 ||
-        target_probe(&t, o.timeout_ns, err, sizeof err) < 0) {
+        (!o.no_probe && target_probe(&t, o.timeout_ns, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }

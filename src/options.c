@@ -30,6 +30,8 @@ const char options_usage[] =
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
     "      --samples         keep every request's timings for a script's done()\n"
+    "      --no-probe        skip the start-up connect check: connects that fail\n"
+    "                        are counted as connect errors of the run\n"
     "      --heartbeat N     print \"Completed N requests\" on stderr every N\n"
     "      --no-keepalive    a new connection for every request\n"
     "      --http1.0         send HTTP/1.0 requests\n"
@@ -39,7 +41,7 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -54,6 +56,7 @@ static const struct option long_options[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"no-probe", no_argument, NULL, OPT_NO_PROBE},
     {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
@@ -303,6 +306,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SAMPLES:
             o->samples = true;
+            break;
+        case OPT_NO_PROBE:
+            o->no_probe = true;
             break;
         case OPT_HEARTBEAT:
             if (parse_bounded("--heartbeat", optarg, 1, UINT64_C(1) << 62, &o->heartbeat, err, errlen) < 0)

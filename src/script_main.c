@@ -364,6 +364,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     set_number(L, "completed", (double)st->completed);
     set_number(L, "failed", (double)stats_failed(st));
     set_number(L, "cut_off", (double)st->cut_off);
+    set_number(L, "closed", (double)st->closed);
     lua_setfield(L, -2, "requests");
     lua_newtable(L);
     set_number(L, "read", (double)st->bytes_read);

@@ -88,6 +88,7 @@ void stats_merge(struct stats *dst, const struct stats *src)
     for (int i = 0; i < STATS_ERR_KINDS; i++)
         dst->errors[i] += src->errors[i];
     dst->cut_off += src->cut_off;
+    dst->closed += src->closed;
     for (int i = 0; i < STATS_STATUS_MAX; i++)
         dst->status[i] += src->status[i];
     dst->bytes_read += src->bytes_read;

@@ -30,6 +30,7 @@ struct stats {
     uint64_t completed; /* responses received (any status) */
     uint64_t errors[STATS_ERR_KINDS];
     uint64_t cut_off;   /* in flight when the run was stopped: neither completed nor failed */
+    uint64_t closed;    /* of errors[READ]: the server closed before any byte of the response */
     uint64_t status[STATS_STATUS_MAX]; /* by status code; [0] holds codes outside 100..599 */
     uint64_t bytes_read;
     uint64_t bytes_written;

@@ -6,8 +6,10 @@
 #   bash tests/bench/bench.sh --close    a new connection per request
 #   bash tests/bench/bench.sh --hooks    volley and wrk running the same Lua hooks
 #                                        (tests/bench/hook_request.lua, hook_response.lua)
+#   bash tests/bench/bench.sh --ab       volley ab against ab, with -k and without
 #
-# Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), VOLLEY (<repo>/build/volley),
+# Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), BENCH_AB_N (10000000, -n of the --ab rows),
+#      VOLLEY (<repo>/build/volley),
 #      SHARED (<repo>/../shared, holds bench/floor-*.c), NGINX (nginx on PATH or /usr/sbin/nginx).
 # Prints a markdown report on stdout, progress on stderr. Exits 0 whether or not the goal
 # is met (it is a report); non-zero only if the benchmark itself cannot run.
@@ -19,12 +21,14 @@ case "${1:-}" in
 '') ;;
 --close) MODE=close ;;
 --hooks) MODE=hooks ;;
-*) echo "usage: $0 [--close | --hooks]" >&2; exit 2 ;;
+--ab) MODE=ab ;;
+*) echo "usage: $0 [--close | --hooks | --ab]" >&2; exit 2 ;;
 esac
 
 DUR=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=50
+AB_N=${BENCH_AB_N:-10000000}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
 SHARED=${SHARED:-$TOP/../shared}
@@ -34,8 +38,8 @@ NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 die() { echo "bench: $*" >&2; exit 1; }
 log() { echo "bench: $*" >&2; }
 
-[[ $DUR =~ ^[1-9][0-9]*$ && $ROUNDS =~ ^[1-9][0-9]*$ ]] ||
-	die "BENCH_SECONDS and BENCH_ROUNDS must be positive integers"
+[[ $DUR =~ ^[1-9][0-9]*$ && $ROUNDS =~ ^[1-9][0-9]*$ && $AB_N =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_SECONDS, BENCH_ROUNDS and BENCH_AB_N must be positive integers"
 
 # Rows of the table, in order, and their labels. h2load has no way to open a connection
 # per request, so it sits out --close; wrk has no no-keepalive switch, but a
@@ -43,6 +47,14 @@ log() { echo "bench: $*" >&2; }
 if [[ $MODE == keepalive ]]; then
 	TOOLS=(volley wrk h2load ab floor)
 	declare -A LABEL=([volley]=volley [wrk]=wrk [h2load]=h2load [ab]="ab -k" [floor]="floor-keepalive")
+elif [[ $MODE == ab ]]; then
+	# `volley ab` (scripts/ab.lua) against the real ab with the same arguments, with -k
+	# and without (a new connection per request); each volley ab row is compared with the
+	# ab row below it (VS_AB). No floor: the goals are relative to ab.
+	TOOLS=(vab-k ab-k vab ab)
+	declare -A LABEL=([vab-k]="volley ab -k" [ab-k]="ab -k" [vab]="volley ab" [ab]="ab")
+	declare -A VS_AB=([ab-k]=vab-k [ab]=vab)
+	declare -A GOAL_AB=([ab-k]=0.7 [ab]=0.8)
 elif [[ $MODE == close ]]; then
 	TOOLS=(volley wrk ab floor)
 	declare -A LABEL=([volley]="volley --no-keepalive" [wrk]="wrk (Connection: close)" [ab]="ab" [floor]="floor-close")
@@ -59,7 +71,7 @@ NOTES=()
 check_peers() {
 	local missing=()
 	[[ -x $NGINX ]] || missing+=("nginx (Debian package nginx-light)")
-	command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
+	[[ $MODE == ab ]] || command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
 	[[ $MODE != keepalive ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
 	command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
 	if ((${#missing[@]})); then
@@ -185,6 +197,7 @@ FLOOR=
 FLOOR_N=
 setup_floor() {
 	local src=$SHARED/bench/floor-${MODE/hooks/keepalive}.c n0 rate
+	[[ $MODE != ab ]] || return 0
 	if [[ ! -f $src ]]; then NOTES+=("floor skipped: $src not found (set SHARED)"); return; fi
 	if ! command -v cc >/dev/null || ! cc -O2 -o "$TMP/floor" "$src" 2>"$TMP/cc.log"; then
 		NOTES+=("floor skipped: cc -O2 $src failed"); return
@@ -220,9 +233,14 @@ run_tool() {
 	h2load)
 		measure "$out" h2load --h1 -t1 -c"$CONNS" -D "$DUR" "$url" || rc=$?
 		n=$(awk '/^requests:/ { print $8 }' "$out") ;; # "requests: N total, N started, N done, N succeeded"
-	ab)
-		local ka=(); [[ $MODE == keepalive ]] && ka=(-k)
-		measure "$out" ab "${ka[@]}" -c "$CONNS" -t "$DUR" -n 10000000 "$url" || rc=$?
+	ab | ab-k)
+		local ka=(); [[ $MODE == keepalive || $tool == ab-k ]] && ka=(-k)
+		measure "$out" ab "${ka[@]}" -c "$CONNS" -t "$DUR" -n "$AB_N" "$url" || rc=$?
+		n=$(awk '/^Complete requests:/ { print $3 }' "$out") ;;
+	vab | vab-k) # the same command line as the ab row, through `volley ab`
+		if [[ ! -x $VOLLEY ]]; then NOTES+=("volley ab n/a: $VOLLEY is not built (set VOLLEY)"); return; fi
+		local ka=(); [[ $tool == vab-k ]] && ka=(-k)
+		measure "$out" "$VOLLEY" ab "${ka[@]}" -c "$CONNS" -t "$DUR" -n "$AB_N" "$url" || rc=$?
 		n=$(awk '/^Complete requests:/ { print $3 }' "$out") ;;
 	floor)
 		[[ -n $FLOOR ]] || return 0
@@ -244,8 +262,48 @@ median() {
 		END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
+# report_ab: the --ab table; each ab row's ratio is its volley ab row's CPU over its own.
+report_ab() {
+	local tool rounds rps cpu ratio v a
+	echo "## volley ab CPU per request (${DUR}s x $ROUNDS rounds, -c $CONNS -t $DUR -n $AB_N, nginx 1 worker, $(nproc) cores)"
+	echo
+	echo "| tool | rounds | req/s (median) | CPU us/request (median) | volley ab ratio |"
+	echo "|---|---|---|---|---|"
+	for tool in "${TOOLS[@]}"; do
+		rounds=0 rps=n/a cpu=n/a ratio=-
+		if [[ -s $TMP/res.$tool ]]; then
+			rounds=$(wc -l <"$TMP/res.$tool")
+			rps=$(median 1 "$TMP/res.$tool" | awk '{ printf "%.0f", $1 }')
+			cpu=$(median 2 "$TMP/res.$tool" | awk '{ printf "%.2f", $1 }')
+		fi
+		if [[ -n ${VS_AB[$tool]:-} ]]; then
+			ratio=n/a
+			[[ -s $TMP/res.$tool && -s $TMP/res.${VS_AB[$tool]} ]] &&
+				ratio=$(awk -v v="$(median 2 "$TMP/res.${VS_AB[$tool]}")" -v t="$(median 2 "$TMP/res.$tool")" 'BEGIN { printf "%.2f", v / t }')
+		fi
+		echo "| ${LABEL[$tool]} | $rounds/$ROUNDS | $rps | $cpu | $ratio |"
+	done
+	echo
+	for tool in ab-k ab; do
+		v=${VS_AB[$tool]}
+		if [[ ! -s $TMP/res.$v || ! -s $TMP/res.$tool ]]; then
+			echo "Goal: ${LABEL[$v]} <= ${GOAL_AB[$tool]}x ${LABEL[$tool]} CPU per request: unknown (no result for one of them)"
+			continue
+		fi
+		awk -v v="$(median 2 "$TMP/res.$v")" -v a="$(median 2 "$TMP/res.$tool")" -v g="${GOAL_AB[$tool]}" \
+			-v lv="${LABEL[$v]}" -v la="${LABEL[$tool]}" 'BEGIN {
+			printf "Goal: %s <= %sx %s CPU per request: %s (%.2fx)\n", lv, g, la, (v <= g * a ? "met" : "NOT met"), v / a }'
+	done
+	echo
+	echo "CPU = user+sys of each client process (bash \`times\` deltas around the run); req/s = Complete requests / wall seconds"
+	echo "(wall time includes process start and exit, the same for both tools)."
+	local note
+	for note in ${NOTES[@]+"${NOTES[@]}"}; do echo "- $note"; done | awk '!seen[$0]++'
+}
+
 report() {
 	local tool rounds rps cpu ratio vcpu="" wcpu=""
+	if [[ $MODE == ab ]]; then report_ab; return; fi
 	[[ -s $TMP/res.volley ]] && vcpu=$(median 2 "$TMP/res.volley")
 	[[ -s $TMP/res.wrk ]] && wcpu=$(median 2 "$TMP/res.wrk")
 	echo "## volley CPU per request ($MODE, ${DUR}s x $ROUNDS rounds, 1 thread, $CONNS connections, nginx 1 worker, $(nproc) cores)"
@@ -305,8 +363,17 @@ main() {
 	[[ $MODE == close ]] && NOTES+=("h2load skipped: it cannot open a new connection per request")
 	# Interleaved rounds: every tool once per round, so drift (thermal, noisy neighbours)
 	# hits all tools alike instead of whichever ran last.
+	local order=("${TOOLS[@]}") i
 	for ((r = 1; r <= ROUNDS; r++)); do
-		for tool in "${TOOLS[@]}"; do
+		# --ab: every other round in reverse, so that neither tool of a pair always runs
+		# right after the other (a run without -k leaves thousands of TIME_WAIT sockets).
+		if [[ $MODE == ab ]]; then
+			order=()
+			for ((i = 0; i < ${#TOOLS[@]}; i++)); do
+				((r % 2)) && order+=("${TOOLS[i]}") || order+=("${TOOLS[${#TOOLS[@]} - 1 - i]}")
+			done
+		fi
+		for tool in "${order[@]}"; do
 			log "round $r/$ROUNDS: ${LABEL[$tool]}"
 			run_tool "$tool"
 		done
