@@ -99,3 +99,12 @@ check_one_line() {
     check_eq "$(wc -l < "$1")" 1 "$2: one line on stderr"
     if grep -qiE 'panic|traceback|Segmentation|Aborted' "$1"; then fail "$2: $(cat "$1")"; else ok; fi
 }
+
+# scripts_setup [volley-target options]: a test server, its $url, and $S,
+# the directory for the scripts a test writes.
+scripts_setup() {
+    start_target "$@"
+    url="http://127.0.0.1:$PORT"
+    S=$T/scripts
+    mkdir -p "$S"
+}

@@ -5,10 +5,7 @@
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/scripts_lib.sh"
 
-start_target
-url="http://127.0.0.1:$PORT"
-S=$T/scripts
-mkdir -p "$S"
+scripts_setup
 sent=0 # requests the server should have received so far
 
 # hook_error STYLE HOOK AFTER: a script whose HOOK raises "bad HOOK" on line 3

@@ -4,10 +4,7 @@
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/scripts_lib.sh"
 
-start_target
-url="http://127.0.0.1:$PORT"
-S=$T/scripts
-mkdir -p "$S"
+scripts_setup
 
 # wrk style: status, the headers table and the body reach response(); false
 # and a reason fail the request under that reason.

@@ -3,10 +3,7 @@
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/scripts_lib.sh"
 
-start_target
-url="http://127.0.0.1:$PORT"
-S=$T/scripts
-mkdir -p "$S"
+scripts_setup
 
 # Each thread counts and records; the report has the merged totals.
 cat > "$S/metrics.lua" <<'LUA'
