@@ -128,6 +128,7 @@ function s.options(args)
     quiet = true,
     samples = true,
     probe = reachable, -- -r against a refused port: no start-up probe, the run counts the refusals
+    one_first = true, -- ab opens one connection, and the others once it gets an answer
   }
   -- -t 0 is no limit; a negative -t ends ab after its first poll.
   if o.tlimit ~= 0 then run.duration = o.tlimit > 0 and o.tlimit or 0.001 end

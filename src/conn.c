@@ -52,11 +52,21 @@ static void go_idle(struct conn *c)
     c->state = CONN_IDLE;
 }
 
+/* --one-first: the first answer (or failure) lets the other connections go. */
+static void release_rest(struct conn_shared *sh)
+{
+    if (sh->hold_rest) {
+        sh->hold_rest = false;
+        sh->start_rest(sh->start_rest_arg);
+    }
+}
+
 /* The one place requests fail: every request of the batch still in flight
  * is counted as failed for why; then close and go on. */
 static void conn_fail(struct conn *c, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
+    release_rest(sh);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -394,6 +404,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     size_t used;
     if (c->rx_bytes == 0) {
         c->t_first = now;
+        release_rest(sh);
         if (sh->first_head_todo) {
             /* The first response's first bytes (its head, as a rule), kept once. */
             size_t k = n < STATS_FIRST_HEAD ? n : STATS_FIRST_HEAD;

@@ -48,6 +48,9 @@ struct conn_shared {
     bool first_head_todo;        /* samples: the first response's bytes are still to keep */
     int64_t epoch_offset_ns;     /* wall clock minus monotonic clock, for sample start times */
     uint64_t heartbeat;          /* --heartbeat: print progress every this many completions */
+    bool hold_rest;              /* --one-first: the other connections wait for the first answer */
+    void (*start_rest)(void *arg); /* called once, when the first request is answered or fails */
+    void *start_rest_arg;
     _Atomic uint64_t *completed_all; /* completions over all workers, for the heartbeat */
     char *script_error;          /* set (non-empty) when a hook failed: the run stops */
     size_t script_error_len;

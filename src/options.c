@@ -30,6 +30,8 @@ const char options_usage[] =
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
     "      --samples         keep every request's timings for a script's done()\n"
+    "      --one-first       open one connection first, the others when its\n"
+    "                        response starts to arrive (as ab does)\n"
     "      --no-probe        skip the start-up connect check: connects that fail\n"
     "                        are counted as connect errors of the run\n"
     "      --heartbeat N     print \"Completed N requests\" on stderr every N\n"
@@ -41,7 +43,7 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -57,6 +59,7 @@ static const struct option long_options[] = {
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"samples", no_argument, NULL, OPT_SAMPLES},
     {"no-probe", no_argument, NULL, OPT_NO_PROBE},
+    {"one-first", no_argument, NULL, OPT_ONE_FIRST},
     {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
@@ -306,6 +309,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SAMPLES:
             o->samples = true;
+            break;
+        case OPT_ONE_FIRST:
+            o->one_first = true;
             break;
         case OPT_NO_PROBE:
             o->no_probe = true;

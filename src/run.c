@@ -206,6 +206,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .max_body = o->max_body,
         .samples = o->samples,
         .heartbeat = o->heartbeat,
+        .one_first = o->one_first,
     };
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;

@@ -13,6 +13,8 @@
  * keeps response bytes between reads, so it holds no buffer of its own. */
 #define READ_BUFFER_SIZE (64 * 1024)
 
+static void start_rest(void *arg);
+
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
                 uint64_t budget, struct script_thread *thread, uint32_t conn_base,
                 void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen)
@@ -70,6 +72,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .epoch_offset_ns = (int64_t)(clock_epoch_seconds() * 1e9) - clock_now_ns(),
         .heartbeat = cfg->heartbeat,
         .completed_all = cfg->completed_all,
+        .start_rest = start_rest,
+        .start_rest_arg = w,
         .script_error = w->script_error,
         .script_error_len = sizeof w->script_error,
     };
@@ -120,6 +124,14 @@ static void on_stop(EV_P_ ev_async *a, int revents)
     ev_break(EV_A, EVBREAK_ALL);
 }
 
+/* --one-first: the first connection got its answer; the others start. */
+static void start_rest(void *arg)
+{
+    struct worker *w = arg;
+    for (uint32_t i = 1; i < w->nconns; i++)
+        conn_start(&w->conns[i]);
+}
+
 static int static_request(struct worker *w)
 {
     const char *req;
@@ -149,7 +161,8 @@ static void *worker_main(void *arg)
     if (w->script && !w->shared.script_request && static_request(w) < 0)
         w->shared.budget = 0;
     w->shared.last_connect_ok = clock_now_ns();
-    for (uint32_t i = 0; i < w->nconns; i++)
+    w->shared.hold_rest = w->cfg->one_first && w->nconns > 1;
+    for (uint32_t i = 0; i < (w->shared.hold_rest ? 1 : w->nconns); i++)
         conn_start(&w->conns[i]);
     /* Connects that failed at once left their connections in backoff: the
      * loop must run for them too. Only a worker with nothing left at all

@@ -24,6 +24,7 @@ struct worker_config {
     bool samples;            /* --samples */
     uint64_t heartbeat;      /* --heartbeat */
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
+    bool one_first;          /* --one-first */
 };
 
 struct worker {
