@@ -42,6 +42,7 @@ local ab_args = require("volley.ab.args")
 local request = require("volley.ab.request")
 local report = require("volley.ab.report")
 report.sort = require("volley.api").sort_numbers
+report.select_pair = require("volley.api").select_pair
 
 local s = {}
 
@@ -147,10 +148,12 @@ end
 local function collect(result)
   local samples = result.samples
   local n = samples and samples.n or 0
+  local new = require("table.new") -- LuaJIT: arrays sized once, not grown
   local run = {
     n = n, duration = result.duration, read = result.bytes.read, written = result.bytes.written,
     errors = result.errors, first_head = result.first_head,
-    connect = {}, total = {}, waiting = {}, body = {}, status = {}, keepalive = {}, start = {},
+    connect = new(n, 0), total = new(n, 0), waiting = new(n, 0), body = new(n, 0),
+    status = new(n, 0), keepalive = new(n, 0), start = new(n, 0),
   }
   local p = samples and samples.ptr -- the C array itself: no metamethod per element
   for i = 0, n - 1 do

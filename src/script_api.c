@@ -26,6 +26,7 @@ struct volley_api {
     int64_t (*hist_percentile)(const struct hist *h, double p);
     int32_t (*hist_values)(const struct hist *h, int64_t *values, int64_t *counts, int32_t n);
     void (*sort_doubles)(double *a, size_t n);
+    double (*select_double)(double *a, size_t n, size_t k);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -102,6 +103,41 @@ static void sort_doubles(double *a, size_t n)
     qsort(a, n, sizeof *a, cmp_double);
 }
 
+/* The k-th smallest of a[0..n-1] (0-based), in O(n) on average
+ * (quickselect); a is reordered so that a[k] holds it, with nothing smaller
+ * after it and nothing larger before it. For a median, sorting everything
+ * is wasted work. */
+static double select_double(double *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = a[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot)
+                i++;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break;
+    }
+    return a[k];
+}
+
 static const struct volley_api api = {
     .now_ns = clock_now_ns,
     .metric_id = metric_id,
@@ -117,6 +153,7 @@ static const struct volley_api api = {
     .hist_percentile = hist_percentile,
     .hist_values = hist_values,
     .sort_doubles = sort_doubles,
+    .select_double = select_double,
 };
 
 const void *script_api(void)

@@ -46,6 +46,7 @@ struct volley_api {
   int64_t (*hist_percentile)(const void *h, double p);
   int32_t (*hist_values)(const void *h, int64_t *values, int64_t *counts, int32_t n);
   void (*sort_doubles)(double *a, size_t n);
+  double (*select_double)(double *a, size_t n, size_t k);
 };
 ]]
 
@@ -56,6 +57,20 @@ api.c = nil
 
 function api.set(ptr)
   api.c = ffi.cast("struct volley_api *", ptr)
+end
+
+-- The k-th and (k+1)-th smallest of the numbers t[1..n] (k 1-based; the
+-- second is nil when k == n), in C without sorting: t is not changed.
+function api.select_pair(t, n, k)
+  local a = ffi.new("double[?]", n)
+  for i = 1, n do a[i - 1] = t[i] end
+  local x = api.c.select_double(a, n, k - 1)
+  if k == n then return x, nil end
+  local y = a[k]
+  for i = k + 1, n - 1 do
+    if a[i] < y then y = a[i] end
+  end
+  return x, y
 end
 
 -- Sorts an array of numbers (1..#t) in place, ascending, in C: for long

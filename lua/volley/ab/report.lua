@@ -18,6 +18,14 @@ local M = {}
 -- How arrays of numbers are sorted: table.sort here (specs run outside
 -- volley); scripts/ab.lua swaps in volley's C sort for long runs.
 M.sort = table.sort
+M.select_pair = nil -- (values, n, k) -> k-th and (k+1)-th smallest; set by scripts/ab.lua
+
+-- An empty array with room for n values (LuaJIT's table.new when there is
+-- one: a long array is then not grown step by step).
+local ok, table_new = pcall(require, "table.new")
+function M.new_array(n)
+  return ok and table_new(n, 0) or {}
+end
 
 -- C division of integers: truncation toward zero.
 local function idiv(a, b)
@@ -46,9 +54,10 @@ end
 -- max, mean (integer, truncated), sd (sample standard deviation around
 -- that truncated mean, a double; 0 for one value) and median, with ab's
 -- rule: for an odd count above 1 the mean of the middle value and the one
--- after it, else the value at index n/2 (0-based). Also returns the
--- values sorted (the totals' sorted copy gives the percentiles).
-function M.row(values)
+-- after it, else the value at index n/2 (0-based). With sorted, also
+-- returns the values sorted (the totals' sorted copy gives the
+-- percentiles); without, the median may come from M.select_pair.
+function M.row(values, sorted_too)
   local n = #values
   local min, max, sum = math.huge, -math.huge, 0
   for i = 1, n do
@@ -63,11 +72,17 @@ function M.row(values)
     local d = values[i] - mean
     sq = sq + d * d
   end
-  local sorted = {}
-  for i = 1, n do sorted[i] = values[i] end
-  M.sort(sorted)
   local h = math.floor(n / 2) + 1 -- 1-based index of ab's x[n/2]
-  local median = (n > 1 and n % 2 == 1) and idiv(sorted[h] + sorted[h + 1], 2) or sorted[h]
+  local sorted, x, y
+  if sorted_too or not M.select_pair then
+    sorted = M.new_array(n)
+    for i = 1, n do sorted[i] = values[i] end
+    M.sort(sorted)
+    x, y = sorted[h], sorted[h + 1]
+  else
+    x, y = M.select_pair(values, n, h)
+  end
+  local median = (n > 1 and n % 2 == 1) and idiv(x + y, 2) or x
   return {
     min = min, max = max, mean = mean, median = median,
     sd = n > 1 and math.sqrt(sq / (n - 1)) or 0,
@@ -77,13 +92,13 @@ end
 -- The four rows (connect, processing = total - connect, waiting, total)
 -- and the sorted totals. run.n must be > 0.
 function M.times(run)
-  local processing = {}
+  local processing = M.new_array(run.n)
   for i = 1, run.n do processing[i] = run.total[i] - run.connect[i] end
   local t = {}
   t.connect = M.row(run.connect)
   t.processing = M.row(processing)
   t.waiting = M.row(run.waiting)
-  t.total, t.sorted = M.row(run.total)
+  t.total, t.sorted = M.row(run.total, true)
   return t
 end
 
