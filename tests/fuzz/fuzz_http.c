@@ -26,6 +26,7 @@ struct event {
     size_t end; /* DONE: offset just past the response */
     uint16_t status;
     uint8_t keepalive;
+    uint64_t body_len;
 };
 
 static void require(bool ok, const char *what, size_t off)
@@ -62,7 +63,7 @@ static size_t run(const char *data, size_t len, size_t split, bool head, struct 
                 require(rx.status / 100 != 1 || rx.status == 101, "DONE on an interim 1xx response", off);
                 require(rx.keepalive <= 1, "keepalive not 0 or 1", off);
                 off += used;
-                ev[nev++] = (struct event){HTTP_RX_DONE, off, rx.status, rx.keepalive};
+                ev[nev++] = (struct event){HTTP_RX_DONE, off, rx.status, rx.keepalive, rx.body_len};
                 if (nev == MAX_EVENTS - 1)
                     return nev; /* enough: the rest is more of the same */
                 http_rx_init(&rx, head);
@@ -70,7 +71,7 @@ static size_t run(const char *data, size_t len, size_t split, bool head, struct 
             case HTTP_RX_ERROR: {
                 const char *msg = http_rx_error(&rx);
                 require(msg && msg[0], "ERROR without a description", off);
-                ev[nev++] = (struct event){HTTP_RX_ERROR, 0, 0, 0};
+                ev[nev++] = (struct event){HTTP_RX_ERROR, 0, 0, 0, 0};
                 return nev;
             }
             default:
@@ -84,9 +85,9 @@ static size_t run(const char *data, size_t len, size_t split, bool head, struct 
     if (res == HTTP_RX_DONE) {
         require(used == 0, "DONE at end of stream with used != 0", len);
         require(rx.status / 100 != 1 || rx.status == 101, "DONE on an interim 1xx response", len);
-        ev[nev++] = (struct event){HTTP_RX_DONE, len, rx.status, rx.keepalive};
+        ev[nev++] = (struct event){HTTP_RX_DONE, len, rx.status, rx.keepalive, rx.body_len};
     } else {
-        ev[nev++] = (struct event){HTTP_RX_ERROR, 0, 0, 0};
+        ev[nev++] = (struct event){HTTP_RX_ERROR, 0, 0, 0, 0};
     }
     return nev;
 }
@@ -97,7 +98,7 @@ static bool same_events(const struct event *a, size_t na, const struct event *b,
         return false;
     for (size_t i = 0; i < na; i++)
         if (a[i].res != b[i].res || a[i].end != b[i].end || a[i].status != b[i].status ||
-            a[i].keepalive != b[i].keepalive)
+            a[i].keepalive != b[i].keepalive || a[i].body_len != b[i].body_len)
             return false;
     return true;
 }
