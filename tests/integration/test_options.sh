@@ -31,7 +31,30 @@ bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
 bad '^volley: -c 1000000: needs 1000064 open files but the limit is' -c 1000000 "$url"
 bad '^volley: extra: unexpected argument' "$url" extra
 bad '^volley: --json: /nonexistent/x.json: No such file or directory$' --json /nonexistent/x.json "$url"
+bad '^volley: --heartbeat: 0 is out of range' --heartbeat 0 "$url"
+bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
 check_eq "$(target_stat received)" 0 "nothing was sent"
+
+# --heartbeat N: "Completed K requests" on stderr every N completions, over
+# every thread.
+"$VOLLEY" -q -n 100 -c 4 -t 2 --heartbeat 25 "$url" 2> "$T/hb.err"
+check_eq "$(grep -c '^Completed [0-9]* requests$' "$T/hb.err")" 4 "--heartbeat: one line per 25"
+check_grep "$T/hb.err" '^Completed 100 requests$' "--heartbeat: the last line"
+# --no-probe: a refused port is no start-up error; the run counts the
+# refused connects as connect errors, and it ends once no connect has worked
+# for --timeout.
+dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+RC=0
+timeout 20 "$VOLLEY" -q -n 6 -c 2 -t 1 --no-probe --timeout 2s --json "$T/np.json" "http://127.0.0.1:$dead/" 2> "$T/np.err" || RC=$?
+check_eq "$RC" 0 "--no-probe: the run ends normally"
+check_eq "$(jget "$T/np.json" errors.connect)" 6 "--no-probe: refused connects are connect errors"
+# --one-first: the other connections wait for the first one's answer, so
+# with 3 connections and a 300 ms answer the run takes two rounds, not one.
+RC=0
+"$VOLLEY" -q -n 3 -c 3 -t 1 --one-first --json "$T/of.json" "${url}delay/300" || RC=$?
+check_eq "$(jget "$T/of.json" requests.completed)" 3 "--one-first: completed"
+python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/of.json'))['duration'] >= 0.6 else 1)" \
+    && ok || fail "--one-first: the others did not wait for the first answer"
 
 "$VOLLEY" --version > "$T/v.out" && check_grep "$T/v.out" '^volley [0-9]+\.[0-9]+\.[0-9]+$' "--version"
 "$VOLLEY" --help > "$T/h.out" && check_grep "$T/h.out" '^Usage: volley' "--help"
