@@ -34,9 +34,9 @@
 --   - -b (socket buffers) and -B (bind address) are accepted and ignored.
 --   - -X sends the full URL as the request target and connects to the
 --     proxy, as ab does; -P only adds its header.
---   - -v 2 prints, for every response, the first response's first read as
---     its "header received" (volley keeps only that one); identical
---     responses print exactly what ab prints.
+--   - -v 2 prints each response's first read as its "header received"
+--     (with --heads); a head spread over several reads is one block, not
+--     one per read as in ab. The blocks come after the run.
 --   - https (and -I -Z -f -E) is refused: volley has no TLS yet.
 local ab_args = require("volley.ab.args")
 local request = require("volley.ab.request")
@@ -130,6 +130,7 @@ function s.options(args)
     samples = true,
     probe = reachable, -- -r against a refused port: no start-up probe, the run counts the refusals
     one_first = true, -- ab opens one connection, and the others once it gets an answer
+    heads = o.verbosity >= 2 or nil, -- -v 2 shows each response's first read
   }
   -- -t 0 is no limit; a negative -t ends ab after its first poll.
   if o.tlimit ~= 0 then run.duration = o.tlimit > 0 and o.tlimit or 0.001 end
@@ -151,7 +152,7 @@ local function collect(result)
   local new = require("table.new") -- LuaJIT: arrays sized once, not grown
   local run = {
     n = n, duration = result.duration, read = result.bytes.read, written = result.bytes.written,
-    errors = result.errors, first_head = result.first_head,
+    errors = result.errors, first_head = result.first_head, head = samples and samples.head,
     connect = new(n, 0), total = new(n, 0), waiting = new(n, 0), body = new(n, 0),
     status = new(n, 0), keepalive = new(n, 0), start = new(n, 0),
   }
@@ -176,8 +177,11 @@ local function run_log(run)
   local out = {}
   for _ = 1, run.errors.write or 0 do out[#out + 1] = "Send request failed!\n" end
   if o.verbosity >= 2 then
-    local head = (run.first_head or ""):match("^[^%z]*")
+    local first = (run.first_head or ""):match("^[^%z]*")
     for i = 1, run.n do
+      -- What ab prints is its buffer as a C string: up to a NUL byte.
+      local head = run.head and run.head(i - 1)
+      head = head and head:match("^[^%z]*") or first
       out[#out + 1] = "LOG: header received:\n" .. head .. "\n"
       local status = run.status[i]
       if status < 200 or status > 299 then

@@ -332,6 +332,8 @@ static void keep_sample(struct conn *c, int64_t latency, int64_t connect, int64_
         .body = (int64_t)c->rx.body_len,
         .status = c->rx.status,
         .keepalive = c->rx.keepalive && sh->keepalive,
+        .head_off = c->head_off,
+        .head_len = c->head_len,
     };
     stats_add_sample(sh->stats, &s);
 }
@@ -405,6 +407,11 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     if (c->rx_bytes == 0) {
         c->t_first = now;
         release_rest(sh);
+        if (sh->heads) {
+            size_t k = n < STATS_HEAD_MAX ? n : STATS_HEAD_MAX;
+            c->head_off = (int64_t)stats_add_head(sh->stats, p, k);
+            c->head_len = (int64_t)k;
+        }
         if (sh->first_head_todo) {
             /* The first response's first bytes (its head, as a rule), kept once. */
             size_t k = n < STATS_FIRST_HEAD ? n : STATS_FIRST_HEAD;

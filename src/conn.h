@@ -46,6 +46,7 @@ struct conn_shared {
     unsigned req_depth;          /* requests in req (pipelined), >= 1 */
     bool samples;                /* keep a stats_sample per completed request */
     bool first_head_todo;        /* samples: the first response's bytes are still to keep */
+    bool heads;                  /* --heads: keep each response's first read with its sample */
     int64_t epoch_offset_ns;     /* wall clock minus monotonic clock, for sample start times */
     uint64_t heartbeat;          /* --heartbeat: print progress every this many completions */
     bool hold_rest;              /* --one-first: the other connections wait for the first answer */
@@ -79,6 +80,7 @@ struct conn {
     bool table_open;        /* scenario: the conn table belongs to the open socket */
     char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
     size_t cap_len, cap_size;
+    int64_t head_off, head_len; /* --heads: the current response's first read in stats.heads */
     size_t woff;            /* bytes of the request written */
     uint64_t rx_bytes;      /* bytes of the current response received */
     int64_t t_start;        /* request start (ns) */

@@ -30,6 +30,7 @@ const char options_usage[] =
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
     "      --samples         keep every request's timings for a script's done()\n"
+    "      --heads           with --samples: each response's first read too\n"
     "      --one-first       open one connection first, the others when its\n"
     "                        response starts to arrive (as ab does)\n"
     "      --no-probe        skip the start-up connect check: connects that fail\n"
@@ -43,7 +44,7 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
     {"samples", no_argument, NULL, OPT_SAMPLES},
     {"no-probe", no_argument, NULL, OPT_NO_PROBE},
     {"one-first", no_argument, NULL, OPT_ONE_FIRST},
+    {"heads", no_argument, NULL, OPT_HEADS},
     {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
@@ -308,6 +310,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             break;
         case OPT_SAMPLES:
+            o->samples = true;
+            break;
+        case OPT_HEADS:
+            o->heads = true;
             o->samples = true;
             break;
         case OPT_ONE_FIRST:

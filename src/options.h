@@ -23,6 +23,7 @@ struct options {
     int64_t timeout_ns;    /* --timeout, default 10 s */
     uint64_t max_body;     /* --max-body, default 8,000,000 bytes */
     bool samples;          /* --samples: keep every request's timings for done() */
+    bool heads;            /* --heads: with --samples, keep each response's first read too */
     bool one_first;        /* --one-first: the other connections open once the first one gets an answer */
     bool no_probe;         /* --no-probe: no start-up connect; refused connects are connect errors */
     uint64_t heartbeat;    /* --heartbeat N: "Completed N requests" on stderr every N; 0 = off */

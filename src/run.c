@@ -207,6 +207,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .samples = o->samples,
         .heartbeat = o->heartbeat,
         .one_first = o->one_first,
+        .heads = o->heads,
     };
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;

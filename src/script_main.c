@@ -420,7 +420,8 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     lua_remove(L, -2);                              /* result samples */
     lua_pushlightuserdata(L, st->samples);
     lua_pushnumber(L, (double)st->nsamples);
-    lua_call(L, 2, 1);
+    lua_pushlightuserdata(L, st->heads);
+    lua_call(L, 3, 1);
     lua_setfield(L, -2, "samples");
     return 1;
 }

@@ -72,6 +72,11 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 bad = "a boolean";
             else if (lua_toboolean(L, -1))
                 add_word(ws, key[0] == 'q' ? "-q" : "--samples");
+        } else if (strcmp(key, "heads") == 0) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                bad = "a boolean";
+            else if (lua_toboolean(L, -1))
+                add_word(ws, "--heads");
         } else if (strcmp(key, "one_first") == 0) {
             if (lua_type(L, -1) != LUA_TBOOLEAN)
                 bad = "a boolean";

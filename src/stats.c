@@ -32,6 +32,23 @@ void stats_free(struct stats *s)
     free(s->samples);
     s->samples = NULL;
     s->nsamples = s->samples_cap = 0;
+    free(s->heads);
+    s->heads = NULL;
+    s->heads_len = s->heads_cap = 0;
+}
+
+size_t stats_add_head(struct stats *s, const char *bytes, size_t n)
+{
+    if (s->heads_len + n > s->heads_cap) {
+        size_t cap = s->heads_cap ? s->heads_cap : 65536;
+        while (cap < s->heads_len + n)
+            cap *= 2;
+        s->heads = xrealloc(s->heads, cap);
+        s->heads_cap = cap;
+    }
+    memcpy(s->heads + s->heads_len, bytes, n);
+    s->heads_len += n;
+    return s->heads_len - n;
 }
 
 void stats_reserve_samples(struct stats *s, size_t n)
@@ -102,7 +119,11 @@ void stats_merge(struct stats *dst, const struct stats *src)
         stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
     if (src->nsamples) {
         stats_reserve_samples(dst, dst->nsamples + src->nsamples);
-        memcpy(dst->samples + dst->nsamples, src->samples, src->nsamples * sizeof *src->samples);
+        size_t base = src->heads_len ? stats_add_head(dst, src->heads, src->heads_len) : 0;
+        for (size_t i = 0; i < src->nsamples; i++) {
+            dst->samples[dst->nsamples + i] = src->samples[i];
+            dst->samples[dst->nsamples + i].head_off += (int64_t)base;
+        }
         dst->nsamples += src->nsamples;
     }
     if (!dst->first_head_len && src->first_head_len) {

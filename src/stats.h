@@ -23,7 +23,8 @@ enum stats_error {
 };
 
 #define STATS_STATUS_MAX 600
-#define STATS_FIRST_HEAD 2048 /* bytes kept of the first response (--samples) */ /* status codes 100..599 are counted one by one */
+#define STATS_FIRST_HEAD 2048 /* bytes kept of the first response (--samples) */
+#define STATS_HEAD_MAX 8191   /* bytes kept of each response's first read (--heads), as ab's buffer */ /* status codes 100..599 are counted one by one */
 
 struct stats {
     uint64_t started;   /* requests started */
@@ -48,6 +49,8 @@ struct stats {
     struct metrics metrics; /* the script's volley.counter / volley.record */
     struct stats_sample *samples; /* with --samples: every completed request, in order */
     size_t nsamples, samples_cap;
+    char *heads;        /* with --heads: every response's first read, one after another */
+    size_t heads_len, heads_cap;
     char first_head[STATS_FIRST_HEAD]; /* with --samples: the first bytes of the first response */
     size_t first_head_len;
 };
@@ -64,6 +67,8 @@ struct stats_sample {
     int64_t body;      /* body bytes (decoded) */
     int32_t status;
     int32_t keepalive; /* the connection stayed open for the next request */
+    int64_t head_off;  /* with --heads: where this response's first read starts in stats.heads */
+    int64_t head_len;  /* and its length (up to STATS_HEAD_MAX); 0 without --heads */
 };
 
 /* How many validation failures had one reason. */
@@ -95,6 +100,10 @@ void stats_reserve_samples(struct stats *s, size_t n);
 
 /* Appends a sample; grows geometrically when the reserve is used up. */
 void stats_add_sample(struct stats *s, const struct stats_sample *sample);
+
+/* Appends n bytes to s->heads (growing geometrically) and returns their
+ * offset. */
+size_t stats_add_head(struct stats *s, const char *bytes, size_t n);
 
 /* Requests that ended in failure. */
 uint64_t stats_failed(const struct stats *s);

@@ -25,6 +25,7 @@ struct worker_config {
     uint64_t heartbeat;      /* --heartbeat */
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
     bool one_first;          /* --one-first */
+    bool heads;              /* --heads */
 };
 
 struct worker {

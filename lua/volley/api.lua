@@ -29,6 +29,8 @@ struct volley_sample {
   int64_t body;
   int32_t status;
   int32_t keepalive;
+  int64_t head_off;
+  int64_t head_len;
 };
 
 struct volley_api {

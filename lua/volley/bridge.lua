@@ -119,9 +119,16 @@ end
 -- done(result).samples: n, and [i] (0-based) -> a struct volley_sample
 -- (start, connect, total, waiting, body, status, keepalive), valid during
 -- done(). Empty unless the run kept samples (options() samples = true).
-function bridge.samples(ptr, n)
+-- With heads = true, samples.head(i) is response i's first read.
+function bridge.samples(ptr, n, heads)
   local p = ffi.cast("struct volley_sample *", ptr)
-  return setmetatable({ n = n, ptr = p }, {
+  local h = ffi.cast("const char *", heads)
+  local function head(i)
+    local s = p[i]
+    if h == nil or s.head_len == 0 then return nil end
+    return ffi.string(h + s.head_off, s.head_len)
+  end
+  return setmetatable({ n = n, ptr = p, head = head }, {
     __index = function(_, i)
       if type(i) == "number" and i >= 0 and i < n then return p[i] end
     end,
