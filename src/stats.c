@@ -98,7 +98,7 @@ void stats_finish(struct stats *s)
     s->reused = 0;
 }
 
-void stats_merge(struct stats *dst, const struct stats *src)
+void stats_merge(struct stats *dst, struct stats *src)
 {
     dst->started += src->started;
     dst->completed += src->completed;
@@ -117,7 +117,23 @@ void stats_merge(struct stats *dst, const struct stats *src)
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
         stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
-    if (src->nsamples) {
+    if (src->nsamples && !dst->nsamples && !dst->heads_len) {
+        /* The first worker's samples: taken over, not copied (a copy would
+         * touch as much memory again: a page fault per 64 samples). */
+        struct stats *from = src;
+        free(dst->samples);
+        free(dst->heads);
+        dst->samples = from->samples;
+        dst->nsamples = from->nsamples;
+        dst->samples_cap = from->samples_cap;
+        dst->heads = from->heads;
+        dst->heads_len = from->heads_len;
+        dst->heads_cap = from->heads_cap;
+        from->samples = NULL;
+        from->nsamples = from->samples_cap = 0;
+        from->heads = NULL;
+        from->heads_len = from->heads_cap = 0;
+    } else if (src->nsamples) {
         stats_reserve_samples(dst, dst->nsamples + src->nsamples);
         size_t base = src->heads_len ? stats_add_head(dst, src->heads, src->heads_len) : 0;
         for (size_t i = 0; i < src->nsamples; i++) {

@@ -85,8 +85,10 @@ void stats_free(struct stats *s);
  * once when the worker has stopped, before merging. */
 void stats_finish(struct stats *s);
 
-/* Adds src into dst. Both must come from stats_init and stats_finish. */
-void stats_merge(struct stats *dst, const struct stats *src);
+/* Adds src into dst. Both must come from stats_init and stats_finish. src's
+ * samples may be moved into dst (src then has none): merge a worker's
+ * stats once, when it has ended. */
+void stats_merge(struct stats *dst, struct stats *src);
 
 /* Adds n failures with reason (copied) to s's reasons; not errors[], which
  * the request path counts. */
