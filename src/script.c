@@ -16,6 +16,8 @@
 #include <string.h>
 #include <strings.h>
 
+static int require_module(struct script *s, const char *module, char *err, size_t errlen);
+
 static const char *const hook_names[SCRIPT_HOOKS] = {
     "options", "setup", "init", "connect", "request", "delay", "response", "done",
 };
@@ -77,9 +79,7 @@ struct script *script_new(char *err, size_t errlen)
     s->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     s->response = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
-    lua_getglobal(L, "require");
-    lua_pushstring(L, "volley.bridge");
-    if (script_pcall(s, 1, 1, NULL, err, errlen) < 0) {
+    if (require_module(s, "volley.bridge", err, errlen) < 0) {
         script_free(s);
         return NULL;
     }
@@ -178,21 +178,12 @@ static const struct embedded_lua *find_embedded(const char *name)
     return NULL;
 }
 
-/* require(name) into a registry reference to its field, protected. */
-static int require_field(struct script *s, const char *module, const char *field, int *ref, char *err,
-                         size_t errlen)
+/* Pushes require(module), protected. */
+static int require_module(struct script *s, const char *module, char *err, size_t errlen)
 {
-    lua_State *L = s->L;
-    lua_getglobal(L, "require");
-    lua_pushstring(L, module);
-    if (script_pcall(s, 1, 1, NULL, err, errlen) < 0)
-        return -1;
-    if (field) {
-        lua_getfield(L, -1, field);
-        lua_remove(L, -2);
-    }
-    *ref = luaL_ref(L, LUA_REGISTRYINDEX);
-    return 0;
+    lua_getglobal(s->L, "require");
+    lua_pushstring(s->L, module);
+    return script_pcall(s, 1, 1, NULL, err, errlen);
 }
 
 /* headers[name] = value for "Name: value" (value without leading spaces). */
@@ -210,11 +201,8 @@ static void set_header(lua_State *L, const char *line)
 int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size_t errlen)
 {
     lua_State *L = s->L;
-    int wrk;
-    if (require_field(s, "wrk", NULL, &wrk, err, errlen) < 0)
-        return -1;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, wrk);         /* wrk */
-    luaL_unref(L, LUA_REGISTRYINDEX, wrk);
+    if (require_module(s, "wrk", err, errlen) < 0)
+        return -1;                                  /* wrk */
     lua_pushstring(L, w->scheme);
     lua_setfield(L, -2, "scheme");
     lua_pushstring(L, w->host);

@@ -176,7 +176,7 @@ static int wrk_response(struct script *s, bool *failed, char *err, size_t errlen
 {
     lua_State *L = s->L;
     struct script_res *r = s->res;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_RESPONSE]);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->response);  /* the hook itself */
     lua_pushinteger(L, r->status);
     if (s->response_arity >= 2)
         script_push_headers(L, r);

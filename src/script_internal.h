@@ -14,7 +14,8 @@ struct script {
     int bridge;              /* the volley.bridge module table */
     int bridge_request;      /* bridge.request */
     int bridge_request_bytes; /* bridge.request_bytes */
-    int response;            /* the bound response function (bridge.bind_response) */
+    int response;            /* what C calls per response (bridge.bind_response): the
+                              * scenario's wrapper, or a wrk-style hook itself */
     bool response_reads;     /* it reads headers or body */
     int response_arity;      /* wrk style: what response() takes: 1 status, 2 +headers, 3 +body */
     struct script_res *res;  /* a worker's: the response being looked at */

@@ -338,6 +338,7 @@ struct done_args {
     int64_t duration_ns;
     bool interrupted;
     bool scenario;
+    int bridge;       /* registry reference of the volley.bridge module */
 };
 
 /* Pushes result (scenario) or summary, latency, requests (wrk). */
@@ -413,9 +414,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
         lua_pushlstring(L, st->first_head, st->first_head_len);
         lua_setfield(L, -2, "first_head");
     }
-    lua_getglobal(L, "require");                    /* result require */
-    lua_pushstring(L, "volley.bridge");
-    lua_call(L, 1, 1);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->bridge);   /* result bridge */
     lua_getfield(L, -1, "samples");
     lua_remove(L, -2);                              /* result samples */
     lua_pushlightuserdata(L, st->samples);
@@ -447,7 +446,7 @@ int script_done(struct script *s, const struct stats *st, int64_t duration_ns, b
 {
     if (!script_has(s, SCRIPT_DONE))
         return 0;
-    struct done_args a = {st, duration_ns, interrupted, s->scenario};
+    struct done_args a = {st, duration_ns, interrupted, s->scenario, s->bridge};
     script_set_phase(s, "done");
     lua_pushcfunction(s->L, call_done);
     lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DONE]);

@@ -113,12 +113,12 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 lua_pushnil(L);
                 while (lua_next(L, -2)) {           /* ... headers name value */
                     char line[8192];
+                    const char *value = option_word(L, buf, sizeof buf);
+                    line[0] = '\0';
                     if (lua_type(L, -2) == LUA_TNUMBER && lua_type(L, -1) == LUA_TSTRING)
-                        snprintf(line, sizeof line, "%s", lua_tostring(L, -1));
-                    else if (lua_type(L, -2) == LUA_TSTRING && option_word(L, buf, sizeof buf))
-                        snprintf(line, sizeof line, "%s: %s", lua_tostring(L, -2), option_word(L, buf, sizeof buf));
-                    else
-                        line[0] = '\0';
+                        snprintf(line, sizeof line, "%s", value);
+                    else if (lua_type(L, -2) == LUA_TSTRING && value)
+                        snprintf(line, sizeof line, "%s: %s", lua_tostring(L, -2), value);
                     lua_pop(L, 1);
                     if (!line[0]) {
                         lua_pop(L, 2);
