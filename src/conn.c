@@ -25,6 +25,7 @@
 #define BACKOFF_MAX 1.0
 
 static void start_request(struct conn *c, int64_t now);
+static void begin_request(struct conn *c, int64_t now);
 
 static void close_socket(struct conn *c)
 {
@@ -67,6 +68,12 @@ static void conn_fail(struct conn *c, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
     release_rest(sh);
+    if (sh->sched && why == STATS_ERR_TIMEOUT && c->pending) {
+        int64_t now = clock_now_ns();
+        stats_timed_out(sh->stats, now, now - c->t_intended, c->pending);
+        if (c->t_sent)
+            stats_open(sh->stats, now, -1, c->t_sent - c->t_intended);
+    }
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -117,12 +124,17 @@ static void write_request(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     bool connecting = c->state == CONN_CONNECTING;
-    int64_t before = connecting ? clock_now_ns() : 0;
+    /* -R's send time is read before the write: on loopback the server may
+     * read the request before the write returns. */
+    bool first = sh->sched && c->woff == 0;
+    int64_t before = connecting || first ? clock_now_ns() : 0;
     size_t n;
     switch (net_write(c->fd, c->req + c->woff, c->req_len - c->woff, &n)) {
     case NET_OK:
         if (connecting)
             mark_connected(c, before);
+        if (first)
+            c->t_sent = before;
         sh->stats->bytes_written += n;
         c->woff += n;
         if (c->woff < c->req_len) {
@@ -151,6 +163,7 @@ static void reset_request(struct conn *c)
 {
     c->woff = 0;
     c->t_written = 0;
+    c->t_sent = 0;
     c->rx_bytes = 0;
     c->cap_len = 0;
     /* HEAD is known per request: a hook may send any method. (A pipelined
@@ -210,7 +223,8 @@ static void script_failed(struct conn *c)
 }
 
 /* Starts the next request on c, or parks c when the budget is spent; the
- * last connection to go quiet ends the worker's loop. A scenario's new
+ * last connection to go quiet ends the worker's loop. With -R the request
+ * is the oldest arrival due, and c waits when none is. A scenario's new
  * connection gets its conn table (and connect(conn)) first; with a delay()
  * hook the request then waits its delay in CONN_DELAY. */
 static void start_request(struct conn *c, int64_t now)
@@ -222,6 +236,18 @@ static void start_request(struct conn *c, int64_t now)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
+    if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
+        c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
+        sched_park(sh->sched, c->id);
+        return;
+    }
+    begin_request(c, now);
+}
+
+/* Starts a request on c now: its hooks, then the connect or the write. */
+static void begin_request(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
     c->req = sh->req;
     c->req_len = sh->req_len;
     if (sh->script_error[0]) {
@@ -353,14 +379,20 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     struct conn_shared *sh = c->sh;
     if (c->t_written == 0)
         c->t_written = c->t_first; /* answered before the request was fully written */
-    int64_t latency = now - c->t_start, connect = c->t_connect, waiting = c->t_first - c->t_written;
+    int64_t latency = now - (sh->sched ? c->t_intended : c->t_start), connect = c->t_connect,
+            waiting = c->t_first - c->t_written;
     c->t_connect = 0; /* the batch's later responses came on the same connection */
     bool failed = false, hook_ok = !sh->script_response ||
                                    check_response(c, raw, len, latency, connect, waiting, &failed);
-    if (failed)
+    if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
-    else
-        stats_complete(sh->stats, c->rx.status, latency, connect, waiting);
+    } else {
+        stats_complete(sh->stats, now, c->rx.status, latency, connect, waiting);
+        if (sh->sched) {
+            int64_t sent = c->t_sent ? c->t_sent : c->t_start;
+            stats_open(sh->stats, now, now - sent, sent - c->t_intended);
+        }
+    }
     if (sh->samples)
         keep_sample(c, latency, connect, waiting);
     if (sh->heartbeat)
@@ -470,8 +502,8 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
 static void on_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (c->state == CONN_DELAY) {
-        /* Between requests (a delay() wait) the server closed the kept-alive
+    if (c->state == CONN_DELAY || c->state == CONN_WAIT) {
+        /* Between requests (a delay() or -R wait) the server closed the kept-alive
          * connection, or sent bytes nobody asked for: no request is in
          * flight, so drop the socket; the next request opens a new one. */
         close_socket(c);
@@ -564,6 +596,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
             conn_fail(c, STATS_ERR_TIMEOUT);
         return;
     case CONN_IDLE:
+    case CONN_WAIT: /* an earlier request's deadline; the next one arms its own */
         return;
     }
 }
@@ -588,6 +621,12 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 void conn_start(struct conn *c)
 {
     start_request(c, clock_now_ns());
+}
+
+void conn_send(struct conn *c, int64_t intended, int64_t now)
+{
+    c->t_intended = intended;
+    begin_request(c, now);
 }
 
 unsigned conn_stop(struct conn *c)

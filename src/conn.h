@@ -1,6 +1,6 @@
 /* One connection: an explicit state machine driven by libev events.
  *
- *   IDLE -> [DELAY ->] CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
+ *   IDLE -> [DELAY | WAIT ->] CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
  *   CONNECTING a new one | IDLE when the budget is spent); any failure ->
  *   conn_fail -> counted, closed, and the next request (after a backoff for a
  *   connect failure).
@@ -13,6 +13,7 @@
 #define VOLLEY_CONN_H
 
 #include "http.h"
+#include "schedule.h"
 #include "script.h"
 #include "stats.h"
 
@@ -57,12 +58,13 @@ struct conn_shared {
     size_t script_error_len;
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
     size_t rbuf_size;
+    struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     uint64_t in_flight;          /* started and not yet ended */
 };
 
-enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_CONNECTING, CONN_WRITING, CONN_READING };
+enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_WRITING, CONN_READING };
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
 struct conn {
@@ -83,7 +85,9 @@ struct conn {
     int64_t head_off, head_len; /* --heads: the current response's first read in stats.heads */
     size_t woff;            /* bytes of the request written */
     uint64_t rx_bytes;      /* bytes of the current response received */
-    int64_t t_start;        /* request start (ns) */
+    int64_t t_start;        /* request start (ns): its connect or first write */
+    int64_t t_intended;     /* -R: when the schedule wanted it sent */
+    int64_t t_sent;         /* -R: its first byte written; 0 before */
     int64_t t_connect;      /* connect start, then connect duration; 0 on reuse */
     int64_t t_written;      /* request fully written */
     int64_t t_first;        /* first response byte */
@@ -95,6 +99,10 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id);
 
 /* Starts the first request: connects. */
 void conn_start(struct conn *c);
+
+/* -R: the schedule hands c, waiting in slot c->id, the arrival due at
+ * intended; now: the current monotonic time. */
+void conn_send(struct conn *c, int64_t intended, int64_t now);
 
 /* Stops c for good: closes the socket and stops its watchers. Returns how
  * many requests were in flight (the caller counts them as cut off). */

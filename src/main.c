@@ -1,7 +1,7 @@
 /* volley's entry point: options, script, target, run, report, exit status.
  * Exit status: 0 after a run (failed requests included), 1 when the target
  * cannot be reached, the run cannot start or a script fails, 2 for a bad
- * command line. */
+ * command line, 3 when -R's target rate was not reached. */
 #include "options.h"
 #include "report.h"
 #include "run.h"
@@ -43,6 +43,15 @@ static int close_json(FILE *f, const char *path)
         return -1;
     }
     return 0;
+}
+
+/* The same for --hlog (never stdout: the report is there). */
+static FILE *open_hlog(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(err, errlen, "--hlog: %s: %s", path, strerror(errno));
+    return f;
 }
 
 /* What a script's options() changed: the command line again, with its
@@ -137,8 +146,8 @@ int main(int argc, char **argv)
     struct run_result r = {0};
     struct script *ms = NULL;
     struct reparse rp = {0};
-    FILE *json = NULL;
-    bool json_written = false;
+    FILE *json = NULL, *hlog = NULL;
+    bool json_written = false, hlog_written = false;
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -157,7 +166,8 @@ int main(int argc, char **argv)
     }
     if ((!o.script && target_parse(&t, o.url, err, sizeof err) < 0) ||
         run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
-        (o.json_path && !(json = open_json(o.json_path, err, sizeof err)))) {
+        (o.json_path && !(json = open_json(o.json_path, err, sizeof err))) ||
+        (o.hlog_path && !(hlog = open_hlog(o.hlog_path, err, sizeof err)))) {
         status = die(2, err);
         goto out;
     }
@@ -183,6 +193,13 @@ int main(int argc, char **argv)
             report_json(json, &o, &t, &r);
             json_written = true;
         }
+        if (report_rate_missed(stderr, &o, &r))
+            status = 3;
+        if (hlog) {
+            if (run_write_hlog(hlog, &o, &t, &r, err, sizeof err) < 0)
+                status = die(1, err);
+            hlog_written = true;
+        }
         if (report_stop_reason(stderr, &t, &r))
             status = 1;
         fflush(stdout);
@@ -198,6 +215,12 @@ out:
     /* A run that never started leaves no empty --json file behind. */
     if (json && json != stdout && !json_written)
         unlink(o.json_path);
+    if (hlog && fclose(hlog) != 0) {
+        fprintf(stderr, "volley: --hlog: %s: %s\n", o.hlog_path, strerror(errno));
+        status = 1;
+    }
+    if (hlog && !hlog_written)
+        unlink(o.hlog_path);
     target_free(&t);
     options_free(&o);
     if (argv != argv0)

@@ -21,6 +21,8 @@ const char options_usage[] =
     "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
     "  -d, --duration T      run time: 500ms, 10s, 2m, 1h (default 10s)\n"
     "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
+    "  -R, --rate N          open model: N requests/s in total on a fixed schedule;\n"
+    "                        latency counts from each request's scheduled time\n"
     "  -s, --script PATH     Lua script (a bundled one by NAME)\n"
     "  -H, --header 'K: V'   extra request header, repeatable\n"
     "  -m, --method M        request method (default GET)\n"
@@ -39,12 +41,14 @@ const char options_usage[] =
     "      --no-keepalive    a new connection for every request\n"
     "      --http1.0         send HTTP/1.0 requests\n"
     "      --json FILE       write the result as JSON (- for stdout)\n"
+    "      --hlog FILE       write an HdrHistogram interval log to FILE\n"
+    "      --hlog-interval T one log interval every T (default 1s)\n"
     "  -q, --quiet           no text report\n"
     "  -v, --verbose         more detail in the report\n"
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -66,6 +70,9 @@ static const struct option long_options[] = {
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
     {"json", required_argument, NULL, OPT_JSON},
+    {"rate", required_argument, NULL, 'R'},
+    {"hlog", required_argument, NULL, OPT_HLOG},
+    {"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -223,6 +230,7 @@ static void set_defaults(struct options *o)
     o->timeout_ns = INT64_C(10) * 1000000000;
     o->keepalive = true;
     o->max_body = UINT64_C(8000000);
+    o->hlog_interval_ns = 1000000000;
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -246,7 +254,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
-    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:H:m:b:s:qv", long_options, NULL)) != -1) {
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:qv", long_options, NULL)) != -1) {
         switch (ch) {
         case 'c':
             if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
@@ -267,6 +275,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case 'n':
             if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case 'R':
+            if (parse_bounded("-R", optarg, 1, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case 's':
@@ -335,6 +347,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case OPT_JSON:
             o->json_path = optarg;
             break;
+        case OPT_HLOG:
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a file name", "--hlog", optarg), OPTIONS_ERROR;
+            o->hlog_path = optarg;
+            break;
+        case OPT_HLOG_INTERVAL:
+            if (options_parse_duration(optarg, &o->hlog_interval_ns) < 0 || o->hlog_interval_ns < 1000000)
+                return fail(err, errlen, "%s: \"%s\" is not a duration of at least 1ms (e.g. 1s, 500ms)",
+                            "--hlog-interval", optarg),
+                       OPTIONS_ERROR;
+            break;
         case 'q':
             o->quiet = true;
             break;
@@ -383,6 +406,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     if (o->requests && o->threads > o->requests)
         o->threads = (uint32_t)o->requests;
+    if (o->rate && o->one_first) {
+        snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
+        return OPTIONS_ERROR;
+    }
     if (o->http10 && o->keepalive)
         o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
     return OPTIONS_RUN;

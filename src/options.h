@@ -15,6 +15,7 @@ struct options {
     uint32_t threads;      /* -t, 1..connections */
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
     uint64_t requests;     /* -n; 0 = bounded by duration */
+    uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop */
     const char *method;    /* -m, default GET */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
@@ -30,12 +31,18 @@ struct options {
     bool keepalive;        /* false with --no-keepalive */
     bool http10;           /* --http1.0 */
     const char *json_path; /* --json FILE or "-", NULL if not asked */
+    const char *hlog_path; /* --hlog FILE or "-", NULL if not asked */
+    int64_t hlog_interval_ns; /* --hlog-interval, default 1 s */
     const char *script;    /* -s PATH or NAME, NULL if none */
     bool quiet;            /* -q: no text report */
     int verbose;           /* -v count */
     char **script_args;    /* arguments after "--" */
     int nscript_args;
 };
+
+/* Highest -R: far above what one machine sends, low enough that the
+ * schedule's arithmetic stays exact. */
+#define OPTIONS_RATE_MAX UINT64_C(100000000)
 
 enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_ERROR };
 

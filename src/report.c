@@ -2,11 +2,16 @@
  * docs/output.md says how each one is defined. */
 #include "report.h"
 
+#include "hdr_codec.h"
 #include "net.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* -R is missed when fewer than this share of the scheduled rate was sent. */
+#define RATE_MET_SHARE 0.99
 
 /* ns -> "412.0us", "2.10ms", "1.02s". */
 static const char *fmt_time(char *buf, size_t len, double ns)
@@ -131,9 +136,57 @@ void report_header(FILE *out, const struct options *o, const struct target *t)
         fprintf(out, "Running %" PRIu64 " request%s @ %s\n", o->requests, o->requests == 1 ? "" : "s", t->url);
     else
         fprintf(out, "Running %s test @ %s\n", fmt_duration(d, sizeof d, o->duration_ns), t->url);
-    fprintf(out, "  %u thread%s and %u connection%s, %s\n", o->threads, o->threads == 1 ? "" : "s",
+    fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s",
             o->connections, o->connections == 1 ? "" : "s",
             o->keepalive ? "keep-alive" : "a new connection per request");
+    if (o->rate)
+        fprintf(out, "open model at %" PRIu64 " requests/s\n", o->rate);
+    else
+        fprintf(out, "closed loop\n");
+}
+
+double report_sent_rate(const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!o->rate || s->started == 0)
+        return 0;
+    int64_t span;
+    if (s->unsent > 0) {
+        span = r->t_end - r->t0;
+        if (o->duration_ns && span > o->duration_ns)
+            span = o->duration_ns;
+    } else {
+        span = s->last_send - r->t0 + (int64_t)(1e9 / (double)o->rate);
+    }
+    return span > 0 ? (double)s->started * 1e9 / (double)span : 0;
+}
+
+bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r)
+{
+    if (!o->rate || r->interrupted || r->unreachable || r->script_error[0])
+        return false;
+    double sent = report_sent_rate(o, r);
+    if (sent >= RATE_MET_SHARE * (double)o->rate)
+        return false;
+    fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
+            o->rate, sent, r->stats.unsent);
+    return true;
+}
+
+/* -R: what was scheduled against what was sent, said plainly when short. */
+static void rate_text(FILE *out, const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    double sent = report_sent_rate(o, r);
+    char p50[32], p99[32];
+    fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
+    fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
+    fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n", o->rate,
+            sent, s->started, s->unsent);
+    if (sent < RATE_MET_SHARE * (double)o->rate)
+        fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (send lag p50 %s, p99 %s; more connections"
+                     " (-c) or a faster server are needed)\n",
+                sent, o->rate, p50, p99);
 }
 
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
@@ -143,6 +196,10 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     double secs = (double)r->duration_ns / 1e9;
     char b[32];
     hist_line(out, "Latency", &s->latency);
+    if (o->rate) {
+        hist_line(out, "Service", &s->service);
+        hist_line(out, "Send lag", &s->sendlag);
+    }
     if (o->verbose) {
         hist_line(out, "Connect", &s->connect);
         hist_line(out, "Waiting", &s->waiting);
@@ -186,6 +243,8 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     metrics_text(out, &s->metrics);
+    if (o->rate)
+        rate_text(out, o, r);
     fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
 }
@@ -230,7 +289,10 @@ static void json_hist(FILE *out, const char *name, const struct hist *h, int las
             hist_mean(h) / 1e3, hist_stdev(h) / 1e3);
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         fprintf(out, ", \"%s\": %.3f", ps[i].key, (double)hist_percentile(h, ps[i].p) / 1e3);
-    fprintf(out, "}%s\n", last ? "" : ",");
+    size_t len;
+    char *hdr = hdr_encode(h, &len);
+    fprintf(out, ", \"hdr\": \"%s\"}%s\n", hdr, last ? "" : ",");
+    free(hdr);
 }
 
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
@@ -266,8 +328,18 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, i ? ", " : "");
         json_str(out, o->headers[i]);
     }
-    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.6f, \"keepalive\": %s, \"http_version\": \"%s\"},\n",
+    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.6f, \"keepalive\": %s, \"http_version\": \"%s\", ",
             o->body_len, (double)o->timeout_ns / 1e9, o->keepalive ? "true" : "false", o->http10 ? "1.0" : "1.1");
+    if (o->rate)
+        fprintf(out, "\"rate\": %" PRIu64 "},\n", o->rate);
+    else
+        fprintf(out, "\"rate\": null},\n");
+    fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
+    if (o->rate)
+        fprintf(out, "  \"rate\": {\"target\": %" PRIu64 ", \"sent_per_sec\": %.3f, \"sent\": %" PRIu64
+                     ", \"unsent\": %" PRIu64 ", \"met\": %s},\n",
+                o->rate, report_sent_rate(o, r), s->started, s->unsent,
+                report_sent_rate(o, r) >= RATE_MET_SHARE * (double)o->rate ? "true" : "false");
 
     fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,
             r->interrupted ? "true" : "false");
@@ -342,6 +414,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "}},\n");
     json_hist(out, "latency", &s->latency, 0);
     json_hist(out, "connect", &s->connect, 0);
-    json_hist(out, "waiting", &s->waiting, 1);
+    json_hist(out, "waiting", &s->waiting, !o->rate);
+    if (o->rate) {
+        json_hist(out, "service", &s->service, 0);
+        json_hist(out, "sendlag", &s->sendlag, 1);
+    }
     fprintf(out, "}\n");
 }

@@ -20,6 +20,16 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
  * true if there was such a reason (the exit status is then 1). */
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
+/* -R: the rate the run sent at, requests per second: those sent over the
+ * schedule's span (from arrival 0 to the last send plus one interval, or
+ * to the end of -d when arrivals were left unsent). 0 without -R. */
+double report_sent_rate(const struct options *o, const struct run_result *r);
+
+/* -R: whether the target rate was missed (sent below 99 % of -R, in a run
+ * that was not interrupted); if so, says it on err as "volley: -R ...".
+ * The exit status is then 3. */
+bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r);
+
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 

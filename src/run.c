@@ -6,10 +6,12 @@
 
 #include "clock.h"
 #include "http.h"
+#include "schedule.h"
 #include "worker.h"
 #include "xalloc.h"
 
 #include <ev.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -208,6 +210,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .heartbeat = o->heartbeat,
         .one_first = o->one_first,
         .heads = o->heads,
+        .rate = o->rate,
+        .nworkers = o->threads,
+        .hlog_interval_ns = o->hlog_path ? o->hlog_interval_ns : 0,
     };
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
@@ -228,11 +233,16 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     /* Every connection and every request gets a worker: the remainders go to
      * the first workers (wrk drops them). */
     uint64_t unlimited = UINT64_MAX;
+    /* -R: arrival k goes to worker k mod W, so the shares follow from the
+     * run's total (-n, or what -d's schedule holds). */
+    uint64_t arrivals = o->rate ? sched_total(o->rate, o->requests, o->duration_ns) : 0;
     int rc = 0;
     uint32_t made = 0, conn_base = 0;
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
-        uint64_t budget = o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers) : unlimited;
+        uint64_t budget = o->rate       ? sched_share(arrivals, i, r.nworkers)
+                          : o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers)
+                                        : unlimited;
         struct script_thread *th = NULL;
         if (main_script) {
             th = &res->threads[i];
@@ -264,6 +274,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
 
     res->start_epoch = clock_epoch_seconds();
     int64_t t0 = clock_now_ns();
+    cfg.t0 = t0; /* -R's arrival 0 and --hlog's interval 0 */
+    cfg.sched_end = o->rate && o->duration_ns ? t0 + o->duration_ns : 0;
     uint32_t started = 0;
     for (uint32_t i = 0; i < res->nthreads && rc == 0; i++)
         res->threads[i].started = true;
@@ -280,7 +292,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         r.nworkers = started; /* wait only for those that run */
         stop_workers(&r);
     } else if (o->duration_ns > 0) {
-        ev_timer_init(&r.deadline, on_deadline, (double)o->duration_ns / 1e9, 0.);
+        /* -R: the schedule ends at -d by itself (sched_end) and what was sent
+         * may still take --timeout; the deadline only cuts off what is left. */
+        int64_t after = o->duration_ns + (o->rate ? o->timeout_ns : 0);
+        ev_now_update(r.loop); /* the loop's clock is stale after the set-up */
+        ev_timer_init(&r.deadline, on_deadline, (double)(after - (clock_now_ns() - t0)) / 1e9, 0.);
         ev_timer_start(r.loop, &r.deadline);
     }
     if (atomic_load(&r.exited) < r.nworkers)
@@ -300,6 +316,15 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
     }
+    /* --hlog: the workers' intervals outlive them, for main to write. */
+    res->intervals = o->hlog_path && made ? xcalloc(made, sizeof *res->intervals) : NULL;
+    res->nintervals = 0;
+    for (uint32_t i = 0; i < made && res->intervals; i++) {
+        if (!r.workers[i].stats.intervals)
+            continue;
+        res->intervals[res->nintervals++] = r.workers[i].intervals;
+        r.workers[i].stats.intervals = NULL;
+    }
     for (uint32_t i = 0; i < made; i++) {
         stats_free(&r.workers[i].stats);
         worker_free(&r.workers[i]);
@@ -309,6 +334,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         res->threads[i].stop = NULL;
     stats_sort_reasons(&res->stats);
     res->duration_ns = t_end - t0;
+    res->t0 = t0;
+    res->t_end = t_end;
     res->unreachable = 0;
     res->script_error[0] = '\0';
     for (uint32_t i = 0; i < started; i++) {
@@ -330,8 +357,32 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
     return script_done(main_script, &res->stats, res->duration_ns, res->interrupted, err, errlen);
 }
 
+int run_write_hlog(FILE *f, const struct options *o, const struct target *t, const struct run_result *res,
+                   char *err, size_t errlen)
+{
+    char mode[64], comment[512];
+    if (o->rate)
+        snprintf(mode, sizeof mode, "open model rate=%" PRIu64 "/s", o->rate);
+    else
+        snprintf(mode, sizeof mode, "closed loop");
+    snprintf(comment, sizeof comment, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d",
+             VOLLEY_VERSION, t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST,
+             HIST_DIGITS);
+    struct intervals **ivs = xcalloc(res->nintervals ? res->nintervals : 1, sizeof *ivs);
+    for (uint32_t i = 0; i < res->nintervals; i++)
+        ivs[i] = &res->intervals[i];
+    int rc = intervals_write(f, ivs, res->nintervals, res->start_epoch, res->t_end, comment, err, errlen);
+    free(ivs);
+    return rc;
+}
+
 void run_result_free(struct run_result *res)
 {
+    for (uint32_t i = 0; i < res->nintervals; i++)
+        intervals_free(&res->intervals[i]);
+    free(res->intervals);
+    res->intervals = NULL;
+    res->nintervals = 0;
     for (uint32_t i = 0; i < res->nthreads; i++)
         script_free(res->threads[i].state);
     free(res->threads);

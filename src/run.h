@@ -10,6 +10,7 @@
 #include "target.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,9 +18,12 @@ struct run_result {
     struct stats stats;  /* merged over workers; stats_free when done */
     double start_epoch;  /* wall clock at the start, seconds since the epoch */
     int64_t duration_ns; /* start -> last worker ended */
+    int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
+    struct intervals *intervals; /* --hlog: each worker's interval histograms */
+    uint32_t nintervals;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */
     struct script_thread *threads;
@@ -37,6 +41,10 @@ int run_execute(const struct options *o, const struct target *t, struct script *
 /* Calls the script's done() with the results (after the report). Returns
  * 0, or -1 with err. */
 int run_done(struct script *main_script, const struct run_result *res, char *err, size_t errlen);
+
+/* Writes the --hlog interval log of res to f. Returns 0, or -1 with err. */
+int run_write_hlog(FILE *f, const struct options *o, const struct target *t, const struct run_result *res,
+                   char *err, size_t errlen);
 
 /* Frees the stats and the workers' script states of res. */
 void run_result_free(struct run_result *res);

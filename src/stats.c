@@ -14,6 +14,8 @@ void stats_init(struct stats *s)
     hist_init_default(&s->connect);
     hist_init_default(&s->waiting);
     hist_init_default(&s->rate);
+    hist_init_default(&s->service);
+    hist_init_default(&s->sendlag);
     metrics_init(&s->metrics);
 }
 
@@ -23,6 +25,8 @@ void stats_free(struct stats *s)
     hist_free(&s->connect);
     hist_free(&s->waiting);
     hist_free(&s->rate);
+    hist_free(&s->service);
+    hist_free(&s->sendlag);
     for (size_t i = 0; i < s->nreasons; i++)
         free(s->reasons[i].reason);
     free(s->reasons);
@@ -111,8 +115,12 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->bytes_read += src->bytes_read;
     dst->bytes_written += src->bytes_written;
     dst->connects += src->connects;
+    dst->unsent += src->unsent;
+    if (src->last_send > dst->last_send)
+        dst->last_send = src->last_send;
     int rc = hist_merge(&dst->latency, &src->latency) | hist_merge(&dst->connect, &src->connect) |
-             hist_merge(&dst->waiting, &src->waiting) | hist_merge(&dst->rate, &src->rate);
+             hist_merge(&dst->waiting, &src->waiting) | hist_merge(&dst->rate, &src->rate) |
+             hist_merge(&dst->service, &src->service) | hist_merge(&dst->sendlag, &src->sendlag);
     assert(rc == 0 && "all workers use the same histogram configuration");
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)

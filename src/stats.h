@@ -5,6 +5,7 @@
 #define VOLLEY_STATS_H
 
 #include "hist.h"
+#include "intervals.h"
 #include "metrics.h"
 
 #include <stddef.h>
@@ -38,9 +39,17 @@ struct stats {
     uint64_t connects;  /* connections established */
     uint64_t reused;    /* completed on a reused connection: connect time 0,
                          * added to the connect histogram by stats_finish */
-    struct hist latency; /* request start -> last response byte, ns */
+    struct hist latency; /* request start -> last response byte, ns; with -R from
+                          * the intended send time, and timeouts included at
+                          * their time to failure */
     struct hist connect; /* connect time, 0 on a reused connection, ns */
     struct hist waiting; /* request written -> first response byte, ns */
+    struct hist service; /* -R: first request byte written -> last response byte */
+    struct hist sendlag; /* -R: first request byte written - intended send time
+                          * (completed and timed-out requests) */
+    uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
+    int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
+    struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
     struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
                           * "requests" statistics for done()) */
     struct stats_reason *reasons; /* validation failures by reason (filled when
@@ -113,8 +122,9 @@ uint64_t stats_failed(const struct stats *s);
 /* Name of an error kind ("connect", "read", ...). */
 const char *stats_error_name(enum stats_error e);
 
-/* Counts a completed response and its timings (ns). Hot path: no allocation. */
-static inline void stats_complete(struct stats *s, unsigned status, int64_t latency, int64_t connect,
+/* Counts a completed response and its timings (ns), ended at monotonic
+ * time now. Hot path: no allocation (but for --hlog's once per interval). */
+static inline void stats_complete(struct stats *s, int64_t now, unsigned status, int64_t latency, int64_t connect,
                                   int64_t waiting)
 {
     s->completed++;
@@ -125,6 +135,31 @@ static inline void stats_complete(struct stats *s, unsigned status, int64_t late
     else
         s->reused++; /* most requests on keep-alive: one increment, not a record */
     hist_record(&s->waiting, waiting);
+    if (s->intervals)
+        intervals_record(s->intervals, now, IV_LATENCY, latency);
+}
+
+/* -R: the service time and send lag of a request that was sent; with
+ * --hlog, their intervals too. */
+static inline void stats_open(struct stats *s, int64_t now, int64_t service, int64_t sendlag)
+{
+    if (service >= 0)
+        hist_record(&s->service, service);
+    hist_record(&s->sendlag, sendlag);
+    if (s->intervals) {
+        if (service >= 0)
+            intervals_record(s->intervals, now, IV_SERVICE, service);
+        intervals_record(s->intervals, now, IV_SENDLAG, sendlag);
+    }
+}
+
+/* -R: n requests that timed out at now, at their time to failure (from the
+ * intended send time): leaving them out would be another omission. */
+static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency, unsigned n)
+{
+    hist_record_n(&s->latency, latency, n);
+    for (unsigned i = 0; s->intervals && i < n; i++)
+        intervals_record(s->intervals, now, IV_LATENCY, latency);
 }
 
 #endif

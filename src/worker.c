@@ -14,6 +14,14 @@
 #define READ_BUFFER_SIZE (64 * 1024)
 
 static void start_rest(void *arg);
+static void schedule_ended(void *arg);
+
+/* -R: the schedule hands an arrival to the connection waiting in slot. */
+static void send_arrival(void *arg, uint32_t slot, int64_t intended, int64_t now)
+{
+    struct worker *w = arg;
+    conn_send(&w->conns[slot], intended, now);
+}
 
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
                 uint64_t budget, struct script_thread *thread, uint32_t conn_base,
@@ -94,6 +102,19 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->conns = xcalloc(nconns, sizeof *w->conns);
     for (uint32_t i = 0; i < nconns; i++)
         conn_init(&w->conns[i], &w->shared, i);
+    if (cfg->rate) {
+        if (w->shared.script_delay) {
+            snprintf(err, errlen, "-R: the script's delay() hook cannot be combined with -R (the schedule decides "
+                                  "when requests start)");
+            return -1;
+        }
+        sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns, send_arrival, schedule_ended, w);
+        w->shared.sched = &w->sched;
+    }
+    if (cfg->hlog_interval_ns) {
+        intervals_init(&w->intervals, 0, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);
+        w->stats.intervals = &w->intervals;
+    }
     return 0;
 }
 
@@ -117,9 +138,31 @@ static void on_sample(EV_P_ ev_timer *t, int revents)
     w->sampled = w->stats.completed;
 }
 
+/* -R: the schedule ends; what was due and never sent is counted. */
+static void stop_schedule(struct worker *w)
+{
+    if (!w->shared.sched || w->sched.stopped)
+        return;
+    w->stats.unsent = sched_backlog(&w->sched, clock_now_ns());
+    w->stats.last_send = w->sched.last_send;
+    sched_stop(&w->sched);
+}
+
+/* -R with -d: the schedule's time is up. Requests in flight may still end
+ * (the run cuts them off at -d plus --timeout); nothing more is sent. */
+static void schedule_ended(void *arg)
+{
+    struct worker *w = arg;
+    stop_schedule(w);
+    w->shared.budget = 0;
+    if (w->shared.in_flight == 0)
+        ev_break(w->loop, EVBREAK_ALL);
+}
+
 static void on_stop(EV_P_ ev_async *a, int revents)
 {
     (void)revents;
+    stop_schedule(ev_userdata(EV_A));
     stop_connections(ev_userdata(EV_A));
     ev_async_stop(EV_A, a);
     ev_break(EV_A, EVBREAK_ALL);
@@ -162,6 +205,12 @@ static void *worker_main(void *arg)
     if (w->script && !w->shared.script_request && static_request(w) < 0)
         w->shared.budget = 0;
     w->shared.last_connect_ok = clock_now_ns();
+    if (w->shared.sched)
+        sched_start(&w->sched, w->cfg->t0, w->cfg->sched_end);
+    if (w->stats.intervals) {
+        w->intervals.t0 = w->cfg->t0; /* interval 0 starts with the run */
+        intervals_roll(&w->intervals, clock_now_ns());
+    }
     w->shared.hold_rest = w->cfg->one_first && w->nconns > 1;
     for (uint32_t i = 0; i < (w->shared.hold_rest ? 1 : w->nconns); i++)
         conn_start(&w->conns[i]);
@@ -172,6 +221,7 @@ static void *worker_main(void *arg)
         ev_run(w->loop, 0);
     /* After an ev_break from the budget (nothing in flight) or from giving
      * up on the target (connections may be connecting), stop the rest. */
+    stop_schedule(w);
     stop_connections(w);
     ev_timer_stop(w->loop, &w->sampler);
     w->gave_up = w->shared.gave_up;
@@ -180,6 +230,8 @@ static void *worker_main(void *arg)
     if (w->shared.too_large)
         stats_add_reason(&w->stats, "response larger than --max-body", w->shared.too_large);
     stats_finish(&w->stats);
+    if (w->stats.intervals)
+        intervals_finish(&w->intervals);
     w->t_end = clock_now_ns();
     if (w->on_exit)
         w->on_exit(w, w->on_exit_arg);
@@ -205,6 +257,12 @@ void worker_join(struct worker *w)
 
 void worker_free(struct worker *w)
 {
+    if (w->shared.sched)
+        sched_free(&w->sched);
+    w->shared.sched = NULL;
+    if (w->stats.intervals)
+        intervals_free(&w->intervals);
+    w->stats.intervals = NULL;
     for (uint32_t i = 0; w->conns && i < w->nconns; i++)
         conn_free(&w->conns[i]);
     free(w->conn_done);

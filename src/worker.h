@@ -26,6 +26,12 @@ struct worker_config {
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
     bool one_first;          /* --one-first */
     bool heads;              /* --heads */
+    uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
+    uint32_t nworkers;       /* -R: how many workers share the schedule */
+    int64_t t0;              /* -R, --hlog: monotonic ns of the schedule's arrival 0 and
+                              * of interval 0; set before the workers start */
+    int64_t sched_end;       /* -R with -d: t0 + duration; 0 otherwise */
+    int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
 };
 
 struct worker {
@@ -42,6 +48,8 @@ struct worker {
     char *script_req;        /* the request a script without request() left in wrk.* */
     struct script_res res;   /* the response a response() hook looks at */
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
+    struct sched sched;      /* -R only */
+    struct intervals intervals; /* --hlog only */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
     uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;

@@ -133,7 +133,7 @@ check_eq "$(jv options options.connections)/$(jv options options.threads)/$(jv o
 check_eq "$(jv options metrics.counters.connects)" 3 "options(): connections"
 check_eq "$(jv options target.url)" "$url/echo" "options(): url"
 check_grep "$T/options.out" "^Running 30 requests @ $url/echo$" "options(): header line"
-check_grep "$T/options.out" "^  1 thread and 3 connections, keep-alive$" "options(): threads and connections"
+check_grep "$T/options.out" "^  1 thread and 3 connections, keep-alive, closed loop$" "options(): threads and connections"
 # Its values win over the command line's, URL included.
 runv options2 -n 500 -c 7 -t 2 -m PUT -s "$S/options.lua" "http://127.0.0.1:1/elsewhere" -- "$url" 12
 check_eq "$RC" 0 "options() over flags: exit status"

@@ -1,8 +1,9 @@
 /*
  * volley-target, connections: accepting, reading and parsing, the output
- * queue and writing, and closing (politely, with a lingering close). What a
- * request means and what it gets back is request.c's business; this file
- * only feeds it complete requests in order and writes what it queues.
+ * queue and writing, delayed responses, and closing (politely, with a
+ * lingering close). What a request means and what it gets back is
+ * request.c's business; this file only feeds it complete requests in order,
+ * answers delayed ones when due, and writes what it queues.
  */
 #define _GNU_SOURCE   /* accept4 */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,6 +27,8 @@ static ev_io accept_w;
 static ev_timer accept_retry_w;
 static struct conn *conns;
 static http_parser_settings settings;
+
+static void progress(struct conn *c);
 
 /* ---- output queue ----------------------------------------------------- */
 
@@ -111,6 +115,121 @@ void gen_chunks(struct conn *c)
     }
 }
 
+/* ---- delayed responses ------------------------------------------------ */
+
+/* ev_timer would round a delay to libev's millisecond-ish resolution and
+ * count from the loop's cached time, so delayed responses could be early or
+ * up to ~1 ms late. Instead, each connection with a response pending (at most
+ * one: a delayed request keeps its connection busy) sits in a min-heap
+ * ordered by due time, and one timerfd, armed at an absolute CLOCK_MONOTONIC
+ * time, wakes the loop when the earliest is due. The heap array grows
+ * geometrically and is never shrunk: no allocation per request. */
+static int delay_fd = -1;
+static ev_io delay_w;
+static struct conn **dheap;
+static size_t dheap_len, dheap_cap;
+static uint64_t delay_armed;       /* due time the timerfd is set to; 0: disarmed */
+
+static void dheap_set(size_t i, struct conn *c)
+{
+    dheap[i] = c;
+    c->heap_pos = i;
+}
+
+static void dheap_up(size_t i)
+{
+    struct conn *c = dheap[i];
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (dheap[parent]->due_ns <= c->due_ns)
+            break;
+        dheap_set(i, dheap[parent]);
+        i = parent;
+    }
+    dheap_set(i, c);
+}
+
+static void dheap_down(size_t i)
+{
+    struct conn *c = dheap[i];
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= dheap_len)
+            break;
+        if (k + 1 < dheap_len && dheap[k + 1]->due_ns < dheap[k]->due_ns)
+            k++;
+        if (c->due_ns <= dheap[k]->due_ns)
+            break;
+        dheap_set(i, dheap[k]);
+        i = k;
+    }
+    dheap_set(i, c);
+}
+
+static void dheap_remove(struct conn *c)
+{
+    size_t i = c->heap_pos;
+    c->delayed = false;
+    struct conn *last = dheap[--dheap_len];
+    if (i == dheap_len)
+        return;
+    dheap_set(i, last);
+    if (i > 0 && dheap[(i - 1) / 2]->due_ns > last->due_ns)
+        dheap_up(i);
+    else
+        dheap_down(i);
+}
+
+/* Point the timerfd at the earliest due time (or disarm it). */
+static void delay_arm(void)
+{
+    uint64_t due = dheap_len ? dheap[0]->due_ns : 0;
+    if (due == delay_armed)
+        return;
+    struct itimerspec its = { 0 };   /* all zero: disarm */
+    its.it_value.tv_sec = (time_t)(due / 1000000000u);
+    its.it_value.tv_nsec = (long)(due % 1000000000u);
+    if (timerfd_settime(delay_fd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+        die("timerfd_settime: %s", strerror(errno));
+    delay_armed = due;
+}
+
+void delay_response(struct conn *c, uint64_t due_ns)
+{
+    if (dheap_len == dheap_cap) {
+        size_t cap = dheap_cap ? 2 * dheap_cap : 64;
+        struct conn **p = realloc(dheap, cap * sizeof *p);
+        if (!p)
+            die("out of memory");
+        dheap = p;
+        dheap_cap = cap;
+    }
+    c->delayed = true;
+    c->due_ns = due_ns;
+    dheap_set(dheap_len++, c);
+    dheap_up(c->heap_pos);
+    delay_arm();
+}
+
+/* The timerfd expired: answer every response that is due, then re-arm. A
+ * response is never sent before its due time; the clock is read again for
+ * each one, as answering (or a stall) takes time. */
+static void on_delay(struct ev_loop *l, ev_io *w, int revents)
+{
+    (void)l, (void)revents;
+    uint64_t ticks;
+    if (read(w->fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN && errno != EINTR)
+        die("read timerfd: %s", strerror(errno));
+    delay_armed = 0;               /* it fired (or was reset): arm it afresh */
+    while (dheap_len && dheap[0]->due_ns <= mono_ns()) {
+        struct conn *c = dheap[0];
+        dheap_remove(c);
+        respond(c, &c->req);
+        progress(c);               /* may close c, or delay its next request */
+    }
+    delay_arm();
+}
+
 /* ---- connection state machine ----------------------------------------- */
 
 static void conn_close(struct conn *c)
@@ -118,6 +237,10 @@ static void conn_close(struct conn *c)
     ev_io_stop(loop, &c->rio);
     ev_io_stop(loop, &c->wio);
     ev_timer_stop(loop, &c->timer);
+    if (c->delayed) {              /* the client left: cancel its response */
+        dheap_remove(c);
+        delay_arm();
+    }
     close(c->fd);
     if (c->prev)
         c->prev->next = c->next;
@@ -135,15 +258,23 @@ void conn_close_all(void)
 {
     while (conns)
         conn_close(conns);
+    ev_io_stop(loop, &delay_w);
+    close(delay_fd);
+    delay_fd = -1;
+    free(dheap);
+    dheap = NULL;
+    dheap_cap = 0;
 }
 
 /* Busy: do not parse (or answer) the next pipelined request yet. While busy,
- * the request being answered (c->req and request.c's state) stays intact. */
+ * the request being answered (c->req and request.c's state) stays intact.
+ * A pending stall also stops parsing, so it comes right after the request
+ * that asked for it; progress() resumes afterwards. */
 static bool busy(const struct conn *c)
 {
-    return ev_is_active(&c->timer) || c->never || c->drop_now || c->closing ||
+    return c->delayed || c->lingering || c->never || c->drop_now || c->closing ||
            c->raw_left || c->chunk_active || c->nmarks >= NMARKS ||
-           c->out_len - c->out_off > OUT_HIGH;
+           c->out_len - c->out_off > OUT_HIGH || stall_pending;
 }
 
 static void parse(struct conn *c)
@@ -235,34 +366,34 @@ static void linger_start(struct conn *c)
     }
     c->lingering = true;
     c->in_len = 0;
-    c->tmode = T_LINGER;
     ev_timer_set(&c->timer, LINGER_S, 0.0);
     ev_timer_start(loop, &c->timer);
     ev_io_start(loop, &c->rio);
 }
 
 /* Drive a connection after any event: parse what can be answered now,
- * write, and decide whether to continue, wait, or close. May free c. */
-static void progress(struct conn *c)
+ * write, and decide whether to continue, wait, or close. May free c; returns
+ * false then, or when c is lingering and needs nothing more. */
+static bool progress_conn(struct conn *c)
 {
     for (;;) {
         parse(c);
         int r = flush(c);
         if (r < 0 || c->drop_now) {
             conn_close(c);
-            return;
+            return false;
         }
         if (r == 0)
             break;                 /* on_write calls us again */
         if (c->closing) {
             linger_start(c);
-            return;
+            return false;
         }
         if (c->in_len && !busy(c))
             continue;              /* pipelined requests waited behind a body */
         if (c->eof && !busy(c)) {
             conn_close(c);         /* answered all the client sent before its FIN */
-            return;
+            return false;
         }
         break;
     }
@@ -273,6 +404,19 @@ static void progress(struct conn *c)
         ev_io_start(loop, &c->rio);
     else if (!want && ev_is_active(&c->rio))
         ev_io_stop(loop, &c->rio);
+    return true;
+}
+
+/* progress_conn, plus --stall-every: dispatch only marks the stall, which
+ * happens here once the connection of the request that asked for it has
+ * written (or queued) that request's response and closed if it had to. Then
+ * the connection goes on with requests that waited behind the stall. */
+static void progress(struct conn *c)
+{
+    while (progress_conn(c) && stall_pending)
+        stall();
+    if (stall_pending)             /* c is gone or lingering */
+        stall();
 }
 
 /* ---- event handlers --------------------------------------------------- */
@@ -294,9 +438,9 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
         return;
     }
     if (n == 0) {
-        /* The client is gone (or half-closed). With a response still to come
-         * from a timer, or nothing ever to come, there is no one to answer. */
-        if (discard || ev_is_active(&c->timer)) {
+        /* The client is gone (or half-closed). With a delayed response still
+         * to come, or nothing ever to come, there is no one to answer. */
+        if (discard || c->delayed) {
             conn_close(c);
             return;
         }
@@ -316,17 +460,10 @@ static void on_write(struct ev_loop *l, ev_io *w, int revents)
     progress(w->data);
 }
 
-static void on_timer(struct ev_loop *l, ev_timer *w, int revents)
+static void on_linger_timeout(struct ev_loop *l, ev_timer *w, int revents)
 {
     (void)l, (void)revents;
-    struct conn *c = w->data;
-    if (c->tmode == T_LINGER) {    /* the client never sent its FIN */
-        conn_close(c);
-        return;
-    }
-    c->tmode = T_NONE;
-    respond(c, &c->req);           /* the delayed response is due */
-    progress(c);
+    conn_close(w->data);           /* the client never sent its FIN */
 }
 
 static void on_accept(struct ev_loop *l, ev_io *w, int revents)
@@ -355,7 +492,7 @@ static void on_accept(struct ev_loop *l, ev_io *w, int revents)
         c->fd = fd;
         ev_io_init(&c->rio, on_read, fd, EV_READ);
         ev_io_init(&c->wio, on_write, fd, EV_WRITE);
-        ev_init(&c->timer, on_timer);
+        ev_init(&c->timer, on_linger_timeout);
         c->rio.data = c->wio.data = c->timer.data = c;
         http_parser_init(&c->parser, HTTP_REQUEST);
         c->parser.data = c;
@@ -383,4 +520,9 @@ void conn_init(int lfd)
     ev_io_init(&accept_w, on_accept, lfd, EV_READ);
     ev_io_start(loop, &accept_w);
     ev_timer_init(&accept_retry_w, on_accept_retry, 0.1, 0.0);
+    delay_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (delay_fd < 0)
+        die("timerfd_create: %s", strerror(errno));
+    ev_io_init(&delay_w, on_delay, delay_fd, EV_READ);
+    ev_io_start(loop, &delay_w);
 }

@@ -5,6 +5,7 @@
  * writes it). Paths and their responses are listed in tests/target/README.md.
  */
 #define _GNU_SOURCE   /* memmem */
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,6 +487,7 @@ void respond(struct conn *c, const struct req *r)
 /* A request was fully read: count it and answer now, later, or never. */
 void dispatch(struct conn *c)
 {
+    uint64_t now = mono_ns();      /* when it was fully read: delays count from here */
     struct req *r = &c->req;
     route(c, r);
     if (r->kind != K_STATS) {
@@ -495,6 +497,17 @@ void dispatch(struct conn *c)
         if (req_log) {             /* in arrival order: requests are read one at a time */
             log_add(c, "\n", 1);
             fwrite(c->logline.p, 1, c->logline.len, req_log);
+        }
+        if (timing_log)
+            fprintf(timing_log, "r %" PRIu64 "\n", now);
+        /* The stall itself comes once this request's response is written
+         * (or queued, if delayed): see progress() in conn.c. */
+        if (opt.stall_every && stats.received % opt.stall_every == 0)
+            stall_pending = true;
+        if (opt.drop_every && stats.received % opt.drop_every == 0) {
+            stats.ignored++;       /* whatever its path: like /never from here on */
+            c->never = true;
+            return;
         }
     }
     if (r->kind == K_DROP) {
@@ -509,11 +522,9 @@ void dispatch(struct conn *c)
     unsigned long long delay = r->kind == K_DELAY ? r->n
                              : r->kind == K_STATS ? 0 : opt.delay_ms;
     if (delay) {
-        /* Answer from the timer; the connection stays busy meanwhile, so
-         * pipelined requests behind this one wait, keeping responses in order. */
-        c->tmode = T_DELAY;
-        ev_timer_set(&c->timer, (double)delay / 1000.0, 0.0);
-        ev_timer_start(loop, &c->timer);
+        /* Answer when due; the connection stays busy meanwhile, so pipelined
+         * requests behind this one wait, keeping responses in order. */
+        delay_response(c, now + delay * 1000000u);
         return;
     }
     respond(c, r);

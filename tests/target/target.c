@@ -1,8 +1,9 @@
 /*
  * volley-target, start-up and exit: options, the loopback-only listening
- * socket, signals and --max-seconds, the counters and the files written for
- * the caller (--port-file, --stats-file, --log). See vtarget.h for the parts
- * and tests/target/README.md for what the server does.
+ * socket, signals and --max-seconds, the counters, whole-server stalls and
+ * the files written for the caller (--port-file, --stats-file, --log,
+ * --timing-log). See vtarget.h for the parts and tests/target/README.md for
+ * what the server does.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vtarget.h"
@@ -23,6 +25,8 @@ struct options opt = { .bind = "127.0.0.1", .max_seconds = 60.0 };
 struct stats stats;
 struct ev_loop *loop;
 FILE *req_log;
+FILE *timing_log;
+bool stall_pending;
 
 void die(const char *fmt, ...)
 {
@@ -59,9 +63,35 @@ int stats_json(char *buf, size_t size)
     return snprintf(buf, size,
         "{\"received\":%" PRIu64 ",\"answered\":%" PRIu64
         ",\"connections\":%" PRIu64 ",\"dropped\":%" PRIu64
-        ",\"authorized\":%" PRIu64 "}",
+        ",\"authorized\":%" PRIu64 ",\"ignored\":%" PRIu64 "}",
         stats.received, stats.answered, stats.connections, stats.dropped,
-        stats.authorized);
+        stats.authorized, stats.ignored);
+}
+
+uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* --stall-every/--stall-ms: the whole process stops, inside the event loop,
+ * like a GC pause or a SIGSTOP: nothing is accepted, read, written or timed
+ * out meanwhile. Signals that arrive are handled after it. */
+void stall(void)
+{
+    stall_pending = false;
+    uint64_t start = mono_ns();
+    uint64_t end = start + (uint64_t)opt.stall_ms * 1000000u;
+    struct timespec until = { .tv_sec = (time_t)(end / 1000000000u),
+                              .tv_nsec = (long)(end % 1000000000u) };
+    int e;
+    while ((e = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR)
+        ;
+    if (e != 0)
+        die("clock_nanosleep: %s", strerror(e));
+    if (timing_log)
+        fprintf(timing_log, "s %" PRIu64 " %" PRIu64 "\n", start, mono_ns());
 }
 
 static void on_signal(struct ev_loop *l, ev_signal *w, int revents)
@@ -79,18 +109,28 @@ static void on_max_seconds(struct ev_loop *l, ev_timer *w, int revents)
 static void usage(FILE *f)
 {
     fputs("usage: volley-target [--bind ADDR] [--port N] [--port-file FILE]\n"
-          "         [--stats-file FILE] [--log FILE] [--max-seconds S]\n"
-          "         [--close-every K] [--delay-ms D] [--quiet]\n"
-          "Test HTTP server for volley. Listens on loopback only (127.0.0.0/8 or ::1).\n", f);
+          "         [--stats-file FILE] [--log FILE] [--timing-log FILE]\n"
+          "         [--max-seconds S] [--close-every K] [--delay-ms D]\n"
+          "         [--stall-every N --stall-ms S] [--drop-every K] [--quiet]\n"
+          "Test HTTP server for volley. Listens on loopback only (127.0.0.0/8 or ::1).\n"
+          "  --delay-ms D        answer every response D ms after its request was read\n"
+          "  --stall-every N     after every N-th request, block the whole server for\n"
+          "  --stall-ms S          S ms (both required together; N, S >= 1)\n"
+          "  --drop-every K      never answer every K-th request (nor anything after it\n"
+          "                      on its connection); counted in \"ignored\"\n"
+          "  --timing-log FILE   'r <ns>' per request read, 's <start_ns> <end_ns>' per\n"
+          "                      stall (CLOCK_MONOTONIC nanoseconds); complete at exit\n"
+          "See tests/target/README.md.\n", f);
 }
 
-static unsigned long long num_arg(const char *name, const char *s, unsigned long long max)
+static unsigned long long num_arg(const char *name, const char *s,
+                                  unsigned long long min, unsigned long long max)
 {
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || s[0] == '-' || v > max)
-        die("bad value for --%s: '%s'", name, s);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+        die("bad value for --%s: '%s' (want an integer from %llu to %llu)", name, s, min, max);
     return v;
 }
 
@@ -143,6 +183,10 @@ static void parse_options(int argc, char **argv)
         { "max-seconds", required_argument, NULL, 'm' },
         { "close-every", required_argument, NULL, 'k' },
         { "delay-ms", required_argument, NULL, 'd' },
+        { "stall-every", required_argument, NULL, 'n' },
+        { "stall-ms", required_argument, NULL, 's' },
+        { "drop-every", required_argument, NULL, 'D' },
+        { "timing-log", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, 'q' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
@@ -152,7 +196,7 @@ static void parse_options(int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case 'b': opt.bind = optarg; break;
-        case 'p': opt.port = (int)num_arg("port", optarg, 65535); break;
+        case 'p': opt.port = (int)num_arg("port", optarg, 0, 65535); break;
         case 'P': opt.port_file = optarg; break;
         case 'S': opt.stats_file = optarg; break;
         case 'l': opt.log_file = optarg; break;
@@ -161,8 +205,12 @@ static void parse_options(int argc, char **argv)
             if (end == optarg || *end || !(opt.max_seconds > 0 && opt.max_seconds < 1e7))
                 die("bad value for --max-seconds: '%s'", optarg);
             break;
-        case 'k': opt.close_every = (unsigned long)num_arg("close-every", optarg, 1000000000); break;
-        case 'd': opt.delay_ms = (unsigned long)num_arg("delay-ms", optarg, 3600000); break;
+        case 'k': opt.close_every = (unsigned long)num_arg("close-every", optarg, 0, 1000000000); break;
+        case 'd': opt.delay_ms = (unsigned long)num_arg("delay-ms", optarg, 0, 3600000); break;
+        case 'n': opt.stall_every = (unsigned long)num_arg("stall-every", optarg, 1, 1000000000); break;
+        case 's': opt.stall_ms = (unsigned long)num_arg("stall-ms", optarg, 1, 3600000); break;
+        case 'D': opt.drop_every = (unsigned long)num_arg("drop-every", optarg, 0, 1000000000); break;
+        case 'T': opt.timing_log_file = optarg; break;
         case 'q': opt.quiet = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
@@ -172,6 +220,10 @@ static void parse_options(int argc, char **argv)
         usage(stderr);
         exit(2);
     }
+    if (opt.stall_every && !opt.stall_ms)
+        die("--stall-every needs --stall-ms");
+    if (opt.stall_ms && !opt.stall_every)
+        die("--stall-ms needs --stall-every");
 }
 
 int main(int argc, char **argv)
@@ -187,6 +239,12 @@ int main(int argc, char **argv)
         if (!(req_log = fopen(opt.log_file, "w")))
             die("cannot open --log %s: %s", opt.log_file, strerror(errno));
         setvbuf(req_log, log_buf, _IOFBF, sizeof log_buf);
+    }
+    static char timing_buf[64 * 1024];
+    if (opt.timing_log_file) {
+        if (!(timing_log = fopen(opt.timing_log_file, "w")))
+            die("cannot open --timing-log %s: %s", opt.timing_log_file, strerror(errno));
+        setvbuf(timing_log, timing_buf, _IOFBF, sizeof timing_buf);
     }
 
     int lfd = listen_loopback(opt.bind);
@@ -225,11 +283,15 @@ int main(int argc, char **argv)
 
     conn_close_all();
     close(lfd);
-    /* The log is complete before the stats file appears, so a caller that
-     * waits for the stats file can read both. */
+    /* The logs are complete before the stats file appears, so a caller that
+     * waits for the stats file can read them all. */
     if (req_log && fclose(req_log) != 0)
         fprintf(stderr, "volley-target: cannot write %s: %s\n", opt.log_file, strerror(errno));
     req_log = NULL;
+    if (timing_log && fclose(timing_log) != 0)
+        fprintf(stderr, "volley-target: cannot write %s: %s\n", opt.timing_log_file,
+                strerror(errno));
+    timing_log = NULL;
     char json[STATS_JSON_MAX + 1];
     stats_json(json, sizeof json - 1);
     if (!opt.quiet)

@@ -7,8 +7,10 @@
  * demand; see tests/target/README.md.
  *
  * Three parts, sharing the declarations below:
- *   target.c   options, listening socket, signals, counters, request log, exit
- *   conn.c     connections: accept, read, parse, write, close; output queue
+ *   target.c   options, listening socket, signals, counters, request log,
+ *              timing log, whole-server stalls, exit
+ *   conn.c     connections: accept, read, parse, write, close; output queue;
+ *              delayed responses (one timerfd, a min-heap ordered by due time)
  *   request.c  one request: what the parser reports, routing, the response
  *
  * Design: one struct conn per connection. Incoming bytes go into c->in and
@@ -41,7 +43,7 @@
 #define LINGER_S    2.0           /* how long to wait for the client's FIN after ours */
 #define ECHO_MAX    (16 * 1024)   /* /echo returns at most this much of the request head */
 #define ITEMS_MAX   10000         /* largest N of /json/items/N */
-#define STATS_JSON_MAX 256        /* room for the stats JSON: 5 counters of up to 20 digits */
+#define STATS_JSON_MAX 256        /* room for the stats JSON: 6 counters of up to 20 digits */
 
 enum kind {
     K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
@@ -69,8 +71,6 @@ struct buf {
     size_t len, cap;
 };
 
-enum timer_mode { T_NONE, T_DELAY, T_LINGER };
-
 /* Where the copy of the request head stands (see head_track in request.c). */
 enum head_scan { HS_BEFORE, HS_HEAD, HS_AFTER };
 
@@ -78,8 +78,7 @@ struct conn {
     int fd;
     unsigned long long seq;     /* 1 for the first accepted connection, then 2, ... */
     ev_io rio, wio;
-    ev_timer timer;             /* response delay, or lingering close */
-    enum timer_mode tmode;
+    ev_timer timer;             /* lingering close */
     http_parser parser;
     struct conn *prev, *next;   /* list of all connections, for cleanup at exit */
 
@@ -89,6 +88,9 @@ struct conn {
     size_t url_len;
     bool req_done;              /* set by on_message_complete */
     struct req req;             /* request being handled (kept across a delay) */
+    bool delayed;               /* its response waits in the delay heap (conn.c) */
+    uint64_t due_ns;            /* ... until this CLOCK_MONOTONIC time */
+    size_t heap_pos;            /* ... at this index of the heap */
 
     /* Request state kept by request.c while a request is parsed. Valid until
      * the next request on this connection begins to be parsed. */
@@ -127,27 +129,38 @@ struct conn {
 struct options {
     const char *bind;
     int port;
-    const char *port_file, *stats_file, *log_file;
+    const char *port_file, *stats_file, *log_file, *timing_log_file;
     double max_seconds;
     unsigned long close_every;
     unsigned long delay_ms;
+    unsigned long stall_every, stall_ms;   /* --stall-every N --stall-ms S (0: off) */
+    unsigned long drop_every;              /* --drop-every K (0: off) */
     bool quiet;
 };
 extern struct options opt;
 
 /* The counters of /__stats and --stats-file; see the README for their meaning. */
 struct stats {
-    uint64_t received, answered, connections, dropped, authorized;
+    uint64_t received, answered, connections, dropped, authorized, ignored;
 };
 extern struct stats stats;
 
 extern struct ev_loop *loop;
 extern FILE *req_log;           /* --log, or NULL */
+extern FILE *timing_log;        /* --timing-log, or NULL */
+/* Set by dispatch on every --stall-every-th request; conn.c's progress()
+ * calls stall() once that request's connection has done what it can. */
+extern bool stall_pending;
 
 __attribute__((noreturn, format(printf, 1, 2)))
 void die(const char *fmt, ...);
 /* The stats JSON, without newline; size should be STATS_JSON_MAX. */
 int stats_json(char *buf, size_t size);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t mono_ns(void);
+/* Block the whole process for --stall-ms (logged in the timing log) and
+ * clear stall_pending. */
+void stall(void);
 
 /* ---- conn.c ----------------------------------------------------------- */
 
@@ -164,6 +177,9 @@ void out_printf(struct conn *c, const char *fmt, ...);
 void push_mark(struct conn *c, bool counted);
 /* Queue the next slice of an active /chunked body. */
 void gen_chunks(struct conn *c);
+/* Answer c->req (with respond) at the CLOCK_MONOTONIC time due_ns; the
+ * connection stays busy until then. Cancelled if the connection closes. */
+void delay_response(struct conn *c, uint64_t due_ns);
 
 /* ---- request.c -------------------------------------------------------- */
 
@@ -172,7 +188,7 @@ void request_parser_settings(http_parser_settings *s);
 void head_track(struct conn *c, const char *data, size_t len);
 /* A request was fully read: count and log it, answer now, later, or never. */
 void dispatch(struct conn *c);
-/* Queue the response to r (also called from the delay timer). */
+/* Queue the response to r (also called when a delayed response is due). */
 void respond(struct conn *c, const struct req *r);
 void request_free(struct conn *c);
 

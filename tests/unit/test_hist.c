@@ -31,20 +31,7 @@ static const double percentiles[] = {0, 50, 90, 99, 99.9, 99.99, 100};
 
 /* splitmix64: a fixed seed makes every run see the same samples, so a failure
  * reproduces. */
-static uint64_t rng_state = UINT64_C(0x5eed0f0011e7);
-
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-static double rng_unit(void)
-{
-    return (double)(rng_next() >> 11) * 0x1p-53;
-}
+#include "rng.h"
 
 /* Modulo bias is below 2^-30 for these ranges: irrelevant to the test. */
 static int64_t rng_range(int64_t lo, int64_t hi)

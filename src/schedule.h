@@ -1,0 +1,100 @@
+/* The open model's arrival schedule for one worker (-R).
+ *
+ * The run's arrivals are numbered k = 0, 1, 2, ... and arrival k is due at
+ * t0 + floor(k * 1e9 / rate) ns (CLOCK_MONOTONIC), computed exactly each
+ * time, never accumulated, so the schedule cannot drift. Worker w of W takes
+ * the arrivals k = w, w + W, w + 2W, ...; its j-th arrival is k = w + j*W.
+ *
+ * The queue of arrivals that are due but not yet sent is the index range
+ * [next, due): an arrival waits there with its clock already running and
+ * costs no memory. Connections that have nothing to send wait on a stack of
+ * idle slots. An arrival goes to an idle connection as soon as both exist;
+ * after a stall the backlog goes out as fast as connections free up, with no
+ * cap on the catch-up rate.
+ *
+ * The wake-up is a timerfd (CLOCK_MONOTONIC, absolute time) watched by an
+ * ev_io: libev's own timers wait in whole milliseconds, a timerfd fires
+ * within tens of microseconds of its time. */
+#ifndef VOLLEY_SCHEDULE_H
+#define VOLLEY_SCHEDULE_H
+
+#include <ev.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Hands the arrival due at intended (monotonic ns) to the idle connection
+ * in slot; called from sched_dispatch and the timerfd's callback. */
+typedef void (*sched_send_fn)(void *arg, uint32_t slot, int64_t intended, int64_t now);
+
+/* The schedule's end time (-d) has come; called once. */
+typedef void (*sched_end_fn)(void *arg);
+
+struct sched {
+    int64_t t0;          /* when arrival 0 is due (monotonic ns) */
+    uint64_t rate;       /* arrivals per second over the whole run */
+    uint64_t first;      /* this worker's first arrival number (w) */
+    uint64_t stride;     /* workers (W) */
+    uint64_t count;      /* this worker's arrivals in all */
+    int64_t end;         /* monotonic ns when the schedule ends (t0 + -d); 0: none */
+    uint64_t next;       /* the oldest arrival not yet sent (j) */
+    uint64_t due;        /* arrivals j < due are due */
+    int64_t last_send;   /* monotonic ns when the last arrival was sent; 0 before the first */
+    uint32_t *idle;      /* slots of connections waiting for an arrival (a stack) */
+    uint32_t nidle;
+    bool stopped;        /* sched_stop was called: nothing more is sent */
+    int tfd;             /* the timerfd, -1 when ev_timer is the fallback */
+    ev_io io;
+    ev_timer fallback;   /* only when no timerfd could be created */
+    struct ev_loop *loop;
+    sched_send_fn send;
+    sched_end_fn on_end;
+    void *send_arg;
+};
+
+/* Sets up s for worker `first` of `stride`, with `count` arrivals (its
+ * share of the run's) and room for nconns idle slots. Nothing is armed
+ * until sched_start. */
+void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t first, uint32_t stride,
+                uint64_t count, uint32_t nconns, sched_send_fn send, sched_end_fn on_end, void *arg);
+
+/* The run's arrivals: N arrivals of -n (0: none given) and those due within
+ * duration_ns of -d (0: none given), whichever is fewer. */
+uint64_t sched_total(uint64_t rate, uint64_t requests, int64_t duration_ns);
+
+/* How many of total arrivals worker `first` of `stride` takes. */
+uint64_t sched_share(uint64_t total, uint32_t first, uint32_t stride);
+
+/* Starts the schedule: arrival 0 is due at t0; end (0: none) is when
+ * on_end is called. Arms the wake-up for the first arrival. */
+void sched_start(struct sched *s, int64_t t0, int64_t end);
+
+/* Disarms it; the schedule ends: no arrival is handed out any more. */
+void sched_stop(struct sched *s);
+
+/* Frees what sched_init allocated. */
+void sched_free(struct sched *s);
+
+/* When arrival j of this worker is due. */
+int64_t sched_time(const struct sched *s, uint64_t j);
+
+/* Counts every arrival due by now into the queue. */
+void sched_advance(struct sched *s, int64_t now);
+
+/* A connection is free at now: takes the oldest due arrival for it and
+ * returns true with its intended time, or returns false (the caller then
+ * parks it with sched_park). */
+bool sched_take(struct sched *s, int64_t now, int64_t *intended);
+
+/* A free connection waits for the next arrival. */
+void sched_park(struct sched *s, uint32_t slot);
+
+/* Arrivals due by now that were never sent (the queue at the end). */
+uint64_t sched_backlog(struct sched *s, int64_t now);
+
+/* All of this worker's arrivals have been sent. */
+static inline bool sched_done(const struct sched *s)
+{
+    return s->next >= s->count;
+}
+
+#endif

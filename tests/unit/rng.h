@@ -1,0 +1,25 @@
+/* A seeded splitmix64 generator for tests: the same sequence on every run
+ * and machine, so a failing sample set can be reproduced. One stream per
+ * program (the state is file-static). */
+#ifndef VOLLEY_TEST_RNG_H
+#define VOLLEY_TEST_RNG_H
+
+#include <stdint.h>
+
+static uint64_t rng_state = UINT64_C(0x5eed0f0011e7);
+
+static inline uint64_t rng_next(void)
+{
+    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline double rng_unit(void)
+{
+    return (double)(rng_next() >> 11) * 0x1p-53;
+}
+
+#endif

@@ -1,0 +1,211 @@
+/* unit test for schedule.c: the exact schedule (no drift, every arrival once
+ * over all workers), the run's total and shares, the queue's bookkeeping,
+ * and the timerfd wake-up handing arrivals to parked connections in order,
+ * never before they are due. */
+#include "schedule.h"
+
+#include "check.h"
+#include "clock.h"
+
+#include <stdlib.h>
+
+static void no_send(void *arg, uint32_t slot, int64_t intended, int64_t now)
+{
+    (void)arg, (void)slot, (void)intended, (void)now;
+}
+
+static void no_end(void *arg)
+{
+    (void)arg;
+}
+
+static void test_times(struct ev_loop *loop)
+{
+    struct sched s;
+    sched_init(&s, loop, 1000, 0, 1, 1000, 1, no_send, no_end, NULL);
+    s.t0 = 5;
+    CHECK_INT(sched_time(&s, 0), 5);
+    CHECK_INT(sched_time(&s, 1), 5 + 1000000);
+    CHECK_INT(sched_time(&s, 999), 5 + 999000000);
+    sched_free(&s);
+
+    /* 3/s: floor(k * 1e9 / 3), exactly, even far into the run. */
+    sched_init(&s, loop, 3, 0, 1, UINT64_MAX, 1, no_send, no_end, NULL);
+    CHECK_INT(sched_time(&s, 1), 333333333);
+    CHECK_INT(sched_time(&s, 2), 666666666);
+    CHECK_INT(sched_time(&s, 3), 1000000000);
+    CHECK_INT(sched_time(&s, UINT64_C(3000000000)), INT64_C(1000000000) * 1000000000);
+    CHECK_INT(sched_time(&s, UINT64_C(3000000001)), INT64_C(1000000000) * 1000000000 + 333333333);
+    sched_free(&s);
+
+    /* Workers of a stride together hold every arrival of the run once. */
+    for (uint32_t stride = 1; stride <= 5; stride++) {
+        check_ctx("stride %u", stride);
+        struct sched w[5];
+        uint64_t total = 1003, sum = 0;
+        for (uint32_t i = 0; i < stride; i++) {
+            sched_init(&w[i], loop, 7919, i, stride, sched_share(total, i, stride), 1, no_send, no_end, NULL);
+            sum += w[i].count;
+        }
+        CHECK_UINT(sum, total);
+        struct sched one;
+        sched_init(&one, loop, 7919, 0, 1, total, 1, no_send, no_end, NULL);
+        for (uint64_t k = 0; k < total; k++)
+            CHECK_INT(sched_time(&w[k % stride], k / stride), sched_time(&one, k));
+        for (uint32_t i = 0; i < stride; i++)
+            sched_free(&w[i]);
+        sched_free(&one);
+    }
+    check_ctx(NULL);
+}
+
+static void test_total(void)
+{
+    CHECK_UINT(sched_total(1000, 500, 0), 500);
+    CHECK_UINT(sched_total(1000, 0, INT64_C(1000000000)), 1000);      /* 0 .. 999 ms */
+    CHECK_UINT(sched_total(1000, 0, INT64_C(1000000001)), 1001);      /* and the one at 1 s */
+    CHECK_UINT(sched_total(1000, 0, INT64_C(999000000)), 999);
+    CHECK_UINT(sched_total(1000, 0, INT64_C(999000001)), 1000);
+    CHECK_UINT(sched_total(1, 0, 1), 1);                              /* arrival 0 at t0 */
+    CHECK_UINT(sched_total(1000, 300, INT64_C(1000000000)), 300);     /* -n first */
+    CHECK_UINT(sched_total(3, 0, INT64_C(1000000000)), 3);
+    CHECK_UINT(sched_total(100000000, 0, INT64_C(8640000000000000)), UINT64_C(864000000000000));
+    CHECK_UINT(sched_share(10, 0, 3), 4);
+    CHECK_UINT(sched_share(10, 1, 3), 3);
+    CHECK_UINT(sched_share(10, 2, 3), 3);
+    CHECK_UINT(sched_share(2, 2, 3), 0);
+}
+
+/* due after advance(now) equals a count by brute force. */
+static void test_advance(struct ev_loop *loop)
+{
+    srand(7);
+    for (uint32_t stride = 1; stride <= 4; stride++) {
+        for (uint32_t first = 0; first < stride; first++) {
+            uint64_t rates[] = {1, 3, 1000, 7919, 20000, 1000000};
+            for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++) {
+                struct sched s;
+                sched_init(&s, loop, rates[r], first, stride, 5000, 1, no_send, no_end, NULL);
+                s.t0 = 1000;
+                int64_t now = 0;
+                for (int step = 0; step < 200; step++) {
+                    now += rand() % (int)(UINT64_C(3000000000) / rates[r] + 2);
+                    sched_advance(&s, now);
+                    uint64_t want = 0;
+                    while (want < s.count && sched_time(&s, want) <= now)
+                        want++;
+                    check_ctx("stride %u first %u rate %llu now %lld", stride, first,
+                              (unsigned long long)rates[r], (long long)now);
+                    CHECK_UINT(s.due, want);
+                    if (s.due != want)
+                        break;
+                }
+                sched_free(&s);
+            }
+        }
+    }
+    check_ctx(NULL);
+}
+
+/* take hands out each due arrival once, oldest first; backlog counts the rest. */
+static void test_take(struct ev_loop *loop)
+{
+    struct sched s;
+    sched_init(&s, loop, 1000, 0, 1, 10, 2, no_send, no_end, NULL);
+    s.t0 = 0;
+    int64_t t;
+    CHECK(sched_take(&s, 0, &t));
+    CHECK_INT(t, 0);
+    CHECK(!sched_take(&s, 999999, &t));
+    CHECK_UINT(sched_backlog(&s, 3500000), 3); /* arrivals 1, 2, 3 */
+    CHECK(sched_take(&s, 3500000, &t));
+    CHECK_INT(t, 1000000);
+    CHECK(sched_take(&s, 3500000, &t));
+    CHECK_INT(t, 2000000);
+    CHECK_INT(s.last_send, 3500000);
+    CHECK_UINT(sched_backlog(&s, INT64_C(100000000000)), 7); /* never beyond count */
+    sched_stop(&s);
+    CHECK(!sched_take(&s, INT64_C(100000000000), &t));
+    CHECK(sched_done(&s) == false);
+    sched_free(&s);
+}
+
+struct sends {
+    struct sched *s;
+    int n;
+    int64_t intended[64];
+    int64_t late[64];
+    bool bad;
+    int ended;
+};
+
+static void record_send(void *arg, uint32_t slot, int64_t intended, int64_t now)
+{
+    struct sends *r = arg;
+    if (r->n < 64) {
+        r->intended[r->n] = intended;
+        r->late[r->n] = clock_now_ns() - intended;
+    }
+    if (now < intended)
+        r->bad = true;
+    r->n++;
+    sched_park(r->s, slot); /* done at once: free again */
+    if (sched_done(r->s))
+        ev_break(r->s->loop, EVBREAK_ALL);
+}
+
+static void record_end(void *arg)
+{
+    struct sends *r = arg;
+    r->ended++;
+    sched_stop(r->s);
+    ev_break(r->s->loop, EVBREAK_ALL);
+}
+
+/* The timerfd wake-up: 40 arrivals at 10000/s to two parked slots. */
+static void test_wake(struct ev_loop *loop)
+{
+    struct sched s;
+    struct sends r = {.s = &s};
+    sched_init(&s, loop, 10000, 0, 1, 40, 2, record_send, record_end, &r);
+    sched_park(&s, 0);
+    sched_park(&s, 1);
+    int64_t t0 = clock_now_ns() + 1000000;
+    sched_start(&s, t0, 0);
+    ev_run(loop, 0);
+    CHECK_INT(r.n, 40);
+    CHECK(!r.bad);
+    for (int i = 0; i < 40 && i < r.n; i++) {
+        check_ctx("arrival %d", i);
+        CHECK_INT(r.intended[i], t0 + (int64_t)i * 100000);
+        CHECK(r.late[i] >= 0);
+    }
+    check_ctx(NULL);
+    sched_stop(&s);
+    sched_free(&s);
+
+    /* The end (-d) comes while arrivals remain: on_end, once. */
+    struct sched e;
+    struct sends re = {.s = &e};
+    sched_init(&e, loop, 1000, 0, 1, 1000000, 1, record_send, record_end, &re);
+    sched_park(&e, 0);
+    t0 = clock_now_ns();
+    sched_start(&e, t0, t0 + 5000000);
+    ev_run(loop, 0);
+    CHECK_INT(re.ended, 1);
+    CHECK(re.n >= 5 && re.n <= 6); /* arrivals at 0..5 ms; the one at 5 ms may go first */
+    CHECK(clock_now_ns() >= t0 + 5000000);
+    sched_free(&e);
+}
+
+int main(void)
+{
+    struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+    test_times(loop);
+    test_total();
+    test_advance(loop);
+    test_take(loop);
+    test_wake(loop);
+    ev_loop_destroy(loop);
+    return check_exit("test_schedule");
+}
