@@ -1,0 +1,104 @@
+# --hlog end to end: volley's own interval log of an open-model run. Its
+# intervals are contiguous from 0; for each tag (untagged latency, service,
+# sendlag) the intervals add up exactly to the whole-run histogram in --json
+# (both decoded by an independent Python reader, py/hdrlog.py); and Debian's
+# HdrHistogram (Java) reads the log and gives volley's percentiles within one
+# bucket. Also: a closed-loop log has only the untagged series, and bad
+# --hlog values are one-line errors (exit 2).
+source "$TESTLIB"
+PYDIR="$(dirname "$TESTLIB")/py"
+JAR=""
+for j in /usr/share/java/hdrhistogram.jar /usr/share/java/HdrHistogram.jar; do
+    [ -f "$j" ] && JAR=$j && break
+done
+if ! command -v java > /dev/null || [ -z "$JAR" ]; then
+    echo "$(basename "$0"): java or the HdrHistogram jar is missing: install default-jre-headless" \
+        "libhdrhistogram-java (make deps does)" >&2
+    exit 1
+fi
+
+start_target --delay-ms 1
+url="http://127.0.0.1:$PORT/"
+run_volley open -R 2000 -d 3s -c 20 -t 2 --hlog "$T/open.hlog" --hlog-interval 500ms "$url"
+check_eq "$RC" 0 "open: exit status"
+run_volley closed -n 3000 -c 5 -t 1 --hlog "$T/closed.hlog" "$url"
+check_eq "$RC" 0 "closed: exit status"
+stop_target
+check_grep "$T/open.hlog" '^#\[volley .* open model rate=2000/s connections=20 unit=ns lowest=1 highest=3600000000000 digits=3\]$' "open: comment"
+check_grep "$T/open.hlog" '^#\[Histogram log format version 1\.3\]$' "open: version"
+check_grep "$T/open.hlog" '^#\[StartTime: [0-9]+\.[0-9]{3} \(seconds since epoch\), ' "open: start time"
+check_grep "$T/open.hlog" '^"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"$' "open: legend"
+check_grep "$T/closed.hlog" '^#\[volley .* closed loop connections=5 ' "closed: comment"
+
+PYTHONPATH="$PYDIR" python3 - "$T" <<'PY' > "$T/py.out" 2>&1 && ok || fail "intervals against the whole run: $(tail -5 "$T/py.out")"
+import json, sys
+import hdrlog
+T = sys.argv[1]
+log = hdrlog.read_log(T + "/open.hlog")
+r = json.load(open(T + "/open.json"))
+for tag, name in ((None, "latency"), ("service", "service"), ("sendlag", "sendlag")):
+    entries = [e for e in log if e[0] == tag]
+    starts = [e[1] for e in entries]
+    assert starts == [round(0.5 * i, 3) for i in range(len(entries))], (tag, starts)
+    assert all(abs(e[2] - 0.5) < 1e-9 for e in entries[:-1]), (tag, [e[2] for e in entries])
+    assert len(entries) >= 6, (tag, len(entries))
+    config, total = hdrlog.merge(log, tag)
+    assert config == (1, 3600000000000, 3), config
+    wconfig, whole = hdrlog.decode(r[name]["hdr"])
+    assert whole == total, (tag, sum(whole.values()), sum(total.values()))
+    assert sum(total.values()) == r[name]["count"], (tag, r[name]["count"])
+    print(tag, "intervals", len(entries), "count", r[name]["count"])
+for name in ("connect", "waiting"):
+    _, counts = hdrlog.decode(r[name]["hdr"])
+    assert sum(counts.values()) == r[name]["count"], name
+closed = hdrlog.read_log(T + "/closed.hlog")
+assert {e[0] for e in closed} == {None}, {e[0] for e in closed}
+assert sum(sum(e[5].values()) for e in closed) == json.load(open(T + "/closed.json"))["latency"]["count"]
+PY
+
+# Java's HistogramLogProcessor over volley's log, per tag, against --json.
+for tag in untagged service sendlag; do
+    args=()
+    [ "$tag" != untagged ] && args=(-tag "$tag")
+    RC=0
+    java -cp "$JAR" org.HdrHistogram.HistogramLogProcessor -i "$T/open.hlog" -csv "${args[@]}" -o "$T/java.$tag" \
+        > "$T/java.$tag.out" 2>&1 || RC=$?
+    check_eq "$RC" 0 "HistogramLogProcessor $tag: $(head -c 300 "$T/java.$tag.out")"
+done
+python3 - "$T" > "$T/cmp.out" <<'PY' && ok || fail "Java against volley: $(grep -v '^ok' "$T/cmp.out" | head -5)"
+import csv, json, sys
+T = sys.argv[1]
+r = json.load(open(T + "/open.json"))
+bad = 0
+for tag, name in (("untagged", "latency"), ("service", "service"), ("sendlag", "sendlag")):
+    rows = [x for x in csv.reader(open(f"{T}/java.{tag}")) if x and not x[0].startswith("#")]
+    last = dict(zip(rows[0], rows[-1]))
+    h = r[name]
+    checks = [(int(last["Total_Count"]), h["count"], 0)]
+    for col, key in (("Total_50%", "p50"), ("Total_90%", "p90"), ("Total_99%", "p99"), ("Total_99.9%", "p99.9")):
+        v = h[key] / 1000.0  # JSON in us, Java in ms
+        checks.append((float(last[col]), v, v / 1024 + 0.0015))  # one bucket + both roundings
+    for got, want, tol in checks:
+        ok = abs(got - want) <= tol
+        bad += not ok
+        print("ok" if ok else "FAIL", tag, got, want)
+sys.exit(1 if bad else 0)
+PY
+
+echo "Java (ms) against volley (--json):"; sed "s/^/  /" "$T/cmp.out"
+
+# Bad values.
+bad() {
+    local pat=$1
+    shift
+    RC=0
+    timeout 10 "$VOLLEY" "$@" > "$T/bad.out" 2> "$T/bad.err" || RC=$?
+    check_eq "$RC" 2 "volley $*: exit status"
+    check_grep "$T/bad.err" "$pat" "volley $*: message"
+}
+bad '^volley: --hlog: /nonexistent/x.hlog: No such file or directory$' --hlog /nonexistent/x.hlog "$url"
+bad '^volley: --hlog-interval: "0.5ms" is not a duration of at least 1ms' --hlog-interval 0.5ms "$url"
+bad '^volley: -R: 0 is out of range' -R 0 "$url"
+bad '^volley: -R: "fast" is not a number$' -R fast "$url"
+bad '^volley: --one-first: cannot be combined with -R' -R 10 --one-first "$url"
+finish
