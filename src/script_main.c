@@ -366,7 +366,10 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     set_number(L, "failed", (double)stats_failed(st));
     set_number(L, "cut_off", (double)st->cut_off);
     set_number(L, "closed", (double)st->closed);
+    set_number(L, "unsent", (double)st->unsent);
     lua_setfield(L, -2, "requests");
+    lua_pushstring(L, st->open ? "open" : "closed");
+    lua_setfield(L, -2, "model");
     lua_newtable(L);
     set_number(L, "read", (double)st->bytes_read);
     set_number(L, "written", (double)st->bytes_written);
@@ -394,6 +397,12 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     lua_setfield(L, -2, "waiting");
     push_stats(L, stats_new, &st->rate, 1);
     lua_setfield(L, -2, "rate");
+    if (st->open) {
+        push_stats(L, stats_new, &st->service, 1e3);
+        lua_setfield(L, -2, "service");
+        push_stats(L, stats_new, &st->sendlag, 1e3);
+        lua_setfield(L, -2, "sendlag");
+    }
     lua_newtable(L);                                /* result metrics */
     lua_newtable(L);
     lua_newtable(L);                                /* result metrics counters records */

@@ -16,7 +16,7 @@ static const struct {
     const char *flag;
 } option_keys[] = {
     {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
-    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"},
+    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"},
 };
 
 struct words {
@@ -131,8 +131,7 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
             }
         } else {
             lua_pop(L, 2);
-            snprintf(err, errlen, "%s: in options(): unknown option \"%s\"%s", s->name, key,
-                     strcmp(key, "rate") == 0 ? " (-R is not available yet)" : "");
+            snprintf(err, errlen, "%s: in options(): unknown option \"%s\"", s->name, key);
             return -1;
         }
         if (bad) {

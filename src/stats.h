@@ -47,6 +47,7 @@ struct stats {
     struct hist service; /* -R: first request byte written -> last response byte */
     struct hist sendlag; /* -R: first request byte written - intended send time
                           * (completed and timed-out requests) */
+    bool open;           /* -R: an open-model run (service and sendlag are filled) */
     uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */

@@ -110,6 +110,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         }
         sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns, send_arrival, schedule_ended, w);
         w->shared.sched = &w->sched;
+        w->stats.open = true;
     }
     if (cfg->hlog_interval_ns) {
         intervals_init(&w->intervals, 0, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);

@@ -160,6 +160,23 @@ check_ge "$(jv options_nka requests.completed)" 1 "options() duration: requests"
 check_eq "$(jv options_nka metrics.counters.connects)" "$(jv options_nka connections_opened)" "options() keepalive=false: connects"
 check_eq "$(jv options_nka connections_opened)" "$(jv options_nka requests.started)" "options() keepalive=false: one per request"
 
+# rate from options() (-R), and done(result)'s open-model fields.
+cat > "$S/options_rate.lua" <<'LUA'
+local s = {}
+function s.options(args) return { url = args[1] .. "/", rate = 200, requests = 40, connections = 4, threads = 2 } end
+function s.done(r)
+  print(string.format("done: model=%s service=%d sendlag=%d latency=%d unsent=%d", r.model, r.service.count,
+    r.sendlag.count, r.latency.count, r.requests.unsent))
+end
+return s
+LUA
+runv options_rate -s "$S/options_rate.lua" -- "$url"
+check_eq "$RC" 0 "options() rate: exit status"
+adds_up options_rate
+check_eq "$(jv options_rate options.rate)/$(jv options_rate model)" 200/open "options() rate: -R"
+check_grep "$T/options_rate.out" "^done: model=open service=40 sendlag=40 latency=40 unsent=0$" "options() rate: done(result)"
+check_grep "$T/options_rate.out" "open model at 200 requests/s$" "options() rate: header line"
+
 # options() mistakes: one line naming the option; a value the command line
 # would refuse is a bad command line (exit 2).
 check_options_error() { # BODY STATUS MESSAGE
