@@ -61,14 +61,25 @@ check_eq "$(jget "$T/closed.json" model)" closed "closed: model in the JSON"
 within "$(pct closed latency p99)" 0 20 "closed: p99 hides the stalls"
 within "$(pct closed latency max)" 250 5000 "closed: max shows them"
 
-# 3. A fixed server delay d at 500/s: min >= d, p50 in [d, d + 0.5 ms].
+# 3. A fixed server delay d at 500/s: min >= d (a hard bound), p50 in
+#    [d, d + 0.5 ms]. The upper bound is timing on a shared machine: a case
+#    that misses it is run once more, and the sanitizer build, several times
+#    slower, gets 1.5 ms.
+margin=0.5
+[ "${SANITIZED:-OFF}" = ON ] && margin=1.5
+p50_ok() { python3 -c "import sys; a,d,m=map(float,sys.argv[1:4]); sys.exit(0 if d <= a <= d + m else 1)" "$1" "$2" "$3"; }
 for d in 1 10 100; do
-    start_target --delay-ms "$d"
-    run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
-    stop_target
+    for attempt in 1 2; do
+        start_target --delay-ms "$d"
+        run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
+        stop_target
+        p50=$(pct "delay$d" latency p50)
+        [ "$RC" = 0 ] && p50_ok "$p50" "$d" "$margin" && break
+        echo "delay $d: attempt $attempt: exit $RC, p50 $p50 ms"
+    done
     check_eq "$RC" 0 "delay $d: exit status"
     within "$(pct "delay$d" latency min)" "$d" $((d + 50)) "delay $d: min"
-    within "$(pct "delay$d" latency p50)" "$d" "$d.5" "delay $d: p50"
+    within "$p50" "$d" "$(python3 -c "print($d + $margin)")" "delay $d: p50"
     within "$(pct "delay$d" service min)" "$d" $((d + 50)) "delay $d: service min"
 done
 
