@@ -156,7 +156,10 @@ double report_sent_rate(const struct options *o, const struct run_result *r)
         if (o->duration_ns && span > o->duration_ns)
             span = o->duration_ns;
     } else {
-        span = s->last_send - r->t0 + (int64_t)(1e9 / (double)o->rate);
+        /* Through the last arrival's own interval; later when it went out
+         * late (a server or a pool too slow for the rate). */
+        int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
+        span = (s->last_send > due_end ? s->last_send : due_end) - r->t0;
     }
     return span > 0 ? (double)s->started * 1e9 / (double)span : 0;
 }

@@ -21,8 +21,9 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
 /* -R: the rate the run sent at, requests per second: those sent over the
- * schedule's span (from arrival 0 to the last send plus one interval, or
- * to the end of -d when arrivals were left unsent). 0 without -R. */
+ * schedule's span, from arrival 0 to the end of the last sent arrival's
+ * interval (or to its actual send, if that was later), or to the end of -d
+ * when arrivals were left unsent. 0 without -R. */
 double report_sent_rate(const struct options *o, const struct run_result *r);
 
 /* -R: whether the target rate was missed (sent below 99 % of -R, in a run

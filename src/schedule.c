@@ -40,6 +40,7 @@ static void dispatch(struct sched *s, int64_t now)
         uint32_t slot = s->idle[--s->nidle];
         int64_t intended = sched_time(s, s->next++);
         s->last_send = now;
+        s->last_due = intended;
         s->send(s->send_arg, slot, intended, now);
     }
 }
@@ -159,6 +160,7 @@ bool sched_take(struct sched *s, int64_t now, int64_t *intended)
         return false;
     *intended = sched_time(s, s->next++);
     s->last_send = now;
+    s->last_due = *intended;
     return true;
 }
 

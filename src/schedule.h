@@ -39,6 +39,7 @@ struct sched {
     uint64_t next;       /* the oldest arrival not yet sent (j) */
     uint64_t due;        /* arrivals j < due are due */
     int64_t last_send;   /* monotonic ns when the last arrival was sent; 0 before the first */
+    int64_t last_due;    /* when that arrival was due */
     uint32_t *idle;      /* slots of connections waiting for an arrival (a stack) */
     uint32_t nidle;
     bool stopped;        /* sched_stop was called: nothing more is sent */

@@ -119,6 +119,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->unsent += src->unsent;
     if (src->last_send > dst->last_send)
         dst->last_send = src->last_send;
+    if (src->last_due > dst->last_due)
+        dst->last_due = src->last_due;
     int rc = hist_merge(&dst->latency, &src->latency) | hist_merge(&dst->connect, &src->connect) |
              hist_merge(&dst->waiting, &src->waiting) | hist_merge(&dst->rate, &src->rate) |
              hist_merge(&dst->service, &src->service) | hist_merge(&dst->sendlag, &src->sendlag);

@@ -50,6 +50,7 @@ struct stats {
     bool open;           /* -R: an open-model run (service and sendlag are filled) */
     uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
+    int64_t last_due;    /* -R: when the latest arrival sent was due */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
     struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
                           * "requests" statistics for done()) */

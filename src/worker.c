@@ -146,6 +146,7 @@ static void stop_schedule(struct worker *w)
         return;
     w->stats.unsent = sched_backlog(&w->sched, clock_now_ns());
     w->stats.last_send = w->sched.last_send;
+    w->stats.last_due = w->sched.last_due;
     sched_stop(&w->sched);
 }
 

@@ -29,4 +29,8 @@ same_count "$small" "$large" "20000 requests vs 1000 (keep-alive)"
 small=$(count 300 --no-keepalive)
 large=$(count 3000 --no-keepalive)
 same_count "$small" "$large" "3000 requests vs 300 (a connection each)"
+# The open model's schedule, queue and idle stack allocate nothing per request.
+small=$(count 200 -R 20000)
+large=$(count 4000 -R 20000)
+same_count "$small" "$large" "-R: 4000 requests vs 200"
 finish
