@@ -83,7 +83,7 @@ start_target --max-seconds 20 --delay-ms 10
 python3 "$T/client.py" seq "$PORT" / 20 > "$T/a.ms" || fail "delay-ms: client failed"
 check_eq "$(wc -l < "$T/a.ms")" 20 "delay-ms: responses"
 fcheck "$(minimum "$T/a.ms") >= 10" "delay-ms 10: min latency (ms)"
-fcheck "$(median "$T/a.ms") <= 11" "delay-ms 10: median latency (ms)"
+fcheck "$(median "$T/a.ms") <= 13" "delay-ms 10: median latency (ms)"
 stop_target
 
 # (b) /delay/3 without --delay-ms.
@@ -91,7 +91,7 @@ start_target --max-seconds 20
 python3 "$T/client.py" seq "$PORT" /delay/3 10 > "$T/b.ms" || fail "/delay/3: client failed"
 check_eq "$(wc -l < "$T/b.ms")" 10 "/delay/3: responses"
 fcheck "$(minimum "$T/b.ms") >= 3" "/delay/3: min latency (ms)"
-fcheck "$(median "$T/b.ms") <= 4" "/delay/3: median latency (ms)"
+fcheck "$(median "$T/b.ms") <= 6" "/delay/3: median latency (ms)"
 stop_target
 
 # (c) A 300 ms whole-server stall after every 5th request, in the timing log:
