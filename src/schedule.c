@@ -45,17 +45,24 @@ static void dispatch(struct sched *s, int64_t now)
     }
 }
 
-/* Arms the wake-up for the first arrival not yet due. */
+/* Arms the wake-up for the first arrival not yet due, or for the end. Each
+ * timerfd_settime also clears the fd's readiness, so the wake-up needs no
+ * read(): with nothing left to wait for, the fd is disarmed the same way. */
 static void arm(struct sched *s)
 {
-    if (s->stopped || (s->due >= s->count && !s->end))
+    if (s->stopped)
         return;
+    bool more = s->due < s->count || s->end;
     int64_t at = s->due < s->count ? sched_time(s, s->due) : s->end;
     if (s->tfd >= 0) {
-        struct itimerspec its = {.it_value = {.tv_sec = at / 1000000000, .tv_nsec = at % 1000000000}};
+        struct itimerspec its = {0};
+        if (more)
+            its.it_value = (struct timespec){.tv_sec = at / 1000000000, .tv_nsec = at % 1000000000};
         timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL);
         return;
     }
+    if (!more)
+        return;
     double after = (double)(at - clock_now_ns()) / 1e9;
     ev_timer_stop(s->loop, &s->fallback);
     ev_timer_set(&s->fallback, after > 0 ? after : 0, 0.);
@@ -78,11 +85,7 @@ static void on_timerfd(EV_P_ ev_io *w, int revents)
 {
     (void)loop;
     (void)revents;
-    struct sched *s = container_of(w, struct sched, io);
-    uint64_t expirations;
-    ssize_t n = read(s->tfd, &expirations, sizeof expirations); /* clears readiness */
-    (void)n;
-    wake(s);
+    wake(container_of(w, struct sched, io)); /* it re-arms or disarms the fd: readiness cleared */
 }
 
 static void on_fallback(EV_P_ ev_timer *w, int revents)
