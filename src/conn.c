@@ -390,6 +390,8 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         stats_complete(sh->stats, now, c->rx.status, latency, connect, waiting);
         if (sh->sched) {
             int64_t sent = c->t_sent ? c->t_sent : c->t_start;
+            /* Taken only once due, sent after: the schedule never runs ahead. */
+            assert(sent >= c->t_intended && now >= sent);
             stats_open(sh->stats, now, now - sent, sent - c->t_intended);
         }
     }
