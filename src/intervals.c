@@ -13,15 +13,20 @@
 
 static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag"};
 
-void intervals_init(struct intervals *iv, int64_t t0, int64_t len_ns, int ntags)
+void intervals_init(struct intervals *iv, int64_t len_ns, int ntags)
 {
     memset(iv, 0, sizeof *iv);
-    iv->t0 = t0;
     iv->len_ns = len_ns;
     iv->ntags = ntags;
-    iv->cur_end = t0 + len_ns;
     for (int t = 0; t < ntags; t++)
         hist_init_default(&iv->h[t]);
+}
+
+void intervals_start(struct intervals *iv, int64_t t0)
+{
+    iv->t0 = t0;
+    iv->cur = 0;
+    iv->cur_end = t0 + iv->len_ns;
 }
 
 void intervals_free(struct intervals *iv)
@@ -68,12 +73,12 @@ void intervals_finish(struct intervals *iv)
     keep_current(iv);
 }
 
-int intervals_write(FILE *f, struct intervals *const *ivs, size_t n, double start_epoch, int64_t end,
+int intervals_write(FILE *f, const struct intervals *ivs, size_t n, double start_epoch, int64_t end,
                     const char *comment, char *err, size_t errlen)
 {
     if (n == 0)
         return 0;
-    const struct intervals *first = ivs[0];
+    const struct intervals *first = &ivs[0];
     int64_t len_ns = first->len_ns;
     uint64_t last = end > first->t0 ? (uint64_t)((end - first->t0 - 1) / len_ns) : 0;
     hlog_header(f, start_epoch, comment);
@@ -86,8 +91,8 @@ int intervals_write(FILE *f, struct intervals *const *ivs, size_t n, double star
         for (int t = 0; t < first->ntags && rc == 0; t++) {
             hist_reset(&sum);
             for (size_t w = 0; w < n && rc == 0; w++) {
-                for (size_t i = pos[w]; i < ivs[w]->nblobs && ivs[w]->blobs[i].index == idx; i++) {
-                    const struct interval_blob *b = &ivs[w]->blobs[i];
+                for (size_t i = pos[w]; i < ivs[w].nblobs && ivs[w].blobs[i].index == idx; i++) {
+                    const struct interval_blob *b = &ivs[w].blobs[i];
                     if (b->tag != (enum interval_tag)t)
                         continue;
                     if (hdr_decode(b->b64, strlen(b->b64), &part, err, errlen) < 0) {
@@ -113,7 +118,7 @@ int intervals_write(FILE *f, struct intervals *const *ivs, size_t n, double star
             }
         }
         for (size_t w = 0; w < n; w++)
-            while (pos[w] < ivs[w]->nblobs && ivs[w]->blobs[pos[w]].index == idx)
+            while (pos[w] < ivs[w].nblobs && ivs[w].blobs[pos[w]].index == idx)
                 pos[w]++;
     }
     free(pos);

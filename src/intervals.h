@@ -46,7 +46,10 @@ struct intervals {
 };
 
 /* Sets up iv (allocates its histograms: start-up only). */
-void intervals_init(struct intervals *iv, int64_t t0, int64_t len_ns, int ntags);
+void intervals_init(struct intervals *iv, int64_t len_ns, int ntags);
+
+/* Interval 0 starts at t0 (monotonic ns), the run's start. */
+void intervals_start(struct intervals *iv, int64_t t0);
 void intervals_free(struct intervals *iv);
 
 /* Closes the interval being recorded and moves to the one holding now. */
@@ -66,11 +69,11 @@ static inline void intervals_record(struct intervals *iv, int64_t now, enum inte
 /* Encodes what the interval being recorded holds (the worker stopped). */
 void intervals_finish(struct intervals *iv);
 
-/* Writes the interval log of the n workers' intervals to f: the header
+/* Writes the interval log of the n workers' intervals ivs[0..n-1] to f: the header
  * with start_epoch (wall-clock seconds of t0) and comment, then for every
  * interval from 0 up to the one holding end (monotonic ns), one line per
  * tag, empty intervals included. Returns 0, or -1 with err. */
-int intervals_write(FILE *f, struct intervals *const *ivs, size_t n, double start_epoch, int64_t end,
+int intervals_write(FILE *f, const struct intervals *ivs, size_t n, double start_epoch, int64_t end,
                     const char *comment, char *err, size_t errlen);
 
 #endif

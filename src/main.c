@@ -164,6 +164,12 @@ int main(int argc, char **argv)
         status = die(status, err);
         goto out;
     }
+    /* -R decides when requests start; a delay() hook would too. Hooks are
+     * resolved when the chunk loads, the same in every state. */
+    if (o.rate && ms && script_has(ms, SCRIPT_DELAY)) {
+        status = die(2, "-R: cannot be combined with the script's delay() hook (the schedule decides when requests start)");
+        goto out;
+    }
     if ((!o.script && target_parse(&t, o.url, err, sizeof err) < 0) ||
         run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
         (o.json_path && !(json = open_json(o.json_path, err, sizeof err))) ||

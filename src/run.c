@@ -368,12 +368,7 @@ int run_write_hlog(FILE *f, const struct options *o, const struct target *t, con
     snprintf(comment, sizeof comment, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d",
              VOLLEY_VERSION, t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST,
              HIST_DIGITS);
-    struct intervals **ivs = xcalloc(res->nintervals ? res->nintervals : 1, sizeof *ivs);
-    for (uint32_t i = 0; i < res->nintervals; i++)
-        ivs[i] = &res->intervals[i];
-    int rc = intervals_write(f, ivs, res->nintervals, res->start_epoch, res->t_end, comment, err, errlen);
-    free(ivs);
-    return rc;
+    return intervals_write(f, res->intervals, res->nintervals, res->start_epoch, res->t_end, comment, err, errlen);
 }
 
 void run_result_free(struct run_result *res)

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "xalloc.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,17 +104,13 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     for (uint32_t i = 0; i < nconns; i++)
         conn_init(&w->conns[i], &w->shared, i);
     if (cfg->rate) {
-        if (w->shared.script_delay) {
-            snprintf(err, errlen, "-R: the script's delay() hook cannot be combined with -R (the schedule decides "
-                                  "when requests start)");
-            return -1;
-        }
+        assert(!w->shared.script_delay && "main.c refuses -R with a delay() hook");
         sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns, send_arrival, schedule_ended, w);
         w->shared.sched = &w->sched;
         w->stats.open = true;
     }
     if (cfg->hlog_interval_ns) {
-        intervals_init(&w->intervals, 0, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);
+        intervals_init(&w->intervals, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);
         w->stats.intervals = &w->intervals;
     }
     return 0;
@@ -209,10 +206,8 @@ static void *worker_main(void *arg)
     w->shared.last_connect_ok = clock_now_ns();
     if (w->shared.sched)
         sched_start(&w->sched, w->cfg->t0, w->cfg->sched_end);
-    if (w->stats.intervals) {
-        w->intervals.t0 = w->cfg->t0; /* interval 0 starts with the run */
-        intervals_roll(&w->intervals, clock_now_ns());
-    }
+    if (w->stats.intervals)
+        intervals_start(&w->intervals, w->cfg->t0);
     w->shared.hold_rest = w->cfg->one_first && w->nconns > 1;
     for (uint32_t i = 0; i < (w->shared.hold_rest ? 1 : w->nconns); i++)
         conn_start(&w->conns[i]);

@@ -114,6 +114,16 @@ check_eq "$(jget "$T/slow.json" rate.met)" False "slow: JSON"
 within "$(jget "$T/slow.json" rate.sent_per_sec)" 100 260 "slow: sent rate"
 within "$(pct slow sendlag p50)" 300 3000 "slow: send lag"
 
+# 5b. -R and a script's delay() both want to decide when requests start:
+#     refused before anything is sent (exit 2).
+start_target
+printf 'function delay() return 10 end\n' > "$T/delay.lua"
+run_volley rdelay -R 10 -d 1s -s "$T/delay.lua" "http://127.0.0.1:$PORT/"
+check_eq "$RC" 2 "-R with delay(): exit status"
+check_grep "$T/rdelay.err" "^volley: -R: cannot be combined with the script's delay\(\) hook" "-R with delay(): message"
+check_eq "$(target_stat received)" 0 "-R with delay(): nothing sent"
+stop_target
+
 # 6. Clock discipline: latencies come from CLOCK_MONOTONIC only. No code in
 #    src/ (comments aside) reads ev_now, ev_time, gettimeofday or time().
 python3 - "$(dirname "$TESTLIB")/../../src" <<'PY' && ok || fail "a wall-clock or cached-clock read in src/"
