@@ -67,9 +67,7 @@ void conn_fail(struct conn *c, enum stats_error why)
     conn_release_rest(sh);
     if (sh->sched && why == STATS_ERR_TIMEOUT && c->pending) {
         int64_t now = clock_now_ns();
-        stats_timed_out(sh->stats, now, now - c->t_intended, c->pending);
-        if (c->t_sent)
-            stats_open(sh->stats, now, -1, c->t_sent - c->t_intended);
+        stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
     }
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;

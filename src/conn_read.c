@@ -24,13 +24,10 @@ static bool capture(struct conn *c, const char *p, size_t n)
     if (c->cap_len + n > sh->max_body)
         return false;
     if (c->cap_len + n > c->cap_size) {
-        size_t size = c->cap_size ? c->cap_size : 16384;
-        while (size < c->cap_len + n)
-            size *= 2;
         /* Kept for the connection's life: growth stops at the largest
          * response, so the steady state allocates nothing. */
-        c->cap = xrealloc(c->cap, size);
-        c->cap_size = size;
+        c->cap_size = xgrow(c->cap_size, c->cap_len + n, 16384);
+        c->cap = xrealloc(c->cap, c->cap_size);
     }
     memcpy(c->cap + c->cap_len, p, n);
     c->cap_len += n;

@@ -52,8 +52,7 @@ static void keep_current(struct intervals *iv)
             iv->cap = iv->cap ? iv->cap * 2 : 64;
             iv->blobs = xrealloc(iv->blobs, iv->cap * sizeof *iv->blobs);
         }
-        size_t len;
-        iv->blobs[iv->nblobs++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(&iv->h[t], &len)};
+        iv->blobs[iv->nblobs++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(&iv->h[t], NULL)};
         hist_reset(&iv->h[t]);
     }
     iv->dirty = false;

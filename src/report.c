@@ -164,12 +164,19 @@ double report_sent_rate(const struct options *o, const struct run_result *r)
     return span > 0 ? (double)s->started * 1e9 / (double)span : 0;
 }
 
+/* -R: whether the rate sent reached the target (the report's, the JSON's
+ * and the exit status's one criterion). */
+static bool rate_met(const struct options *o, double sent)
+{
+    return sent >= RATE_MET_SHARE * (double)o->rate;
+}
+
 bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r)
 {
     if (!o->rate || r->interrupted || r->unreachable || r->script_error[0])
         return false;
     double sent = report_sent_rate(o, r);
-    if (sent >= RATE_MET_SHARE * (double)o->rate)
+    if (rate_met(o, sent))
         return false;
     fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
             o->rate, sent, r->stats.unsent);
@@ -186,7 +193,7 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
     fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
     fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n", o->rate,
             sent, s->started, s->unsent);
-    if (sent < RATE_MET_SHARE * (double)o->rate)
+    if (!rate_met(o, sent))
         fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (send lag p50 %s, p99 %s; more connections"
                      " (-c) or a faster server are needed)\n",
                 sent, o->rate, p50, p99);
@@ -292,8 +299,7 @@ static void json_hist(FILE *out, const char *name, const struct hist *h, int las
             hist_mean(h) / 1e3, hist_stdev(h) / 1e3);
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         fprintf(out, ", \"%s\": %.3f", ps[i].key, (double)hist_percentile(h, ps[i].p) / 1e3);
-    size_t len;
-    char *hdr = hdr_encode(h, &len);
+    char *hdr = hdr_encode(h, NULL);
     fprintf(out, ", \"hdr\": \"%s\"}%s\n", hdr, last ? "" : ",");
     free(hdr);
 }
@@ -338,11 +344,12 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     else
         fprintf(out, "\"rate\": null},\n");
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
-    if (o->rate)
+    if (o->rate) {
+        double sent = report_sent_rate(o, r);
         fprintf(out, "  \"rate\": {\"target\": %" PRIu64 ", \"sent_per_sec\": %.3f, \"sent\": %" PRIu64
                      ", \"unsent\": %" PRIu64 ", \"met\": %s},\n",
-                o->rate, report_sent_rate(o, r), s->started, s->unsent,
-                report_sent_rate(o, r) >= RATE_MET_SHARE * (double)o->rate ? "true" : "false");
+                o->rate, sent, s->started, s->unsent, rate_met(o, sent) ? "true" : "false");
+    }
 
     fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,
             r->interrupted ? "true" : "false");

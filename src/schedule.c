@@ -4,7 +4,6 @@
 #include "clock.h"
 #include "xalloc.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
@@ -31,6 +30,14 @@ void sched_advance(struct sched *s, int64_t now)
     s->due = due < s->count ? due : s->count;
 }
 
+/* The oldest due arrival leaves the queue, sent at now; its due time. */
+static int64_t take_next(struct sched *s, int64_t now)
+{
+    s->last_send = now;
+    s->last_due = sched_time(s, s->next++);
+    return s->last_due;
+}
+
 /* Hands due arrivals to idle connections while both exist. A send may end
  * at once (a failed connect) and take or park again: the indexes are
  * updated before each call. */
@@ -38,10 +45,7 @@ static void dispatch(struct sched *s, int64_t now)
 {
     while (!s->stopped && s->next < s->due && s->nidle > 0) {
         uint32_t slot = s->idle[--s->nidle];
-        int64_t intended = sched_time(s, s->next++);
-        s->last_send = now;
-        s->last_due = intended;
-        s->send(s->send_arg, slot, intended, now);
+        s->send(s->send_arg, slot, take_next(s, now), now);
     }
 }
 
@@ -161,9 +165,7 @@ bool sched_take(struct sched *s, int64_t now, int64_t *intended)
     sched_advance(s, now);
     if (s->stopped || s->next >= s->due)
         return false;
-    *intended = sched_time(s, s->next++);
-    s->last_send = now;
-    s->last_due = *intended;
+    *intended = take_next(s, now);
     return true;
 }
 

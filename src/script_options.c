@@ -19,6 +19,16 @@ static const struct {
     {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"},
 };
 
+/* The boolean keys: the word added when the value is `when`. */
+static const struct {
+    const char *key;
+    const char *word;
+    bool when;
+} flag_keys[] = {
+    {"quiet", "-q", true},           {"samples", "--samples", true},     {"heads", "--heads", true},
+    {"one_first", "--one-first", true}, {"probe", "--no-probe", false}, {"keepalive", "--no-keepalive", false},
+};
+
 struct words {
     char **w;
     int n;
@@ -53,8 +63,17 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
         for (size_t i = 0; i < sizeof option_keys / sizeof option_keys[0]; i++)
             if (strcmp(key, option_keys[i].key) == 0)
                 flag = option_keys[i].flag;
+        int boolean = -1;
+        for (size_t i = 0; i < sizeof flag_keys / sizeof flag_keys[0]; i++)
+            if (strcmp(key, flag_keys[i].key) == 0)
+                boolean = (int)i;
         const char *bad = NULL;
-        if (flag) {
+        if (boolean >= 0) {
+            if (lua_type(L, -1) != LUA_TBOOLEAN)
+                bad = "a boolean";
+            else if (lua_toboolean(L, -1) == flag_keys[boolean].when)
+                add_word(ws, flag_keys[boolean].word);
+        } else if (flag) {
             const char *w = option_word(L, buf, sizeof buf);
             if (!w)
                 bad = "a string or a number";
@@ -67,26 +86,6 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 bad = "a string";
             else
                 url = lua_tostring(L, -1); /* stays referenced by the table */
-        } else if (strcmp(key, "quiet") == 0 || strcmp(key, "samples") == 0) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                bad = "a boolean";
-            else if (lua_toboolean(L, -1))
-                add_word(ws, key[0] == 'q' ? "-q" : "--samples");
-        } else if (strcmp(key, "heads") == 0) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                bad = "a boolean";
-            else if (lua_toboolean(L, -1))
-                add_word(ws, "--heads");
-        } else if (strcmp(key, "one_first") == 0) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                bad = "a boolean";
-            else if (lua_toboolean(L, -1))
-                add_word(ws, "--one-first");
-        } else if (strcmp(key, "probe") == 0) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                bad = "a boolean";
-            else if (!lua_toboolean(L, -1))
-                add_word(ws, "--no-probe");
         } else if (strcmp(key, "heartbeat") == 0) {
             const char *w = option_word(L, buf, sizeof buf);
             if (!w) {
@@ -95,11 +94,6 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 add_word(ws, "--heartbeat");
                 add_word(ws, w);
             }
-        } else if (strcmp(key, "keepalive") == 0) {
-            if (lua_type(L, -1) != LUA_TBOOLEAN)
-                bad = "a boolean";
-            else if (!lua_toboolean(L, -1))
-                add_word(ws, "--no-keepalive");
         } else if (strcmp(key, "http_version") == 0) {
             const char *w = option_word(L, buf, sizeof buf);
             if (!w || (strcmp(w, "1.0") != 0 && strcmp(w, "1") != 0 && strcmp(w, "1.1") != 0))

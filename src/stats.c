@@ -44,11 +44,8 @@ void stats_free(struct stats *s)
 size_t stats_add_head(struct stats *s, const char *bytes, size_t n)
 {
     if (s->heads_len + n > s->heads_cap) {
-        size_t cap = s->heads_cap ? s->heads_cap : 65536;
-        while (cap < s->heads_len + n)
-            cap *= 2;
-        s->heads = xrealloc(s->heads, cap);
-        s->heads_cap = cap;
+        s->heads_cap = xgrow(s->heads_cap, s->heads_len + n, 65536);
+        s->heads = xrealloc(s->heads, s->heads_cap);
     }
     memcpy(s->heads + s->heads_len, bytes, n);
     s->heads_len += n;
@@ -66,7 +63,7 @@ void stats_reserve_samples(struct stats *s, size_t n)
 void stats_add_sample(struct stats *s, const struct stats_sample *sample)
 {
     if (s->nsamples == s->samples_cap)
-        stats_reserve_samples(s, s->samples_cap ? s->samples_cap * 2 : 4096);
+        stats_reserve_samples(s, xgrow(s->samples_cap, s->nsamples + 1, 4096));
     s->samples[s->nsamples++] = *sample;
 }
 
@@ -131,19 +128,18 @@ void stats_merge(struct stats *dst, struct stats *src)
     if (src->nsamples && !dst->nsamples && !dst->heads_len) {
         /* The first worker's samples: taken over, not copied (a copy would
          * touch as much memory again: a page fault per 64 samples). */
-        struct stats *from = src;
         free(dst->samples);
         free(dst->heads);
-        dst->samples = from->samples;
-        dst->nsamples = from->nsamples;
-        dst->samples_cap = from->samples_cap;
-        dst->heads = from->heads;
-        dst->heads_len = from->heads_len;
-        dst->heads_cap = from->heads_cap;
-        from->samples = NULL;
-        from->nsamples = from->samples_cap = 0;
-        from->heads = NULL;
-        from->heads_len = from->heads_cap = 0;
+        dst->samples = src->samples;
+        dst->nsamples = src->nsamples;
+        dst->samples_cap = src->samples_cap;
+        dst->heads = src->heads;
+        dst->heads_len = src->heads_len;
+        dst->heads_cap = src->heads_cap;
+        src->samples = NULL;
+        src->nsamples = src->samples_cap = 0;
+        src->heads = NULL;
+        src->heads_len = src->heads_cap = 0;
     } else if (src->nsamples) {
         stats_reserve_samples(dst, dst->nsamples + src->nsamples);
         size_t base = src->heads_len ? stats_add_head(dst, src->heads, src->heads_len) : 0;

@@ -23,9 +23,9 @@ enum stats_error {
     STATS_ERR_KINDS
 };
 
-#define STATS_STATUS_MAX 600
+#define STATS_STATUS_MAX 600  /* status codes 100..599 are counted one by one */
 #define STATS_FIRST_HEAD 2048 /* bytes kept of the first response (--samples) */
-#define STATS_HEAD_MAX 8191   /* bytes kept of each response's first read (--heads), as ab's buffer */ /* status codes 100..599 are counted one by one */
+#define STATS_HEAD_MAX 8191   /* bytes kept of each response's first read (--heads), as ab's buffer */
 
 struct stats {
     uint64_t started;   /* requests started */
@@ -141,27 +141,31 @@ static inline void stats_complete(struct stats *s, int64_t now, unsigned status,
         intervals_record(s->intervals, now, IV_LATENCY, latency);
 }
 
-/* -R: the service time and send lag of a request that was sent; with
- * --hlog, their intervals too. */
+/* -R: the service time and send lag of a completed request, ended at now;
+ * with --hlog, their intervals too. */
 static inline void stats_open(struct stats *s, int64_t now, int64_t service, int64_t sendlag)
 {
-    if (service >= 0)
-        hist_record(&s->service, service);
+    hist_record(&s->service, service);
     hist_record(&s->sendlag, sendlag);
     if (s->intervals) {
-        if (service >= 0)
-            intervals_record(s->intervals, now, IV_SERVICE, service);
+        intervals_record(s->intervals, now, IV_SERVICE, service);
         intervals_record(s->intervals, now, IV_SENDLAG, sendlag);
     }
 }
 
-/* -R: n requests that timed out at now, at their time to failure (from the
- * intended send time): leaving them out would be another omission. */
-static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency, unsigned n)
+/* -R: n requests that timed out at now, recorded at their time to failure
+ * (from the intended send time): leaving them out would be another
+ * omission. sendlag < 0: they were never written, so they have none. */
+static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency, int64_t sendlag, unsigned n)
 {
     hist_record_n(&s->latency, latency, n);
-    for (unsigned i = 0; s->intervals && i < n; i++)
+    if (sendlag >= 0)
+        hist_record_n(&s->sendlag, sendlag, n);
+    for (unsigned i = 0; s->intervals && i < n; i++) {
         intervals_record(s->intervals, now, IV_LATENCY, latency);
+        if (sendlag >= 0)
+            intervals_record(s->intervals, now, IV_SENDLAG, sendlag);
+    }
 }
 
 #endif

@@ -37,6 +37,14 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+size_t xgrow(size_t cap, size_t need, size_t first)
+{
+    size_t size = cap ? cap : first;
+    while (size < need)
+        size *= 2;
+    return size;
+}
+
 char *xstrndup(const char *s, size_t n)
 {
     char *d = xmalloc(n + 1);
