@@ -53,7 +53,14 @@ static bool check_response(struct conn *c, char *raw, size_t len, int64_t latenc
     r->body_len = 0;
     r->body_ready = 0;
     r->serial++;
-    return script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
+    r->live = 1;
+    bool ok = script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
+    /* raw is the read or capture buffer, reused by the next read: a res the
+     * script kept must not reach it (the bridge raises on a stale res). */
+    r->live = 0;
+    r->raw = NULL;
+    r->raw_len = 0;
+    return ok;
 }
 
 static void keep_sample(struct conn *c, int64_t latency, int64_t connect, int64_t waiting)

@@ -80,7 +80,8 @@ int script_init(struct script *s, const char *url, char *const *args, int nargs,
 /* The response a response() hook looks at, filled by the connection before
  * script_response. raw points at the response's bytes (the worker's read
  * buffer or the connection's capture buffer) and is valid only during the
- * call. Lua reads this struct through the FFI: its layout is mirrored in
+ * call: the caller sets live before and clears live and raw after, so a res
+ * a script kept reads no freed memory. Lua reads this struct through the FFI: its layout is mirrored in
  * lua/volley/bridge.lua, so change both together. */
 struct script_res {
     int32_t status;
@@ -95,6 +96,7 @@ struct script_res {
     size_t body_len;    /* private: the decoded body's length, once decoded */
     uint32_t serial;    /* changes with every response (Lua caches per response) */
     int32_t body_ready; /* private: the body was decoded */
+    int32_t live;       /* 1 during the response() call; a res kept past it raises */
 };
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in

@@ -7,18 +7,19 @@ local ffi = require("ffi")
 
 ffi.cdef [[
 struct volley_res {
-  int32_t status;
+  int32_t status_;
   int32_t chunked;
-  double bytes;
-  double latency;
-  double connect;
-  double waiting;
+  double bytes_;
+  double latency_;
+  double connect_;
+  double waiting_;
   char *raw;
   size_t raw_len;
   size_t head_len;
   size_t body_len;
   uint32_t serial;
   int32_t body_ready;
+  int32_t live;
 };
 
 struct volley_sample {

@@ -233,10 +233,28 @@ local function body_of(r)
   return body_string
 end
 
+-- Every field of res is read here (the struct's own names end in "_"), so
+-- that a res kept past its response() call raises instead of showing
+-- another response's figures or reading a buffer that was reused.
+local res_fields = {
+  status = function(r) return r.status_ end,
+  headers = headers_of,
+  body = body_of,
+  bytes = function(r) return r.bytes_ end,
+  latency = function(r) return r.latency_ end,
+  connect = function(r) return r.connect_ end,
+  waiting = function(r) return r.waiting_ end,
+}
+
 ffi.metatype("struct volley_res", {
   __index = function(r, k)
-    if k == "headers" then return headers_of(r) end
-    if k == "body" then return body_of(r) end
+    local get = res_fields[k]
+    if get == nil then return nil end
+    if r.live == 0 then
+      error(("res.%s read after its response() call returned: res is valid only during that call"
+        .. " (copy what you need, e.g. conn.body = res.body)"):format(k), 2)
+    end
+    return get(r)
   end,
 })
 

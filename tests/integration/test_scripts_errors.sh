@@ -121,6 +121,14 @@ check_wrong options_string 'return { options = function() return "fast" end }' \
     ': in options(): returned a string (a table of options or nil expected)'
 check_wrong res_field 'return { response = function(conn, res) res.x = 1 end }' \
     ":1: in response(): 'struct volley_res' has no member named 'x'"
+# A res kept past its response() call raises (it once read a reused buffer:
+# a use after free under ASan); every field, not only the body.
+for field in body headers status latency; do
+    check_wrong "stale_$field" "local kept
+return { request = function(conn) if kept then local x = kept.$field end end,
+  response = function(conn, res) kept = res; local b = res.body end }" \
+        ":2: in request(): res.$field read after its response() call returned: res is valid only during that call (copy what you need, e.g. conn.body = res.body)"
+done
 # A request table with a field of the wrong type: the message names the
 # script and the field, not volley's own Lua files.
 for bad in 'headers = "X: y"|headers' 'body = 5|body' 'method = {}|method'; do
