@@ -3,6 +3,7 @@
  * cannot be reached, the run cannot start or a script fails, 2 for a bad
  * command line, 3 when -R's target rate was not reached. */
 #include "options.h"
+#include "outfile.h"
 #include "report.h"
 #include "run.h"
 #include "script.h"
@@ -22,36 +23,43 @@ static int die(int status, const char *msg)
     return status;
 }
 
-/* Opens the --json destination before anything is sent, so a bad path is a
- * bad option (exit 2), not a lost result after the run. */
-static FILE *open_json(const char *path, char *err, size_t errlen)
-{
-    if (strcmp(path, "-") == 0)
-        return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        snprintf(err, errlen, "--json: %s: %s", path, strerror(errno));
-    return f;
-}
+/* What a result file is made from. */
+struct result {
+    const struct options *o;
+    const struct target *t;
+    const struct run_result *r;
+};
 
-static int close_json(FILE *f, const char *path)
+static int write_json(FILE *f, const struct result *res, char *err, size_t errlen)
 {
-    if (f == stdout)
-        return fflush(f) == 0 ? 0 : -1;
-    if (fclose(f) != 0) {
-        fprintf(stderr, "volley: --json: %s: %s\n", path, strerror(errno));
-        return -1;
-    }
+    (void)err;
+    (void)errlen;
+    report_json(f, res->o, res->t, res->r);
     return 0;
 }
 
-/* The same for --hlog (never stdout: the report is there). */
-static FILE *open_hlog(const char *path, char *err, size_t errlen)
+static int write_hlog(FILE *f, const struct result *res, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
+    return run_write_hlog(f, res->o, res->t, res->r, err, errlen);
+}
+
+/* Writes one result file with write(f, ...), whole or not at all, once the
+ * run has a result (never before: a run that does not start leaves the
+ * path as it was). Returns 0, or 1 when it could not be written (said). */
+static int write_result(const char *opt, const char *path,
+                        int (*write)(FILE *f, const struct result *res, char *err, size_t errlen),
+                        const struct result *arg)
+{
+    char err[512];
+    struct outfile of;
+    FILE *f = outfile_open(&of, opt, path, err, sizeof err);
     if (!f)
-        snprintf(err, errlen, "--hlog: %s: %s", path, strerror(errno));
-    return f;
+        return die(1, err);
+    if (write(f, arg, err, sizeof err) < 0) {
+        outfile_abandon(&of);
+        return die(1, err);
+    }
+    return outfile_commit(&of, err, sizeof err) < 0 ? die(1, err) : 0;
 }
 
 /* What a script's options() changed: the command line again, with its
@@ -146,8 +154,6 @@ int main(int argc, char **argv)
     struct run_result r = {0};
     struct script *ms = NULL;
     struct reparse rp = {0};
-    FILE *json = NULL, *hlog = NULL;
-    bool json_written = false, hlog_written = false;
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -171,9 +177,9 @@ int main(int argc, char **argv)
         goto out;
     }
     if ((!o.script && target_parse(&t, o.url, err, sizeof err) < 0) ||
-        run_check_fd_limit(o.connections, err, sizeof err) < 0 ||
-        (o.json_path && !(json = open_json(o.json_path, err, sizeof err))) ||
-        (o.hlog_path && !(hlog = open_hlog(o.hlog_path, err, sizeof err)))) {
+        run_check_fd_limit(&o, err, sizeof err) < 0 ||
+        (o.json_path && outfile_check("--json", o.json_path, true, err, sizeof err) < 0) ||
+        (o.hlog_path && outfile_check("--hlog", o.hlog_path, false, err, sizeof err) < 0)) {
         status = die(2, err);
         goto out;
     }
@@ -195,17 +201,13 @@ int main(int argc, char **argv)
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
-        if (json) {
-            report_json(json, &o, &t, &r);
-            json_written = true;
-        }
-        if (report_rate_missed(stderr, &o, &r))
-            status = 3;
-        if (hlog) {
-            if (run_write_hlog(hlog, &o, &t, &r, err, sizeof err) < 0)
-                status = die(1, err);
-            hlog_written = true;
-        }
+        struct result res = {&o, &t, &r};
+        if (o.json_path && write_result("--json", o.json_path, write_json, &res))
+            status = 1;
+        if (report_rate_missed(stderr, &o, &r) && status == 0)
+            status = 3; /* 1 wins over 3 */
+        if (o.hlog_path && write_result("--hlog", o.hlog_path, write_hlog, &res))
+            status = 1;
         if (report_stop_reason(stderr, &t, &r))
             status = 1;
         fflush(stdout);
@@ -216,17 +218,6 @@ int main(int argc, char **argv)
 out:
     script_free(ms);
     reparse_free(&rp);
-    if (json && close_json(json, o.json_path) < 0)
-        status = 1;
-    /* A run that never started leaves no empty --json file behind. */
-    if (json && json != stdout && !json_written)
-        unlink(o.json_path);
-    if (hlog && fclose(hlog) != 0) {
-        fprintf(stderr, "volley: --hlog: %s: %s\n", o.hlog_path, strerror(errno));
-        status = 1;
-    }
-    if (hlog && !hlog_written)
-        unlink(o.hlog_path);
     target_free(&t);
     options_free(&o);
     if (argv != argv0)

@@ -23,8 +23,15 @@
 /* A second SIGINT/SIGTERM this soon after the first is an echo of it. */
 #define SIGNAL_ECHO_NS INT64_C(250000000)
 
-/* Descriptors beyond the connections: stdio, loops, eventfds, JSON output. */
-#define FD_RESERVE 64
+/* Descriptors a worker holds beside its connections: its epoll fd and the
+ * wake-up of its ev_async (an eventfd, or a pipe's two ends where libev
+ * falls back to one); with -R also the schedule's timerfd. libev aborts
+ * when it cannot make them, so they are counted before the start. */
+#define FD_PER_WORKER 3
+#define FD_PER_WORKER_RATE 1
+/* The main thread's: stdio, its own loop, signals, the start-up probe, the
+ * result files, the script files while they load; with room to spare. */
+#define FD_RESERVE 32
 
 struct run {
     struct ev_loop *loop; /* the main thread's */
@@ -107,10 +114,11 @@ static void on_signal(EV_P_ ev_signal *w, int revents)
     stop_workers(r);
 }
 
-int run_check_fd_limit(uint32_t connections, char *err, size_t errlen)
+int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
 {
     struct rlimit rl;
-    rlim_t need = (rlim_t)connections + FD_RESERVE;
+    rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
+    rlim_t need = (rlim_t)o->connections + (rlim_t)o->threads * per_worker + FD_RESERVE;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
         return 0;
     if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
@@ -118,8 +126,11 @@ int run_check_fd_limit(uint32_t connections, char *err, size_t errlen)
         if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
             return 0;
     }
-    snprintf(err, errlen, "-c %u: needs %llu open files but the limit is %llu (see ulimit -n)", connections,
-             (unsigned long long)need, (unsigned long long)rl.rlim_max);
+    snprintf(err, errlen,
+             "-c %u with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
+             " but the limit is %llu (see ulimit -n; fewer -c or -t)",
+             o->connections, o->threads, (unsigned long long)need, o->connections,
+             (unsigned long long)(o->threads * per_worker), FD_RESERVE, (unsigned long long)rl.rlim_max);
     return -1;
 }
 

@@ -58,8 +58,10 @@ struct script *run_load_script(const struct options *o, const struct target *t, 
  * (options()) changed. Returns 0, or -1 with err. */
 int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen);
 
-/* Checks that -c connections fit the open-file limit, raising the soft limit
- * up to the hard one if needed. Returns 0, or -1 with err naming -c. */
-int run_check_fd_limit(uint32_t connections, char *err, size_t errlen);
+/* Checks that every descriptor the run needs (o's connections, each
+ * worker's loop, wake-up and timer, the main thread's) fits the open-file
+ * limit, raising the soft limit up to the hard one if needed. Returns 0, or
+ * -1 with err naming -c and -t. */
+int run_check_fd_limit(const struct options *o, char *err, size_t errlen);
 
 #endif

@@ -28,12 +28,23 @@ bad '^volley: --bogus: unknown option$' --bogus "$url"
 bad '^volley: missing URL' -c 1
 bad '^volley: ftp://x/: unsupported scheme' ftp://x/
 bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
-bad '^volley: -c 1000000: needs 1000064 open files but the limit is' -c 1000000 "$url"
+bad '^volley: -c 1000000 with -t 1: needs 1000035 open files \(1000000 for connections, 3 for threads, 32 for the rest\) but the limit is' -c 1000000 -t 1 "$url"
 bad '^volley: extra: unexpected argument' "$url" extra
 bad '^volley: --json: /nonexistent/x.json: No such file or directory$' --json /nonexistent/x.json "$url"
 bad '^volley: --heartbeat: 0 is out of range' --heartbeat 0 "$url"
 bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
+# Each worker's own descriptors count too: under a limit of 400, 300
+# connections and 64 workers (an epoll fd and an eventfd each) once passed
+# the check and then made libev abort (exit 134).
+( FAILS=0; ulimit -n 400; bad '^volley: -c 300 with -t 64: needs 524 open files \(300 for connections, 192 for threads, 32 for the rest\) but the limit is 400 \(see ulimit -n; fewer -c or -t\)$' -c 300 -t 64 -d 1s "$url"; exit "$FAILS" ) || FAILS=$((FAILS + 1))
 check_eq "$(target_stat received)" 0 "nothing was sent"
+# Just within that limit the run goes ahead and ends normally (the count
+# is not short of what the workers really open), with -R's timerfds too.
+for rate in "" "-R 2000"; do
+    RC=0
+    ( ulimit -n 400 && exec "$VOLLEY" -q -c 300 -t 16 $rate -n 600 "$url" ) > /dev/null 2> "$T/fdfit.err" || RC=$?
+    check_eq "$RC" 0 "-c 300 -t 16 $rate under ulimit -n 400: runs"
+done
 
 # --heartbeat N: "Completed K requests" on stderr every N completions, over
 # every thread.
