@@ -85,14 +85,19 @@ void conn_fail(struct conn *c, enum stats_error why)
     conn_next_request(c, clock_now_ns());
 }
 
-/* A connect failed with errno err. When this worker has not connected at
- * all for longer than --timeout, the target is gone: the worker gives up
- * (worker.c stops the run) instead of failing the rest of its budget one
- * backoff at a time. */
+/* A connect (started at c->t_connect) failed with errno err. When every
+ * connect of this worker has failed for longer than --timeout, the target
+ * is gone: the worker gives up (worker.c stops the run) instead of failing
+ * the rest of its budget one backoff at a time. The streak starts with the
+ * first failed attempt (not before the last connect that worked), so a
+ * server that restarts within --timeout does not end the run however long
+ * the keep-alive connections lived before. */
 static void connect_failed(struct conn *c, int err)
 {
     struct conn_shared *sh = c->sh;
-    if (clock_now_ns() - sh->last_connect_ok > sh->timeout_ns) {
+    if (sh->failing_since == 0)
+        sh->failing_since = c->t_connect > sh->last_connect_ok ? c->t_connect : sh->last_connect_ok;
+    if (clock_now_ns() - sh->failing_since > sh->timeout_ns) {
         sh->gave_up = err ? err : ECONNREFUSED;
         ev_break(sh->loop, EVBREAK_ALL);
     }
@@ -106,6 +111,7 @@ static void mark_connected(struct conn *c, int64_t now)
     struct conn_shared *sh = c->sh;
     c->t_connect = now - c->t_connect;
     sh->last_connect_ok = now;
+    sh->failing_since = 0;
     c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);

@@ -33,6 +33,7 @@ struct conn_shared {
     bool keepalive;              /* reuse connections the server keeps open */
     int64_t timeout_ns;          /* --timeout */
     int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
+    int64_t failing_since;       /* start of the current streak of failed connects; 0: none */
     int gave_up;                 /* errno of the last connect when the target stayed unreachable */
     struct script *script;       /* the worker's Lua state (-s), or NULL */
     bool script_request;         /* requests come from its request() hook */

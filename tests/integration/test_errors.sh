@@ -75,4 +75,24 @@ check_eq "$(jget "$T/gone.json" unreachable)" "Connection refused" "server gone:
 check_grep "$T/gone.out" "^Requests/sec:" "server gone: report printed"
 python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/gone.json'))['duration'] < 20 else 1)" \
     && ok || fail "server gone: run did not stop soon after --timeout"
+# A brief restart does not end the run: the keep-alive connections lived
+# longer than --timeout before the server went away, and it is back well
+# within --timeout (unreachability is measured from the first failed
+# connect, not from the last one that worked).
+start_target
+rport=$PORT
+timeout -s KILL 60 "$VOLLEY" -d 5s -c 2 -t 1 --timeout 2s --json "$T/restart.json" "http://127.0.0.1:$rport/delay/5" \
+    > "$T/restart.out" 2> "$T/restart.err" &
+vpid=$!
+sleep 2.5
+stop_target
+sleep 0.3
+start_target --port "$rport"
+RC=0
+wait "$vpid" || RC=$?
+check_eq "$RC" 0 "server restarts: exit status"
+if grep -q unreachable "$T/restart.err"; then fail "server restarts: run stopped: $(cat "$T/restart.err")"; else ok; fi
+check_eq "$(jget "$T/restart.json" unreachable)" null "server restarts: not unreachable in the JSON"
+check_ge "$(target_stat received)" 1 "server restarts: requests reached the new server"
+check_adds_up restart
 finish
