@@ -284,8 +284,12 @@ static void begin_request(struct conn *c, int64_t now)
         }
         depth = http_count_requests(c->req, c->req_len);
     }
-    /* A pipelined batch is sent whole, even past -n's last request. */
-    sh->budget = sh->budget > depth ? sh->budget - depth : 0;
+    /* A pipelined batch is sent whole, even past -n's last request. With -R
+     * the budget counts arrivals, and a batch is one arrival's work. */
+    unsigned cost = sh->sched ? 1 : depth;
+    sh->budget = sh->budget > cost ? sh->budget - cost : 0;
+    if (sh->sched)
+        sh->stats->arrivals++;
     sh->in_flight += depth;
     sh->stats->started += depth;
     c->pending = depth;

@@ -148,7 +148,7 @@ void report_header(FILE *out, const struct options *o, const struct target *t)
 double report_sent_rate(const struct options *o, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
-    if (!o->rate || s->started == 0)
+    if (!o->rate || s->arrivals == 0)
         return 0;
     int64_t span;
     if (s->unsent > 0) {
@@ -161,7 +161,7 @@ double report_sent_rate(const struct options *o, const struct run_result *r)
         int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
         span = (s->last_send > due_end ? s->last_send : due_end) - r->t0;
     }
-    return span > 0 ? (double)s->started * 1e9 / (double)span : 0;
+    return span > 0 ? (double)s->arrivals * 1e9 / (double)span : 0;
 }
 
 /* -R: whether the rate sent reached the target (the report's, the JSON's
@@ -192,7 +192,7 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
     fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
     fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
     fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n", o->rate,
-            sent, s->started, s->unsent);
+            sent, s->arrivals, s->unsent);
     if (!rate_met(o, sent))
         fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (send lag p50 %s, p99 %s; more connections"
                      " (-c) or a faster server are needed)\n",
@@ -348,7 +348,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         double sent = report_sent_rate(o, r);
         fprintf(out, "  \"rate\": {\"target\": %" PRIu64 ", \"sent_per_sec\": %.3f, \"sent\": %" PRIu64
                      ", \"unsent\": %" PRIu64 ", \"met\": %s},\n",
-                o->rate, sent, s->started, s->unsent, rate_met(o, sent) ? "true" : "false");
+                o->rate, sent, s->arrivals, s->unsent, rate_met(o, sent) ? "true" : "false");
     }
 
     fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,

@@ -356,6 +356,16 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             snprintf(res->script_error, sizeof res->script_error, "%s", r.workers[i].script_error);
     }
     res->interrupted = r.interrupted;
+    /* -R: the run lasts at least its schedule's span, which the last
+     * arrival's answer may beat: -d when -d bounds the schedule, else the
+     * end of the last arrival's own interval (-n N: N / rate). Not when it
+     * was stopped early. */
+    if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0]) {
+        bool by_d = o->duration_ns && arrivals == sched_total(o->rate, 0, o->duration_ns);
+        int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
+        if (res->duration_ns < span)
+            res->duration_ns = span;
+    }
     free(r.workers);
     free(req);
     return rc;

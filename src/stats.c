@@ -113,6 +113,7 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->bytes_written += src->bytes_written;
     dst->connects += src->connects;
     dst->open |= src->open;
+    dst->arrivals += src->arrivals;
     dst->unsent += src->unsent;
     if (src->last_send > dst->last_send)
         dst->last_send = src->last_send;

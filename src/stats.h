@@ -48,6 +48,7 @@ struct stats {
     struct hist sendlag; /* -R: first request byte written - intended send time
                           * (completed and timed-out requests) */
     bool open;           /* -R: an open-model run (service and sendlag are filled) */
+    uint64_t arrivals;   /* -R: arrivals sent (a pipelined batch is one arrival) */
     uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
     int64_t last_due;    /* -R: when the latest arrival sent was due */

@@ -124,6 +124,40 @@ check_grep "$T/rdelay.err" "^volley: -R: cannot be combined with the script's de
 check_eq "$(target_stat received)" 0 "-R with delay(): nothing sent"
 stop_target
 
+# 5c. The run's duration is at least the schedule's span: -R 10 -d 1s once
+#     reported 10 requests in 0.90 s (11.11/s), as its last arrival (due at
+#     0.9 s) was answered at once; -n N counts to the end of the last
+#     arrival's interval (N / R).
+start_target
+for spec in "10 -d 1s 10 1.0" "2 -d 1s 2 1.0" "10 -n 5 5 0.5"; do
+    set -- $spec
+    run_volley span -R "$1" "$2" "$3" -c 2 -t 1 "http://127.0.0.1:$PORT/"
+    check_eq "$RC" 0 "-R $1 $2 $3: exit status"
+    check_eq "$(jget "$T/span.json" requests.completed)" "$4" "-R $1 $2 $3: requests"
+    within "$(jget "$T/span.json" duration)" "$5" 60 "-R $1 $2 $3: duration at least the schedule's"
+    within "$(jget "$T/span.json" requests_per_sec)" 0 "$1" "-R $1 $2 $3: requests/s not above the rate"
+done
+stop_target
+
+# 5d. A pipelined request string is one arrival's work: -R 10 -d 2s with two
+#     requests per string sends 20 arrivals (40 requests), the whole
+#     schedule; the budget once shrank by two per arrival and the run ended
+#     at 0.9 s with half the arrivals silently dropped.
+start_target
+cat > "$T/pipe2.lua" <<'LUA'
+local one = "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+function request() return one .. one end
+LUA
+run_volley pipe2 -R 10 -d 2s -c 2 -t 1 -s "$T/pipe2.lua" "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "-R with pipelining: exit status"
+check_eq "$(jget "$T/pipe2.json" rate.sent)" 20 "-R with pipelining: arrivals sent"
+check_eq "$(jget "$T/pipe2.json" rate.unsent)" 0 "-R with pipelining: none left unsent"
+check_eq "$(jget "$T/pipe2.json" requests.completed)" 40 "-R with pipelining: requests completed"
+check_eq "$(target_stat received)" 40 "-R with pipelining: the server's count"
+within "$(jget "$T/pipe2.json" duration)" 2.0 60 "-R with pipelining: the whole schedule"
+check_grep "$T/pipe2.out" "^  Rate: 10/s scheduled, 10\.00/s sent; 20 sent, 0 never sent$" "-R with pipelining: rate line"
+stop_target
+
 # 6. Clock discipline: latencies come from CLOCK_MONOTONIC only. No code in
 #    src/ (comments aside) reads ev_now, ev_time, gettimeofday or time().
 python3 - "$(dirname "$TESTLIB")/../../src" <<'PY' && ok || fail "a wall-clock or cached-clock read in src/"
