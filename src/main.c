@@ -43,6 +43,15 @@ static int write_hlog(FILE *f, const struct result *res, char *err, size_t errle
     return run_write_hlog(f, res->o, res->t, res->r, err, errlen);
 }
 
+/* The report's header, once the scripts' setup() and init() have printed
+ * what they print (wrk's order). */
+static void print_header(void *arg)
+{
+    const struct result *res = arg;
+    report_header(stdout, res->o, res->t);
+    fflush(stdout);
+}
+
 /* Writes one result file with write(f, ...), whole or not at all, once the
  * run has a result (never before: a run that does not start leaves the
  * path as it was). Returns 0, or 1 when it could not be written (said). */
@@ -192,16 +201,12 @@ int main(int argc, char **argv)
     /* With --json - the JSON owns stdout; the text report is then not printed. */
     bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
     bool text = !o.quiet && !json_stdout;
-    if (text) {
-        report_header(stdout, &o, &t);
-        fflush(stdout);
-    }
-    if (run_execute(&o, &t, ms, &r, err, sizeof err) < 0) {
+    struct result res = {&o, &t, &r};
+    if (run_execute(&o, &t, ms, text ? print_header : NULL, &res, &r, err, sizeof err) < 0) {
         status = die(1, err);
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
-        struct result res = {&o, &t, &r};
         if (o.json_path && write_result("--json", o.json_path, write_json, &res))
             status = 1;
         if (report_rate_missed(stderr, &o, &r) && status == 0)

@@ -211,7 +211,7 @@ static int init_script(const struct options *o, const struct target *t, struct s
 }
 
 int run_execute(const struct options *o, const struct target *t, struct script *main_script,
-                struct run_result *res, char *err, size_t errlen)
+                run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen)
 {
     struct worker_config cfg = {
         .keepalive = o->keepalive,
@@ -283,6 +283,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     sigaddset(&block, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &block, &old);
 
+    if (rc == 0 && ready)
+        ready(ready_arg);
     res->start_epoch = clock_epoch_seconds();
     int64_t t0 = clock_now_ns();
     cfg.t0 = t0; /* -R's arrival 0 and --hlog's interval 0 */

@@ -30,13 +30,19 @@ struct run_result {
     uint32_t nthreads;
 };
 
+/* Called once on the main thread when every worker is ready (the script's
+ * setup() and init() have run in each) and before any of them starts: what
+ * it prints comes after what those hooks printed, as in wrk. */
+typedef void (*run_ready_fn)(void *arg);
+
 /* Runs the load described by o against t's chosen address and fills *res.
  * main_script: the script's main state (run_load_script), or NULL without
- * -s; its setup() is called for each thread. Returns 0, or -1 with err when
+ * -s; its setup() is called for each thread. ready (may be NULL) is called
+ * with ready_arg just before the workers start. Returns 0, or -1 with err when
  * the run could not start (threads, loops, a script that fails to load or
  * in setup() or init()); nothing was sent then. Call run_result_free after. */
 int run_execute(const struct options *o, const struct target *t, struct script *main_script,
-                struct run_result *res, char *err, size_t errlen);
+                run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen);
 
 /* Calls the script's done() with the results (after the report). Returns
  * 0, or -1 with err. */

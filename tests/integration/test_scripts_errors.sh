@@ -33,11 +33,9 @@ for style in wrk scenario; do
         check_eq "$(cat "$T/$name.err")" "volley: $S/$name.lua:3: in $hook(): bad $hook" "$style $hook() error: message"
         check_one_line "$T/$name.err" "$style $hook() error"
         case $hook in
-        options)
+        options | setup | init)
+            # The header comes after setup() and init() (wrk's order).
             check_eq "$(wc -c < "$T/$name.out")" 0 "$style $hook() error: nothing printed" ;;
-        setup | init)
-            check_grep "$T/$name.out" "^Running 20 requests @ " "$style $hook() error: the header"
-            if grep -q "requests in" "$T/$name.out"; then fail "$style $hook() error: no report"; else ok; fi ;;
         done)
             sent=$((sent + 20))
             check_grep "$T/$name.out" "^  20 requests in " "$style $hook() error: the report comes first"

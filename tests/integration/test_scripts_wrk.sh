@@ -24,6 +24,9 @@ if [ -d "$wrk_examples" ]; then
     check_eq "$RC" 0 "addr.lua: exit status"
     check_eq "$(jv addr status.200)" 20 "addr.lua: completed"
     check_eq "$(grep -c "^thread addr: 127\.0\.0\.1:$PORT$" "$T/addr.out")" 2 "addr.lua: one address line per thread"
+    # What init() prints comes before the Running banner, as in wrk.
+    check_eq "$(head -3 "$T/addr.out" | cut -c1-12 | tr '\n' '|')" "thread addr:|thread addr:|Running 20 r|" \
+        "addr.lua: init()'s lines before the banner"
     adds_up addr
 
     # report.lua: done(summary, latency, requests) prints percentiles as CSV.
