@@ -1,6 +1,6 @@
-/* HTTP/1.x for connections: request encoding, and the response-parsing glue
- * around http-parser. This is the only file that sees http_parser.h, so a
- * move to another parser is a change to http.c alone. */
+/* HTTP/1.x for connections: request encoding and framing, and the
+ * response-parsing glue around http-parser. This is the only file that sees
+ * http_parser.h, so a move to another parser is a change to http.c alone. */
 #ifndef VOLLEY_HTTP_H
 #define VOLLEY_HTTP_H
 
@@ -65,10 +65,18 @@ void http_rx_init_parser_only(struct http_rx *rx, bool head);
  * 1xx responses are skipped. No allocation. */
 enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used);
 
-/* How many requests buf holds, for pipelining: heads are delimited by a
- * blank line and bodies by Content-Length. Returns at least 1; bytes that
- * do not parse as a further request count with the one before them. */
+/* How many requests buf holds, for pipelining, framed as a server frames
+ * them (http-parser in request mode): bodies by Content-Length or chunked
+ * encoding (extensions, trailers), no body without either. Counts every
+ * request that completes, also behind one that asks to close. Returns at
+ * least 1: bytes after the last complete request that do not form another
+ * (cut short, or a parse error) count with the request before them, so a
+ * string that is malformed from its start counts as 1. After an upgrade or
+ * CONNECT request, the rest is not counted. No allocation. */
 unsigned http_count_requests(const char *buf, size_t len);
+/* The same without the fast path for one request (for tests comparing the
+ * two). */
+unsigned http_count_requests_parser_only(const char *buf, size_t len);
 
 /* For a response received whole and accepted by http_rx_feed (len bytes
  * from its first byte): the offset just past its final head, skipping any

@@ -1,4 +1,5 @@
-/* libFuzzer target for the response path. The first input byte chooses the
+/* libFuzzer target for the response path (and for counting the requests in
+ * a request string, on the same bytes). The first input byte chooses the
  * split point (low 7 bits, scaled to the input) and HEAD (high bit); the rest
  * is fed to http_rx_feed in two reads and then the end of stream, response
  * after response, with a fresh http_rx_init after each DONE. Besides not
@@ -119,6 +120,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     const char *data = (const char *)input + 1;
     const size_t len = size - 1;
     const size_t split = (size_t)(input[0] & 0x7f) * len / 127;
+
+    /* The same bytes as a request string: the counter's fast path for one
+     * request must give http-parser's answer. */
+    unsigned nreq = http_count_requests(data, len);
+    require(nreq >= 1, "request count below 1", 0);
+    require(nreq == http_count_requests_parser_only(data, len), "request count: fast path and parser differ", 0);
 
     size_t n = run(data, len, split, head, split_ev);
     if (check_split) {

@@ -562,24 +562,107 @@ static void test_head_cache(void)
     check_ctx(NULL);
 }
 
-/* Pipelined request strings: how many requests one string holds. */
+/* Pipelined request strings: how many requests one string holds, framed as
+ * a server (http-parser in request mode) frames them. */
+
+/* The count of buf, with and without the fast path for one request. */
+static void expect_count(const char *buf, size_t len, unsigned want, int line)
+{
+    check_ctx("count at line %d", line);
+    CHECK_INT(http_count_requests(buf, len), want);
+    CHECK_INT(http_count_requests_parser_only(buf, len), want);
+    check_ctx(NULL);
+}
+#define COUNT(buf, want) expect_count(buf, strlen(buf), want, __LINE__)
+
+/* buf is parts[0..n) back to back: each prefix counts the parts that end
+ * within it (at least 1), as bytes cut short count with the request before. */
+static void expect_prefix_counts(const char *const *parts, size_t n, int line)
+{
+    char buf[1024];
+    size_t ends[16], len = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = strlen(parts[i]);
+        memcpy(buf + len, parts[i], k);
+        len += k;
+        ends[i] = len;
+    }
+    for (size_t cut = 0; cut <= len; cut++) {
+        unsigned want = 0;
+        for (size_t i = 0; i < n; i++)
+            want += ends[i] <= cut;
+        if (want == 0)
+            want = 1;
+        check_ctx("prefix of %zu bytes, line %d", cut, line);
+        CHECK_INT(http_count_requests(buf, cut), want);
+        CHECK_INT(http_count_requests_parser_only(buf, cut), want);
+    }
+    check_ctx(NULL);
+}
+#define PREFIXES(...)                                                                                  \
+    do {                                                                                               \
+        static const char *const parts_[] = {__VA_ARGS__};                                             \
+        expect_prefix_counts(parts_, sizeof parts_ / sizeof parts_[0], __LINE__);                      \
+    } while (0)
+
 static void test_count_requests(void)
 {
-    static const char get[] = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
-    static const char post[] = "POST /p HTTP/1.1\r\nHost: h\r\ncontent-length: 5\r\n\r\nab\r\n\r";
-    char buf[512];
-    CHECK_INT(http_count_requests(get, strlen(get)), 1);
-    snprintf(buf, sizeof buf, "%s%s%s", get, get, get);
-    CHECK_INT(http_count_requests(buf, strlen(buf)), 3);
+#define GET "GET /a HTTP/1.1\r\nHost: h\r\n\r\n"
+#define POST_CL "POST /p HTTP/1.1\r\nHost: h\r\ncontent-length: 5\r\n\r\nab\r\n\r"
+    /* The body is a chunk whose data is a whole request: no boundary in it. */
+#define POST_CHUNKED "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n" \
+                     "12\r\nGET / HTTP/1.1\r\n\r\n\r\n0\r\n\r\n"
+    /* Chunk extensions, upper-case hex, and a trailer. */
+#define POST_TRAILER "POST /t HTTP/1.1\r\nHost: h\r\ntransfer-encoding: chunked\r\n\r\n" \
+                     "5;name=\"v\";x\r\nhello\r\nA\r\n\r\n\r\nGET /x\r\n0;last\r\nX-Sum: 1\r\nX-More: \r\n\r\n"
+    COUNT(GET, 1);
+    COUNT(GET GET GET, 3);
     /* A body that looks like a blank line is not a request boundary. */
-    snprintf(buf, sizeof buf, "%s%s", post, get);
-    CHECK_INT(http_count_requests(buf, strlen(buf)), 2);
-    /* A truncated tail counts with the request before it. */
-    snprintf(buf, sizeof buf, "%sGET /b HTTP/1.1\r\n", get);
-    CHECK_INT(http_count_requests(buf, strlen(buf)), 1);
-    CHECK_INT(http_count_requests("junk", 4), 1);
-    static const char lf[] = "GET / HTTP/1.1\nHost: h\n\nGET / HTTP/1.1\nHost: h\n\n";
-    CHECK_INT(http_count_requests(lf, strlen(lf)), 2);
+    COUNT(POST_CL GET, 2);
+    COUNT(POST_CHUNKED, 1);
+    COUNT(POST_CHUNKED POST_CHUNKED, 2);
+    COUNT(POST_TRAILER, 1);
+    COUNT(POST_TRAILER GET, 2);
+    COUNT(GET POST_CHUNKED POST_CL POST_TRAILER GET, 5);
+    /* Every cut of a mixed batch, with and without bodies. */
+    PREFIXES(POST_CHUNKED, GET, POST_CL, POST_TRAILER, POST_CHUNKED);
+    PREFIXES(GET, GET);
+    /* Requests with Content-Length: 0 and with no body at all. */
+    COUNT("POST /e HTTP/1.1\r\nContent-Length: 0\r\n\r\n" GET, 2);
+    COUNT("DELETE /d HTTP/1.1\r\nHost: h\r\n\r\n" GET, 2);
+    /* Bare LF line ends, and empty lines between requests, as a server
+     * takes them. */
+    COUNT("GET / HTTP/1.1\nHost: h\n\nGET / HTTP/1.1\nHost: h\n\n", 2);
+    COUNT(GET "\r\n\r\n" GET "\r\n", 2);
+    /* Requests that ask to close still count, and so do the ones behind
+     * them (they fail when the server closes). */
+    COUNT("GET / HTTP/1.1\r\nConnection: close\r\n\r\n" GET, 2);
+    COUNT("GET / HTTP/1.0\r\n\r\nGET / HTTP/1.0\r\n\r\n", 2);
+    COUNT("POST / HTTP/1.0\r\nContent-Length: 2\r\n\r\nhi" POST_CHUNKED, 2);
+    /* Cut short, or malformed: counts what completed before, at least 1. */
+    COUNT(GET "GET /b HTTP/1.1\r\n", 1);
+    COUNT(POST_CL "GET /b", 1);
+    COUNT("POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", 1);
+    COUNT(GET "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n\r\n" GET, 1);
+    COUNT(GET "JUNK\r\n\r\n" GET, 1);
+    COUNT("junk", 1);
+    COUNT("", 1);
+    COUNT("\r\n\r\n", 1);
+    COUNT("GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 99\r\n\r\n", 1);
+    /* A Transfer-Encoding that does not end in chunked: a server answers
+     * 400 (RFC 9112 6.3). */
+    COUNT(GET "POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\nxx" GET, 1);
+    /* After CONNECT or an upgrade the rest is another protocol. */
+    COUNT("CONNECT h:443 HTTP/1.1\r\nHost: h:443\r\n\r\n" GET, 1);
+    COUNT("GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" GET, 1);
+    /* A lone CR: http-parser takes CR and any byte as a line end, so a
+     * head may end without an empty line (the fast path must not answer). */
+    COUNT("GET /a HTTP/1.1\r\nHost: h\r\n\rXGET /b HTTP/1.1\r\n\r\n", 2);
+    COUNT("GET /a HTTP/1.1\r\nHost: h\r\n\r", 1);
+#undef GET
+#undef POST_CL
+#undef POST_CHUNKED
+#undef POST_TRAILER
 }
 
 /* The final head after 1xx responses, and chunked bodies decoded in place. */
