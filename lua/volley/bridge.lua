@@ -28,7 +28,7 @@ local lenbuf = ffi.new("size_t[1]")
 local volley = { target = {} }
 
 function volley.format(method, path, headers, body)
-  return wrk.format(method, path, headers, body)
+  return (wrk._format(2, method, path, headers, body))
 end
 
 function volley.now()
@@ -169,7 +169,7 @@ local FIELD_TYPES = { method = "string", path = "string", headers = "table", bod
 function bridge.request_bytes(r)
   local t = type(r)
   if t == "string" then return r end
-  if r == nil then return wrk.format() end
+  if r == nil then return wrk._format(0) end
   if t == "table" then
     for field, want in pairs(FIELD_TYPES) do
       local v = r[field]
@@ -177,7 +177,7 @@ function bridge.request_bytes(r)
         error(("returned a table whose %s is a %s (a %s expected)"):format(field, type(v), want), 0)
       end
     end
-    return wrk.format(r.method, r.path, merged(r.headers), r.body)
+    return wrk._format(0, r.method, r.path, merged(r.headers), r.body)
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
 end

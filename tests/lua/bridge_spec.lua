@@ -30,6 +30,22 @@ describe("bridge.request", function()
     assert.are.equal(3, seen.id)
   end)
 
+  it("refuses CR/LF in a table's header, with no position (C adds the hook's)", function()
+    local ok, err = pcall(bridge.request, function()
+      return { headers = { Authorization = "Bearer x\r\nX-Injected: 1" } }
+    end)
+    assert.is_false(ok)
+    assert.are.equal('wrk.format: header "Authorization" value contains CR/LF/NUL', err)
+    ok, err = pcall(bridge.request, function() return { method = "GET /a HTTP/1.1\r\n\r\nDELETE" } end)
+    assert.is_false(ok)
+    assert.truthy(err:find('^wrk.format: method "GET /a HTTP/1.1\\x0d'))
+  end)
+
+  it("sends a string as it is, CR/LF and all (the script's own bytes)", function()
+    local raw = "GET / HTTP/1.1\r\nX-A: 1\r\n\r\n"
+    assert.are.equal(raw, bridge.request(function() return raw end))
+  end)
+
   it("rejects other types with a message", function()
     local ok, err = pcall(bridge.request, function() return 5 end)
     assert.is_false(ok)

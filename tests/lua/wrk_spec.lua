@@ -25,9 +25,74 @@ describe("wrk.format", function()
     assert.falsy(r:find("Host: example"))
   end)
 
+  it("leaves out a Content-Length header when there is no body, as wrk does", function()
+    local r = wrk.format("POST", "/", { ["Content-Length"] = "5", ["content-length"] = "7" })
+    assert.are.equal("POST / HTTP/1.1\r\nHost: example:8080\r\n\r\n", r)
+    wrk.headers["Content-Length"] = "9"
+    assert.are.equal("GET / HTTP/1.1\r\nHost: example:8080\r\n\r\n", wrk.format())
+  end)
+
+  it("replaces a Content-Length header with the body's length", function()
+    local r = wrk.format("POST", "/", { ["Content-Length"] = "0" }, "abc")
+    assert.are.equal("POST / HTTP/1.1\r\nHost: example:8080\r\nContent-Length: 3\r\n\r\nabc", r)
+  end)
+
   it("does not change the header table it is given", function()
     local h = { ["X-A"] = "1" }
     wrk.format("PUT", "/", h, "body")
     assert.are.same({ ["X-A"] = "1" }, h)
+  end)
+end)
+
+describe("wrk.format refuses CR, LF and NUL", function()
+  before_each(function()
+    wrk.method, wrk.path, wrk.headers, wrk.body = "GET", "/", { Host = "example:8080" }, nil
+  end)
+
+  -- The message of wrk.format(...)'s error, called from this file.
+  local function format_error(...)
+    local ok, err = pcall(function(...) local r = wrk.format(...); return r end, ...)
+    assert.is_false(ok)
+    return err
+  end
+
+  it("in a header value, naming the header but not the value", function()
+    local err = format_error(nil, nil, { Authorization = "Bearer t\r\nX-Injected: 1" })
+    assert.truthy(err:find('wrk.format: header "Authorization" value contains CR/LF/NUL$'))
+    assert.falsy(err:find("Injected"))
+    for _, v in ipairs({ "a\rb", "a\nb", "a\0b" }) do
+      assert.truthy(format_error(nil, nil, { ["X-A"] = v }):find('header "X%-A" value contains CR/LF/NUL'))
+    end
+  end)
+
+  it("in a header name, the method and the path, shown escaped on one line", function()
+    assert.truthy(format_error(nil, nil, { ["X-A\r\nX-B"] = "1" })
+      :find('wrk.format: header name "X%-A\\x0d\\x0aX%-B" contains CR/LF/NUL$'))
+    assert.truthy(format_error("GET / HTTP/1.1\r\n\r\nDELETE", "/all")
+      :find('wrk.format: method "GET / HTTP/1.1\\x0d\\x0a\\x0d\\x0aDELETE" contains CR/LF/NUL$'))
+    assert.truthy(format_error(nil, "/a\0b"):find('wrk.format: path "/a\\x00b" contains CR/LF/NUL$'))
+  end)
+
+  it("in the wrk fields and the default Host", function()
+    wrk.path = "/x\n"
+    assert.truthy(format_error():find("path"))
+    wrk.path = "/"
+    wrk.headers.Host = "h\r\nX: 1"
+    assert.truthy(format_error(nil, nil, {}):find('header "Host" value contains CR/LF/NUL$'))
+  end)
+
+  it("names the line that called it", function()
+    local err = format_error(nil, nil, { ["X-A"] = "\n" })
+    assert.truthy(err:match("^[^:]*wrk_spec%.lua:%d+: wrk%.format: "), err)
+  end)
+
+  it("accepts TAB, other control bytes and anything in the body", function()
+    local r = wrk.format("POST", "/", { ["X-A"] = "a\tb\1" }, "line1\r\nline2\0")
+    assert.truthy(r:find("\r\nX%-A: a\tb\1\r\n"))
+    assert.truthy(r:match("\r\n\r\nline1\r\nline2%z$"))
+  end)
+
+  it("leaves a number value alone", function()
+    assert.truthy(wrk.format(nil, nil, { ["X-N"] = 5 }):find("\r\nX%-N: 5\r\n"))
   end)
 end)
