@@ -300,13 +300,15 @@ static void set_number(lua_State *L, const char *k, double n)
     lua_setfield(L, -2, k);
 }
 
-/* Pushes a stats object over h (lua/volley/stats.lua); values / scale. */
-static void push_stats(lua_State *L, int stats_new, const struct hist *h, double scale)
+/* Pushes a stats object over h (lua/volley/stats.lua); values / scale;
+ * wrk: with wrk's whole numbers and unknown fields (wrk-style done()). */
+static void push_stats(lua_State *L, int stats_new, const struct hist *h, double scale, bool wrk)
 {
     lua_pushvalue(L, stats_new);
     lua_pushlightuserdata(L, (void *)h);
     lua_pushnumber(L, scale);
-    lua_call(L, 2, 1); /* inside the protected done call */
+    lua_pushboolean(L, wrk);
+    lua_call(L, 3, 1); /* inside the protected done call */
 }
 
 /* The errors table. wrk style: wrk's five kinds (read includes parse
@@ -352,8 +354,8 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
         set_number(L, "bytes", (double)st->bytes_read);
         push_errors(L, st, true);
         lua_setfield(L, -2, "errors");
-        push_stats(L, stats_new, &st->latency, 1e3);
-        push_stats(L, stats_new, &st->rate, 1);
+        push_stats(L, stats_new, &st->latency, 1e3, true);
+        push_stats(L, stats_new, &st->rate, 1, true);
         return 3;
     }
     lua_newtable(L);                                /* result */
@@ -389,18 +391,18 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     for (size_t i = 0; i < st->nreasons; i++)
         set_number(L, st->reasons[i].reason, (double)st->reasons[i].count);
     lua_setfield(L, -2, "failures");
-    push_stats(L, stats_new, &st->latency, 1e3);
+    push_stats(L, stats_new, &st->latency, 1e3, false);
     lua_setfield(L, -2, "latency");
-    push_stats(L, stats_new, &st->connect, 1e3);
+    push_stats(L, stats_new, &st->connect, 1e3, false);
     lua_setfield(L, -2, "connect");
-    push_stats(L, stats_new, &st->waiting, 1e3);
+    push_stats(L, stats_new, &st->waiting, 1e3, false);
     lua_setfield(L, -2, "waiting");
-    push_stats(L, stats_new, &st->rate, 1);
+    push_stats(L, stats_new, &st->rate, 1, false);
     lua_setfield(L, -2, "rate");
     if (st->open) {
-        push_stats(L, stats_new, &st->service, 1e3);
+        push_stats(L, stats_new, &st->service, 1e3, false);
         lua_setfield(L, -2, "service");
-        push_stats(L, stats_new, &st->sendlag, 1e3);
+        push_stats(L, stats_new, &st->sendlag, 1e3, false);
         lua_setfield(L, -2, "sendlag");
     }
     lua_newtable(L);                                /* result metrics */
@@ -412,7 +414,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
             lua_pushnumber(L, m->total);
             lua_setfield(L, -3, m->name);
         } else {
-            push_stats(L, stats_new, &m->values, METRIC_SCALE);
+            push_stats(L, stats_new, &m->values, METRIC_SCALE, false);
             lua_setfield(L, -2, m->name);
         }
     }

@@ -4,11 +4,18 @@
 -- increasing order), as in wrk. Values are divided by the object's scale
 -- (nanoseconds -> microseconds: 1000). They are cdata, not tables, so that
 -- # works under LuaJIT's Lua 5.1 rules, as on wrk's userdata.
+--
+-- wrk-style scripts get wrk's quirks (wrk 4.1's script_stats_index, checked
+-- against wrk itself): .min, .max and :percentile(p) are whole numbers
+-- (wrk keeps whole microseconds), and an unknown field is not nil but the
+-- key as a string (requests.total is "total", latency[1] is "1"), so that
+-- scripts which print such a field run on as in wrk. .count stays
+-- volley's (wrk gives "count").
 local ffi = require("ffi")
 local api = require("volley.api")
 
 ffi.cdef [[
-struct volley_stats { const void *h; double scale; };
+struct volley_stats { const void *h; double scale; bool wrk; };
 ]]
 
 local stats = {}
@@ -34,17 +41,26 @@ end
 
 local methods = {}
 
+local floor = math.floor
+
+-- A value of h in the object's unit: the nearest whole one for wrk style.
+local function scaled(self, v)
+  v = tonumber(v) / self.scale
+  if self.wrk then return floor(v + 0.5) end
+  return v
+end
+
 function methods.percentile(self, p)
   if type(p) ~= "number" or p < 0 or p > 100 then
     error("percentile: a number from 0 to 100 expected", 2)
   end
-  return tonumber(api.c.hist_percentile(self.h, p)) / self.scale
+  return scaled(self, api.c.hist_percentile(self.h, p))
 end
 
 local fields = {
   count = function(self) return tonumber(api.c.hist_count(self.h)) end,
-  min = function(self) return tonumber(api.c.hist_min(self.h)) / self.scale end,
-  max = function(self) return tonumber(api.c.hist_max(self.h)) / self.scale end,
+  min = function(self) return scaled(self, api.c.hist_min(self.h)) end,
+  max = function(self) return scaled(self, api.c.hist_max(self.h)) end,
   mean = function(self) return api.c.hist_mean(self.h) / self.scale end,
   stdev = function(self) return api.c.hist_stdev(self.h) / self.scale end,
 }
@@ -53,7 +69,12 @@ ffi.metatype("struct volley_stats", {
   __index = function(self, k)
     local f = fields[k]
     if f then return f(self) end
-    return methods[k]
+    local m = methods[k]
+    if m == nil and self.wrk then
+      local t = type(k)
+      if t == "string" or t == "number" then return tostring(k) end
+    end
+    return m
   end,
   __len = function(self) return #values(self).values end,
   __call = function(self, i)
@@ -66,9 +87,10 @@ ffi.metatype("struct volley_stats", {
 })
 
 -- A stats object over the histogram at h (a C pointer that stays valid for
--- as long as the object is used: done() and what it calls).
-function stats.new(h, scale)
-  return ffi.new("struct volley_stats", h, scale)
+-- as long as the object is used: done() and what it calls); wrk: true for
+-- wrk-style done(), with wrk's whole numbers and unknown fields.
+function stats.new(h, scale, wrk)
+  return ffi.new("struct volley_stats", h, scale, wrk == true)
 end
 
 return stats
