@@ -73,7 +73,8 @@ static int write_result(const char *opt, const char *path,
 
 /* What a script's options() changed: the command line again, with its
  * words after the user's options (so they win) and before the script
- * arguments; its URL, if it gave one, replaces the user's. */
+ * arguments (all of them after "--" now, also those given after the URL);
+ * its URL, if it gave one, replaces the user's. */
 struct reparse {
     char **argv;
     char **words;
@@ -86,6 +87,16 @@ static void reparse_free(struct reparse *rp)
         free(rp->words[i]);
     free(rp->words);
     free(rp->argv);
+}
+
+/* Whether a is one of the script arguments given after the URL without
+ * "--" (the same pointer into argv). */
+static bool is_url_arg(const struct options *o, const char *a)
+{
+    for (int i = 0; i < o->url_args; i++)
+        if (o->script_args[i] == a)
+            return true;
+    return false;
 }
 
 /* The script's main state: loaded with the command line's wrk table, its
@@ -106,7 +117,7 @@ static int load_main_script(struct options *o, struct target *t, int argc, char 
         char *const *script_args = o->script_args;
         rp->argv = xcalloc((size_t)(argc + rp->nwords + 2), sizeof *rp->argv);
         for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
-            if (!(has_url && argv[i] == o->url))
+            if (!(has_url && argv[i] == o->url) && !is_url_arg(o, argv[i]))
                 rp->argv[n++] = argv[i];
         for (int i = 0; i < rp->nwords; i++)
             rp->argv[n++] = rp->words[i];

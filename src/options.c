@@ -12,10 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 const char options_usage[] =
-    "Usage: volley [options] URL [-- script args]\n"
+    "Usage: volley [options] URL [[--] script args]\n"
     "\n"
     "  -c, --connections N   connections kept open (default 10)\n"
     "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
@@ -28,7 +29,7 @@ const char options_usage[] =
     "  -m, --method M        request method (default GET)\n"
     "  -b, --body S          request body\n"
     "      --body-file F     request body read from a file\n"
-    "      --timeout T       per-request timeout (default 10s)\n"
+    "  -T, --timeout T       per-request timeout (default 10s)\n"
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
     "      --samples         keep every request's timings for a script's done()\n"
@@ -44,6 +45,7 @@ const char options_usage[] =
     "      --hlog FILE       write an HdrHistogram interval log to FILE\n"
     "      --hlog-interval T one log interval every T (default 1s)\n"
     "  -q, --quiet           no text report\n"
+    "  -L, --latency         print the latency distribution, as wrk does\n"
     "  -v, --verbose         more detail in the report\n"
     "      --version         print the version\n"
     "      --help            print this help\n";
@@ -61,6 +63,7 @@ static const struct option long_options[] = {
     {"body", required_argument, NULL, 'b'},
     {"body-file", required_argument, NULL, OPT_BODY_FILE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"latency", no_argument, NULL, 'L'},
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"samples", no_argument, NULL, OPT_SAMPLES},
     {"no-probe", no_argument, NULL, OPT_NO_PROBE},
@@ -167,13 +170,66 @@ static int is_token(const char *s, size_t n)
     return 1;
 }
 
+/* A -H value: a token, a colon, and a value without control bytes but TAB
+ * (CR or LF would split the header; the others are not field content in
+ * RFC 9110 and some servers cut the line there). */
 static int check_header(const char *h, char *err, size_t errlen)
 {
     const char *colon = strchr(h, ':');
     if (!colon || !is_token(h, (size_t)(colon - h)))
         return fail(err, errlen, "%s: \"%s\" is not a 'Name: value' header", "-H", h);
-    if (strpbrk(h, "\r\n"))
-        return fail(err, errlen, "%s: \"%s\" contains a line break", "-H", h);
+    for (const unsigned char *p = (const unsigned char *)colon + 1; *p; p++)
+        if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
+            return fail(err, errlen, "%s: \"%s\" contains a control character (only TAB is allowed)", "-H", h);
+    return 0;
+}
+
+/* The value of header h ("Name: value") without leading blanks if its name
+ * is name in any case, else NULL. */
+static const char *header_value(const char *h, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncasecmp(h, name, n) != 0 || h[n] != ':')
+        return NULL;
+    return h + n + 1 + strspn(h + n + 1, " \t");
+}
+
+/* -H headers that frame the body must agree with the body volley sends
+ * (after -b and --body-file are read): a Content-Length that disagreed
+ * would make the server read part of the body as the next request, or the
+ * next request as the body. A Content-Length equal to the body's length is
+ * sent instead of volley's own. Without a body only 0 is allowed, unless a
+ * script builds the requests (wrk.format replaces or drops Content-Length).
+ * Transfer-Encoding is refused: in a request it means a chunked body, and
+ * volley sends bodies with Content-Length only. */
+static int check_framing(const struct options *o, const char *body_file, char *err, size_t errlen)
+{
+    char q[256];
+    for (size_t i = 0; i < o->nheaders; i++) {
+        const char *h = o->headers[i], *v;
+        if (header_value(h, "Transfer-Encoding"))
+            return fail(err, errlen,
+                        "%s: \"%s\": volley sends a body with Content-Length, never chunked (a script's request() may "
+                        "return a chunked request as a string)",
+                        "-H", h);
+        if (!(v = header_value(h, "Content-Length")))
+            continue;
+        size_t digits = strspn(v, "0123456789");
+        errno = 0;
+        unsigned long long len = strtoull(v, NULL, 10);
+        if (digits == 0 || v[digits + strspn(v + digits, " \t")] || errno)
+            return fail(err, errlen, "%s Content-Length: \"%s\" is not a length", "-H", v);
+        if (o->body && len != o->body_len) {
+            snprintf(err, errlen, "-H Content-Length: %s disagrees with the body's length (%zu bytes from %s)",
+                     quote_printable(q, sizeof q, v), o->body_len, body_file ? "--body-file" : "-b");
+            return -1;
+        }
+        if (!o->body && len != 0 && !o->script) {
+            snprintf(err, errlen, "-H Content-Length: %s but there is no body (-b or --body-file); only 0 is allowed",
+                     quote_printable(q, sizeof q, v));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -222,6 +278,23 @@ static const char *bad_option_name(const char *arg)
     return arg;
 }
 
+/* The script's arguments, as in wrk: the words after the URL (getopt has
+ * moved the options among them to the front: argv[first..nargs)), then
+ * those after "--" (argv[nargs + 1..argc)). */
+static void script_args_after_url(struct options *o, int argc, char **argv, int first, int nargs)
+{
+    if (first > nargs)
+        first = nargs;
+    int after_dash = nargs < argc ? argc - nargs - 1 : 0;
+    o->url_args = nargs - first;
+    o->nscript_args = o->url_args + after_dash;
+    o->script_args = xcalloc((size_t)o->nscript_args + 1, sizeof *o->script_args);
+    for (int i = 0; i < o->url_args; i++)
+        o->script_args[i] = argv[first + i];
+    for (int i = 0; i < after_dash; i++)
+        o->script_args[o->url_args + i] = argv[nargs + 1 + i];
+}
+
 static void set_defaults(struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -241,8 +314,6 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--") == 0) {
             nargs = i;
-            o->script_args = argv + i + 1;
-            o->nscript_args = argc - i - 1;
             break;
         }
     }
@@ -254,7 +325,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
-    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:qv", long_options, NULL)) != -1) {
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:T:Lqv", long_options, NULL)) != -1) {
         switch (ch) {
         case 'c':
             if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
@@ -311,11 +382,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             body_file = optarg;
             body_set = true;
             break;
+        case 'T': /* wrk's name for --timeout */
         case OPT_TIMEOUT:
             if (options_parse_duration(optarg, &o->timeout_ns) < 0)
-                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "--timeout",
-                            optarg),
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)",
+                            ch == 'T' ? "-T" : "--timeout", optarg),
                        OPTIONS_ERROR;
+            break;
+        case 'L':
+            o->latency = true;
             break;
         case OPT_MAX_BODY:
             if (parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
@@ -379,16 +454,18 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     /* A script's options() may give the URL (main.c checks after it). */
     if (optind >= nargs && !o->script)
         return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
-    if (optind + 1 < nargs)
-    {
+    if (optind + 1 < nargs && !o->script) {
         char q[256];
-        snprintf(err, errlen, "%s: unexpected argument after the URL (script arguments go after --)",
+        snprintf(err, errlen, "%s: unexpected argument after the URL (only a script takes arguments)",
                  quote_printable(q, sizeof q, argv[optind + 1]));
         return OPTIONS_ERROR;
     }
     o->url = optind < nargs ? argv[optind] : NULL;
+    script_args_after_url(o, argc, argv, optind + 1, nargs);
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    if (check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;
     if (!duration_set && o->requests == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
@@ -419,6 +496,8 @@ void options_free(struct options *o)
 {
     free((void *)o->body);
     free(o->headers);
+    free(o->script_args);
     o->body = NULL;
     o->headers = NULL;
+    o->script_args = NULL;
 }

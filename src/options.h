@@ -35,9 +35,13 @@ struct options {
     int64_t hlog_interval_ns; /* --hlog-interval, default 1 s */
     const char *script;    /* -s PATH or NAME, NULL if none */
     bool quiet;            /* -q: no text report */
+    bool latency;          /* -L: the text report adds wrk's latency distribution */
     int verbose;           /* -v count */
-    char **script_args;    /* arguments after "--" */
+    char **script_args;    /* the script's arguments (owned array of pointers into argv): the
+                            * words after the URL, then those after "--" */
     int nscript_args;
+    int url_args;          /* how many of script_args came after the URL without "--" (only
+                            * with -s; without a script such words are an error) */
 };
 
 /* Highest -R: far above what one machine sends, low enough that the

@@ -199,6 +199,30 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
                 sent, o->rate, p50, p99);
 }
 
+/* -L: wrk's "Latency Distribution" block, in wrk's layout (the percentile
+ * right-aligned in 7 columns, the time in wrk's units with two decimals,
+ * right-aligned in 10 columns counting its unit as 2). */
+static void latency_distribution(FILE *out, const struct hist *h)
+{
+    static const double ps[] = {50, 75, 90, 99};
+    fprintf(out, "  Latency Distribution\n");
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        double v = (double)hist_percentile(h, ps[i]) / 1e3; /* us */
+        const char *unit = "us";
+        if (v >= 60e6) {
+            v /= 60e6, unit = "m";
+            if (v >= 60)
+                v /= 60, unit = "h";
+        } else if (v >= 1e6) {
+            v /= 1e6, unit = "s";
+        } else if (v >= 1e3) {
+            v /= 1e3, unit = "ms";
+        }
+        int pad = unit[1] ? 0 : 1;
+        fprintf(out, "%7.0f%%%*.2f%s%*s\n", ps[i], 10 - pad - (int)strlen(unit), v, unit, pad, "");
+    }
+}
+
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     (void)t;
@@ -214,6 +238,8 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         hist_line(out, "Connect", &s->connect);
         hist_line(out, "Waiting", &s->waiting);
     }
+    if (o->latency)
+        latency_distribution(out, &s->latency);
     fprintf(out, "  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, secs,
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
     if (s->completed) {

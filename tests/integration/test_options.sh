@@ -37,6 +37,21 @@ bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
 # connections and 64 workers (an epoll fd and an eventfd each) once passed
 # the check and then made libev abort (exit 134).
 ( FAILS=0; ulimit -n 400; bad '^volley: -c 300 with -t 64: needs 524 open files \(300 for connections, 192 for threads, 32 for the rest\) but the limit is 400 \(see ulimit -n; fewer -c or -t\)$' -c 300 -t 64 -d 1s "$url"; exit "$FAILS" ) || FAILS=$((FAILS + 1))
+# -H: control bytes other than TAB, and headers that would frame the body
+# differently from the body volley sends.
+bad '^volley: -H: "X-A: 1\\x01" contains a control character \(only TAB is allowed\)$' -H $'X-A: 1\x01' "$url"
+bad '^volley: -H: "X-A: a\\x7f" contains a control character' -H $'X-A: a\x7f' "$url"
+bad '^volley: -H: "X-A: a\\x0bb" contains a control character' -H $'X-A: a\x0bb' "$url"
+bad '^volley: -H Content-Length: 0 disagrees with the body.s length \(26 bytes from -b\)$' \
+    -m POST -H 'Content-Length: 0' -b $'GET /smuggled HTTP/1.1\r\n\r\n' "$url"
+printf 'abcd' > "$T/body4"
+bad '^volley: -H Content-Length: 5 disagrees with the body.s length \(4 bytes from --body-file\)$' \
+    -H 'Content-Length: 5' --body-file "$T/body4" "$url"
+bad '^volley: -H Content-Length: 5 but there is no body' -H 'Content-Length: 5' "$url"
+bad '^volley: -H Content-Length: "x" is not a length$' -H 'Content-Length: x' "$url"
+bad '^volley: -H: "Transfer-Encoding: chunked": volley sends a body with Content-Length, never chunked' \
+    -H 'Transfer-Encoding: chunked' -b abc "$url"
+bad '^volley: -T: "2x" is not a duration' -T 2x "$url"
 check_eq "$(target_stat received)" 0 "nothing was sent"
 # Just within that limit the run goes ahead and ends normally (the count
 # is not short of what the workers really open), with -R's timerfds too.
@@ -67,6 +82,34 @@ check_eq "$(jget "$T/of.json" requests.completed)" 3 "--one-first: completed"
 python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/of.json'))['duration'] >= 0.6 else 1)" \
     && ok || fail "--one-first: the others did not wait for the first answer"
 
+# A -H Content-Length that agrees with the body is sent instead of volley's
+# own: the server reads exactly one request per request sent.
+RC=0
+before=$(target_stat received)
+"$VOLLEY" -q -n 8 -c 1 -t 1 -m POST -H 'Content-Length: 3' -b abc --json "$T/cl.json" "$url" || RC=$?
+check_eq "$RC" 0 "-H Content-Length = body length: exit status"
+check_eq "$(jget "$T/cl.json" status.200)" 8 "-H Content-Length = body length: completed"
+check_eq "$(($(target_stat received) - before))" 8 "-H Content-Length = body length: the server read 8 requests"
+
+# wrk's forms: -T (a bare number is seconds), and -L/--latency, wrk's
+# "Latency Distribution" block in wrk's layout, after the histogram lines.
+RC=0
+timeout 20 "$VOLLEY" -n 1 -c 1 -t 1 -T 0.3 --json "$T/T.json" "${url}never" > /dev/null || RC=$?
+check_eq "$RC" 0 "-T: exit status"
+check_eq "$(jget "$T/T.json" options.timeout)" 0.3 "-T: the timeout"
+check_eq "$(jget "$T/T.json" errors.timeout)" 1 "-T: the request timed out"
+"$VOLLEY" -n 20 -c 1 -t 1 -L "$url" > "$T/L.out"
+grep -A5 '^  Latency   p50' "$T/L.out" | tail -n +2 > "$T/L.block"
+check_eq "$(sed -E 's/^( {5}(50|75|90|99)%) +[0-9]+\.[0-9]{2}(us|ms)$/\1 T/' "$T/L.block")" "  Latency Distribution
+     50% T
+     75% T
+     90% T
+     99% T" "-L: the distribution block after the Latency line"
+check_eq "$(awk 'NR > 1 && length($0) != 18' "$T/L.block" | wc -l)" 0 "-L: 18 columns a line, as in wrk"
+"$VOLLEY" -n 20 -c 1 -t 1 --latency "$url" > "$T/L2.out"
+check_grep "$T/L2.out" '^     99%  +[0-9.]+(us|ms)$' "--latency"
+"$VOLLEY" -n 20 -c 1 -t 1 "$url" > "$T/noL.out"
+if grep -q 'Latency Distribution' "$T/noL.out"; then fail "no -L: no distribution"; else ok; fi
 "$VOLLEY" --version > "$T/v.out" && check_grep "$T/v.out" '^volley [0-9]+\.[0-9]+\.[0-9]+$' "--version"
 "$VOLLEY" --help > "$T/h.out" && check_grep "$T/h.out" '^Usage: volley' "--help"
 finish

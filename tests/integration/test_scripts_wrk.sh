@@ -242,4 +242,93 @@ check_eq "$(sed -nE 's/.* X-Request=([0-9]+)-([0-9]+).*/\1 \2/p' "$T/paths.log" 
     awk '{ n[$1]++; if ($2 > max[$1]) max[$1] = $2 } END { for (c in n) print (n[c] == max[c] ? "ok" : "gap " c) }' |
     sort -u | tr '\n' ' ')" "ok " "examples.paths: X-Request tags"
 check_eq "$(grep -c ' X-Request=' "$T/paths.log")" 12 "examples.paths: every request tagged"
+
+# CR/LF from data never reaches the wire: a header value holding
+# "\r\nX-Injected: 1" (a token copied from a response, say) stops the run
+# with a message naming the header, and the server sees neither the
+# injected header nor the smuggled request. The requests before it went out.
+log_target inject
+cat > "$S/inject.lua" <<'EOF'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  if conn.n <= 2 then return { path = "/before" } end
+  return { path = "/private",
+           headers = { Authorization = "Bearer tok-1\r\nX-Injected: 1\r\n\r\nDELETE /all HTTP/1.1" } }
+end
+return s
+EOF
+runv inject -n 10 -c 1 -t 1 -s "$S/inject.lua" "$url/"
+check_eq "$RC" 1 "CR/LF in a header value: exit status"
+check_eq "$(cat "$T/inject.err")" \
+    "volley: $S/inject.lua: in request(): wrk.format: header \"Authorization\" value contains CR/LF/NUL" \
+    "CR/LF in a header value: message"
+# (not a tail call: "return wrk.format(...)" leaves no line to name)
+printf 'request = function()\n  local r = wrk.format(nil, "/x", { ["X-A"] = "1\\r\\nX-Injected: 1" })\n  return r\nend\n' \
+    > "$S/inject_wrk.lua"
+runv inject_wrk -n 10 -c 1 -t 1 -s "$S/inject_wrk.lua" "$url/"
+check_eq "$RC" 1 "CR/LF in wrk.format: exit status"
+check_eq "$(cat "$T/inject_wrk.err")" \
+    "volley: $S/inject_wrk.lua:2: in request(): wrk.format: header \"X-A\" value contains CR/LF/NUL" \
+    "CR/LF in wrk.format: message with the calling line"
+stop_target
+check_eq "$(grep -c ' GET /before$' "$T/inject.log")" 2 "CR/LF: the requests before it were sent"
+check_eq "$(grep -ciE 'injected|DELETE|/private|/x' "$T/inject.log")" 0 "CR/LF: nothing injected reached the server"
+
+# done() of a wrk-style script as wrk has it (checked against wrk 4.1): an
+# unknown field of latency or requests is the key as a string, one of
+# summary is nil; min, max and percentiles are whole microseconds.
+start_target
+url="http://127.0.0.1:$PORT"
+cat > "$S/done_fields.lua" <<'EOF'
+done = function(summary, latency, requests)
+  print("requests.total " .. requests.total)
+  print("latency.foo " .. latency.foo)
+  print("summary.foo " .. tostring(summary.foo))
+  print("latency[1] " .. type(latency[1]) .. " " .. latency[1])
+  for _, v in ipairs({ latency.min, latency.max, latency:percentile(50), latency:percentile(99.9),
+                       requests.min, requests.max, requests:percentile(90) }) do
+    io.write(v == math.floor(v) and "whole " or "fraction ")
+  end
+  print()
+end
+EOF
+runv done_fields -n 50 -c 2 -t 1 -s "$S/done_fields.lua" "$url/"
+check_eq "$RC" 0 "done() fields: exit status"
+check_eq "$(grep -c '' "$T/done_fields.err")" 0 "done() fields: no error"
+check_eq "$(sed -n '/^requests.total/,$p' "$T/done_fields.out")" "requests.total total
+latency.foo foo
+summary.foo nil
+latency[1] string 1
+whole whole whole whole whole whole whole " "done() fields: as wrk prints them"
+
+# Script arguments right after the URL, as wrk takes them; options among
+# them still count; "--" adds more. With options() (which makes volley
+# parse the command line again) they come once.
+cat > "$S/args.lua" <<'EOF'
+init = function(args)
+  local t = {}
+  for i = 0, #args do t[#t + 1] = i .. "=" .. args[i] end
+  print("args " .. table.concat(t, " "))
+end
+EOF
+runv args_url -n 4 -t 1 -s "$S/args.lua" "$url/" a -c 2 b -- c
+check_eq "$RC" 0 "args after the URL: exit status"
+check_eq "$(jv args_url options.connections)" 2 "args after the URL: -c among them is an option"
+check_eq "$(grep '^args' "$T/args_url.out" | sort -u)" "args 0=$url/ 1=a 2=b 3=c" "args after the URL: init(args)"
+cat > "$S/args_opts.lua" <<'EOF'
+local s = {}
+function s.options(args) return { connections = 3 } end
+function s.init(args)
+  local t = {}
+  for i = 0, #args do t[#t + 1] = i .. "=" .. args[i] end
+  print("args " .. table.concat(t, " "))
+end
+return s
+EOF
+runv args_opts -n 6 -t 1 -s "$S/args_opts.lua" "$url/" a b -- c
+check_eq "$RC" 0 "args after the URL with options(): exit status"
+check_eq "$(jv args_opts options.connections)" 3 "args after the URL with options(): its connections"
+check_eq "$(grep '^args' "$T/args_opts.out" | sort -u)" "args 0=$url/ 1=a 2=b 3=c" \
+    "args after the URL with options(): each once"
 finish

@@ -404,6 +404,100 @@ static void test_script_args(void)
     check_ctx(NULL);
 }
 
+/* wrk's command line: -T, -L, and a script's arguments right after the
+ * URL (options among them still count, as with wrk's getopt). */
+static void test_wrk_forms(void)
+{
+    struct options o;
+    if (parse_ok(&o, ARGV("-T", "2", URL), __LINE__)) {
+        CHECK_INT(o.timeout_ns, 2 * SEC); /* a bare number is seconds, as in wrk */
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-T", "500ms", "-L", URL), __LINE__)) {
+        CHECK_INT(o.timeout_ns, SEC / 2);
+        CHECK(o.latency);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--latency", URL), __LINE__)) {
+        CHECK(o.latency);
+        options_free(&o);
+    }
+    parse_error(ARGV("-T", "soon", URL), "-T", "soon", __LINE__);
+    parse_error(ARGV("--timeout", "soon", URL), "--timeout", "soon", __LINE__);
+
+    if (parse_ok(&o, ARGV("-s", "s.lua", URL, "a", "-c", "3", "b", "--", "c", "-d"), __LINE__)) {
+        CHECK_STR(o.url, URL);
+        CHECK_INT(o.connections, 3);
+        CHECK_INT(o.url_args, 2);
+        if (CHECK_INT(o.nscript_args, 4)) {
+            CHECK_STR(o.script_args[0], "a");
+            CHECK_STR(o.script_args[1], "b");
+            CHECK_STR(o.script_args[2], "c");
+            CHECK_STR(o.script_args[3], "-d");
+        }
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-s", "s.lua", URL), __LINE__)) {
+        CHECK_INT(o.nscript_args, 0);
+        CHECK_INT(o.url_args, 0);
+        options_free(&o);
+    }
+    /* `volley ab ...` is `-s ab -- ...`: no URL before "--". */
+    if (parse_ok(&o, ARGV("-s", "ab", "--", "-n", "5", URL), __LINE__)) {
+        CHECK(o.url == NULL);
+        CHECK_INT(o.url_args, 0);
+        if (CHECK_INT(o.nscript_args, 3))
+            CHECK_STR(o.script_args[2], URL);
+        options_free(&o);
+    }
+    /* Without a script, a word after the URL is still an error. */
+    parse_error(ARGV(URL, "extra"), "extra", "unexpected argument", __LINE__);
+    parse_error(ARGV("-c", "2", URL, "-t", "1", "x"), "x", NULL, __LINE__);
+    check_ctx(NULL);
+}
+
+/* -H: control bytes, and the headers that frame the body. */
+static void test_header_rules(void)
+{
+    struct options o;
+    parse_error(ARGV("-H", "X-A: 1\x01", URL), "-H", "\\x01", __LINE__);
+    parse_error(ARGV("-H", "X-A: a\x7f", URL), "-H", "control character", __LINE__);
+    parse_error(ARGV("-H", "X-A: a\x0b" "b", URL), "-H", "\\x0b", __LINE__);
+    parse_error(ARGV("-H", "X-A: a\rb", URL), "-H", "\\r", __LINE__);
+    parse_error(ARGV("-H", "X\x01A: a", URL), "-H", "'Name: value'", __LINE__);
+    if (parse_ok(&o, ARGV("-H", "X-A: a\tb", URL), __LINE__)) {
+        CHECK_STR(o.headers[0], "X-A: a\tb");
+        options_free(&o);
+    }
+
+    /* Content-Length must agree with the body. */
+    parse_error(ARGV("-m", "POST", "-H", "Content-Length: 0", "-b", "GET /smuggled HTTP/1.1\r\n\r\n", URL),
+                "-H Content-Length: 0 disagrees with the body's length (26 bytes from -b)", NULL, __LINE__);
+    parse_error(ARGV("-b", "abc", "-H", "content-length:  4", URL), "-H Content-Length: 4 disagrees", "3 bytes",
+                __LINE__);
+    parse_error(ARGV("-b", "abc", "-H", "Content-Length: 3x", URL), "-H Content-Length: \"3x\" is not a length",
+                NULL, __LINE__);
+    parse_error(ARGV("-b", "abc", "-H", "Content-Length: 3, 3", URL), "is not a length", NULL, __LINE__);
+    parse_error(ARGV("-H", "Content-Length:", URL), "is not a length", NULL, __LINE__);
+    parse_error(ARGV("-H", "Content-Length: 99999999999999999999999", URL), "is not a length", NULL, __LINE__);
+    if (parse_ok(&o, ARGV("-b", "abc", "-H", "Content-Length: 3 ", URL), __LINE__)) {
+        CHECK_INT(o.body_len, 3);
+        options_free(&o);
+    }
+    /* Without a body: only 0, unless a script builds the requests. */
+    parse_error(ARGV("-H", "Content-Length: 5", URL), "-H Content-Length: 5 but there is no body", NULL, __LINE__);
+    if (parse_ok(&o, ARGV("-m", "POST", "-H", "Content-Length: 0", URL), __LINE__))
+        options_free(&o);
+    if (parse_ok(&o, ARGV("-s", "post.lua", "-H", "Content-Length: 5", URL), __LINE__))
+        options_free(&o);
+
+    /* Transfer-Encoding: volley never sends a chunked body. */
+    parse_error(ARGV("-b", "abc", "-H", "Transfer-Encoding: chunked", URL), "-H", "Transfer-Encoding: chunked",
+                __LINE__);
+    parse_error(ARGV("-H", "transfer-encoding: chunked", URL), "-H", "never chunked", __LINE__);
+    check_ctx(NULL);
+}
+
 static void test_errors(void)
 {
     /* Bad values name the option and the value. */
@@ -522,6 +616,8 @@ int main(void)
     test_each_option();
     test_body_file();
     test_script_args();
+    test_wrk_forms();
+    test_header_rules();
     test_errors();
     test_exit();
     /* Last: if it fails, getopt state may be left behind for later parses. */
