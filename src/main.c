@@ -19,7 +19,7 @@
 
 static int die(int status, const char *msg)
 {
-    fprintf(stderr, "volley: %s\n", msg);
+    report_error(stderr, msg);
     return status;
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 0.001 .. 2^50/1000 (about 10^12) in thousandths. */
+/* 0.001 .. 2^50/1000 (about 1.1259e12) in thousandths. */
 #define RECORD_HIGHEST (INT64_C(1) << 50)
 
 void metrics_init(struct metrics *ms)
@@ -60,7 +60,16 @@ void metrics_add(struct metrics *ms, int id, double n)
 
 void metrics_record(struct metrics *ms, int id, double value)
 {
-    hist_record(&ms->m[id].values, (int64_t)llround(value * METRIC_SCALE));
+    struct hist *h = &ms->m[id].values;
+    double scaled = value * METRIC_SCALE;
+    /* Clamped here, in double: llround of a value past int64 is undefined
+     * (on x86 it gives INT64_MIN, which the histogram would keep as 0).
+     * Above the top it goes in as one past it, so that hist_record stores
+     * the top and counts it in h->clamped. */
+    if (scaled > (double)h->highest)
+        hist_record(h, h->highest + 1);
+    else
+        hist_record(h, scaled > 0 ? (int64_t)llround(scaled) : 0); /* NaN too */
 }
 
 int metrics_merge(struct metrics *dst, const struct metrics *src)

@@ -11,8 +11,9 @@
 
 enum metric_kind { METRIC_COUNTER, METRIC_RECORD };
 
-/* Records keep values in thousandths (three decimals), from 0.001 to about
- * 10^12, at the histogram's three significant digits. */
+/* Records keep values in thousandths (three decimals), from 0.001 to
+ * 2^50 / 1000 (about 1.1259e12; larger values are clamped to it), at the
+ * histogram's three significant digits. */
 #define METRIC_SCALE 1000.0
 
 struct metric {
@@ -43,7 +44,10 @@ int metrics_find(const struct metrics *ms, const char *name);
 /* Adds n to counter id. No allocation. */
 void metrics_add(struct metrics *ms, int id, double n);
 
-/* Records value (>= 0) into record id. No allocation. */
+/* Records value (>= 0) into record id. A value above the record's top
+ * (values.highest, in thousandths) is recorded as the top and counted in
+ * values.clamped; a negative value or NaN (which volley.record refuses) as
+ * 0. No allocation. */
 void metrics_record(struct metrics *ms, int id, double value);
 
 /* Adds every metric of src into dst by name. Returns 0, or -1 if a name is

@@ -3,7 +3,9 @@
 #include "report.h"
 
 #include "hdr_codec.h"
+#include "json_out.h"
 #include "net.h"
+#include "quote.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -38,6 +40,15 @@ static const char *fmt_bytes(char *buf, size_t len, double b)
     return buf;
 }
 
+/* Under a histogram's line, when values were above its top: how many, and
+ * that they count as the top (in the max, the mean and the percentiles). */
+static void clamped_note(FILE *out, int64_t clamped, const char *top)
+{
+    if (clamped)
+        fprintf(out, "    (%" PRId64 " value%s above %s recorded as %s)\n", clamped, clamped == 1 ? "" : "s", top,
+                top);
+}
+
 static void hist_line(FILE *out, const char *name, const struct hist *h)
 {
     static const double ps[] = {50, 90, 99, 99.9};
@@ -48,10 +59,14 @@ static void hist_line(FILE *out, const char *name, const struct hist *h)
     fprintf(out, " max %s ", fmt_time(b, sizeof b, (double)(h->count ? h->max : 0)));
     fprintf(out, " mean %s ", fmt_time(b, sizeof b, hist_mean(h)));
     fprintf(out, " stdev %s\n", fmt_time(b, sizeof b, hist_stdev(h)));
+    clamped_note(out, h->clamped, fmt_time(b, sizeof b, (double)h->highest));
 }
 
 /* How many reasons of validation failures each report lists; the rest are
- * summed in one line. */
+ * summed in one line. Reasons, like metric names, the URL and script errors,
+ * are untrusted text (often the server's): the text report writes them
+ * through quote.h, so that no byte of theirs reaches the terminal as a
+ * control character. */
 #define TEXT_REASONS 5
 #define JSON_REASONS 20
 
@@ -61,7 +76,9 @@ static void reasons_text(FILE *out, const struct stats *s)
     size_t more = 0;
     for (size_t i = 0; i < s->nreasons; i++) {
         if (i < TEXT_REASONS) {
-            fprintf(out, "    validation: %s (%" PRIu64 ")\n", s->reasons[i].reason, s->reasons[i].count);
+            fputs("    validation: ", out);
+            quote_write(out, s->reasons[i].reason);
+            fprintf(out, " (%" PRIu64 ")\n", s->reasons[i].count);
         } else {
             rest += s->reasons[i].count;
             more++;
@@ -98,15 +115,20 @@ static void metrics_text(FILE *out, const struct metrics *ms)
                 ms->clashes, ms->clashes == 1 ? "'s" : "s'");
     for (size_t i = 0; i < ms->n; i++) {
         const struct metric *m = &ms->m[i];
+        char name[256]; /* escaped, and cut with "..." past it (the JSON has the whole name) */
+        quote_printable(name, sizeof name, m->name);
         if (m->kind == METRIC_COUNTER) {
-            fprintf(out, "    %-20s %.15g\n", m->name, m->total);
+            fprintf(out, "    %-20s %.15g\n", name, m->total);
             continue;
         }
         const struct hist *h = &m->values;
         fprintf(out, "    %-20s count %" PRId64 "  min %.6g  p50 %.6g  p90 %.6g  p99 %.6g  max %.6g  mean %.6g\n",
-                m->name, h->count, metric_value(h->count ? h->min : 0), metric_percentile(h, 50),
+                name, h->count, metric_value(h->count ? h->min : 0), metric_percentile(h, 50),
                 metric_percentile(h, 90), metric_percentile(h, 99),
                 metric_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
+        char top[32];
+        snprintf(top, sizeof top, "%.6g", metric_value(h->highest));
+        clamped_note(out, h->clamped, top);
     }
 }
 
@@ -130,12 +152,14 @@ void report_header(FILE *out, const struct options *o, const struct target *t)
 {
     char d[32];
     if (o->requests && o->duration_ns)
-        fprintf(out, "Running %" PRIu64 " request%s (at most %s) @ %s\n", o->requests, o->requests == 1 ? "" : "s",
-                fmt_duration(d, sizeof d, o->duration_ns), t->url);
+        fprintf(out, "Running %" PRIu64 " request%s (at most %s) @ ", o->requests, o->requests == 1 ? "" : "s",
+                fmt_duration(d, sizeof d, o->duration_ns));
     else if (o->requests)
-        fprintf(out, "Running %" PRIu64 " request%s @ %s\n", o->requests, o->requests == 1 ? "" : "s", t->url);
+        fprintf(out, "Running %" PRIu64 " request%s @ ", o->requests, o->requests == 1 ? "" : "s");
     else
-        fprintf(out, "Running %s test @ %s\n", fmt_duration(d, sizeof d, o->duration_ns), t->url);
+        fprintf(out, "Running %s test @ ", fmt_duration(d, sizeof d, o->duration_ns));
+    quote_write(out, t->url); /* its #fragment may hold anything but NUL */
+    fputc('\n', out);
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s",
             o->connections, o->connections == 1 ? "" : "s",
             o->keepalive ? "keep-alive" : "a new connection per request");
@@ -285,6 +309,13 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
 }
 
+void report_error(FILE *err, const char *msg)
+{
+    fputs("volley: ", err);
+    quote_write(err, msg);
+    fputc('\n', err);
+}
+
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r)
 {
     if (r->unreachable) {
@@ -295,24 +326,17 @@ bool report_stop_reason(FILE *err, const struct target *t, const struct run_resu
                 strerror(r->unreachable));
     }
     if (r->script_error[0])
-        fprintf(err, "volley: %s\n", r->script_error);
+        report_error(err, r->script_error);
     return r->unreachable || r->script_error[0];
 }
 
-/* JSON string with the escapes JSON requires. */
-static void json_str(FILE *out, const char *s)
+/* A JSON number after the literal text before it ("\"min\": "): through
+ * json_out_num, as every double in the JSON is, so that an infinite or NaN
+ * value is written as null. */
+static void json_num(FILE *out, const char *before, double v, int decimals)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
+    fputs(before, out);
+    json_out_num(out, v, decimals);
 }
 
 static void json_hist(FILE *out, const char *name, const struct hist *h, int last)
@@ -320,14 +344,56 @@ static void json_hist(FILE *out, const char *name, const struct hist *h, int las
     static const struct { const char *key; double p; } ps[] = {
         {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
     };
-    fprintf(out, "  \"%s\": {\"count\": %" PRId64 ", \"min\": %.3f, \"max\": %.3f, \"mean\": %.3f, \"stdev\": %.3f",
-            name, h->count, h->count ? (double)h->min / 1e3 : 0.0, (double)(h->count ? h->max : 0) / 1e3,
-            hist_mean(h) / 1e3, hist_stdev(h) / 1e3);
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        fprintf(out, ", \"%s\": %.3f", ps[i].key, (double)hist_percentile(h, ps[i].p) / 1e3);
+    fprintf(out, "  \"%s\": {\"count\": %" PRId64, name, h->count);
+    json_num(out, ", \"min\": ", h->count ? (double)h->min / 1e3 : 0.0, 3);
+    json_num(out, ", \"max\": ", (double)(h->count ? h->max : 0) / 1e3, 3);
+    json_num(out, ", \"mean\": ", hist_mean(h) / 1e3, 3);
+    json_num(out, ", \"stdev\": ", hist_stdev(h) / 1e3, 3);
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        fprintf(out, ", \"%s\": ", ps[i].key);
+        json_out_num(out, (double)hist_percentile(h, ps[i].p) / 1e3, 3);
+    }
+    fprintf(out, ", \"clamped\": %" PRId64 ", \"hdr\": ", h->clamped);
     char *hdr = hdr_encode(h, NULL);
-    fprintf(out, ", \"hdr\": \"%s\"}%s\n", hdr, last ? "" : ",");
+    json_out_str(out, hdr);
+    fprintf(out, "}%s\n", last ? "" : ",");
     free(hdr);
+}
+
+static void json_metrics(FILE *out, const struct metrics *ms)
+{
+    static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
+    fprintf(out, "  \"metrics\": {\"counters\": {");
+    int n = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        const struct metric *m = &ms->m[i];
+        if (m->kind != METRIC_COUNTER)
+            continue;
+        fprintf(out, n++ ? ", " : "");
+        json_out_str(out, m->name);
+        json_num(out, ": ", m->total, JSON_OUT_G);
+    }
+    fprintf(out, "}, \"records\": {");
+    n = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        const struct metric *m = &ms->m[i];
+        if (m->kind != METRIC_RECORD)
+            continue;
+        const struct hist *h = &m->values;
+        fprintf(out, n++ ? ", " : "");
+        json_out_str(out, m->name);
+        fprintf(out, ": {\"count\": %" PRId64, h->count);
+        json_num(out, ", \"min\": ", metric_value(h->count ? h->min : 0), JSON_OUT_G);
+        json_num(out, ", \"max\": ", metric_value(h->count ? h->max : 0), JSON_OUT_G);
+        json_num(out, ", \"mean\": ", hist_mean(h) / METRIC_SCALE, JSON_OUT_G);
+        json_num(out, ", \"stdev\": ", hist_stdev(h) / METRIC_SCALE, JSON_OUT_G);
+        for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+            fprintf(out, ", \"%s\": ", ps[k].key);
+            json_out_num(out, metric_percentile(h, ps[k].p), JSON_OUT_G);
+        }
+        fprintf(out, ", \"clamped\": %" PRId64 "}", h->clamped);
+    }
+    fprintf(out, "}},\n");
 }
 
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
@@ -340,31 +406,37 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 
     fprintf(out, "{\n  \"version\": \"%s\",\n", VOLLEY_VERSION);
     fprintf(out, "  \"target\": {\"url\": ");
-    json_str(out, t->url);
-    fprintf(out, ", \"scheme\": \"%s\", \"host\": ", t->scheme);
-    json_str(out, t->host);
+    json_out_str(out, t->url);
+    fprintf(out, ", \"scheme\": ");
+    json_out_str(out, t->scheme);
+    fprintf(out, ", \"host\": ");
+    json_out_str(out, t->host);
     fprintf(out, ", \"port\": %u, \"path\": ", t->port);
-    json_str(out, t->path);
-    fprintf(out, ", \"address\": \"%s\"},\n", addr);
+    json_out_str(out, t->path);
+    fprintf(out, ", \"address\": ");
+    json_out_str(out, addr);
+    fprintf(out, "},\n");
 
     fprintf(out, "  \"options\": {\"connections\": %u, \"threads\": %u, ", o->connections, o->threads);
     if (o->duration_ns)
-        fprintf(out, "\"duration\": %.6f, ", (double)o->duration_ns / 1e9);
+        json_num(out, "\"duration\": ", (double)o->duration_ns / 1e9, 6);
     else
-        fprintf(out, "\"duration\": null, ");
+        fprintf(out, "\"duration\": null");
     if (o->requests)
-        fprintf(out, "\"requests\": %" PRIu64 ", ", o->requests);
+        fprintf(out, ", \"requests\": %" PRIu64, o->requests);
     else
-        fprintf(out, "\"requests\": null, ");
-    fprintf(out, "\"method\": ");
-    json_str(out, o->method);
+        fprintf(out, ", \"requests\": null");
+    fprintf(out, ", \"method\": ");
+    json_out_str(out, o->method);
     fprintf(out, ", \"headers\": [");
     for (size_t i = 0; i < o->nheaders; i++) {
         fprintf(out, i ? ", " : "");
-        json_str(out, o->headers[i]);
+        json_out_str(out, o->headers[i]);
     }
-    fprintf(out, "], \"body_bytes\": %zu, \"timeout\": %.6f, \"keepalive\": %s, \"http_version\": \"%s\", ",
-            o->body_len, (double)o->timeout_ns / 1e9, o->keepalive ? "true" : "false", o->http10 ? "1.0" : "1.1");
+    fprintf(out, "], \"body_bytes\": %zu", o->body_len);
+    json_num(out, ", \"timeout\": ", (double)o->timeout_ns / 1e9, 6);
+    fprintf(out, ", \"keepalive\": %s, \"http_version\": \"%s\", ", o->keepalive ? "true" : "false",
+            o->http10 ? "1.0" : "1.1");
     if (o->rate)
         fprintf(out, "\"rate\": %" PRIu64 "},\n", o->rate);
     else
@@ -372,16 +444,18 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);
-        fprintf(out, "  \"rate\": {\"target\": %" PRIu64 ", \"sent_per_sec\": %.3f, \"sent\": %" PRIu64
-                     ", \"unsent\": %" PRIu64 ", \"met\": %s},\n",
-                o->rate, sent, s->arrivals, s->unsent, rate_met(o, sent) ? "true" : "false");
+        fprintf(out, "  \"rate\": {\"target\": %" PRIu64, o->rate);
+        json_num(out, ", \"sent_per_sec\": ", sent, 3);
+        fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s},\n", s->arrivals, s->unsent,
+                rate_met(o, sent) ? "true" : "false");
     }
 
-    fprintf(out, "  \"start_time\": %.6f,\n  \"duration\": %.6f,\n  \"interrupted\": %s,\n", r->start_epoch, secs,
-            r->interrupted ? "true" : "false");
+    json_num(out, "  \"start_time\": ", r->start_epoch, 6);
+    json_num(out, ",\n  \"duration\": ", secs, 6);
+    fprintf(out, ",\n  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(out, "  \"unreachable\": ");
     if (r->unreachable)
-        json_str(out, strerror(r->unreachable));
+        json_out_str(out, strerror(r->unreachable));
     else
         fprintf(out, "null");
     fprintf(out, ",\n");
@@ -390,11 +464,11 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             "  \"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
             ", \"cut_off\": %" PRIu64 "},\n",
             s->started, s->completed, failed, s->cut_off);
-    fprintf(out, "  \"requests_per_sec\": %.3f,\n", secs > 0 ? (double)s->completed / secs : 0.0);
-    fprintf(out, "  \"bytes\": {\"read\": %" PRIu64 ", \"written\": %" PRIu64 "},\n", s->bytes_read,
+    json_num(out, "  \"requests_per_sec\": ", secs > 0 ? (double)s->completed / secs : 0.0, 3);
+    fprintf(out, ",\n  \"bytes\": {\"read\": %" PRIu64 ", \"written\": %" PRIu64 "},\n", s->bytes_read,
             s->bytes_written);
-    fprintf(out, "  \"bytes_read_per_sec\": %.3f,\n", secs > 0 ? (double)s->bytes_read / secs : 0.0);
-    fprintf(out, "  \"connections_opened\": %" PRIu64 ",\n", s->connects);
+    json_num(out, "  \"bytes_read_per_sec\": ", secs > 0 ? (double)s->bytes_read / secs : 0.0, 3);
+    fprintf(out, ",\n  \"connections_opened\": %" PRIu64 ",\n", s->connects);
     fprintf(out, "  \"status\": {");
     int first = 1;
     for (int i = 0; i < STATS_STATUS_MAX; i++) {
@@ -415,39 +489,12 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             continue;
         }
         fprintf(out, "%s{\"reason\": ", i ? ", " : "");
-        json_str(out, s->reasons[i].reason);
+        json_out_str(out, s->reasons[i].reason);
         fprintf(out, ", \"count\": %" PRIu64 "}", s->reasons[i].count);
     }
     fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
             s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
-    fprintf(out, "  \"metrics\": {\"counters\": {");
-    int n = 0;
-    for (size_t i = 0; i < s->metrics.n; i++) {
-        const struct metric *m = &s->metrics.m[i];
-        if (m->kind != METRIC_COUNTER)
-            continue;
-        fprintf(out, n++ ? ", " : "");
-        json_str(out, m->name);
-        fprintf(out, ": %.15g", m->total);
-    }
-    fprintf(out, "}, \"records\": {");
-    n = 0;
-    for (size_t i = 0; i < s->metrics.n; i++) {
-        const struct metric *m = &s->metrics.m[i];
-        if (m->kind != METRIC_RECORD)
-            continue;
-        const struct hist *h = &m->values;
-        fprintf(out, n++ ? ", " : "");
-        json_str(out, m->name);
-        fprintf(out, ": {\"count\": %" PRId64 ", \"min\": %.15g, \"max\": %.15g, \"mean\": %.15g, \"stdev\": %.15g",
-                h->count, metric_value(h->count ? h->min : 0), metric_value(h->count ? h->max : 0),
-                hist_mean(h) / METRIC_SCALE, hist_stdev(h) / METRIC_SCALE);
-        static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
-        for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
-            fprintf(out, ", \"%s\": %.15g", ps[k].key, metric_percentile(h, ps[k].p));
-        fprintf(out, "}");
-    }
-    fprintf(out, "}},\n");
+    json_metrics(out, &s->metrics);
     json_hist(out, "latency", &s->latency, 0);
     json_hist(out, "connect", &s->connect, 0);
     json_hist(out, "waiting", &s->waiting, !o->rate);

@@ -15,6 +15,11 @@ void report_header(FILE *out, const struct options *o, const struct target *t);
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
+/* Writes "volley: MSG" and a newline on err, MSG with its control
+ * characters escaped (quote.h): error messages carry untrusted text, such
+ * as the string a script's hook gave error(). */
+void report_error(FILE *err, const char *msg);
+
 /* Why a run ended early, as "volley: ..." lines on err: the target went
  * away (r->unreachable) or a script hook failed (r->script_error). Returns
  * true if there was such a reason (the exit status is then 1). */

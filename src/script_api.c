@@ -27,6 +27,7 @@ struct volley_api {
     int32_t (*hist_values)(const struct hist *h, int64_t *values, int64_t *counts, int32_t n);
     void (*sort_doubles)(double *a, size_t n);
     double (*select_double)(double *a, size_t n, size_t k);
+    int64_t (*hist_clamped)(const struct hist *h);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -71,6 +72,11 @@ static int64_t hist_min(const struct hist *h)
 static int64_t hist_max(const struct hist *h)
 {
     return h->count ? h->max : 0;
+}
+
+static int64_t hist_clamped(const struct hist *h)
+{
+    return h->clamped;
 }
 
 /* The distinct values (the lowest of each non-empty bucket) and their
@@ -154,6 +160,7 @@ static const struct volley_api api = {
     .hist_values = hist_values,
     .sort_doubles = sort_doubles,
     .select_double = select_double,
+    .hist_clamped = hist_clamped,
 };
 
 const void *script_api(void)

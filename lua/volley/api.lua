@@ -50,6 +50,7 @@ struct volley_api {
   int32_t (*hist_values)(const void *h, int64_t *values, int64_t *counts, int32_t n);
   void (*sort_doubles)(double *a, size_t n);
   double (*select_double)(double *a, size_t n, size_t k);
+  int64_t (*hist_clamped)(const void *h);
 };
 ]]
 

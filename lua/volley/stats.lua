@@ -1,5 +1,5 @@
 -- Statistics objects over volley's histograms, as done() receives them:
--- .count .min .max .mean .stdev, :percentile(p), #s (the number of distinct
+-- .count .min .max .mean .stdev .clamped, :percentile(p), #s (the number of distinct
 -- recorded values) and s(i) (the i-th distinct value and its count, in
 -- increasing order), as in wrk. Values are divided by the object's scale
 -- (nanoseconds -> microseconds: 1000). They are cdata, not tables, so that
@@ -63,6 +63,7 @@ local fields = {
   max = function(self) return scaled(self, api.c.hist_max(self.h)) end,
   mean = function(self) return api.c.hist_mean(self.h) / self.scale end,
   stdev = function(self) return api.c.hist_stdev(self.h) / self.scale end,
+  clamped = function(self) return tonumber(api.c.hist_clamped(self.h)) end,
 }
 
 ffi.metatype("struct volley_stats", {

@@ -9,9 +9,10 @@
  * the same bytes in one read (the fast path and http-parser must agree);
  * VOLLEY_FUZZ_SPLIT=0 in the environment turns that check off.
  *
- * Built with -DFUZZ_REPLAY_MAIN this is a plain program that runs the target
- * over the files (or directories of files) named on its command line: the
- * ctest unit.fuzz_corpus, and a way to replay a crash without libFuzzer. */
+ * Linked with replay_main.c instead of libFuzzer this is a plain program
+ * that runs the target over the files (or directories of files) named on its
+ * command line: the ctest unit.fuzz_corpus, and a way to replay a crash
+ * without libFuzzer. */
 #include "http.h"
 
 #include <stdbool.h>
@@ -143,66 +144,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     }
     return 0;
 }
-
-#ifdef FUZZ_REPLAY_MAIN
-#include <dirent.h>
-#include <sys/stat.h>
-
-static int replay_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
-        return -1;
-    }
-    size_t cap = 4096, n = 0, got;
-    uint8_t *buf = malloc(cap);
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap)
-            buf = realloc(buf, cap *= 2);
-    }
-    fclose(f);
-    if (!buf)
-        return -1;
-    LLVMFuzzerTestOneInput(buf, n);
-    free(buf);
-    return 0;
-}
-
-int main(int argc, char **argv)
-{
-    int count = 0, bad = 0;
-    for (int i = 1; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) < 0) {
-            perror(argv[i]);
-            bad++;
-            continue;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            bad += replay_file(argv[i]) < 0;
-            count++;
-            continue;
-        }
-        DIR *d = opendir(argv[i]);
-        struct dirent *e;
-        while (d && (e = readdir(d))) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-            if (e->d_name[0] == '.' || stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-                continue;
-            bad += replay_file(path) < 0;
-            count++;
-        }
-        if (d)
-            closedir(d);
-    }
-    if (count == 0 || bad) {
-        fprintf(stderr, "fuzz_http replay: %d inputs, %d unreadable\n", count, bad);
-        return 1;
-    }
-    printf("fuzz_http replay: %d inputs ok\n", count);
-    return 0;
-}
-#endif

@@ -96,6 +96,38 @@ for bad in 'volley.record("neg", -1)|volley.record: "neg": the value must be a f
     adds_up badmetric
 done
 
+# Values above a record's top (2^50 thousandths, about 1.1259e12) are kept
+# as the top and counted: 1e16 (past int64 once scaled) and 5e12. The JSON
+# has "clamped" on the record, the text report a note, done() s.clamped.
+cat > "$S/clamp.lua" <<'LUA'
+local s = {}
+function s.response(conn, res)
+  volley.record("big", 1e16)
+  volley.record("big", 5e12)
+  volley.record("big", 1)
+end
+function s.done(r)
+  local big = r.metrics.records.big
+  print(("done: big count=%d clamped=%d latency clamped=%d"):format(big.count, big.clamped, r.latency.clamped))
+end
+return s
+LUA
+runv clamp -n 1 -c 1 -t 1 -s "$S/clamp.lua" "$url/"
+check_eq "$RC" 0 "clamped record: exit status"
+check_eq "$(jv clamp metrics.records.big.count)" 3 "clamped record: count"
+check_eq "$(jv clamp metrics.records.big.clamped)" 2 "clamped record: clamped count in the JSON"
+check_eq "$(jv clamp metrics.records.big.min)" 1 "clamped record: min"
+check_eq "$(jv clamp metrics.records.big.max)" 1125899906842.62 "clamped record: max is the top (2^50 / 1000)"
+# (jv gives 0 for a missing path: the fields are looked up in the file.)
+check_eq "$(grep -cE '^(latency|connect|waiting|metrics\.records\.big)\.clamped'$'\t' "$T/clamp.flat")" 4 \
+    "clamped: every histogram and record has the field"
+check_eq "$(grep -E '^metrics\.records\.bytes\.clamped'$'\t' "$T/metrics.flat" | cut -f2)" 0 \
+    "record without clamped values: 0"
+check_grep "$T/clamp.out" "^    big +count 3  min 1  .*max 1\.1259e\+12  " "clamped record: text line"
+check_grep "$T/clamp.out" "^    \(2 values above 1\.1259e\+12 recorded as 1\.1259e\+12\)$" "clamped record: text note"
+check_eq "$(grep -c 'recorded as' "$T/metrics.out")" 0 "no clamped values: no note"
+check_grep "$T/clamp.out" "^done: big count=3 clamped=2 latency clamped=0$" "clamped record: done()'s stats objects"
+
 # options(args): the script gives the URL and the options; the words after
 # -- reach it. No URL on the command line.
 cat > "$S/options.lua" <<'LUA'
@@ -143,7 +175,7 @@ check_eq "$(jv options2 metrics.counters.ok)" 12 "options() over flags: method a
 # A flag options() does not give stays.
 runv options3 --timeout 3s -s "$S/options.lua" -- "$url" 6
 check_num "$(jv options3 options.timeout)" == 3 "options(): other flags stay"
-check_eq "$(tstat received)" $((300 + 10 + 1 + 20 + 6 + 30 + 12 + 6)) "server: every request counted once"
+check_eq "$(tstat received)" $((300 + 10 + 1 + 20 + 1 + 6 + 30 + 12 + 6)) "server: every request counted once"
 # keepalive = false and duration.
 cat > "$S/options_nka.lua" <<'LUA'
 local s = {}
