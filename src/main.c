@@ -10,12 +10,10 @@
 #include "target.h"
 #include "xalloc.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int die(int status, const char *msg)
 {
