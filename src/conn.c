@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "conn_internal.h"
 #include "net.h"
+#include "tls.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -24,11 +25,15 @@
 
 static void begin_request(struct conn *c, int64_t now);
 
-void conn_close_socket(struct conn *c)
+void conn_close_socket(struct conn *c, bool clean)
 {
     c->table_open = false; /* a scenario's next request opens a new conn table */
     if (c->fd < 0)
         return;
+    if (c->tls) {
+        tls_conn_close(c->tls, clean);
+        c->write_wants_read = c->read_wants_write = false;
+    }
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
     net_close(c->fd);
@@ -45,7 +50,7 @@ static void arm_timer(struct conn *c, double after)
 
 static void go_idle(struct conn *c)
 {
-    conn_close_socket(c);
+    conn_close_socket(c, c->pending == 0);
     ev_timer_stop(c->sh->loop, &c->timer);
     c->state = CONN_IDLE;
 }
@@ -72,7 +77,7 @@ void conn_fail(struct conn *c, enum stats_error why)
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
-    conn_close_socket(c);
+    conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request. */
     if (why == STATS_ERR_CONNECT && sh->budget > 0) {
         c->backoff = c->backoff > 0 ? c->backoff * 2 : BACKOFF_FIRST;
@@ -105,7 +110,8 @@ static void connect_failed(struct conn *c, int err)
 }
 
 /* The socket is connected: count it, arm the read watcher for the life of
- * the socket. now: when the connection was known to be up. */
+ * the socket; the request is written next, or over TLS the handshake goes
+ * on. now: when the connection was known to be up. */
 static void mark_connected(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
@@ -115,7 +121,68 @@ static void mark_connected(struct conn *c, int64_t now)
     c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
+    c->t_handshake = c->tls ? now : 0; /* handshake_done makes it the duration */
+    c->state = c->tls ? CONN_HANDSHAKE : CONN_WRITING;
+}
+
+void conn_tls_failed(struct conn *c, enum stats_error otherwise)
+{
+    if (tls_socket_errno(c->tls) && otherwise != STATS_ERR_TLS) {
+        conn_fail(c, otherwise);
+        return;
+    }
+    stats_tls_reason(c->sh->stats, tls_reason(c->tls), c->pending);
+    conn_fail(c, STATS_ERR_TLS);
+}
+
+static void write_request(struct conn *c);
+
+/* The handshake is over: timed and counted; the request goes out. */
+static void handshake_done(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    c->t_handshake = now - c->t_handshake;
+    hist_record(&sh->stats->handshake, c->t_handshake);
+    if (tls_resumed(c->tls))
+        sh->stats->tls_resumed++;
+    else
+        sh->stats->tls_full++;
     c->state = CONN_WRITING;
+    write_request(c);
+}
+
+void conn_handshake(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    bool connecting = c->state == CONN_CONNECTING;
+    int64_t before = connecting ? clock_now_ns() : 0;
+    enum net_status st = tls_handshake(c->tls);
+    /* While connecting, this is also the probe for the end of the TCP
+     * handshake (as write_request is for plain HTTP): anything but a write
+     * that would block or a socket error means the ClientHello went out. */
+    bool sock_err = st == NET_ERROR && tls_socket_errno(c->tls);
+    if (connecting && st != NET_WANT_WRITE && !sock_err)
+        mark_connected(c, before);
+    switch (st) {
+    case NET_OK:
+        if (ev_is_active(&c->wio))
+            ev_io_stop(sh->loop, &c->wio);
+        handshake_done(c, clock_now_ns());
+        return;
+    case NET_AGAIN: /* the read watcher is armed */
+        if (ev_is_active(&c->wio))
+            ev_io_stop(sh->loop, &c->wio);
+        return;
+    case NET_WANT_WRITE:
+        ev_io_start(sh->loop, &c->wio);
+        return;
+    case NET_ERROR:
+        if (connecting && sock_err)
+            connect_failed(c, tls_socket_errno(c->tls));
+        else
+            conn_tls_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
+        return;
+    }
 }
 
 /* Writes (the rest of) the request. While CONNECTING this is also the
@@ -124,13 +191,16 @@ static void mark_connected(struct conn *c, int64_t now)
 static void write_request(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    c->write_wants_read = false;
     bool connecting = c->state == CONN_CONNECTING;
     /* -R's send time is read before the write: on loopback the server may
      * read the request before the write returns. */
     bool first = sh->sched && c->woff == 0;
     int64_t before = connecting || first ? clock_now_ns() : 0;
     size_t n;
-    switch (net_write(c->fd, c->req + c->woff, c->req_len - c->woff, &n)) {
+    enum net_status st = c->tls ? tls_write(c->tls, c->req + c->woff, c->req_len - c->woff, &n)
+                                : net_write(c->fd, c->req + c->woff, c->req_len - c->woff, &n);
+    switch (st) {
     case NET_OK:
         if (connecting)
             mark_connected(c, before);
@@ -148,15 +218,28 @@ static void write_request(struct conn *c)
         c->state = CONN_READING;
         return;
     case NET_AGAIN:
+        if (c->tls)
+            c->write_wants_read = true; /* conn_on_readable writes again */
+        else
+            ev_io_start(sh->loop, &c->wio);
+        return;
+    case NET_WANT_WRITE:
         ev_io_start(sh->loop, &c->wio);
         return;
     case NET_ERROR:
         if (connecting)
             connect_failed(c, errno);
+        else if (c->tls)
+            conn_tls_failed(c, STATS_ERR_WRITE);
         else
             conn_fail(c, STATS_ERR_WRITE);
         return;
     }
+}
+
+void conn_write_request(struct conn *c)
+{
+    write_request(c);
 }
 
 /* A new request: nothing written or read yet. */
@@ -183,7 +266,10 @@ static void on_connected(struct conn *c)
         return;
     }
     mark_connected(c, clock_now_ns());
-    write_request(c);
+    if (c->tls)
+        conn_handshake(c);
+    else
+        write_request(c);
 }
 
 static void begin_connect(struct conn *c, int64_t now)
@@ -194,6 +280,7 @@ static void begin_connect(struct conn *c, int64_t now)
     c->t_connect = now; /* the start; mark_connected turns it into the duration */
     switch (net_connect(sh->addr, sh->addrlen, &fd)) {
     case NET_ERROR:
+    case NET_WANT_WRITE: /* not from net_connect */
         connect_failed(c, errno);
         return;
     case NET_OK:
@@ -203,9 +290,15 @@ static void begin_connect(struct conn *c, int64_t now)
         ev_io_set(&c->wio, fd, EV_WRITE);
         reset_request(c);
         /* On loopback the handshake is usually over by the time connect
-         * returns, so the write is tried at once (saving a poll round and
-         * a getsockopt); it waits for writability only if it would block. */
-        write_request(c);
+         * returns, so the write (or the ClientHello) is tried at once
+         * (saving a poll round and a getsockopt); it waits for writability
+         * only if it would block. */
+        if (c->tls) {
+            tls_conn_start(c->tls, fd);
+            conn_handshake(c);
+        } else {
+            write_request(c);
+        }
         return;
     }
 }
@@ -303,6 +396,7 @@ static void begin_request(struct conn *c, int64_t now)
         begin_connect(c, now);
     } else {
         c->t_connect = 0;
+        c->t_handshake = 0;
         c->state = CONN_WRITING;
         reset_request(c);
         write_request(c);
@@ -321,10 +415,17 @@ static void on_write_event(EV_P_ ev_io *w, int revents)
     (void)loop;
     (void)revents;
     struct conn *c = container_of(w, struct conn, wio);
-    if (c->state == CONN_CONNECTING)
+    if (c->state == CONN_CONNECTING) {
         on_connected(c);
-    else
+    } else if (c->state == CONN_HANDSHAKE) {
+        conn_handshake(c);
+    } else if (c->read_wants_write) {
+        c->read_wants_write = false;
+        ev_io_stop(c->sh->loop, &c->wio);
+        conn_on_readable(c);
+    } else {
         write_request(c);
+    }
 }
 
 /* The timer is one-shot: the backoff, or a request's deadline. It is not
@@ -343,6 +444,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
         conn_next_request(c, clock_now_ns());
         return;
     case CONN_CONNECTING:
+    case CONN_HANDSHAKE:
     case CONN_WRITING:
     case CONN_READING:
         left = c->t_start + c->sh->timeout_ns - clock_now_ns();
@@ -374,6 +476,8 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_init(&c->wio, on_write_event);
     ev_init(&c->timer, on_timer_event);
     ev_timer_set(&c->timer, 0., 0.);
+    c->tls = sh->tls ? tls_conn_new(sh->tls) : NULL;
+    c->write_wants_read = c->read_wants_write = false;
 }
 
 void conn_start(struct conn *c)
@@ -397,6 +501,8 @@ unsigned conn_stop(struct conn *c)
 
 void conn_free(struct conn *c)
 {
+    tls_conn_free(c->tls);
+    c->tls = NULL;
     free(c->cap);
     c->cap = NULL;
     c->cap_size = c->cap_len = 0;

@@ -1,6 +1,6 @@
 /* One connection: an explicit state machine driven by libev events.
  *
- *   IDLE -> [DELAY | WAIT ->] CONNECTING -> WRITING -> READING -> (WRITING on the same socket |
+ *   IDLE -> [DELAY | WAIT ->] CONNECTING -> [HANDSHAKE (https) ->] WRITING -> READING -> (WRITING on the same socket |
  *   CONNECTING a new one | IDLE when the budget is spent); any failure ->
  *   conn_fail -> counted, closed, and the next request (after a backoff for a
  *   connect failure).
@@ -21,6 +21,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+struct tls_ctx;  /* tls.h: only conn.c and conn_read.c use them */
+struct tls_conn;
 
 /* What the connections of one worker share. Owned by the worker; the
  * connections read the configuration and update the counters. */
@@ -60,12 +63,15 @@ struct conn_shared {
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
     size_t rbuf_size;
     struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
+    struct tls_ctx *tls;         /* https: the worker's TLS context; NULL for http */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     uint64_t in_flight;          /* started and not yet ended */
 };
 
-enum conn_state { CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_WRITING, CONN_READING };
+enum conn_state {
+    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING, CONN_READING
+};
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
 struct conn {
@@ -77,6 +83,9 @@ struct conn {
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
     ev_timer timer;         /* request deadline, connect backoff, or delay() wait */
     struct http_rx rx;
+    struct tls_conn *tls;   /* https: the slot's TLS state (reused for every socket); else NULL */
+    bool write_wants_read;  /* TLS: the write waits for readability (renegotiation, key update) */
+    bool read_wants_write;  /* TLS: the read waits for writability */
     const char *req;        /* the request being written: the shared one, or a hook's */
     size_t req_len;
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
@@ -90,6 +99,7 @@ struct conn {
     int64_t t_intended;     /* -R: when the schedule wanted it sent */
     int64_t t_sent;         /* -R: its first byte written; 0 before */
     int64_t t_connect;      /* connect start, then connect duration; 0 on reuse */
+    int64_t t_handshake;    /* TLS handshake start, then its duration; 0 on reuse */
     int64_t t_written;      /* request fully written */
     int64_t t_first;        /* first response byte */
     double backoff;         /* seconds before the next connect after a refused one */

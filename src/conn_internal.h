@@ -8,8 +8,20 @@
 #include "conn.h"
 
 /* Closes c's socket (if open) and stops its watchers; the next request of
- * a scenario opens a new conn table. */
-void conn_close_socket(struct conn *c);
+ * a scenario opens a new conn table. clean: the connection ended normally
+ * (over TLS, close_notify is sent then). */
+void conn_close_socket(struct conn *c, bool clean);
+
+/* TLS: drives the handshake (CONNECTING or HANDSHAKE), then writes the
+ * request. */
+void conn_handshake(struct conn *c);
+
+/* Writes (the rest of) the request. */
+void conn_write_request(struct conn *c);
+
+/* A TLS call of c failed: a TLS failure counted by its reason, or, when it
+ * was the socket's (a reset), the failure kind otherwise. */
+void conn_tls_failed(struct conn *c, enum stats_error otherwise);
 
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);

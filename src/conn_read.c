@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "conn_internal.h"
 #include "net.h"
+#include "tls.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -97,7 +98,10 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         c->t_written = c->t_first; /* answered before the request was fully written */
     int64_t latency = now - (sh->sched ? c->t_intended : c->t_start), connect = c->t_connect,
             waiting = c->t_first - c->t_written;
-    c->t_connect = 0; /* the batch's later responses came on the same connection */
+    /* A sample's connect time runs until the request could be written, TLS
+     * handshake included, as ab counts it; the connect histogram is TCP's. */
+    int64_t setup = connect ? connect + c->t_handshake : 0;
+    c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
     bool failed = false, hook_ok = !sh->script_response ||
                                    check_response(c, raw, len, latency, connect, waiting, &failed);
     if (failed) {
@@ -112,7 +116,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         }
     }
     if (sh->samples)
-        keep_sample(c, latency, connect, waiting);
+        keep_sample(c, latency, setup, waiting);
     if (sh->heartbeat)
         heartbeat(sh);
     c->pending--;
@@ -130,7 +134,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
 static void batch_done(struct conn *c, int64_t now, bool reusable)
 {
     if (!reusable || !c->sh->keepalive)
-        conn_close_socket(c);
+        conn_close_socket(c, true);
     conn_next_request(c, now);
 }
 
@@ -217,24 +221,52 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     return 0;
 }
 
+/* Readable between requests (a delay() or -R wait): the server closed the
+ * kept-alive connection, or sent bytes nobody asked for. No request is in
+ * flight, so the socket goes; the next request opens a new one. Over TLS
+ * it may be a record that carries no data (a session ticket, a key
+ * update), which OpenSSL takes in and the connection stays. */
+static void readable_between(struct conn *c)
+{
+    size_t n;
+    if (c->tls && tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n) == NET_AGAIN)
+        return;
+    conn_close_socket(c, false);
+}
+
 void conn_on_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     if (c->state == CONN_DELAY || c->state == CONN_WAIT) {
-        /* Between requests (a delay() or -R wait) the server closed the kept-alive
-         * connection, or sent bytes nobody asked for: no request is in
-         * flight, so drop the socket; the next request opens a new one. */
-        conn_close_socket(c);
+        readable_between(c);
         return;
+    }
+    if (c->state == CONN_HANDSHAKE) {
+        conn_handshake(c);
+        return;
+    }
+    if (c->write_wants_read) {
+        conn_write_request(c); /* TLS: the write waited for this */
+        if (c->state != CONN_WRITING && c->state != CONN_READING)
+            return;
     }
     assert(c->state == CONN_WRITING || c->state == CONN_READING);
     for (;;) {
         size_t n;
-        switch (net_read(c->fd, sh->rbuf, sh->rbuf_size, &n)) {
+        enum net_status st = c->tls ? tls_read(c->tls, sh->rbuf, sh->rbuf_size, &n)
+                                    : net_read(c->fd, sh->rbuf, sh->rbuf_size, &n);
+        switch (st) {
         case NET_AGAIN:
             return;
+        case NET_WANT_WRITE: /* TLS: on_write_event reads again */
+            c->read_wants_write = true;
+            ev_io_start(sh->loop, &c->wio);
+            return;
         case NET_ERROR:
-            conn_fail(c, STATS_ERR_READ);
+            if (c->tls)
+                conn_tls_failed(c, STATS_ERR_READ);
+            else
+                conn_fail(c, STATS_ERR_READ);
             return;
         case NET_OK:
             break;
@@ -264,7 +296,10 @@ void conn_on_readable(struct conn *c)
                 return;
             off += used;
         }
-        if (n < sh->rbuf_size)
-            return; /* drained: the next readiness brings the rest */
+        /* Drained: the next readiness brings the rest. Over TLS the kernel
+         * does not report what OpenSSL already read ahead: read on while it
+         * holds some. */
+        if (c->tls ? !tls_pending(c->tls) : n < sh->rbuf_size)
+            return;
     }
 }

@@ -8,6 +8,7 @@
 #include "run.h"
 #include "script.h"
 #include "target.h"
+#include "tls.h"
 #include "xalloc.h"
 
 #include <signal.h>
@@ -46,7 +47,7 @@ static int write_hlog(FILE *f, const struct result *res, char *err, size_t errle
 static void print_header(void *arg)
 {
     const struct result *res = arg;
-    report_header(stdout, res->o, res->t);
+    report_header(stdout, res->o, res->t, res->r);
     fflush(stdout);
 }
 
@@ -67,6 +68,36 @@ static int write_result(const char *opt, const char *path,
         return die(1, err);
     }
     return outfile_commit(&of, err, sizeof err) < 0 ? die(1, err) : 0;
+}
+
+/* https: the TLS options make a context (a bad cipher list, version or
+ * certificate is a bad option, exit 2). Returns 0 or the exit status. */
+static int check_tls(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    struct tls_config cfg;
+    run_tls_config(o, t, &cfg);
+    struct tls_ctx *ctx = tls_ctx_new(&cfg, err, errlen);
+    tls_ctx_free(ctx);
+    return ctx ? 0 : 2;
+}
+
+/* https: the start-up probe shakes hands with the chosen address, so a
+ * TLS-level refusal stops the run at once with its reason; what it agreed
+ * on goes into the header and the JSON. */
+static int probe_tls(const struct options *o, const struct target *t, struct run_result *r, char *err,
+                     size_t errlen)
+{
+    struct tls_config cfg;
+    run_tls_config(o, t, &cfg);
+    struct tls_ctx *ctx = tls_ctx_new(&cfg, err, errlen);
+    if (!ctx)
+        return -1;
+    socklen_t len;
+    const struct sockaddr *sa = target_sockaddr(t, &len);
+    int rc = tls_probe(ctx, sa, len, o->timeout_ns, &r->tls, err, errlen);
+    r->tls_known = rc == 0;
+    tls_ctx_free(ctx);
+    return rc;
 }
 
 /* What a script's options() changed: the command line again, with its
@@ -201,8 +232,13 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
+    if (t.tls && (status = check_tls(&o, &t, err, sizeof err)) != 0) {
+        status = die(status, err);
+        goto out;
+    }
     if (target_resolve(&t, err, sizeof err) < 0 ||
-        (!o.no_probe && target_probe(&t, o.timeout_ns, err, sizeof err) < 0)) {
+        (!o.no_probe && target_probe(&t, o.timeout_ns, err, sizeof err) < 0) ||
+        (t.tls && !o.no_probe && probe_tls(&o, &t, &r, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }

@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-enum net_status { NET_OK, NET_AGAIN, NET_ERROR };
+/* NET_AGAIN: wait until readable (or, for a plain write, writable);
+ * NET_WANT_WRITE: a TLS call waits until writable (only tls.h returns it). */
+enum net_status { NET_OK, NET_AGAIN, NET_WANT_WRITE, NET_ERROR };
 
 /* Opens a non-blocking TCP_NODELAY socket and starts connecting it to addr.
  * NET_OK: connected at once; NET_AGAIN: in progress (wait for writable, then

@@ -47,10 +47,22 @@ const char options_usage[] =
     "  -q, --quiet           no text report\n"
     "  -L, --latency         print the latency distribution, as wrk does\n"
     "  -v, --verbose         more detail in the report\n"
+    "https:// URLs:\n"
+    "      --tls-min V, --tls-max V  TLS versions allowed (1.2, 1.3)\n"
+    "      --ciphers L       TLS 1.2 cipher list; --ciphersuites L for TLS 1.3\n"
+    "      --groups L        key-exchange groups (e.g. X25519:P-256)\n"
+    "      --sni NAME        server name sent (default: the URL's host name;\n"
+    "                        never an IP literal); --no-sni sends none\n"
+    "      --verify          check the server's certificate (default: off);\n"
+    "                        --cacert FILE to check it against FILE's CAs\n"
+    "      --cert F, --key F client certificate and key (mutual TLS)\n"
+    "      --tls-resume on|off  resume sessions on new connections (default on)\n"
     "      --version         print the version\n"
     "      --help            print this help\n";
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP };
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
+       OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -80,6 +92,18 @@ static const struct option long_options[] = {
     {"verbose", no_argument, NULL, 'v'},
     {"version", no_argument, NULL, OPT_VERSION},
     {"help", no_argument, NULL, OPT_HELP},
+    {"tls-min", required_argument, NULL, OPT_TLS_MIN},
+    {"tls-max", required_argument, NULL, OPT_TLS_MAX},
+    {"ciphers", required_argument, NULL, OPT_CIPHERS},
+    {"ciphersuites", required_argument, NULL, OPT_CIPHERSUITES},
+    {"groups", required_argument, NULL, OPT_GROUPS},
+    {"sni", required_argument, NULL, OPT_SNI},
+    {"no-sni", no_argument, NULL, OPT_NO_SNI},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"cert", required_argument, NULL, OPT_CERT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"tls-resume", required_argument, NULL, OPT_TLS_RESUME},
     {NULL, 0, NULL, 0},
 };
 
@@ -295,6 +319,18 @@ static void script_args_after_url(struct options *o, int argc, char **argv, int 
         o->script_args[o->url_args + i] = argv[nargs + 1 + i];
 }
 
+/* "1.2" -> 12 (also 1.0, 1.1, 1.3: what OpenSSL may allow). */
+static int parse_tls_version(const char *opt, const char *v, int *out, char *err, size_t errlen)
+{
+    static const char *const names[] = {"1.0", "1.1", "1.2", "1.3"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = 10 + i;
+            return 0;
+        }
+    return fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
+}
+
 static void set_defaults(struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -304,6 +340,7 @@ static void set_defaults(struct options *o)
     o->keepalive = true;
     o->max_body = UINT64_C(8000000);
     o->hlog_interval_ns = 1000000000;
+    o->tls_resume = true;
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -445,6 +482,48 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case OPT_HELP:
             fputs(options_usage, stdout);
             return OPTIONS_EXIT;
+        case OPT_TLS_MIN:
+        case OPT_TLS_MAX:
+            if (parse_tls_version(ch == OPT_TLS_MIN ? "--tls-min" : "--tls-max", optarg,
+                                  ch == OPT_TLS_MIN ? &o->tls_min : &o->tls_max, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_CIPHERS:
+            o->ciphers = optarg;
+            break;
+        case OPT_CIPHERSUITES:
+            o->ciphersuites = optarg;
+            break;
+        case OPT_GROUPS:
+            o->groups = optarg;
+            break;
+        case OPT_SNI:
+            if (!*optarg || strpbrk(optarg, " \t\r\n"))
+                return fail(err, errlen, "%s: \"%s\" is not a server name", "--sni", optarg), OPTIONS_ERROR;
+            o->sni = optarg;
+            o->no_sni = false;
+            break;
+        case OPT_NO_SNI:
+            o->no_sni = true;
+            o->sni = NULL;
+            break;
+        case OPT_VERIFY:
+            o->verify = true;
+            break;
+        case OPT_CACERT:
+            o->cacert = optarg;
+            break;
+        case OPT_CERT:
+            o->cert = optarg;
+            break;
+        case OPT_KEY:
+            o->key = optarg;
+            break;
+        case OPT_TLS_RESUME:
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
+            o->tls_resume = strcmp(optarg, "on") == 0;
+            break;
         case ':':
             return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         default:
@@ -467,6 +546,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         return OPTIONS_ERROR;
     if (check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;
+    if (o->tls_min && o->tls_max && o->tls_min > o->tls_max)
+        return fail(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
+               OPTIONS_ERROR;
+    if (o->key && !o->cert)
+        return fail(err, errlen, "%s: needs --cert (the certificate of the key)%s", "--key", ""), OPTIONS_ERROR;
+    if (o->cacert && !o->verify)
+        o->verify = true; /* a CA file is only given to verify against */
     if (!duration_set && o->requests == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
     if (threads_set) {

@@ -37,6 +37,17 @@ struct options {
     bool quiet;            /* -q: no text report */
     bool latency;          /* -L: the text report adds wrk's latency distribution */
     int verbose;           /* -v count */
+    /* https:// only (tls.h) */
+    int tls_min, tls_max;  /* --tls-min/--tls-max: 10..13 for TLS 1.0..1.3; 0: OpenSSL's default */
+    const char *ciphers;   /* --ciphers (TLS 1.2 and below), NULL: default */
+    const char *ciphersuites; /* --ciphersuites (TLS 1.3) */
+    const char *groups;    /* --groups (key exchange) */
+    const char *sni;       /* --sni NAME: sent instead of the URL's host name */
+    bool no_sni;           /* --no-sni */
+    bool verify;           /* --verify (also implied by --cacert) */
+    const char *cacert;    /* --cacert FILE */
+    const char *cert, *key; /* --cert, --key: client certificate (mutual TLS) */
+    bool tls_resume;       /* --tls-resume on (default) / off */
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;

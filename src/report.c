@@ -6,6 +6,7 @@
 #include "json_out.h"
 #include "net.h"
 #include "quote.h"
+#include "report_internal.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -49,7 +50,7 @@ static void clamped_note(FILE *out, int64_t clamped, const char *top)
                 top);
 }
 
-static void hist_line(FILE *out, const char *name, const struct hist *h)
+void report_hist_line(FILE *out, const char *name, const struct hist *h)
 {
     static const double ps[] = {50, 90, 99, 99.9};
     char b[32];
@@ -148,7 +149,7 @@ static const char *fmt_duration(char *buf, size_t len, int64_t ns)
     return buf;
 }
 
-void report_header(FILE *out, const struct options *o, const struct target *t)
+void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
     if (o->requests && o->duration_ns)
@@ -167,6 +168,7 @@ void report_header(FILE *out, const struct options *o, const struct target *t)
         fprintf(out, "open model at %" PRIu64 " requests/s\n", o->rate);
     else
         fprintf(out, "closed loop\n");
+    report_tls_header(out, t, r);
 }
 
 double report_sent_rate(const struct options *o, const struct run_result *r)
@@ -253,14 +255,14 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     const struct stats *s = &r->stats;
     double secs = (double)r->duration_ns / 1e9;
     char b[32];
-    hist_line(out, "Latency", &s->latency);
+    report_hist_line(out, "Latency", &s->latency);
     if (o->rate) {
-        hist_line(out, "Service", &s->service);
-        hist_line(out, "Send lag", &s->sendlag);
+        report_hist_line(out, "Service", &s->service);
+        report_hist_line(out, "Send lag", &s->sendlag);
     }
     if (o->verbose) {
-        hist_line(out, "Connect", &s->connect);
-        hist_line(out, "Waiting", &s->waiting);
+        report_hist_line(out, "Connect", &s->connect);
+        report_hist_line(out, "Waiting", &s->waiting);
     }
     if (o->latency)
         latency_distribution(out, &s->latency);
@@ -284,7 +286,8 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     if (failed) {
         fprintf(out, "  Failed %" PRIu64 ":", failed);
         for (int e = 0; e < STATS_ERR_KINDS; e++)
-            fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
+            if (e != STATS_ERR_TLS || t->tls) /* http runs keep their six kinds */
+                fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
         fputc('\n', out);
         reasons_text(out, s);
     }
@@ -297,6 +300,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     if (s->cut_off)
         fprintf(out, "  Cut off: %" PRIu64 " request%s in flight when the run %s (not counted)\n", s->cut_off,
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
+    report_tls_text(out, t, r, o->verbose);
     if (o->verbose)
         fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
                      "; %" PRIu64 " connection%s opened, %s written\n",
@@ -339,7 +343,7 @@ static void json_num(FILE *out, const char *before, double v, int decimals)
     json_out_num(out, v, decimals);
 }
 
-static void json_hist(FILE *out, const char *name, const struct hist *h, int last)
+void report_json_hist(FILE *out, const char *name, const struct hist *h, int last)
 {
     static const struct { const char *key; double p; } ps[] = {
         {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
@@ -495,12 +499,13 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
             s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
     json_metrics(out, &s->metrics);
-    json_hist(out, "latency", &s->latency, 0);
-    json_hist(out, "connect", &s->connect, 0);
-    json_hist(out, "waiting", &s->waiting, !o->rate);
+    report_tls_json(out, t, r);
+    report_json_hist(out, "latency", &s->latency, 0);
+    report_json_hist(out, "connect", &s->connect, 0);
+    report_json_hist(out, "waiting", &s->waiting, !o->rate);
     if (o->rate) {
-        json_hist(out, "service", &s->service, 0);
-        json_hist(out, "sendlag", &s->sendlag, 1);
+        report_json_hist(out, "service", &s->service, 0);
+        report_json_hist(out, "sendlag", &s->sendlag, 1);
     }
     fprintf(out, "}\n");
 }

@@ -9,8 +9,9 @@
 
 #include <stdio.h>
 
-/* The "Running ..." header, printed before the run starts. */
-void report_header(FILE *out, const struct options *o, const struct target *t);
+/* The "Running ..." header, printed before the run starts (r: only its
+ * TLS details are read). */
+void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "http.h"
 #include "schedule.h"
+#include "tls.h"
 #include "worker.h"
 #include "xalloc.h"
 
@@ -134,6 +135,25 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
     return -1;
 }
 
+void run_tls_config(const struct options *o, const struct target *t, struct tls_config *cfg)
+{
+    *cfg = (struct tls_config){
+        .min_version = o->tls_min,
+        .max_version = o->tls_max,
+        .ciphers = o->ciphers,
+        .ciphersuites = o->ciphersuites,
+        .groups = o->groups,
+        /* The URL's host name unless told otherwise; an IP literal never. */
+        .sni = o->no_sni ? NULL : o->sni ? o->sni : t->host_is_ip ? NULL : t->host,
+        .host = t->host,
+        .verify = o->verify,
+        .cacert = o->cacert,
+        .cert = o->cert,
+        .key = o->key,
+        .resume = o->tls_resume,
+    };
+}
+
 /* The request the command line describes: encoded once for the run, and
  * the starting point of a script's wrk table. */
 static struct http_request_spec request_spec(const struct options *o, const struct target *t)
@@ -225,6 +245,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .nworkers = o->threads,
         .hlog_interval_ns = o->hlog_path ? o->hlog_interval_ns : 0,
     };
+    struct tls_config tls;
+    if (t->tls) {
+        run_tls_config(o, t, &tls);
+        cfg.tls = &tls;
+    }
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
     cfg.addr = target_sockaddr(t, &cfg.addrlen);

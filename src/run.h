@@ -8,6 +8,7 @@
 #include "script.h"
 #include "stats.h"
 #include "target.h"
+#include "tls.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,6 +21,8 @@ struct run_result {
     int64_t duration_ns; /* start -> last worker ended */
     int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
+    bool tls_known;      /* https: tls holds what the start-up probe's handshake agreed on */
+    struct tls_info tls; /* (set by main before the run; run_execute leaves it) */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
     struct intervals *intervals; /* --hlog: each worker's interval histograms */
@@ -63,6 +66,12 @@ struct script *run_load_script(const struct options *o, const struct target *t, 
 /* Refreshes the wrk table and volley.target of a state after the options
  * (options()) changed. Returns 0, or -1 with err. */
 int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen);
+
+struct tls_config;
+
+/* The TLS settings of an https run: o's TLS options, SNI from t's host name
+ * (unless an IP literal, --sni or --no-sni). Strings point into o and t. */
+void run_tls_config(const struct options *o, const struct target *t, struct tls_config *cfg);
 
 /* Checks that every descriptor the run needs (o's connections, each
  * worker's loop, wake-up and timer, the main thread's) fits the open-file

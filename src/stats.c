@@ -4,6 +4,8 @@
 #include "xalloc.h"
 
 #include <assert.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@ void stats_init(struct stats *s)
     hist_init_default(&s->latency);
     hist_init_default(&s->connect);
     hist_init_default(&s->waiting);
+    hist_init_default(&s->handshake);
     hist_init_default(&s->rate);
     hist_init_default(&s->service);
     hist_init_default(&s->sendlag);
@@ -24,6 +27,7 @@ void stats_free(struct stats *s)
     hist_free(&s->latency);
     hist_free(&s->connect);
     hist_free(&s->waiting);
+    hist_free(&s->handshake);
     hist_free(&s->rate);
     hist_free(&s->service);
     hist_free(&s->sendlag);
@@ -32,6 +36,11 @@ void stats_free(struct stats *s)
     free(s->reasons);
     s->reasons = NULL;
     s->nreasons = 0;
+    for (size_t i = 0; i < s->ntls_reasons; i++)
+        free(s->tls_reasons[i].reason);
+    free(s->tls_reasons);
+    s->tls_reasons = NULL;
+    s->ntls_reasons = 0;
     metrics_free(&s->metrics);
     free(s->samples);
     s->samples = NULL;
@@ -67,16 +76,32 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample)
     s->samples[s->nsamples++] = *sample;
 }
 
-void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
+/* Adds n to reason in the list, as a new entry when there is room under
+ * max. Returns false when it had no room. */
+static bool add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason, uint64_t n)
 {
-    for (size_t i = 0; i < s->nreasons; i++) {
-        if (strcmp(s->reasons[i].reason, reason) == 0) {
-            s->reasons[i].count += n;
-            return;
+    for (size_t i = 0; i < *len; i++) {
+        if (strcmp((*list)[i].reason, reason) == 0) {
+            (*list)[i].count += n;
+            return true;
         }
     }
-    s->reasons = xrealloc(s->reasons, (s->nreasons + 1) * sizeof *s->reasons);
-    s->reasons[s->nreasons++] = (struct stats_reason){xstrdup(reason), n};
+    if (*len >= max)
+        return false;
+    *list = xrealloc(*list, (*len + 1) * sizeof **list);
+    (*list)[(*len)++] = (struct stats_reason){xstrdup(reason), n};
+    return true;
+}
+
+void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
+{
+    add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n);
+}
+
+void stats_tls_reason(struct stats *s, const char *reason, uint64_t n)
+{
+    if (!add_reason(&s->tls_reasons, &s->ntls_reasons, STATS_TLS_REASONS, reason, n))
+        s->tls_other += n;
 }
 
 static int by_count(const void *a, const void *b)
@@ -91,6 +116,8 @@ void stats_sort_reasons(struct stats *s)
 {
     if (s->nreasons > 1)
         qsort(s->reasons, s->nreasons, sizeof *s->reasons, by_count);
+    if (s->ntls_reasons > 1)
+        qsort(s->tls_reasons, s->ntls_reasons, sizeof *s->tls_reasons, by_count);
 }
 
 void stats_finish(struct stats *s)
@@ -114,6 +141,13 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->connects += src->connects;
     dst->open |= src->open;
     dst->arrivals += src->arrivals;
+    dst->tls_full += src->tls_full;
+    dst->tls_resumed += src->tls_resumed;
+    for (size_t i = 0; i < src->ntls_reasons; i++)
+        if (!add_reason(&dst->tls_reasons, &dst->ntls_reasons, STATS_TLS_REASONS, src->tls_reasons[i].reason,
+                        src->tls_reasons[i].count))
+            dst->tls_other += src->tls_reasons[i].count;
+    dst->tls_other += src->tls_other;
     dst->unsent += src->unsent;
     if (src->last_send > dst->last_send)
         dst->last_send = src->last_send;
@@ -121,7 +155,8 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->last_due = src->last_due;
     int rc = hist_merge(&dst->latency, &src->latency) | hist_merge(&dst->connect, &src->connect) |
              hist_merge(&dst->waiting, &src->waiting) | hist_merge(&dst->rate, &src->rate) |
-             hist_merge(&dst->service, &src->service) | hist_merge(&dst->sendlag, &src->sendlag);
+             hist_merge(&dst->service, &src->service) | hist_merge(&dst->sendlag, &src->sendlag) |
+             hist_merge(&dst->handshake, &src->handshake);
     assert(rc == 0 && "all workers use the same histogram configuration");
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
@@ -170,7 +205,7 @@ uint64_t stats_failed(const struct stats *s)
 
 const char *stats_error_name(enum stats_error e)
 {
-    static const char *const names[STATS_ERR_KINDS] = {"connect", "read", "write", "timeout", "parse",
-                                                            "validation"};
+    static const char *const names[STATS_ERR_KINDS] = {"connect", "read",       "write", "timeout",
+                                                            "parse",   "validation", "tls"};
     return names[e];
 }

@@ -20,6 +20,8 @@ enum stats_error {
     STATS_ERR_PARSE,   /* the response was not valid HTTP */
     STATS_ERR_VALIDATION, /* complete, but the script's response() failed it (or it
                            * outgrew --max-body); counted by reason */
+    STATS_ERR_TLS,     /* https: the TLS handshake or a TLS record failed; counted by
+                        * OpenSSL's reason */
     STATS_ERR_KINDS
 };
 
@@ -44,6 +46,12 @@ struct stats {
                           * their time to failure */
     struct hist connect; /* connect time, 0 on a reused connection, ns */
     struct hist waiting; /* request written -> first response byte, ns */
+    struct hist handshake; /* https: each TLS handshake that completed, ns */
+    uint64_t tls_full, tls_resumed; /* https: handshakes that completed, by kind */
+    struct stats_reason *tls_reasons; /* https: TLS failures by reason (at most
+                                       * STATS_TLS_REASONS; the rest in tls_other) */
+    size_t ntls_reasons;
+    uint64_t tls_other;
     struct hist service; /* -R: first request byte written -> last response byte */
     struct hist sendlag; /* -R: first request byte written - intended send time
                           * (completed and timed-out requests) */
@@ -89,6 +97,10 @@ struct stats_reason {
     uint64_t count;
 };
 
+/* Distinct TLS failure reasons kept; failures with more reasons are
+ * counted in tls_other. */
+#define STATS_TLS_REASONS 16
+
 /* Allocates the histograms (start-up only). */
 void stats_init(struct stats *s);
 void stats_free(struct stats *s);
@@ -105,6 +117,11 @@ void stats_merge(struct stats *dst, struct stats *src);
 /* Adds n failures with reason (copied) to s's reasons; not errors[], which
  * the request path counts. */
 void stats_add_reason(struct stats *s, const char *reason, uint64_t n);
+
+/* Counts n TLS failures under reason (the failure path only: a new reason
+ * allocates); the failures themselves are counted in errors[STATS_ERR_TLS]
+ * by the caller. */
+void stats_tls_reason(struct stats *s, const char *reason, uint64_t n);
 
 /* The reasons sorted by count, highest first (ties by reason). */
 void stats_sort_reasons(struct stats *s);

@@ -8,6 +8,7 @@
 #include "quote.h"
 #include "xalloc.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -37,17 +38,22 @@ static bool host_chars_ok(const char *h, size_t n, bool bracketed)
     return true;
 }
 
+/* An IPv4 or IPv6 literal (never sent as SNI). */
+static bool is_ip_literal(const char *host)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1 || strchr(host, ':');
+}
+
 int target_parse(struct target *t, const char *url, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     const char *p = strstr(url, "://");
     if (!p)
         return bad_url(err, errlen, url, "not a URL (expected http://host[:port]/path)");
-    if ((size_t)(p - url) != 4 || strncasecmp(url, "http", 4) != 0) {
-        if ((size_t)(p - url) == 5 && strncasecmp(url, "https", 5) == 0)
-            return bad_url(err, errlen, url, "https is not supported yet");
-        return bad_url(err, errlen, url, "unsupported scheme (only http://)");
-    }
+    bool tls = (size_t)(p - url) == 5 && strncasecmp(url, "https", 5) == 0;
+    if (!tls && ((size_t)(p - url) != 4 || strncasecmp(url, "http", 4) != 0))
+        return bad_url(err, errlen, url, "unsupported scheme (only http:// and https://)");
     const char *h = p + 3, *hend, *after;
     if (*h == '[') {
         hend = strchr(h, ']');
@@ -65,7 +71,7 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
         return bad_url(err, errlen, url, "user info in URLs is not supported");
     if (!host_chars_ok(h, (size_t)(hend - h), h[-1] == '['))
         return bad_url(err, errlen, url, "bad host");
-    long port = 80;
+    long port = tls ? 443 : 80;
     int port_given = *after == ':';
     if (port_given) {
         char *end;
@@ -83,8 +89,9 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
             return bad_url(err, errlen, url, "spaces or control characters in the path");
 
     t->url = xstrdup(url);
-    t->scheme = xstrdup("http");
-    t->host = xstrndup(h, (size_t)(hend - h));
+    t->scheme = xstrdup(tls ? "https" : "http");
+    t->tls = tls;
+    t->host_is_ip = is_ip_literal(t->host = xstrndup(h, (size_t)(hend - h)));
     t->port = (uint16_t)port;
     t->port_given = port_given;
     if (plen == 0 || after[0] == '?') {
@@ -98,7 +105,7 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
     int v6 = strchr(t->host, ':') != NULL;
     size_t cap = strlen(t->host) + 16;
     t->host_header = xmalloc(cap);
-    if (port == 80)
+    if (port == (tls ? 443 : 80)) /* the scheme's own port goes unsaid */
         snprintf(t->host_header, cap, v6 ? "[%s]" : "%s", t->host);
     else
         snprintf(t->host_header, cap, v6 ? "[%s]:%ld" : "%s:%ld", t->host, port);
@@ -144,6 +151,7 @@ static int try_connect(const struct target_addr *a, int64_t timeout_ns)
         net_close(fd);
         return 0;
     case NET_ERROR:
+    case NET_WANT_WRITE: /* not from net_connect */
         return errno;
     case NET_AGAIN:
         break;

@@ -5,6 +5,7 @@
 #ifndef VOLLEY_TARGET_H
 #define VOLLEY_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -17,7 +18,9 @@ struct target_addr {
 /* All fields are read-only after target_parse/target_resolve. */
 struct target {
     char *url;         /* as given */
-    char *scheme;      /* "http" */
+    char *scheme;      /* "http" or "https" */
+    bool tls;          /* https */
+    bool host_is_ip;   /* host is an IP literal (no SNI for it) */
     char *host;        /* without IPv6 brackets */
     uint16_t port;
     int port_given;    /* the URL named the port */
@@ -28,7 +31,7 @@ struct target {
     size_t chosen;     /* index into addrs of the address the run uses */
 };
 
-/* Parses http://host[:port][/path][?query] into t. Returns 0, or -1 with one
+/* Parses http[s]://host[:port][/path][?query] into t. Returns 0, or -1 with one
  * line in err naming the URL and what is wrong with it. */
 int target_parse(struct target *t, const char *url, char *err, size_t errlen);
 

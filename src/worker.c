@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include "clock.h"
+#include "tls.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -48,6 +49,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         return -1;
     }
     ev_set_userdata(w->loop, w);
+    w->tls = NULL;
+    if (cfg->tls && !(w->tls = tls_ctx_new(cfg->tls, err, errlen)))
+        return -1;
     stats_init(&w->stats);
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
@@ -75,6 +79,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .max_body = cfg->max_body,
         .res = &w->res,
         .conn_done = w->conn_done,
+        .tls = w->tls,
         .req_depth = 1,
         .samples = cfg->samples,
         .first_head_todo = cfg->samples,
@@ -268,6 +273,8 @@ void worker_free(struct worker *w)
     w->script = NULL;
     w->script_req = NULL;
     free(w->conns);
+    tls_ctx_free(w->tls); /* after the connections' own TLS state */
+    w->tls = NULL;
     free(w->rbuf);
     if (w->loop)
         ev_loop_destroy(w->loop);

@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 /* What every worker reads and nobody writes during the run. */
+struct tls_config;
+struct tls_ctx;
+
 struct worker_config {
     const struct sockaddr *addr;
     socklen_t addrlen;
@@ -32,6 +35,7 @@ struct worker_config {
                               * of interval 0; set before the workers start */
     int64_t sched_end;       /* -R with -d: t0 + duration; 0 otherwise */
     int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
+    const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
 };
 
 struct worker {
@@ -50,6 +54,7 @@ struct worker {
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */
+    struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
     uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;

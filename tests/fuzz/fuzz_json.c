@@ -171,7 +171,7 @@ static void fuzz_report(const uint8_t *data, size_t size)
     free(out);
 
     f = open_memstream(&out, &len);
-    report_header(f, &o, &t);
+    report_header(f, &o, &t, &r);
     report_text(f, &o, &t, &r);
     fclose(f);
     require_printable("report_text: a control byte", out, len);

@@ -28,8 +28,7 @@ static char *capture(writer w, const struct options *o, const struct target *t, 
 
 static void header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
-    (void)r;
-    report_header(out, o, t);
+    report_header(out, o, t, r);
 }
 
 static void stop_reason(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)

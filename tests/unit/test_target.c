@@ -46,6 +46,43 @@ static const struct url_case good_urls[] = {
     {"http://h/%20?a=b&c=%0d", "h", 80, "/%20?a=b&c=%0d", "h"},
 };
 
+/* https: port 443 by default (and left out of Host), SNI-worthy names. */
+static const struct url_case tls_urls[] = {
+    {"https://h/", "h", 443, "/", "h"},
+    {"HTTPS://h:8443/x", "h", 8443, "/x", "h:8443"},
+    {"https://h:80/", "h", 80, "/", "h:80"},
+    {"https://[::1]/", "::1", 443, "/", "[::1]"},
+};
+
+static void test_parse_tls(void)
+{
+    for (size_t i = 0; i < sizeof tls_urls / sizeof tls_urls[0]; i++) {
+        const struct url_case *c = &tls_urls[i];
+        struct target t;
+        char err[256] = "";
+        check_ctx("target_parse(\"%s\")", c->url);
+        if (!CHECK_INT(target_parse(&t, c->url, err, sizeof err), 0))
+            continue;
+        CHECK_STR(t.scheme, "https");
+        CHECK(t.tls);
+        CHECK_INT(t.port, c->port);
+        CHECK_STR(t.path, c->path);
+        CHECK_STR(t.host_header, c->host_header);
+        CHECK(t.host_is_ip == (strchr(c->host, ':') != NULL));
+        target_free(&t);
+    }
+    struct target t;
+    char err[256];
+    check_ctx("IP literals");
+    CHECK_INT(target_parse(&t, "https://127.0.0.1:1/", err, sizeof err), 0);
+    CHECK(t.host_is_ip);
+    target_free(&t);
+    CHECK_INT(target_parse(&t, "http://localhost/", err, sizeof err), 0);
+    CHECK(!t.host_is_ip && !t.tls);
+    target_free(&t);
+    check_ctx(NULL);
+}
+
 static void test_parse_good(void)
 {
     for (size_t i = 0; i < sizeof good_urls / sizeof good_urls[0]; i++) {
@@ -79,8 +116,7 @@ static const struct bad_case bad_urls[] = {
     {"127.0.0.1:80", NULL},
     {"127.0.0.1:80/x", NULL},
     {"ftp://x/", "scheme"},
-    {"https://x/", "https is not supported"},
-    {"HTTPS://x/", "https is not supported"},
+    {"httpx://x/", "scheme"},
     {"http:/x/", NULL},
     {"http://", "host"},
     {"http:///path", "host"},
@@ -354,6 +390,7 @@ static void test_probe(void)
 
 int main(void)
 {
+    test_parse_tls();
     test_parse_good();
     test_parse_bad();
     test_resolve();

@@ -1,0 +1,29 @@
+/* Shared by report.c and report_tls.c only: the line and JSON shapes of a
+ * histogram, and the TLS parts of the reports. */
+#ifndef VOLLEY_REPORT_INTERNAL_H
+#define VOLLEY_REPORT_INTERNAL_H
+
+#include "hist.h"
+#include "run.h"
+#include "target.h"
+
+#include <stdio.h>
+
+/* "  Name      p50 ...  max ...  mean ...  stdev ..." and any clamped note. */
+void report_hist_line(FILE *out, const char *name, const struct hist *h);
+
+/* "  \"name\": {...}" with a comma unless last, and a newline. */
+void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
+
+/* https: the header's TLS line (what the probe's handshake agreed on). */
+void report_tls_header(FILE *out, const struct target *t, const struct run_result *r);
+
+/* https: the handshake counts, the TLS failures by reason, and with
+ * verbose the handshake times. */
+void report_tls_text(FILE *out, const struct target *t, const struct run_result *r, int verbose);
+
+/* The JSON's "tls" member (null for http) and the "handshake" histogram,
+ * each followed by ",\n". */
+void report_tls_json(FILE *out, const struct target *t, const struct run_result *r);
+
+#endif
