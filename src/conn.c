@@ -147,6 +147,11 @@ static void handshake_done(struct conn *c, int64_t now)
         sh->stats->tls_resumed++;
     else
         sh->stats->tls_full++;
+    if (sh->script_conns) {
+        struct tls_info info;
+        tls_get_info(c->tls, &info);
+        script_conn_tls(sh->script, c->id, &info);
+    }
     c->state = CONN_WRITING;
     write_request(c);
 }

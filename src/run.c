@@ -402,7 +402,8 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
 {
     if (!main_script)
         return 0;
-    return script_done(main_script, &res->stats, res->duration_ns, res->interrupted, err, errlen);
+    return script_done(main_script, &res->stats, res->duration_ns, res->interrupted,
+                       res->tls_known ? &res->tls : NULL, err, errlen);
 }
 
 int run_write_hlog(FILE *f, const struct options *o, const struct target *t, const struct run_result *res,

@@ -9,6 +9,8 @@
 #ifndef VOLLEY_SCRIPT_H
 #define VOLLEY_SCRIPT_H
 
+struct tls_info; /* tls.h */
+
 #include "http.h"
 #include "metrics.h"
 #include "stats.h"
@@ -133,6 +135,12 @@ void script_set_phase(struct script *s, const char *phase);
  * and connect(conn) if defined. Returns 0, or -1 with err. */
 int script_conn_open(struct script *s, unsigned slot, char *err, size_t errlen);
 
+/* https, scenario style: the connection in slot finished its handshake;
+ * conn.tls becomes a table of what it agreed on (protocol, cipher, group,
+ * alpn, resumed). A copy: the script never reaches the TLS state. Calls no
+ * Lua code (the conn table has no __newindex). */
+void script_conn_tls(struct script *s, unsigned slot, const struct tls_info *info);
+
 /* Whether response() reads headers or body, so responses must be kept
  * whole for it: scenario hooks may read them; a wrk-style response() only
  * if it takes more than the status (its declared parameters). */
@@ -162,10 +170,11 @@ int script_options(struct script *s, char *const *args, int nargs, char ***words
 int script_setup(struct script *s, struct script_thread *t, char *err, size_t errlen);
 
 /* Main state: calls done() with the run's results: done(result) for a
- * scenario, done(summary, latency, requests) in wrk style. The thread
+ * scenario, done(summary, latency, requests) in wrk style. tls: what the
+ * probe's handshake agreed on (https), or NULL. The thread
  * objects given to setup() still reach their states. Returns 0, or -1. */
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted, char *err,
-                size_t errlen);
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted,
+                const struct tls_info *tls, char *err, size_t errlen);
 
 /* The request a connection sends: the request() hook's result (a string;
  * nil: the default request; a table: merged with the defaults), or, with no

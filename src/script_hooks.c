@@ -3,6 +3,8 @@
  * and what the state keeps for the end of the run (failures by reason). */
 #include "script_internal.h"
 
+#include "tls.h"
+
 #include <lauxlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,6 +164,25 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
     lua_rawseti(L, -2, (int)slot + 1);
     lua_pop(L, 1);
     return 0;
+}
+
+void script_conn_tls(struct script *s, unsigned slot, const struct tls_info *info)
+{
+    lua_State *L = s->L;
+    push_conn(s, slot);                             /* conn */
+    lua_createtable(L, 0, 5);                       /* conn tls */
+    lua_pushstring(L, info->protocol);
+    lua_setfield(L, -2, "protocol");
+    lua_pushstring(L, info->cipher);
+    lua_setfield(L, -2, "cipher");
+    lua_pushstring(L, info->group);
+    lua_setfield(L, -2, "group");
+    lua_pushstring(L, info->alpn);
+    lua_setfield(L, -2, "alpn");
+    lua_pushboolean(L, info->resumed);
+    lua_setfield(L, -2, "resumed");
+    lua_setfield(L, -2, "tls");                     /* conn */
+    lua_pop(L, 1);
 }
 
 bool script_response_reads(const struct script *s)

@@ -5,6 +5,8 @@
  * script_options.c.) */
 #include "script_internal.h"
 
+#include "tls.h"
+
 #include "net.h"
 
 #include <arpa/inet.h>
@@ -341,7 +343,33 @@ struct done_args {
     bool interrupted;
     bool scenario;
     int bridge;       /* registry reference of the volley.bridge module */
+    const struct tls_info *tls; /* https with a probe; NULL otherwise */
 };
+
+static void set_string(lua_State *L, const char *k, const char *v)
+{
+    lua_pushstring(L, v);
+    lua_setfield(L, -2, k);
+}
+
+/* result.tls: what the handshake agreed on, the handshake counts and times. */
+static void push_tls(lua_State *L, const struct done_args *a, int stats_new)
+{
+    const struct tls_info *i = a->tls;
+    lua_newtable(L);
+    set_string(L, "protocol", i->protocol);
+    set_string(L, "cipher", i->cipher);
+    set_string(L, "group", i->group);
+    set_string(L, "temp_key", i->temp_key);
+    set_string(L, "sni", i->sni);
+    set_string(L, "alpn", i->alpn);
+    set_number(L, "cipher_bits", i->cipher_bits);
+    set_number(L, "peer_key_bits", i->peer_key_bits);
+    set_number(L, "full", (double)a->st->tls_full);
+    set_number(L, "resumed", (double)a->st->tls_resumed);
+    push_stats(L, stats_new, &a->st->handshake, 1e3, false);
+    lua_setfield(L, -2, "handshake");
+}
 
 /* Pushes result (scenario) or summary, latency, requests (wrk). */
 static int push_done_args(lua_State *L, const struct done_args *a, int stats_new)
@@ -399,6 +427,10 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     lua_setfield(L, -2, "waiting");
     push_stats(L, stats_new, &st->rate, 1, false);
     lua_setfield(L, -2, "rate");
+    if (a->tls) {
+        push_tls(L, a, stats_new);
+        lua_setfield(L, -2, "tls");
+    }
     if (st->open) {
         push_stats(L, stats_new, &st->service, 1e3, false);
         lua_setfield(L, -2, "service");
@@ -452,12 +484,12 @@ static int call_done(lua_State *L)
     return 0;
 }
 
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted, char *err,
-                size_t errlen)
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted,
+                const struct tls_info *tls, char *err, size_t errlen)
 {
     if (!script_has(s, SCRIPT_DONE))
         return 0;
-    struct done_args a = {st, duration_ns, interrupted, s->scenario, s->bridge};
+    struct done_args a = {st, duration_ns, interrupted, s->scenario, s->bridge, tls};
     script_set_phase(s, "done");
     lua_pushcfunction(s->L, call_done);
     lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DONE]);

@@ -17,6 +17,9 @@ static const struct {
 } option_keys[] = {
     {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
     {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"},
+    {"tls_min", "--tls-min"}, {"tls_max", "--tls-max"}, {"ciphers", "--ciphers"},
+    {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
+    {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
 };
 
 /* The boolean keys: the word added when the value is `when`. */
@@ -27,6 +30,7 @@ static const struct {
 } flag_keys[] = {
     {"quiet", "-q", true},           {"samples", "--samples", true},     {"heads", "--heads", true},
     {"one_first", "--one-first", true}, {"probe", "--no-probe", false}, {"keepalive", "--no-keepalive", false},
+    {"verify", "--verify", true},       {"sni", "--no-sni", false},          {"tls_resume", "--tls-resume=off", false},
 };
 
 struct words {
@@ -68,7 +72,8 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
             if (strcmp(key, flag_keys[i].key) == 0)
                 boolean = (int)i;
         const char *bad = NULL;
-        if (boolean >= 0) {
+        /* sni is both: a name (--sni NAME) or false (--no-sni). */
+        if (boolean >= 0 && (lua_type(L, -1) == LUA_TBOOLEAN || !flag)) {
             if (lua_type(L, -1) != LUA_TBOOLEAN)
                 bad = "a boolean";
             else if (lua_toboolean(L, -1) == flag_keys[boolean].when)
