@@ -547,7 +547,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     if (check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;
     if (o->tls_min && o->tls_max && o->tls_min > o->tls_max)
-        return fail(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
+        return snprintf(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
                OPTIONS_ERROR;
     if (o->key && !o->cert)
         return fail(err, errlen, "%s: needs --cert (the certificate of the key)%s", "--key", ""), OPTIONS_ERROR;

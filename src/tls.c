@@ -177,8 +177,9 @@ void tls_conn_start(struct tls_conn *tc, int fd)
         SSL_set_tlsext_host_name(ssl, c->sni);
     if (c->verify && c->host)
         SSL_set1_host(ssl, c->host);
-    if (c->resume && c->session)
-        SSL_set_session(ssl, c->session);
+    /* SSL_clear keeps the last connection's session when it was shut down
+     * cleanly: replace it with the worker's newest, or drop it. */
+    SSL_set_session(ssl, c->resume ? c->session : NULL);
     SSL_set_connect_state(ssl);
 }
 
