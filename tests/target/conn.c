@@ -3,7 +3,9 @@
  * queue and writing, delayed responses, and closing (politely, with a
  * lingering close). What a request means and what it gets back is
  * request.c's business; this file only feeds it complete requests in order,
- * answers delayed ones when due, and writes what it queues.
+ * answers delayed ones when due, and writes what it queues. Over TLS the
+ * bytes go through tls.c's helpers instead of read/writev; the rest is the
+ * same code.
  */
 #define _GNU_SOURCE   /* accept4 */
 #include <errno.h>
@@ -27,6 +29,7 @@ static ev_io accept_w;
 static ev_timer accept_retry_w;
 static struct conn *conns;
 static http_parser_settings settings;
+static bool tls_on;
 
 static void progress(struct conn *c);
 
@@ -241,6 +244,8 @@ static void conn_close(struct conn *c)
         dheap_remove(c);
         delay_arm();
     }
+    if (c->ssl)
+        tls_conn_free(c);
     close(c->fd);
     if (c->prev)
         c->prev->next = c->next;
@@ -321,16 +326,40 @@ static int flush(struct conn *c)
         size_t pending = c->out_len - c->out_off;
         if (pending)
             iov[n++] = (struct iovec){ c->out + c->out_off, pending };
-        if (c->raw_left) {
+        if (c->raw_left && !(c->tiny && pending)) {
             /* raw body bytes always follow everything in c->out: nothing is
-             * queued while a body is streaming (busy) */
+             * queued while a body is streaming (busy). /tiny/N: one byte per
+             * write, and not in the same write as the head. */
             size_t pos = (size_t)((c->raw_total - c->raw_left) % PAT_PERIOD);
             size_t k = c->raw_left < PAT_LEN ? (size_t)c->raw_left : PAT_LEN;
-            iov[n++] = (struct iovec){ pattern + pos, k };
+            iov[n++] = (struct iovec){ pattern + pos, c->tiny ? 1 : k };
         }
         if (n == 0)
             break;
-        ssize_t w = writev(c->fd, iov, n);
+        ssize_t w;
+        if (c->ssl) {
+            /* One buffer per SSL_write; a retry after WANT_* passes the same
+             * first bytes (c->out only grows, the pattern is fixed). */
+            size_t put = 0;
+            switch (tls_write(c, iov[0].iov_base, iov[0].iov_len, &put)) {
+            case TLS_OK:
+                w = (ssize_t)put;
+                break;
+            case TLS_WANT_WRITE:
+                ev_io_start(loop, &c->wio);
+                return 0;
+            case TLS_WANT_READ:
+                c->wr_wants_read = true;   /* on_read calls us back */
+                ev_io_start(loop, &c->rio);
+                return 0;
+            case TLS_CLOSED:
+            case TLS_ERROR:
+            default:
+                return -1;
+            }
+        } else {
+            w = writev(c->fd, iov, n);
+        }
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -346,7 +375,8 @@ static int flush(struct conn *c)
         c->sent += (uint64_t)w;
         pop_marks(c);
     }
-    ev_io_stop(loop, &c->wio);
+    if (!c->rd_wants_write)
+        ev_io_stop(loop, &c->wio);
     if (c->out_cap > OUT_KEEP) {   /* a big body passed through; give it back */
         free(c->out);
         c->out = NULL;
@@ -360,6 +390,8 @@ static int flush(struct conn *c)
  * destroy the response still in flight. */
 static void linger_start(struct conn *c)
 {
+    if (c->ssl)
+        tls_notify(c);
     if (c->eof || shutdown(c->fd, SHUT_WR) != 0) {
         conn_close(c);
         return;
@@ -380,6 +412,8 @@ static bool progress_conn(struct conn *c)
         parse(c);
         int r = flush(c);
         if (r < 0 || c->drop_now) {
+            if (r >= 0 && c->ssl)
+                tls_notify(c);
             conn_close(c);
             return false;
         }
@@ -392,6 +426,8 @@ static bool progress_conn(struct conn *c)
         if (c->in_len && !busy(c))
             continue;              /* pipelined requests waited behind a body */
         if (c->eof && !busy(c)) {
+            if (c->ssl)
+                tls_notify(c);
             conn_close(c);         /* answered all the client sent before its FIN */
             return false;
         }
@@ -402,8 +438,11 @@ static bool progress_conn(struct conn *c)
     bool want = !c->eof && (c->never || c->in_len < IN_CAP);
     if (want && !ev_is_active(&c->rio))
         ev_io_start(loop, &c->rio);
-    else if (!want && ev_is_active(&c->rio))
+    else if (!want && ev_is_active(&c->rio) && !c->wr_wants_read)
         ev_io_stop(loop, &c->rio);
+    /* OpenSSL may hold bytes the kernel will not report again. */
+    if (want && c->ssl && tls_pending(c))
+        ev_feed_event(loop, &c->rio, EV_READ);
     return true;
 }
 
@@ -421,18 +460,81 @@ static void progress(struct conn *c)
 
 /* ---- event handlers --------------------------------------------------- */
 
+/* One TLS handshake step, on either watcher's event. When it completes,
+ * reading starts (fed at once: the request may already be in). A failed
+ * handshake closes c. */
+static void handshake_step(struct conn *c)
+{
+    switch (tls_handshake(c)) {
+    case TLS_OK:
+        c->tls_ready = true;
+        ev_io_stop(loop, &c->wio);
+        ev_io_start(loop, &c->rio);
+        ev_feed_event(loop, &c->rio, EV_READ);
+        return;
+    case TLS_WANT_READ:
+        ev_io_stop(loop, &c->wio);
+        ev_io_start(loop, &c->rio);
+        return;
+    case TLS_WANT_WRITE:
+        ev_io_start(loop, &c->wio);
+        return;
+    case TLS_CLOSED:
+    case TLS_ERROR:
+    default:
+        stats.tls_failed++;        /* bad handshake, or the client left during it */
+        conn_close(c);
+        return;
+    }
+}
+
+/* read() for a TLS connection: >0 bytes, 0 the client closed, -1 try
+ * again later (with errno EAGAIN), -2 broken. */
+static ssize_t tls_read_some(struct conn *c, char *dst, size_t room)
+{
+    size_t got = 0;
+    switch (tls_read(c, dst, room, &got)) {
+    case TLS_OK:
+        return (ssize_t)got;
+    case TLS_WANT_READ:
+        break;
+    case TLS_WANT_WRITE:
+        c->rd_wants_write = true;  /* on_write reads again */
+        ev_io_start(loop, &c->wio);
+        break;
+    case TLS_CLOSED:
+        return 0;
+    case TLS_ERROR:
+    default:
+        return -2;
+    }
+    errno = EAGAIN;
+    return -1;
+}
+
 static void on_read(struct ev_loop *l, ev_io *w, int revents)
 {
     (void)l, (void)revents;
     struct conn *c = w->data;
+    if (c->ssl) {
+        if (!c->tls_ready) {
+            handshake_step(c);
+            return;
+        }
+        if (c->wr_wants_read) {    /* a write waited for this: retry it too */
+            c->wr_wants_read = false;
+            ev_feed_event(loop, &c->wio, EV_WRITE);
+        }
+    }
     if (!c->in && !(c->in = malloc(IN_CAP)))
         die("out of memory");
     /* After /never or our FIN, input is only read to notice the client's close. */
     bool discard = c->never || c->lingering;
     size_t room = discard ? IN_CAP : IN_CAP - c->in_len;
-    ssize_t n = read(c->fd, discard ? c->in : c->in + c->in_len, room);
+    char *dst = discard ? c->in : c->in + c->in_len;
+    ssize_t n = c->ssl ? tls_read_some(c, dst, room) : read(c->fd, dst, room);
     if (n < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+        if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
             return;
         conn_close(c);             /* reset by peer */
         return;
@@ -448,8 +550,11 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
         progress(c);
         return;
     }
-    if (discard)
+    if (discard) {
+        if (c->ssl && tls_pending(c))
+            ev_feed_event(loop, &c->rio, EV_READ);
         return;
+    }
     c->in_len += (size_t)n;
     progress(c);
 }
@@ -457,7 +562,20 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
 static void on_write(struct ev_loop *l, ev_io *w, int revents)
 {
     (void)l, (void)revents;
-    progress(w->data);
+    struct conn *c = w->data;
+    if (c->ssl) {
+        if (!c->tls_ready) {
+            handshake_step(c);
+            return;
+        }
+        if (c->rd_wants_write) {   /* a read waited for this: retry it too */
+            c->rd_wants_write = false;
+            ev_feed_event(loop, &c->rio, EV_READ);
+        }
+        if (c->lingering)          /* everything was written before our FIN */
+            return;
+    }
+    progress(c);
 }
 
 static void on_linger_timeout(struct ev_loop *l, ev_timer *w, int revents)
@@ -502,6 +620,11 @@ static void on_accept(struct ev_loop *l, ev_io *w, int revents)
         conns = c;
         stats.connections++;
         c->seq = stats.connections;
+        if (tls_on && tls_conn_start(c) != 0) {
+            stats.tls_failed++;
+            conn_close(c);
+            continue;
+        }
         ev_io_start(l, &c->rio);
     }
 }
@@ -512,8 +635,9 @@ static void on_accept_retry(struct ev_loop *l, ev_timer *w, int revents)
     ev_io_start(l, &accept_w);
 }
 
-void conn_init(int lfd)
+void conn_init(int lfd, bool tls)
 {
+    tls_on = tls;
     for (size_t i = 0; i < sizeof pattern; i++)
         pattern[i] = PATTERN_CHARS[i % PAT_PERIOD];
     request_parser_settings(&settings);

@@ -324,6 +324,12 @@ static void route(struct conn *c, struct req *r)
         r->kind = K_PRIVATE;
     else if (match(p, len, "/echo", &n) == 1)
         r->kind = K_ECHO;
+    else if ((m = match(p, len, "/tiny", &n)) != 0)
+        r->kind = (m == 2 && n <= TINY_MAX) ? K_TINY : K_BAD;
+    else if ((m = match(p, len, "/cutclose", &n)) != 0)
+        r->kind = m == 1 ? K_CUTCLOSE : K_BAD;
+    else if ((m = match(p, len, "/cut", &n)) != 0)
+        r->kind = (m == 2 && n <= MAX_BYTES) ? K_CUT : K_BAD;
     r->n = n;
 }
 
@@ -405,13 +411,27 @@ void respond(struct conn *c, const struct req *r)
         push_mark(c, true);
         return;
     case K_BYTES:
+    case K_TINY:      /* the body one byte per write: over TLS, a record per byte */
+    case K_CUT:       /* half the body announced, then a close without close_notify */
         out_printf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-                      "Content-Length: %llu\r\n%s\r\n", r->n, ch);
+                      "Content-Length: %llu\r\n%s\r\n", r->kind == K_CUT ? 2 * r->n : r->n, ch);
         if (!r->head) {
             c->raw_left = c->raw_total = r->n;
             c->queued += r->n;
+            c->tiny = r->kind == K_TINY;
+        }
+        if (r->kind == K_CUT && !r->head) {
+            push_mark(c, false);   /* never complete: not answered */
+            c->closing = c->no_notify = true;
+            return;
         }
         push_mark(c, true);
+        return;
+    case K_CUTCLOSE:  /* read until close, and the close has no close_notify */
+        out_printf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                      "Connection: close\r\n\r\n%s", r->head ? "" : "hello world");
+        push_mark(c, true);
+        c->closing = c->no_notify = true;
         return;
     case K_CHUNKED:
         out_printf(c, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"

@@ -26,6 +26,7 @@ struct stats stats;
 struct ev_loop *loop;
 FILE *req_log;
 FILE *timing_log;
+FILE *tls_log;
 bool stall_pending;
 
 void die(const char *fmt, ...)
@@ -57,15 +58,23 @@ static int write_file_atomic(const char *path, const char *text)
     return 0;
 }
 
-/* New counters go at the end, so readers that match the text keep working. */
+/* New counters go at the end, so readers that match the text keep working.
+ * The TLS counters exist only in TLS mode: a plain server's JSON is as it
+ * always was. */
 int stats_json(char *buf, size_t size)
 {
-    return snprintf(buf, size,
+    int n = snprintf(buf, size,
         "{\"received\":%" PRIu64 ",\"answered\":%" PRIu64
         ",\"connections\":%" PRIu64 ",\"dropped\":%" PRIu64
-        ",\"authorized\":%" PRIu64 ",\"ignored\":%" PRIu64 "}",
+        ",\"authorized\":%" PRIu64 ",\"ignored\":%" PRIu64 "%s",
         stats.received, stats.answered, stats.connections, stats.dropped,
-        stats.authorized, stats.ignored);
+        stats.authorized, stats.ignored, opt.tls_cert ? "" : "}");
+    if (opt.tls_cert && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+            ",\"tls_handshakes\":%" PRIu64 ",\"tls_resumed\":%" PRIu64
+            ",\"tls_failed\":%" PRIu64 "}",
+            stats.tls_handshakes, stats.tls_resumed, stats.tls_failed);
+    return n;
 }
 
 uint64_t mono_ns(void)
@@ -112,6 +121,9 @@ static void usage(FILE *f)
           "         [--stats-file FILE] [--log FILE] [--timing-log FILE]\n"
           "         [--max-seconds S] [--close-every K] [--delay-ms D]\n"
           "         [--stall-every N --stall-ms S] [--drop-every K] [--quiet]\n"
+          "         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
+          "          [--tls-min V] [--tls-max V] [--tls-no-tickets] [--tls-no-resume]\n"
+          "          [--tls-log FILE]]\n"
           "Test HTTP server for volley. Listens on loopback only (127.0.0.0/8 or ::1).\n"
           "  --delay-ms D        answer every response D ms after its request was read\n"
           "  --stall-every N     after every N-th request, block the whole server for\n"
@@ -120,6 +132,14 @@ static void usage(FILE *f)
           "                      on its connection); counted in \"ignored\"\n"
           "  --timing-log FILE   'r <ns>' per request read, 's <start_ns> <end_ns>' per\n"
           "                      stall (CLOCK_MONOTONIC nanoseconds); complete at exit\n"
+          "  --tls-cert FILE     speak TLS (PEM certificate chain; --tls-key: its key)\n"
+          "  --tls-client-ca F   require a client certificate signed by this CA\n"
+          "  --tls-min/--tls-max V   protocol range, V = 1.2 or 1.3 (default 1.2-1.3)\n"
+          "  --tls-no-tickets    no session tickets (TLS 1.3: stateful ones; the\n"
+          "                      session cache still resumes)\n"
+          "  --tls-no-resume     no resumption at all (no tickets, no session cache)\n"
+          "  --tls-log FILE      '<seq> <protocol> <resumed 0|1> <sni|-> <alpn|->' per\n"
+          "                      completed handshake; complete at exit\n"
           "See tests/target/README.md.\n", f);
 }
 
@@ -188,6 +208,14 @@ static void parse_options(int argc, char **argv)
         { "drop-every", required_argument, NULL, 'D' },
         { "timing-log", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, 'q' },
+        { "tls-cert", required_argument, NULL, 1000 },
+        { "tls-key", required_argument, NULL, 1001 },
+        { "tls-client-ca", required_argument, NULL, 1002 },
+        { "tls-min", required_argument, NULL, 1003 },
+        { "tls-max", required_argument, NULL, 1004 },
+        { "tls-no-tickets", no_argument, NULL, 1005 },
+        { "tls-no-resume", no_argument, NULL, 1006 },
+        { "tls-log", required_argument, NULL, 1007 },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -212,6 +240,14 @@ static void parse_options(int argc, char **argv)
         case 'D': opt.drop_every = (unsigned long)num_arg("drop-every", optarg, 0, 1000000000); break;
         case 'T': opt.timing_log_file = optarg; break;
         case 'q': opt.quiet = true; break;
+        case 1000: opt.tls_cert = optarg; break;
+        case 1001: opt.tls_key = optarg; break;
+        case 1002: opt.tls_client_ca = optarg; break;
+        case 1003: opt.tls_min = optarg; break;
+        case 1004: opt.tls_max = optarg; break;
+        case 1005: opt.tls_no_tickets = true; break;
+        case 1006: opt.tls_no_resume = true; break;
+        case 1007: opt.tls_log_file = optarg; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -247,6 +283,14 @@ int main(int argc, char **argv)
         setvbuf(timing_log, timing_buf, _IOFBF, sizeof timing_buf);
     }
 
+    bool tls = tls_init();         /* certificates are loaded once, here */
+    static char tls_buf[16 * 1024];
+    if (opt.tls_log_file) {
+        if (!(tls_log = fopen(opt.tls_log_file, "w")))
+            die("cannot open --tls-log %s: %s", opt.tls_log_file, strerror(errno));
+        setvbuf(tls_log, tls_buf, _IOFBF, sizeof tls_buf);
+    }
+
     int lfd = listen_loopback(opt.bind);
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
@@ -258,7 +302,7 @@ int main(int argc, char **argv)
     loop = ev_default_loop(EVFLAG_AUTO);
     if (!loop)
         die("cannot initialise libev");
-    conn_init(lfd);
+    conn_init(lfd, tls);
     ev_timer max_w;
     ev_timer_init(&max_w, on_max_seconds, opt.max_seconds, 0.0);
     ev_timer_start(loop, &max_w);
@@ -276,8 +320,8 @@ int main(int argc, char **argv)
     printf("port %d\n", port);
     fflush(stdout);
     if (!opt.quiet)
-        fprintf(stderr, "volley-target: listening on %s port %d (max %gs)\n",
-                opt.bind, port, opt.max_seconds);
+        fprintf(stderr, "volley-target: listening on %s port %d%s (max %gs)\n",
+                opt.bind, port, tls ? " (TLS)" : "", opt.max_seconds);
 
     ev_run(loop, 0);
 
@@ -292,6 +336,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "volley-target: cannot write %s: %s\n", opt.timing_log_file,
                 strerror(errno));
     timing_log = NULL;
+    if (tls_log && fclose(tls_log) != 0)
+        fprintf(stderr, "volley-target: cannot write %s: %s\n", opt.tls_log_file, strerror(errno));
+    tls_log = NULL;
+    if (tls)
+        tls_exit();
     char json[STATS_JSON_MAX + 1];
     stats_json(json, sizeof json - 1);
     if (!opt.quiet)

@@ -12,6 +12,8 @@
  *   conn.c     connections: accept, read, parse, write, close; output queue;
  *              delayed responses (one timerfd, a min-heap ordered by due time)
  *   request.c  one request: what the parser reports, routing, the response
+ *   tls.c      --tls-cert: the server side of TLS (OpenSSL), behind a few
+ *              small helpers conn.c calls when a connection has an SSL
  *
  * Design: one struct conn per connection. Incoming bytes go into c->in and
  * are parsed with http_parser, which we pause after each complete request so
@@ -43,12 +45,14 @@
 #define LINGER_S    2.0           /* how long to wait for the client's FIN after ours */
 #define ECHO_MAX    (16 * 1024)   /* /echo returns at most this much of the request head */
 #define ITEMS_MAX   10000         /* largest N of /json/items/N */
-#define STATS_JSON_MAX 256        /* room for the stats JSON: 6 counters of up to 20 digits */
+#define STATS_JSON_MAX 512        /* room for the stats JSON: 9 counters of up to 20 digits */
+#define TINY_MAX    (1024 * 1024) /* largest N of /tiny/N (one write per body byte) */
 
 enum kind {
     K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
     K_HTTP10, K_STATUS, K_CONTINUE, K_STATS, K_BAD,
-    K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO
+    K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO,
+    K_TINY, K_CUT, K_CUTCLOSE
 };
 
 /* One request as far as answering it is concerned. Filled while it is parsed
@@ -74,9 +78,17 @@ struct buf {
 /* Where the copy of the request head stands (see head_track in request.c). */
 enum head_scan { HS_BEFORE, HS_HEAD, HS_AFTER };
 
+struct ssl_st;                  /* OpenSSL's SSL; only tls.c looks inside */
+
 struct conn {
     int fd;
     unsigned long long seq;     /* 1 for the first accepted connection, then 2, ... */
+    /* TLS (all unused, false or NULL on a plain connection): */
+    struct ssl_st *ssl;
+    bool tls_ready;             /* the handshake has completed */
+    bool rd_wants_write;        /* the last SSL_read asked for writability */
+    bool wr_wants_read;         /* the last SSL_write asked for readability */
+    bool no_notify;             /* close without close_notify (/cut, /cutclose) */
     ev_io rio, wio;
     ev_timer timer;             /* lingering close */
     http_parser parser;
@@ -105,6 +117,7 @@ struct conn {
     char *out;                  /* queued response bytes */
     size_t out_off, out_len, out_cap;
     unsigned long long raw_left, raw_total;   /* /bytes body still to stream */
+    bool tiny;                  /* ... one byte per write (/tiny/N, /cut/N's body is not) */
     unsigned long long chunk_left, chunk_pos; /* /chunked body still to generate */
     bool chunk_active;
 
@@ -136,18 +149,23 @@ struct options {
     unsigned long stall_every, stall_ms;   /* --stall-every N --stall-ms S (0: off) */
     unsigned long drop_every;              /* --drop-every K (0: off) */
     bool quiet;
+    /* TLS: on when tls_cert is set (tls.c checks the combinations) */
+    const char *tls_cert, *tls_key, *tls_client_ca, *tls_min, *tls_max, *tls_log_file;
+    bool tls_no_tickets, tls_no_resume;
 };
 extern struct options opt;
 
 /* The counters of /__stats and --stats-file; see the README for their meaning. */
 struct stats {
     uint64_t received, answered, connections, dropped, authorized, ignored;
+    uint64_t tls_handshakes, tls_resumed, tls_failed;
 };
 extern struct stats stats;
 
 extern struct ev_loop *loop;
 extern FILE *req_log;           /* --log, or NULL */
 extern FILE *timing_log;        /* --timing-log, or NULL */
+extern FILE *tls_log;           /* --tls-log, or NULL */
 /* Set by dispatch on every --stall-every-th request; conn.c's progress()
  * calls stall() once that request's connection has done what it can. */
 extern bool stall_pending;
@@ -164,8 +182,9 @@ void stall(void);
 
 /* ---- conn.c ----------------------------------------------------------- */
 
-/* Fill the body pattern, set up the parser, start accepting on lfd. */
-void conn_init(int lfd);
+/* Fill the body pattern, set up the parser, start accepting on lfd; with
+ * tls, every connection speaks TLS (tls_init has run). */
+void conn_init(int lfd, bool tls);
 void conn_close_all(void);
 
 /* The output queue: bytes appended here are written in order. */
@@ -191,5 +210,37 @@ void dispatch(struct conn *c);
 /* Queue the response to r (also called when a delayed response is due). */
 void respond(struct conn *c, const struct req *r);
 void request_free(struct conn *c);
+
+/* ---- tls.c ------------------------------------------------------------ */
+
+/* What a TLS read, write or handshake step came to. conn.c switches on all. */
+enum tls_io {
+    TLS_OK,          /* done (read/write: *n bytes, at least 1) */
+    TLS_WANT_READ,   /* call again once the socket is readable */
+    TLS_WANT_WRITE,  /* call again once the socket is writable */
+    TLS_CLOSED,      /* the peer closed (close_notify or a bare EOF) */
+    TLS_ERROR        /* protocol error or reset: close the connection */
+};
+
+/* With --tls-cert: build the one SSL_CTX from the --tls-* options; a bad
+ * option or file is fatal (exit 2, naming it). Without it: check that no
+ * other --tls-* option was given. Returns whether TLS is on. */
+bool tls_init(void);
+/* Give a freshly accepted connection its SSL (server side). -1: failed. */
+int tls_conn_start(struct conn *c);
+/* One handshake step. On TLS_OK the handshake is complete and counted
+ * (tls_handshakes, tls_resumed) and logged (--tls-log). */
+enum tls_io tls_handshake(struct conn *c);
+/* SSL_read / SSL_write of at most len bytes; *n is set on TLS_OK. A write
+ * that returned TLS_WANT_* must be retried with the same bytes (more may
+ * follow them; the buffer may move). */
+enum tls_io tls_read(struct conn *c, void *buf, size_t len, size_t *n);
+enum tls_io tls_write(struct conn *c, const void *buf, size_t len, size_t *n);
+/* Bytes OpenSSL holds that the kernel will not report again. */
+bool tls_pending(const struct conn *c);
+/* Send close_notify once, without waiting or blocking (best effort). */
+void tls_notify(struct conn *c);
+void tls_conn_free(struct conn *c);
+void tls_exit(void);
 
 #endif
