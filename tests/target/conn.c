@@ -531,6 +531,8 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
     /* After /never or our FIN, input is only read to notice the client's close. */
     bool discard = c->never || c->lingering;
     size_t room = discard ? IN_CAP : IN_CAP - c->in_len;
+    if (room == 0)
+        return;                    /* woken for a write that waited (TLS); no room yet */
     char *dst = discard ? c->in : c->in + c->in_len;
     ssize_t n = c->ssl ? tls_read_some(c, dst, room) : read(c->fd, dst, room);
     if (n < 0) {

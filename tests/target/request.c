@@ -292,6 +292,8 @@ static void route(struct conn *c, struct req *r)
     int m;
     r->n = 0;
     r->kind = K_HELLO;
+    if (len <= 1)
+        return;                    /* "/": the common case needs no lookup */
     if ((m = match(p, len, "/bytes", &n)) != 0)
         r->kind = (m == 2 && n <= MAX_BYTES) ? K_BYTES : K_BAD;
     else if ((m = match(p, len, "/chunked", &n)) != 0)
