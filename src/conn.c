@@ -137,6 +137,18 @@ void conn_tls_failed(struct conn *c, enum stats_error otherwise)
 
 static void write_request(struct conn *c);
 
+/* A TLS write failed. When the socket failed (the server closed it), the
+ * server may have said why first: a TLS 1.3 server refuses a client
+ * certificate with an alert after the client's handshake is over. Such an
+ * alert, still readable, makes it a TLS failure with that reason. */
+static void tls_write_failed(struct conn *c)
+{
+    size_t n;
+    if (tls_socket_errno(c->tls) && c->state != CONN_HANDSHAKE)
+        tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
+    conn_tls_failed(c, STATS_ERR_WRITE);
+}
+
 /* The handshake is over: timed and counted; the request goes out. */
 static void handshake_done(struct conn *c, int64_t now)
 {
@@ -235,7 +247,7 @@ static void write_request(struct conn *c)
         if (connecting)
             connect_failed(c, errno);
         else if (c->tls)
-            conn_tls_failed(c, STATS_ERR_WRITE);
+            tls_write_failed(c);
         else
             conn_fail(c, STATS_ERR_WRITE);
         return;

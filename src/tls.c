@@ -205,8 +205,8 @@ static enum net_status status_of(struct tls_conn *tc, int rc)
     default: {
         tc->sys_errno = 0;
         take_ssl_reason(tc->reason, sizeof tc->reason);
-        long v = SSL_get_verify_result(tc->ssl);
-        if (v != X509_V_OK) {
+        long v = SSL_get_verify_result(tc->ssl); /* also computed without --verify: not a reason then */
+        if (tc->ctx->verify && v != X509_V_OK) {
             size_t n = strlen(tc->reason);
             snprintf(tc->reason + n, sizeof tc->reason - n, ": %s", X509_verify_cert_error_string(v));
         }
@@ -355,6 +355,40 @@ static int wait_for(int fd, short events, int64_t deadline)
     }
 }
 
+/* The probe notes whether the server asked for a client certificate. */
+static void on_probe_message(int write_p, int version, int content_type, const void *buf, size_t len, SSL *ssl,
+                             void *arg)
+{
+    (void)version;
+    (void)ssl;
+    if (!write_p && content_type == SSL3_RT_HANDSHAKE && len > 0 &&
+        ((const unsigned char *)buf)[0] == SSL3_MT_CERTIFICATE_REQUEST)
+        *(bool *)arg = true;
+}
+
+/* TLS 1.3 ends the client's handshake before the server has checked its
+ * certificate: a refusal comes as an alert after it. When the server asked
+ * for one, wait a moment (up to CERT_VERDICT_NS) for its verdict, a
+ * session ticket as a rule, or the alert. Returns 0, or -1 (refused). */
+#define CERT_VERDICT_NS INT64_C(300000000)
+static int await_cert_verdict(struct tls_conn *tc, int fd, int64_t deadline)
+{
+    int64_t until = clock_now_ns() + CERT_VERDICT_NS;
+    if (until > deadline)
+        until = deadline;
+    char buf[256];
+    for (;;) {
+        size_t n;
+        enum net_status st = tls_read(tc, buf, sizeof buf, &n);
+        if (st == NET_ERROR)
+            return -1;
+        if (st == NET_OK)
+            return 0;
+        if (wait_for(fd, st == NET_AGAIN ? POLLIN : POLLOUT, until) != 0)
+            return 0; /* nothing more came: taken as accepted */
+    }
+}
+
 int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, int64_t timeout_ns,
               struct tls_info *info, char *err, size_t errlen)
 {
@@ -374,9 +408,17 @@ int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, i
     }
     struct tls_conn *tc = tls_conn_new(ctx);
     tls_conn_start(tc, fd);
+    bool cert_requested = false;
+    SSL_set_msg_callback(tc->ssl, on_probe_message);
+    SSL_set_msg_callback_arg(tc->ssl, &cert_requested);
     int rc = -1;
     for (;;) {
         st = tls_handshake(tc);
+        if (st == NET_OK && cert_requested && SSL_version(tc->ssl) >= TLS1_3_VERSION &&
+            await_cert_verdict(tc, fd, deadline) < 0) {
+            snprintf(err, errlen, "%s: TLS handshake: %s", where, tls_reason(tc));
+            break;
+        }
         if (st == NET_OK) {
             tls_get_info(tc, info);
             tls_conn_close(tc, true);

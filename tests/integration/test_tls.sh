@@ -144,6 +144,14 @@ start_tls_target --tls-client-ca "$TLS_CA"
 runv mtls_none -n 5 "$surl/"
 check_eq "$RC" 1 "mTLS without a certificate: exit status"
 check_grep "$T/mtls_none.err" "TLS handshake: .*(certificate required|handshake failure|alert)" "mTLS without a certificate: reason"
+cat "$T/mtls_none.err" > "$T/mtls_reason"
+# Refused during the run (TLS 1.3 says so after the handshake, at the first
+# read): tls failures with the server's alert.
+runv mtls_run -n 4 -c 2 -t 1 --no-probe "$surl/"
+check_eq "$RC" 0 "mTLS refused in the run: exit status"
+adds_up mtls_run
+check_eq "$(jv mtls_run errors.tls)" 4 "mTLS refused in the run: tls failures"
+check_grep "$T/mtls_run.out" "^    tls: .*certificate required \(4\)$" "mTLS refused in the run: reason"
 tls_run mtls_ok 20 -c 2 -t 1 --cert "$TLS_CLIENT_CERT" --key "$TLS_CLIENT_KEY" "$surl/"
 stop_target
 
