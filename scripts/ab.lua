@@ -37,7 +37,15 @@
 --   - -v 2 prints each response's first read as its "header received"
 --     (with --heads); a head spread over several reads is one block, not
 --     one per read as in ab. The blocks come after the run.
---   - https (and -I -Z -f -E) is refused: volley has no TLS yet.
+--   - https: a new connection resumes the session of an earlier one
+--     (volley's default; ab makes a full handshake every time), so
+--     Connect times are shorter than ab's. The TLS lines come from the
+--     start-up probe's handshake; a handshake that fails there stops the
+--     run with volley's message (ab counts a 0-byte response per attempt).
+--     TLS failures during the run are Connect failures. -v 2 does not
+--     print ab's certificate and session dumps. A bad -Z or a key that
+--     does not match its certificate is volley's error (exit 2), after the
+--     banner; ab's comes before it (exit 1).
 local ab_args = require("volley.ab.args")
 local request = require("volley.ab.request")
 local report = require("volley.ab.report")
@@ -71,6 +79,29 @@ end
 local function connect_target()
   if o.proxy_host then return o.proxy_host, o.proxy_port end
   return o.url.hostname, o.url.port
+end
+
+local TLS_VERSIONS = { [10] = "1.0", [11] = "1.1", [12] = "1.2", [13] = "1.3" }
+
+-- ab's TLS settings as volley's options: -f bounds the version both ways;
+-- -Z is the TLS 1.3 suites with -f TLS1.3, else the cipher list (as ab
+-- picks SSL_CTX_set_ciphersuites or SSL_CTX_set_cipher_list); -E is the
+-- client certificate with its key in the same file; the server name is
+-- ab's (the -H Host: value or the URL's host, none for an IP address or
+-- with -I), also through a proxy (-X). Sessions are resumed (volley's
+-- default): see docs/ab.md.
+local function tls_options(run)
+  if o.tls_version then
+    run.tls_min = TLS_VERSIONS[o.tls_version]
+    run.tls_max = run.tls_min
+  end
+  if o.cipher and o.ciphers_tls13 then
+    run.ciphersuites = o.cipher
+  elseif o.cipher then
+    run.ciphers = o.cipher
+  end
+  run.cert = o.cert
+  run.sni = o.sni or false
 end
 
 -- What ab does between printing "Benchmarking" and its first request, when
@@ -120,7 +151,7 @@ function s.options(args)
   local host, port = connect_target()
   if host:find(":", 1, true) then host = "[" .. host .. "]" end
   local run = {
-    url = ("http://%s:%d/"):format(host, port),
+    url = ("%s://%s:%d/"):format(o.url.https and "https" or "http", host, port),
     requests = o.requests,
     connections = o.concurrency,
     threads = 1,
@@ -132,6 +163,7 @@ function s.options(args)
     one_first = true, -- ab opens one connection, and the others once it gets an answer
     heads = o.verbosity >= 2 or nil, -- -v 2 shows each response's first read
   }
+  if o.url.https then tls_options(run) end
   -- -t 0 is no limit; a negative -t ends ab after its first poll.
   if o.tlimit ~= 0 then run.duration = o.tlimit > 0 and o.tlimit or 0.001 end
   if o.heartbeat > 0 then run.heartbeat = o.heartbeat end
@@ -153,6 +185,7 @@ local function collect(result)
   local run = {
     n = n, duration = result.duration, read = result.bytes.read, written = result.bytes.written,
     errors = result.errors, first_head = result.first_head, head = samples and samples.head,
+    tls = result.tls,
     connect = new(n, 0), total = new(n, 0), waiting = new(n, 0), body = new(n, 0),
     status = new(n, 0), keepalive = new(n, 0), start = new(n, 0),
   }

@@ -221,13 +221,75 @@ describe("ab's command line", function()
     assert.are.same({ "10.0.0.1", 8080 }, { o.proxy_host, o.proxy_port })
   end)
 
-  it("refuses TLS: -I, -Z, -f, -E and https URLs", function()
-    for _, flag in ipairs({ "-I", "-Z x", "-f TLS1.2", "-E cert.pem" }) do
-      local err = refuse(flag .. " " .. URL)
-      assert.are.same({ stderr = "volley ab: " .. flag:sub(1, 2) .. ": https is not supported yet\n", status = 22 }, err)
+  it("reads ab's TLS flags: -f, -Z, -E, -I", function()
+    local o = parse("-Z ECDHE-RSA-AES128-GCM-SHA256 -f TLS1.2 -I https://localhost:8443/")
+    assert.are.same({ 12, "ECDHE-RSA-AES128-GCM-SHA256", false, false, true },
+      { o.tls_version, o.cipher, o.ciphers_tls13, o.use_sni, o.url.https })
+    assert.is_nil(o.sni)
+    o = parse("https://localhost:8443/")
+    assert.are.same({ true, "localhost" }, { o.use_sni, o.sni })
+    assert.is_nil(o.tls_version)
+    assert.is_nil(o.cipher)
+  end)
+
+  it("reads -f as ab does: a prefix in any case, TLS1.3 before TLS1, anything else ignored", function()
+    local function version(flags) return parse(flags .. " https://h/").tls_version end
+    assert.are.same({ 10, 11, 12, 13 }, { version("-f TLS1"), version("-f TLS1.1"), version("-f tls1.2"), version("-f Tls1.3") })
+    assert.are.equal(12, version("-f TLS1.2x"))   -- a prefix is enough
+    assert.are.equal(10, version("-f TLS1.4"))    -- "TLS1" matches
+    assert.is_nil(version("-f TLS1.2 -f ALL"))    -- ALL clears the bounds
+    assert.is_nil(version("-f all"))
+    for _, ignored in ipairs({ "SSL2", "SSL3", "TLS", "foo" }) do
+      assert.are.equal(12, version("-f TLS1.2 -f " .. ignored), ignored)
+      assert.is_nil(version("-f " .. ignored), ignored)
     end
-    assert.are.same({ stderr = "volley ab: https://localhost:8443/: https is not supported yet\n", status = 22 },
-      refuse("https://localhost:8443/"))
+    assert.are.equal(12, parse({ "-f", "TLS1.2", "-f", "", "https://h/" }).tls_version)
+  end)
+
+  it("takes -Z as TLS 1.3 suites only with -f TLS1.3, wherever -f comes", function()
+    assert.is_true(parse("-Z TLS_AES_128_GCM_SHA256 -f TLS1.3 https://h/").ciphers_tls13)
+    assert.is_true(parse("-f TLS1.3 -Z TLS_AES_128_GCM_SHA256 https://h/").ciphers_tls13)
+    assert.is_false(parse("-Z TLS_AES_128_GCM_SHA256 -f TLS1.3 -f ALL https://h/").ciphers_tls13)
+    assert.is_false(parse("-Z AES128-SHA https://h/").ciphers_tls13)
+  end)
+
+  it("sends the -H Host: value or the URL's host as the server name, none for an IP address or with -I", function()
+    local function sni(line) return parse(type(line) == "table" and line or words(line)).sni end
+    assert.are.equal("localhost", sni("https://localhost/"))
+    assert.is_nil(sni("https://127.0.0.1/"))
+    assert.is_nil(sni("https://[::1]:8443/"))
+    assert.are.equal("example.test", sni({ "-H", "Host:   example.test  ", "https://127.0.0.1/" }))
+    assert.are.equal("b.test:99", sni({ "-H", "Host: a.test", "-H", "host: b.test:99", "https://localhost/" }))
+    assert.is_nil(sni({ "-H", "Host: ", "https://localhost/" }))          -- empty: none, not the URL's host
+    assert.is_nil(sni({ "-H", "Host: 10.1", "https://localhost/" }))
+    assert.is_nil(sni({ "-I", "-H", "Host: example.test", "https://localhost/" }))
+    assert.are.equal("localhost", sni("-X 127.0.0.1:3128 https://localhost/")) -- not the proxy's name
+  end)
+
+  it("takes what apr_ipsubnet_create takes for an IP address", function()
+    for _, ip in ipairs({ "127.0.0.1", "10", "10.1", "10.1.2", "1.2.3.", "010.1.1.1", "255.255.255.255",
+      "::1", "fe80::1", "::", "2001:db8::1.2.3.4", "::FFFF" }) do
+      assert.is_true(args.is_ip_literal(ip), ip)
+    end
+    for _, name in ipairs({ "", "localhost", "127.0.0.1:5", "1.2.3.4.5", "256.1.1.1", "1..2", ".1", "12ab",
+      "[::1]", "fe80::1%eth0", "::ffff:1.2.3.4", "::FFFF:102:304", "1.2.3.4.5.6.7.8.9" }) do
+      assert.is_false(args.is_ip_literal(name), name)
+    end
+  end)
+
+  it("checks -E's file as ab does, before the banner, for http URLs too", function()
+    local pem = "-----BEGIN CERTIFICATE-----\nMII\n-----END CERTIFICATE-----\n"
+    local key = "-----BEGIN PRIVATE KEY-----\nMIG\n-----END PRIVATE KEY-----\n"
+    local fs = files({ ["both.pem"] = pem .. key, ["cert.pem"] = pem, ["ec.pem"] = pem .. key:gsub("PRIVATE", "EC PRIVATE"),
+      ["key.pem"] = key })
+    assert.are.equal("both.pem", parse("-E both.pem " .. URL, fs).cert)
+    assert.are.equal("ec.pem", parse("-E ec.pem https://h/", fs).cert)
+    assert.are.same({ stderr = "unable to get certificate from 'none.pem'\n", status = 1 }, refuse("-E none.pem " .. URL, fs))
+    assert.are.same({ stderr = "unable to get certificate from 'key.pem'\n", status = 1 }, refuse("-E key.pem " .. URL, fs))
+    assert.are.same({ stderr = "unable to get private key from 'cert.pem'\n", status = 1 }, refuse("-E cert.pem " .. URL, fs))
+    -- after the URL and -c checks
+    assert.are.equal(22, refuse("-E none.pem -n 1 -c 2 " .. URL, fs).status)
+    assert.are.equal(22, refuse("-E none.pem nourl", fs).status)
   end)
 end)
 
@@ -560,6 +622,34 @@ describe("ab's report", function()
     assert.are.equal("", report.server_name("HTTP/1.1 200 OK\r\n\0Server: x\r\n\r\n"))
     assert.are.equal("", report.server_name(nil))
     assert.are.equal(1023, #report.server_name("Server: " .. ("x"):rep(2000)))
+  end)
+
+  it("prints ab's TLS lines after Server Port for https", function()
+    local tls = { protocol = "TLSv1.3", cipher = "TLS_AES_256_GCM_SHA384", peer_key_bits = 256, cipher_bits = 256,
+      temp_key = "X25519 253 bits" }
+    local o = parse("-n 1 https://localhost:8443/")
+    local run = run_of({ total = { 1000 }, body = { 11 } })
+    run.tls = tls
+    local text = report.text(o, run, report.counters(o, run), report.times(run))
+    assert.truthy(text:find("\nServer Port:            8443\n"
+      .. "SSL/TLS Protocol:       TLSv1.3,TLS_AES_256_GCM_SHA384,256,256\n"
+      .. "Server Temp Key:        X25519 253 bits\n"
+      .. "TLS Server Name:        localhost\n\nDocument Path:", 1, true))
+    -- no server name for an IP address or with -I; no temp key when there was none
+    tls.temp_key = ""
+    for _, line in ipairs({ "-n 1 https://127.0.0.1:8443/", "-I -n 1 https://localhost:8443/" }) do
+      o = parse(line)
+      assert.are.equal("SSL/TLS Protocol:       TLSv1.3,TLS_AES_256_GCM_SHA384,256,256\n", report.tls_lines(o, tls))
+    end
+    -- no handshake (result.tls is nil): only the name, as ab prints it
+    assert.are.equal("TLS Server Name:        localhost\n", report.tls_lines(parse("https://localhost/"), nil))
+    assert.are.equal("", report.tls_lines(parse(URL), tls))
+  end)
+
+  it("counts TLS failures as Connect failures", function()
+    local run = run_of({ total = { 1000 }, errors = { connect = 1, read = 0, parse = 0, timeout = 0, write = 0, tls = 3 } })
+    local c = report.counters(parse("https://localhost/"), run)
+    assert.are.same({ 4, 4 }, { c.err_conn, c.bad })
   end)
 
   it("counts Length failures against the first body, unless -l, and non-2xx, and kept-alive responses", function()

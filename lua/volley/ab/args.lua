@@ -16,7 +16,7 @@ M.TLIMIT_REQUESTS = 50000  -- -t implies -n 50000
 M.USER_AGENT = "ApacheBench/2.3"
 
 -- The option letters; true for those that take a value. -I -Z -f -E are
--- ab's TLS options, parsed but refused (volley has no TLS yet).
+-- ab's TLS options.
 local OPTIONS = {}
 do
   local spec = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqB:m:Z:f:E:"
@@ -237,11 +237,6 @@ local function fatal(message)
   return { stderr = message .. "\n", status = 1 }
 end
 
--- volley cannot honour ab's TLS options and https URLs yet.
-local function no_tls(what)
-  return { stderr = "volley ab: " .. what .. ": https is not supported yet\n", status = 22 }
-end
-
 -- The whole file, or nil, the step that failed ("open" or "read") and the
 -- system's message without the file name Lua puts before it.
 local function read_file(path)
@@ -317,6 +312,73 @@ local function credentials(value, too_long)
   return M.base64(value)
 end
 
+-- ab's -f: the first of these names that the value starts with, in any
+-- case ("TLS1.3" is tried before "TLS1"), gives the lowest and highest
+-- version (10 is TLS 1.0, 13 TLS 1.3; ALL: no bounds). Any other value is
+-- ignored and the earlier -f stays, as in ab; SSL2 and SSL3 are among
+-- them (Debian's OpenSSL 3 has neither, so ab built on it ignores them).
+M.PROTOCOLS = {
+  { "ALL", false }, { "TLS1.1", 11 }, { "TLS1.2", 12 }, { "TLS1.3", 13 }, { "TLS1", 10 },
+}
+
+local function protocol(value)
+  local lower = value:lower()
+  for _, p in ipairs(M.PROTOCOLS) do
+    if lower:sub(1, #p[1]) == p[1]:lower() then return p[2] end
+  end
+  return nil
+end
+
+-- Whether ab takes name for an IP address, which gets no SNI: what
+-- apr_ipsubnet_create accepts. An IPv6 address (not IPv4-mapped: apr
+-- refuses those), an IPv4 address, or a "network" of one to four decimal
+-- numbers up to 255 separated by dots, a trailing dot allowed ("10",
+-- "10.1", "1.2.3."). "1.2.3.4.5", "256.1.1.1" and "127.0.0.1:5" are names.
+function M.is_ip_literal(name)
+  if name:find(":", 1, true) then
+    local lower = name:lower()
+    if not is_ipv6(lower) then return false end
+    local prefix, tail = lower:match("^([0:]*):ffff:(.*)$")
+    local mapped = prefix and (tail:match("^%d+%.%d+%.%d+%.%d+$") or tail:match("^%x+:%x+$"))
+    return not mapped
+  end
+  if #name > 15 or not name:match("^%d[%d.]*$") or name:find("..", 1, true) then return false end
+  local parts = 0
+  for num in name:gmatch("%d+") do
+    parts = parts + 1
+    if parts > 4 or tonumber(num) > 255 then return false end
+  end
+  return true
+end
+
+-- The server name ab sends (SNI) for settings o: the -H Host: value
+-- (blanks around it dropped) or the URL's host; none (nil) with -I, for an
+-- empty name or an IP address.
+local function server_name(o)
+  if not o.use_sni then return nil end
+  local name = o.url.hostname
+  for _, h in ipairs(o.headers) do
+    if has_prefix(h, "Host:") then name = h:sub(6) end -- the last -H Host: wins
+  end
+  name = name:gsub("^%s+", ""):gsub("%s+$", "")
+  if name == "" or M.is_ip_literal(name) then return nil end
+  return name
+end
+
+-- ab's check of -E: a PEM file with the certificate (chain) and the
+-- private key. Returns nil, or what ab prints (its first line; the
+-- OpenSSL error lines after it are not reproduced) and exits with.
+local function check_cert(path, readfile)
+  local data = (readfile or read_file)(path)
+  if not data or not data:find("-----BEGIN [%u ]*CERTIFICATE-----") then
+    return fatal(("unable to get certificate from '%s'"):format(path))
+  end
+  if not data:find("-----BEGIN [%u ]*PRIVATE KEY-----") then
+    return fatal(("unable to get private key from '%s'"):format(path))
+  end
+  return nil
+end
+
 -- The settings of a run:
 --   requests, concurrency, tlimit (s, 0 = none), timeout (s), verbosity,
 --   heartbeat (0 = no progress lines), method, body (nil unless -p/-u),
@@ -325,7 +387,10 @@ end
 --   headers (the -H lines), opt_host/opt_accept/opt_useragent,
 --   proxy_host/proxy_port (nil without -X), windowsize, bind,
 --   url (parse_url's table), warnings (stderr text to print first: an
---   illegal option that did not stop the run).
+--   illegal option that did not stop the run);
+--   TLS: tls_version (-f: 10..13 for both bounds, or nil), cipher (-Z),
+--   ciphers_tls13 (-Z names TLS 1.3 suites: -f TLS1.3), cert (-E),
+--   use_sni (false with -I), sni (the name ab sends, or nil).
 -- Or nil and { stdout?, stderr?, status }.
 function M.parse(argv, readfile)
   local o = {
@@ -336,6 +401,7 @@ function M.parse(argv, readfile)
     table_attrs = "", tr_attrs = "", td_attrs = "bgcolor=white",
     cookie = nil, auth = "", headers = {}, warnings = "",
     opt_host = false, opt_accept = false, opt_useragent = false,
+    use_sni = true,
   }
   local st = { ind = 1, place = "" }
   while true do
@@ -400,8 +466,12 @@ function M.parse(argv, readfile)
       o.proxy_host, o.proxy_port = host or value, port and M.atoi(port) or 0
     elseif letter == "h" then return nil, usage_error()
     elseif letter == "V" then return nil, { stdout = M.banner(o.html), status = 0 }
-    else -- I Z f E
-      return nil, no_tls("-" .. letter)
+    elseif letter == "Z" then o.cipher = value
+    elseif letter == "f" then
+      local v = protocol(value)
+      if v ~= nil then o.tls_version = v or nil end
+    elseif letter == "E" then o.cert = value
+    elseif letter == "I" then o.use_sni = false
     end
   end
   if st.ind ~= #argv then
@@ -410,7 +480,6 @@ function M.parse(argv, readfile)
   o.method = o.method or "GET"
   o.url = M.parse_url(argv[st.ind])
   if not o.url then return nil, { stderr = o.warnings .. "ab: invalid URL\n" .. M.USAGE, status = 22 } end
-  if o.url.https then return nil, no_tls(argv[st.ind]) end
   if o.concurrency < 0 or o.concurrency > M.MAX_CONCURRENCY then
     return nil, { stderr = o.warnings .. ("ab: Invalid Concurrency [Range 0..%d]\n"):format(M.MAX_CONCURRENCY)
       .. M.USAGE, status = 22 }
@@ -419,6 +488,13 @@ function M.parse(argv, readfile)
     return nil, { stderr = o.warnings .. "ab: Cannot use concurrency level greater than total number of requests\n"
       .. M.USAGE, status = 22 }
   end
+  -- ab loads -E (and sets -Z) now, for http URLs too, before its banner.
+  if o.cert then
+    local err = check_cert(o.cert, readfile)
+    if err then return nil, err end
+  end
+  o.ciphers_tls13 = o.tls_version == 13
+  o.sni = server_name(o)
   o.heartbeat = 0
   if o.progress and o.requests > 150 then
     o.heartbeat = math.max(math.floor(o.requests / 10), 100)

@@ -13,6 +13,8 @@
 --   run.read, run.written         bytes
 --   run.errors                    { connect, read, write, timeout, parse }
 --   run.first_head                the first response's first bytes, or nil
+--   run.tls                       https: what the handshake agreed on
+--                                 (done(result).tls), or nil
 local M = {}
 
 -- How arrays of numbers are sorted: table.sort here (specs run outside
@@ -222,12 +224,13 @@ end
 --   done, doclen (the first response's body), err_length (later bodies of
 --   another length, unless -l), totalbread (bodies), err_response (status
 --   not 2xx), doneka (kept-alive responses), and the failure counts mapped
---   from volley's kinds: Connect = connect, Receive = read + parse,
---   Exceptions = timeout; Write errors = write (not in Failed, as in ab).
+--   from volley's kinds: Connect = connect + tls (ab's connect time ends
+--   when the handshake does), Receive = read + parse, Exceptions =
+--   timeout; Write errors = write (not in Failed, as in ab).
 function M.counters(o, run)
   local c = {
     done = run.n, doclen = 0, err_length = 0, totalbread = 0, err_response = 0, doneka = 0,
-    err_conn = run.errors.connect or 0,
+    err_conn = (run.errors.connect or 0) + (run.errors.tls or 0),
     err_recv = (run.errors.read or 0) + (run.errors.parse or 0),
     err_except = run.errors.timeout or 0,
     epipe = run.errors.write or 0,
@@ -246,6 +249,22 @@ function M.counters(o, run)
   return c
 end
 
+-- ab's TLS lines, after Server Port (https only): the protocol, cipher,
+-- bits of the server certificate's key and of the cipher, and the
+-- server's ephemeral key, when a handshake succeeded; the server name
+-- sent, whenever one is sent (even if no handshake succeeded).
+function M.tls_lines(o, tls)
+  if not o.url.https then return "" end
+  local out = {}
+  if tls then
+    out[#out + 1] = ("SSL/TLS Protocol:       %s,%s,%d,%d\n")
+      :format(tls.protocol, tls.cipher, tls.peer_key_bits, tls.cipher_bits)
+    if tls.temp_key ~= "" then out[#out + 1] = ("Server Temp Key:        %s\n"):format(tls.temp_key) end
+  end
+  if o.sni then out[#out + 1] = ("TLS Server Name:        %s\n"):format(o.sni) end
+  return table.concat(out)
+end
+
 -- The text report (from the two blank lines ab starts it with), after the
 -- "..done" or "Finished" line. t is M.times(run) when run.n > 0.
 function M.text(o, run, c, t)
@@ -255,6 +274,7 @@ function M.text(o, run, c, t)
     ("Server Software:        %s\n"):format(c.servername),
     ("Server Hostname:        %s\n"):format(o.url.hostname),
     ("Server Port:            %d\n"):format(o.url.port),
+    M.tls_lines(o, run.tls),
     "\n",
     ("Document Path:          %s\n"):format(o.url.path),
     o.nolength and "Document Length:        Variable\n" or ("Document Length:        %d bytes\n"):format(c.doclen),
