@@ -177,7 +177,11 @@ void conn_handshake(struct conn *c)
     /* While connecting, this is also the probe for the end of the TCP
      * handshake (as write_request is for plain HTTP): anything but a write
      * that would block or a socket error means the ClientHello went out. */
-    bool sock_err = st == NET_ERROR && tls_socket_errno(c->tls);
+    int sock_err = st == NET_ERROR ? tls_socket_errno(c->tls) : 0;
+    /* A reset or a broken pipe means the connect had worked: the server
+     * dropped the connection in the handshake (a TLS failure). */
+    if (connecting && (sock_err == ECONNRESET || sock_err == EPIPE))
+        sock_err = 0;
     if (connecting && st != NET_WANT_WRITE && !sock_err)
         mark_connected(c, before);
     switch (st) {
@@ -195,7 +199,7 @@ void conn_handshake(struct conn *c)
         return;
     case NET_ERROR:
         if (connecting && sock_err)
-            connect_failed(c, tls_socket_errno(c->tls));
+            connect_failed(c, sock_err);
         else
             conn_tls_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
         return;

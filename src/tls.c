@@ -330,7 +330,8 @@ void tls_get_info(const struct tls_conn *tc, struct tls_info *info)
     SSL_get0_alpn_selected(ssl, &alpn, &alpn_len);
     if (alpn_len >= sizeof info->alpn)
         alpn_len = sizeof info->alpn - 1;
-    memcpy(info->alpn, alpn, alpn_len);
+    if (alpn) /* NULL when the server chose none */
+        memcpy(info->alpn, alpn, alpn_len);
     info->alpn[alpn_len] = '\0';
     snprintf(info->sni, sizeof info->sni, "%s", tc->ctx->sni ? tc->ctx->sni : "");
     info->resumed = SSL_session_reused(ssl);
