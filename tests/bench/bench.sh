@@ -7,8 +7,11 @@
 #   bash tests/bench/bench.sh --hooks    volley and wrk running the same Lua hooks
 #                                        (tests/bench/hook_request.lua, hook_response.lua)
 #   bash tests/bench/bench.sh --ab       volley ab against ab, with -k and without
+#   bash tests/bench/bench.sh --tls      HTTPS: keep-alive CPU, handshakes, system calls,
+#                                        memory per connection (tests/bench/bench_tls.sh)
 #
 # Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), BENCH_AB_N (10000000, -n of the --ab rows),
+#      --tls only: BENCH_TLS_N (2000), BENCH_MEM_SECONDS (6), VOLLEY_B (a second volley binary),
 #      VOLLEY (<repo>/build/volley),
 #      SHARED (<repo>/../shared, holds bench/floor-*.c), NGINX (nginx on PATH or /usr/sbin/nginx).
 # Prints a markdown report on stdout, progress on stderr. Exits 0 whether or not the goal
@@ -22,7 +25,8 @@ case "${1:-}" in
 --close) MODE=close ;;
 --hooks) MODE=hooks ;;
 --ab) MODE=ab ;;
-*) echo "usage: $0 [--close | --hooks | --ab]" >&2; exit 2 ;;
+--tls) MODE=tls ;;
+*) echo "usage: $0 [--close | --hooks | --ab | --tls]" >&2; exit 2 ;;
 esac
 
 DUR=${BENCH_SECONDS:-3}
@@ -55,6 +59,9 @@ elif [[ $MODE == ab ]]; then
 	declare -A LABEL=([vab-k]="volley ab -k" [ab-k]="ab -k" [vab]="volley ab" [ab]="ab")
 	declare -A VS_AB=([ab-k]=vab-k [ab]=vab)
 	declare -A GOAL_AB=([ab-k]=0.7 [ab]=0.8)
+elif [[ $MODE == tls ]]; then
+	TOOLS=() # bench_tls.sh has its own rows, in four parts
+	declare -A LABEL=()
 elif [[ $MODE == close ]]; then
 	TOOLS=(volley wrk ab floor)
 	declare -A LABEL=([volley]="volley --no-keepalive" [wrk]="wrk (Connection: close)" [ab]="ab" [floor]="floor-close")
@@ -72,8 +79,9 @@ check_peers() {
 	local missing=()
 	[[ -x $NGINX ]] || missing+=("nginx (Debian package nginx-light)")
 	[[ $MODE == ab ]] || command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
-	[[ $MODE != keepalive ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
+	[[ $MODE != keepalive && $MODE != tls ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
 	command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
+	[[ $MODE != tls ]] || command -v openssl >/dev/null || missing+=("openssl (Debian package openssl)")
 	if ((${#missing[@]})); then
 		printf 'bench: missing %s\n' "${missing[@]}" >&2
 		die "install them with: apt-get install nginx-light wrk nghttp2-client apache2-utils"
@@ -105,7 +113,7 @@ pick_port() {
 }
 
 write_nginx_conf() {
-	local port=$1 d=$TMP/nginx m temp=""
+	local port=$1 d=$TMP/nginx m temp="" extra=""
 	# nginx creates its temp dirs at startup, by default under /var/lib/nginx (root only);
 	# point each at $TMP, but only for modules this build has (else: unknown directive).
 	temp+="client_body_temp_path $d/body;"$'\n'
@@ -113,6 +121,11 @@ write_nginx_conf() {
 		"$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" ||
 			temp+="${m}_temp_path $d/$m;"$'\n'
 	done
+	# --tls: two HTTPS servers on ports of their own (bench_tls.sh), beside the plain one
+	if [[ $MODE == tls ]]; then
+		tls_pick_ports
+		extra=$(tls_servers)
+	fi
 	cat >"$d/nginx.conf" <<EOF
 worker_processes 1;
 daemon off;
@@ -129,6 +142,7 @@ http {
         listen 127.0.0.1:$port;
         location / { return 200 "hello world"; }   # 11-byte body
     }
+$extra
 }
 EOF
 }
@@ -357,8 +371,14 @@ report() {
 main() {
 	local r tool
 	check_peers
+	if [[ $MODE == tls ]]; then
+		# shellcheck source=bench_tls.sh
+		source "$HERE/bench_tls.sh"
+		tls_cert
+	fi
 	start_nginx
 	log "nginx pid $NGINX_PID on 127.0.0.1:$PORT; mode $MODE, ${DUR}s x $ROUNDS rounds"
+	if [[ $MODE == tls ]]; then tls_main; return; fi
 	setup_floor
 	[[ $MODE == close ]] && NOTES+=("h2load skipped: it cannot open a new connection per request")
 	# Interleaved rounds: every tool once per round, so drift (thermal, noisy neighbours)
