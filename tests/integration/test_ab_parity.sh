@@ -637,65 +637,17 @@ check_eq "$(cat "$T/head-m-ka.v.rc")" 0 "-k -m HEAD: volley ab exit status"
 check_grep "$T/head-m-ka.v.out" '^Keep-Alive requests:    3$' "-k -m HEAD: volley ab completes on one connection"
 
 # ------------------------------------------------------------------- TLS --
-# https against nginx (Debian's nginx-light): the same comparisons, the TLS
-# lines byte for byte. ab_tls_certs and ab_tls_nginx are local stand-ins
-# for tls_lib.sh's tls_certs and start_nginx_tls (same variable names), to
-# be swapped for them once that file is on this branch.
+# https against nginx (Debian's nginx-light, started by tls_lib.sh): the
+# same comparisons, the TLS lines byte for byte. Two servers: one plain TLS,
+# one that requires a client certificate from TLS_CA (mutual TLS).
+source "$(dirname "$TESTLIB")/tls_lib.sh"
 
-# ab_tls_certs DIR: a CA, a server certificate for localhost and 127.0.0.1
-# (EC P-256) and a client certificate, both signed by the CA. Sets TLS_CA,
-# TLS_CERT, TLS_KEY, TLS_CLIENT_CERT, TLS_CLIENT_KEY.
-ab_tls_certs() {
-    local d=$1
-    mkdir -p "$d"
-    TLS_CA=$d/ca.pem TLS_CERT=$d/server.pem TLS_KEY=$d/server.key
-    TLS_CLIENT_CERT=$d/client.pem TLS_CLIENT_KEY=$d/client.key
-    local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30)
-    {
-        openssl req -x509 "${ec[@]}" -keyout "$d/ca.key" -out "$TLS_CA" -subj /CN=ab-test-ca &&
-        openssl req -x509 "${ec[@]}" -CA "$TLS_CA" -CAkey "$d/ca.key" -keyout "$TLS_KEY" -out "$TLS_CERT" \
-            -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 &&
-        openssl req -x509 "${ec[@]}" -CA "$TLS_CA" -CAkey "$d/ca.key" -keyout "$TLS_CLIENT_KEY" \
-            -out "$TLS_CLIENT_CERT" -subj /CN=ab-client
-    } > "$d/openssl.log" 2>&1
-}
-
-# ab_tls_nginx DIR: nginx with TLS 1.2 and 1.3 on two free loopback ports,
-# answering "hello world" (11 bytes); the second one requires a client
-# certificate from TLS_CA. Bounded to 120 s. Sets NGINX_PORT and
-# NGINX_MTLS_PORT; returns non-zero if nginx is missing or does not start.
+# ab_tls_nginx: both servers. Sets NGINX_PORT and NGINX_MTLS_PORT; returns
+# non-zero if nginx is missing or does not start.
 ab_tls_nginx() {
-    local d=$1 nginx=${NGINX:-/usr/sbin/nginx}
-    [ -x "$nginx" ] || { echo "no $nginx" >&2; return 1; }
-    mkdir -p "$d/tmp"
-    read -r NGINX_PORT NGINX_MTLS_PORT < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(2)]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in ss])')
-    local site="ssl_certificate $TLS_CERT; ssl_certificate_key $TLS_KEY; ssl_protocols TLSv1.2 TLSv1.3;
-        location / { return 200 \"hello world\"; }"
-    cat > "$d/nginx.conf" <<NGINX
-daemon off; master_process off; worker_processes 1;
-error_log $d/error.log; pid $d/nginx.pid;
-events { worker_connections 512; }
-http {
-    access_log $d/access.log;
-    client_body_temp_path $d/tmp; proxy_temp_path $d/tmp; fastcgi_temp_path $d/tmp;
-    uwsgi_temp_path $d/tmp; scgi_temp_path $d/tmp;
-    server { listen 127.0.0.1:$NGINX_PORT ssl; $site }
-    server { listen 127.0.0.1:$NGINX_MTLS_PORT ssl; $site
-        ssl_verify_client on; ssl_client_certificate $TLS_CA; }
-}
-NGINX
-    timeout -s TERM 120 "$nginx" -p "$d" -c "$d/nginx.conf" > "$d/nginx.out" 2>&1 &
-    TARGET_PIDS+=($!)
-    for _ in $(seq 1 100); do
-        if (exec 3<> "/dev/tcp/127.0.0.1/$NGINX_MTLS_PORT") 2> /dev/null; then return 0; fi
-        sleep 0.05
-    done
-    echo "nginx did not start: $(tail -n 3 "$d/error.log" "$d/nginx.out" 2> /dev/null)" >&2
-    return 1
+    start_nginx_tls "ssl_verify_client on;" "ssl_client_certificate $TLS_CA;" || return 1
+    NGINX_MTLS_PORT=$NGINX_PORT
+    start_nginx_tls
 }
 
 # A TLS server that closes every 3rd TCP connection that sends a
@@ -754,7 +706,7 @@ tls_v2_filter() {
     : > "$T/$1.ab.err"
 }
 
-if ! ab_tls_certs "$T/tls" || ! ab_tls_nginx "$T/nginx"; then
+if ! tls_certs || ! ab_tls_nginx; then
     echo "$(basename "$0"): TLS cases skipped (no certificates or no nginx)" >&2
 else
     cat "$TLS_CLIENT_CERT" "$TLS_CLIENT_KEY" > "$T/w/client-both.pem"
