@@ -9,7 +9,7 @@ SANITIZE   ?= 0
 
 # Build and test dependencies, then the peers used by tests and benchmarks.
 PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-dev luajit \
-           lua-busted zlib1g-dev libssl-dev openssl python3 wrk apache2-utils nghttp2-client nginx-light \
+           lua-busted zlib1g-dev libssl-dev openssl libnghttp2-dev python3 wrk apache2-utils nghttp2-client nghttp2-server python3-h2 nginx-light \
            default-jre-headless libhdrhistogram-java
 
 .PHONY: all deps build build-asan demo test test-asan test-long bench clean install

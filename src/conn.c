@@ -34,6 +34,8 @@ void conn_close_socket(struct conn *c, bool clean)
         tls_conn_close(c->tls, clean);
         c->write_wants_read = c->read_wants_write = false;
     }
+    if (c->h2)
+        conn_h2_closed(c);
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
     net_close(c->fd);
@@ -77,6 +79,7 @@ void conn_fail(struct conn *c, enum stats_error why)
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
+    conn_h2_drop(c);
     conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request. */
     if (why == STATS_ERR_CONNECT && sh->budget > 0) {
@@ -131,11 +134,12 @@ void conn_tls_failed(struct conn *c, enum stats_error otherwise)
         conn_fail(c, otherwise);
         return;
     }
-    stats_tls_reason(c->sh->stats, tls_reason(c->tls), c->pending);
+    stats_kind_reason(c->sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
     conn_fail(c, STATS_ERR_TLS);
 }
 
 static void write_request(struct conn *c);
+static void reset_request(struct conn *c);
 
 /* A TLS write failed. When the socket failed (the server closed it), the
  * server may have said why first: a TLS 1.3 server refuses a client
@@ -163,6 +167,27 @@ static void handshake_done(struct conn *c, int64_t now)
         struct tls_info info;
         tls_get_info(c->tls, &info);
         script_conn_tls(sh->script, c->id, &info);
+    }
+    if (sh->h2 && tls_chose_h2(c->tls)) {
+        conn_h2_ready(c);
+        return;
+    }
+    if (sh->h2) {
+        /* The server chose HTTP/1.1: this worker goes on in HTTP/1.1 (the
+         * report says so), the queued request first. */
+        if (sh->h2_strict) {
+            stats_kind_reason(sh->stats, STATS_ERR_TLS, "the server did not choose h2 (--http2=strict)", c->pending);
+            conn_fail(c, STATS_ERR_TLS);
+            return;
+        }
+        sh->h2 = false;
+        sh->stats->h1_fallbacks++;
+        struct conn_stream *st = &c->streams[0];
+        c->req = st->req;
+        c->req_len = st->req_len;
+        c->t_start = st->t_start;
+        st->active = false;
+        reset_request(c);
     }
     c->state = CONN_WRITING;
     write_request(c);
@@ -289,6 +314,8 @@ static void on_connected(struct conn *c)
     mark_connected(c, clock_now_ns());
     if (c->tls)
         conn_handshake(c);
+    else if (c->sh->h2)
+        conn_h2_ready(c);
     else
         write_request(c);
 }
@@ -317,11 +344,18 @@ static void begin_connect(struct conn *c, int64_t now)
         if (c->tls) {
             tls_conn_start(c->tls, fd);
             conn_handshake(c);
+        } else if (sh->h2) {
+            ev_io_start(sh->loop, &c->wio); /* h2c: the preface waits for the connect */
         } else {
             write_request(c);
         }
         return;
     }
+}
+
+void conn_begin_connect(struct conn *c, int64_t now)
+{
+    begin_connect(c, now);
 }
 
 /* A hook failed (the message is in sh->script_error): nothing more can be
@@ -333,6 +367,7 @@ void conn_script_failed(struct conn *c)
     sh->stats->cut_off += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
+    conn_h2_drop(c);
     go_idle(c);
     ev_break(sh->loop, EVBREAK_ALL);
 }
@@ -354,8 +389,15 @@ void conn_next_request(struct conn *c, int64_t now)
     if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
         c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
         sched_park(sh->sched, c->id);
+        if (c->streams)
+            c->h2_parked++;
         return;
     }
+    begin_request(c, now);
+}
+
+void conn_begin_request(struct conn *c, int64_t now)
+{
     begin_request(c, now);
 }
 
@@ -398,6 +440,23 @@ static void begin_request(struct conn *c, int64_t now)
         }
         depth = http_count_requests(c->req, c->req_len);
     }
+    if (sh->h2) {
+        /* HTTP/2: the request is a stream of its own (a pipelined string is
+         * refused when its stream opens). */
+        sh->budget--;
+        if (sh->sched)
+            sh->stats->arrivals++;
+        sh->in_flight++;
+        sh->stats->started++;
+        c->pending++;
+        conn_h2_add(c, now);
+        if (c->fd < 0) {
+            c->t_start = now;
+            arm_timer(c, (double)sh->timeout_ns / 1e9);
+            begin_connect(c, now);
+        }
+        return;
+    }
     /* A pipelined batch is sent whole, even past -n's last request. With -R
      * the budget counts arrivals, and a batch is one arrival's work. */
     unsigned cost = sh->sched ? 1 : depth;
@@ -438,6 +497,8 @@ static void on_write_event(EV_P_ ev_io *w, int revents)
     struct conn *c = container_of(w, struct conn, wio);
     if (c->state == CONN_CONNECTING) {
         on_connected(c);
+    } else if (c->state == CONN_H2) {
+        conn_h2_writable(c);
     } else if (c->state == CONN_HANDSHAKE) {
         conn_handshake(c);
     } else if (c->read_wants_write) {
@@ -476,6 +537,9 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
         else
             conn_fail(c, STATS_ERR_TIMEOUT);
         return;
+    case CONN_H2:
+        conn_h2_timer(c);
+        return;
     case CONN_IDLE:
     case CONN_WAIT: /* an earlier request's deadline; the next one arms its own */
         return;
@@ -499,6 +563,14 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_timer_set(&c->timer, 0., 0.);
     c->tls = sh->tls ? tls_conn_new(sh->tls) : NULL;
     c->write_wants_read = c->read_wants_write = false;
+    c->h2 = NULL;
+    c->streams = NULL;
+    c->out = NULL;
+    c->out_len = c->out_off = c->out_cap = 0;
+    c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = false;
+    c->h2_parked = 0;
+    if (sh->h2)
+        conn_h2_init(c);
 }
 
 void conn_start(struct conn *c)
@@ -508,6 +580,8 @@ void conn_start(struct conn *c)
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
+    if (c->h2_parked)
+        c->h2_parked--;
     c->t_intended = intended;
     begin_request(c, now);
 }
@@ -516,12 +590,14 @@ unsigned conn_stop(struct conn *c)
 {
     unsigned was_in_flight = c->pending;
     c->pending = 0;
+    conn_h2_drop(c);
     go_idle(c);
     return was_in_flight;
 }
 
 void conn_free(struct conn *c)
 {
+    conn_h2_free(c);
     tls_conn_free(c->tls);
     c->tls = NULL;
     free(c->cap);

@@ -12,6 +12,7 @@
 #ifndef VOLLEY_CONN_H
 #define VOLLEY_CONN_H
 
+#include "h2.h"
 #include "http.h"
 #include "schedule.h"
 #include "script.h"
@@ -64,13 +65,38 @@ struct conn_shared {
     size_t rbuf_size;
     struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
     struct tls_ctx *tls;         /* https: the worker's TLS context; NULL for http */
+    bool h2;                     /* requests go as HTTP/2 streams (--h2c, or --http2 until a
+                                  * server chooses HTTP/1.1 by ALPN) */
+    bool h2_strict;              /* --http2=strict: a server that does not choose h2 fails */
+    uint32_t streams;            /* --streams: stream slots per connection */
+    uint32_t h2_window;          /* --h2-window */
+    const char *authority;       /* :authority unless a request has a Host header */
+    char *scratch;               /* HTTP/2: lower-cased header names while a request is opened */
+    size_t scratch_size;
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     uint64_t in_flight;          /* started and not yet ended */
 };
 
 enum conn_state {
-    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING, CONN_READING
+    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING, CONN_READING,
+    CONN_H2 /* an HTTP/2 connection carrying streams (conn_h2.c) */
+};
+
+/* HTTP/2: one request in flight on a connection (conn_h2.c). */
+struct conn_stream {
+    struct conn *c;
+    bool active;            /* a request holds the slot */
+    bool body_started;      /* the capture has its blank line */
+    int32_t id;             /* its stream id; 0 before it is opened (or to retry), -1 when cancelled */
+    int status;             /* the final status, 0 before it */
+    int64_t t_start, t_intended, t_sent, t_first;
+    uint64_t rx_bytes;      /* header and body bytes received */
+    char *req;              /* the request as HTTP/1 text (kept: streams open later or again) */
+    size_t req_len, req_cap;
+    struct h2_body body;    /* the part of req being sent as DATA */
+    char *cap;              /* the response as HTTP/1 text, for response() */
+    size_t cap_len, cap_size;
 };
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
@@ -85,6 +111,13 @@ struct conn {
     struct http_rx rx;
     struct tls_conn *tls;   /* https: the slot's TLS state (reused for every socket); else NULL */
     bool write_wants_read;  /* TLS: the write waits for readability (renegotiation, key update) */
+    struct h2_session *h2;  /* HTTP/2: the open connection's session, or NULL */
+    struct conn_stream *streams; /* HTTP/2: sh->streams slots, made once */
+    bool h2_goaway, h2_in_call, h2_closed, h2_filling;
+    int32_t h2_last_id;     /* GOAWAY's last stream id */
+    uint32_t h2_parked;     /* -R: times c waits on the schedule's idle stack */
+    char *out;              /* HTTP/2: frames the socket did not take yet */
+    size_t out_len, out_off, out_cap;
     bool read_wants_write;  /* TLS: the read waits for writability */
     const char *req;        /* the request being written: the shared one, or a hook's */
     size_t req_len;

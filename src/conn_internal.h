@@ -40,4 +40,30 @@ void conn_next_request(struct conn *c, int64_t now);
 /* The read watcher fired: reads, frames and completes responses. */
 void conn_on_readable(struct conn *c);
 
+/* Starts a request on c now (hooks, budget, then the write or the stream). */
+void conn_begin_request(struct conn *c, int64_t now);
+
+/* Connects c's socket (a request is counted already). */
+void conn_begin_connect(struct conn *c, int64_t now);
+
+/* HTTP/2 stream st ended with its whole response at now: the hook, the
+ * stats, the slot freed (conn_read.c). */
+void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now);
+
+/* HTTP/2 (conn_h2.c): slots made and freed; the request begin_request
+ * counted takes a slot (opened now, or when the connection is ready); the
+ * connection is ready (the session starts, queued streams open); events of
+ * an HTTP/2 connection; every slot let go (the caller counted them). */
+void conn_h2_init(struct conn *c);
+void conn_h2_free(struct conn *c);
+void conn_h2_add(struct conn *c, int64_t now);
+void conn_h2_ready(struct conn *c);
+void conn_h2_readable(struct conn *c);
+void conn_h2_writable(struct conn *c);
+void conn_h2_timer(struct conn *c);
+void conn_h2_drop(struct conn *c);
+/* The socket of an HTTP/2 connection closes: its session goes (after the
+ * current nghttp2 call, if inside one). */
+void conn_h2_closed(struct conn *c);
+
 #endif

@@ -35,19 +35,26 @@ static bool capture(struct conn *c, const char *p, size_t n)
     return true;
 }
 
+/* What response() is told of a response besides its bytes. */
+struct res_info {
+    int status;
+    bool chunked;    /* raw's body is chunk-encoded */
+    uint64_t bytes;  /* bytes received for it */
+    int64_t latency, connect, waiting;
+};
+
 /* response() for a complete response of len bytes at raw; *failed when
  * the script failed it. Returns false when the hook raised an error. */
-static bool check_response(struct conn *c, char *raw, size_t len, int64_t latency, int64_t connect,
-                           int64_t waiting, bool *failed)
+static bool check_response(struct conn *c, const struct res_info *i, char *raw, size_t len, bool *failed)
 {
     struct conn_shared *sh = c->sh;
     struct script_res *r = sh->res;
-    r->status = c->rx.status;
-    r->chunked = c->rx.chunked;
-    r->bytes = (double)c->rx_bytes;
-    r->latency = (double)latency / 1e3;
-    r->connect = (double)connect / 1e3;
-    r->waiting = (double)waiting / 1e3;
+    r->status = i->status;
+    r->chunked = i->chunked;
+    r->bytes = (double)i->bytes;
+    r->latency = (double)i->latency / 1e3;
+    r->connect = (double)i->connect / 1e3;
+    r->waiting = (double)i->waiting / 1e3;
     r->raw = sh->capture ? raw : NULL;
     r->raw_len = sh->capture ? len : 0;
     r->head_len = 0;
@@ -102,8 +109,8 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
      * handshake included, as ab counts it; the connect histogram is TCP's. */
     int64_t setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
-    bool failed = false, hook_ok = !sh->script_response ||
-                                   check_response(c, raw, len, latency, connect, waiting, &failed);
+    struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting};
+    bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
     } else {
@@ -127,6 +134,43 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         return false;
     }
     return true;
+}
+
+void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    int64_t latency = now - (sh->sched ? st->t_intended : st->t_start);
+    /* The connection's first response carries its connect time. */
+    int64_t connect = c->t_connect, waiting = st->t_first > st->t_sent ? st->t_first - st->t_sent : 0;
+    c->t_connect = c->t_handshake = 0;
+    conn_release_rest(sh);
+    struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting};
+    bool failed = false, hook_ok = true;
+    if (sh->script_response) {
+        if (sh->capture && st->cap_len > sh->max_body) {
+            sh->too_large++;
+            failed = true;
+        } else {
+            hook_ok = check_response(c, &info, st->cap, st->cap_len, &failed);
+        }
+    }
+    if (failed) {
+        sh->stats->errors[STATS_ERR_VALIDATION]++;
+    } else {
+        stats_complete(sh->stats, now, st->status, latency, connect, waiting);
+        if (sh->sched) {
+            int64_t sent = st->t_sent ? st->t_sent : st->t_start;
+            stats_open(sh->stats, now, now - sent, sent - st->t_intended);
+        }
+    }
+    if (sh->heartbeat)
+        heartbeat(sh);
+    st->active = false;
+    c->pending--;
+    sh->in_flight--;
+    sh->conn_done[c->id]++;
+    if (!hook_ok)
+        conn_script_failed(c);
 }
 
 /* The batch's last response is in: reuse the connection or not, then the
@@ -243,6 +287,10 @@ void conn_on_readable(struct conn *c)
     }
     if (c->state == CONN_HANDSHAKE) {
         conn_handshake(c);
+        return;
+    }
+    if (c->state == CONN_H2) {
+        conn_h2_readable(c);
         return;
     }
     if (c->write_wants_read) {

@@ -78,6 +78,27 @@ unsigned http_count_requests(const char *buf, size_t len);
  * two). */
 unsigned http_count_requests_parser_only(const char *buf, size_t len);
 
+/* One HTTP/1 request string taken apart, for HTTP/2 (pointers into the
+ * string). Header names keep their case; hop-by-hop headers (Connection,
+ * Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade, TE) are left
+ * out, Host is kept apart (it becomes :authority), Content-Length too. */
+#define HTTP_PARTS_MAX 64
+struct http_parts {
+    const char *method, *path, *host, *body;
+    size_t method_len, path_len, host_len, body_len;
+    struct {
+        const char *name, *value;
+        size_t name_len, value_len;
+    } headers[HTTP_PARTS_MAX];
+    size_t nheaders;
+};
+
+/* Takes req apart into *p. Returns 0, or -1 with *why: not one whole
+ * request (pipelined requests, a body longer or shorter than its
+ * Content-Length), a chunked body, more than HTTP_PARTS_MAX headers, or a
+ * malformed request line. No allocation. */
+int http_request_parts(const char *req, size_t len, struct http_parts *p, const char **why);
+
 /* For a response received whole and accepted by http_rx_feed (len bytes
  * from its first byte): the offset just past its final head, skipping any
  * 1xx interim responses before it. The body follows. */

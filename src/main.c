@@ -70,6 +70,26 @@ static int write_result(const char *opt, const char *path,
     return outfile_commit(&of, err, sizeof err) < 0 ? die(1, err) : 0;
 }
 
+/* HTTP/2 options against the URL and the script. Returns 0 or 2 with err. */
+static int check_http2(const struct options *o, const struct target *t, struct script *ms, char *err, size_t errlen)
+{
+    const char *why = NULL;
+    if ((o->http2 == OPTIONS_H2_ALPN || o->http2 == OPTIONS_H2_STRICT) && !t->tls)
+        why = "--http2: needs an https:// URL (HTTP/2 over http:// is --h2c)";
+    else if (o->http2 == OPTIONS_H2C && t->tls)
+        why = "--h2c: is HTTP/2 over http:// (for https:// URLs use --http2)";
+    else if (o->streams > 1 && o->http2 == OPTIONS_H1)
+        why = "--streams: needs --http2 or --h2c (HTTP/1 has one request at a time on a connection)";
+    else if (o->http2 != OPTIONS_H1 && ms && script_has(ms, SCRIPT_DELAY))
+        why = "--http2/--h2c: cannot be combined with the script's delay() hook (streams share a connection)";
+    else if (o->http2 != OPTIONS_H1 && (o->samples || o->one_first))
+        why = "--http2/--h2c: --samples, --heads and --one-first are HTTP/1 only (volley ab)";
+    if (!why)
+        return 0;
+    snprintf(err, errlen, "%s", why);
+    return 2;
+}
+
 /* https: the TLS options make a context (a bad cipher list, version or
  * certificate is a bad option, exit 2). Returns 0 or the exit status. */
 static int check_tls(const struct options *o, const struct target *t, char *err, size_t errlen)
@@ -232,7 +252,8 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
-    if (t.tls && (status = check_tls(&o, &t, err, sizeof err)) != 0) {
+    if ((status = check_http2(&o, &t, ms, err, sizeof err)) != 0 ||
+        (t.tls && (status = check_tls(&o, &t, err, sizeof err)) != 0)) {
         status = die(status, err);
         goto out;
     }

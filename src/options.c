@@ -15,54 +15,9 @@
 #include <strings.h>
 #include <unistd.h>
 
-const char options_usage[] =
-    "Usage: volley [options] URL [[--] script args]\n"
-    "\n"
-    "  -c, --connections N   connections kept open (default 10)\n"
-    "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
-    "  -d, --duration T      run time: 500ms, 10s, 2m, 1h (default 10s)\n"
-    "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
-    "  -R, --rate N          open model: N requests/s in total on a fixed schedule;\n"
-    "                        latency counts from each request's scheduled time\n"
-    "  -s, --script PATH     Lua script (a bundled one by NAME)\n"
-    "  -H, --header 'K: V'   extra request header, repeatable\n"
-    "  -m, --method M        request method (default GET)\n"
-    "  -b, --body S          request body\n"
-    "      --body-file F     request body read from a file\n"
-    "  -T, --timeout T       per-request timeout (default 10s)\n"
-    "      --max-body N      most bytes of a response kept for a script's\n"
-    "                        response() (default 8M); larger ones fail\n"
-    "      --samples         keep every request's timings for a script's done()\n"
-    "      --heads           with --samples: each response's first read too\n"
-    "      --one-first       open one connection first, the others when its\n"
-    "                        response starts to arrive (as ab does)\n"
-    "      --no-probe        skip the start-up connect check: connects that fail\n"
-    "                        are counted as connect errors of the run\n"
-    "      --heartbeat N     print \"Completed N requests\" on stderr every N\n"
-    "      --no-keepalive    a new connection for every request\n"
-    "      --http1.0         send HTTP/1.0 requests\n"
-    "      --json FILE       write the result as JSON (- for stdout)\n"
-    "      --hlog FILE       write an HdrHistogram interval log to FILE\n"
-    "      --hlog-interval T one log interval every T (default 1s)\n"
-    "  -q, --quiet           no text report\n"
-    "  -L, --latency         print the latency distribution, as wrk does\n"
-    "  -v, --verbose         more detail in the report\n"
-    "https:// URLs:\n"
-    "      --tls-min V, --tls-max V  TLS versions allowed (1.2, 1.3)\n"
-    "      --ciphers L       TLS 1.2 cipher list; --ciphersuites L for TLS 1.3\n"
-    "      --groups L        key-exchange groups (e.g. X25519:P-256)\n"
-    "      --sni NAME        server name sent (default: the URL's host name;\n"
-    "                        never an IP literal); --no-sni sends none\n"
-    "      --verify          check the server's certificate (default: off);\n"
-    "                        --cacert FILE to check it against FILE's CAs\n"
-    "      --cert F, --key F client certificate and key (mutual TLS)\n"
-    "      --tls-resume on|off  resume sessions on new connections (default on)\n"
-    "      --version         print the version\n"
-    "      --help            print this help\n";
-
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -104,6 +59,10 @@ static const struct option long_options[] = {
     {"cert", required_argument, NULL, OPT_CERT},
     {"key", required_argument, NULL, OPT_KEY},
     {"tls-resume", required_argument, NULL, OPT_TLS_RESUME},
+    {"http2", optional_argument, NULL, OPT_HTTP2},
+    {"h2c", no_argument, NULL, OPT_H2C},
+    {"streams", required_argument, NULL, OPT_STREAMS},
+    {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
     {NULL, 0, NULL, 0},
 };
 
@@ -341,6 +300,8 @@ static void set_defaults(struct options *o)
     o->max_body = UINT64_C(8000000);
     o->hlog_interval_ns = 1000000000;
     o->tls_resume = true;
+    o->streams = 1;
+    o->h2_window = UINT32_C(1) << 24;
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -518,6 +479,25 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_KEY:
             o->key = optarg;
+            break;
+        case OPT_HTTP2:
+            if (optarg && strcmp(optarg, "strict") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not strict (--http2 or --http2=strict)", "--http2", optarg),
+                       OPTIONS_ERROR;
+            o->http2 = optarg ? OPTIONS_H2_STRICT : OPTIONS_H2_ALPN;
+            break;
+        case OPT_H2C:
+            o->http2 = OPTIONS_H2C;
+            break;
+        case OPT_STREAMS:
+            if (parse_bounded("--streams", optarg, 1, 1000, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->streams = (uint32_t)n;
+            break;
+        case OPT_H2_WINDOW:
+            if (parse_bounded("--h2-window", optarg, 65535, INT32_MAX, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->h2_window = (uint32_t)n;
             break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)

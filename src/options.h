@@ -48,6 +48,14 @@ struct options {
     const char *cacert;    /* --cacert FILE */
     const char *cert, *key; /* --cert, --key: client certificate (mutual TLS) */
     bool tls_resume;       /* --tls-resume on (default) / off */
+    enum options_h2 {
+        OPTIONS_H1,        /* HTTP/1.x */
+        OPTIONS_H2_ALPN,   /* --http2: https, ALPN offers h2 and http/1.1 */
+        OPTIONS_H2_STRICT, /* --http2=strict: https, ALPN offers h2 only */
+        OPTIONS_H2C,       /* --h2c: http, HTTP/2 with prior knowledge */
+    } http2;
+    uint32_t streams;      /* --streams: concurrent streams per HTTP/2 connection, default 1 */
+    uint32_t h2_window;    /* --h2-window: HTTP/2 receive window, bytes, default 16 MiB */
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;

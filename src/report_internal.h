@@ -15,6 +15,11 @@ void report_hist_line(FILE *out, const char *name, const struct hist *h);
 /* "  \"name\": {...}" with a comma unless last, and a newline. */
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
 
+/* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
+ * protocol), and the JSON members "reasons": [...], "other": N. */
+void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);
+void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error kind);
+
 /* https: the header's TLS line (what the probe's handshake agreed on). */
 void report_tls_header(FILE *out, const struct target *t, const struct run_result *r);
 

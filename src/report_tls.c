@@ -8,9 +8,37 @@
 
 #include <inttypes.h>
 
-/* How many TLS failure reasons the text report lists (the JSON has all the
- * run kept, STATS_TLS_REASONS at most). */
-#define TEXT_TLS_REASONS 5
+/* How many reasons of a failure kind the text report lists (the JSON has
+ * all the run kept, STATS_KIND_REASONS at most). */
+#define TEXT_KIND_REASONS 5
+
+void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind)
+{
+    const struct stats_kind_reasons *kr = &s->kind_reasons[kind];
+    const char *name = stats_error_name(kind);
+    for (size_t i = 0; i < kr->n && i < TEXT_KIND_REASONS; i++) {
+        fprintf(out, "    %s: ", name);
+        quote_write(out, kr->r[i].reason);
+        fprintf(out, " (%" PRIu64 ")\n", kr->r[i].count);
+    }
+    uint64_t rest = kr->other;
+    for (size_t i = TEXT_KIND_REASONS; i < kr->n; i++)
+        rest += kr->r[i].count;
+    if (rest)
+        fprintf(out, "    %s: other reasons (%" PRIu64 ")\n", name, rest);
+}
+
+void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error kind)
+{
+    const struct stats_kind_reasons *kr = &s->kind_reasons[kind];
+    fputs("\"reasons\": [", out);
+    for (size_t k = 0; k < kr->n; k++) {
+        fprintf(out, "%s{\"reason\": ", k ? ", " : "");
+        json_out_str(out, kr->r[k].reason);
+        fprintf(out, ", \"count\": %" PRIu64 "}", kr->r[k].count);
+    }
+    fprintf(out, "], \"other\": %" PRIu64, kr->other);
+}
 
 void report_tls_header(FILE *out, const struct target *t, const struct run_result *r)
 {
@@ -32,16 +60,7 @@ void report_tls_text(FILE *out, const struct target *t, const struct run_result 
         return;
     const struct stats *s = &r->stats;
     fprintf(out, "  TLS handshakes: %" PRIu64 " full, %" PRIu64 " resumed\n", s->tls_full, s->tls_resumed);
-    for (size_t i = 0; i < s->ntls_reasons && i < TEXT_TLS_REASONS; i++) {
-        fputs("    tls: ", out);
-        quote_write(out, s->tls_reasons[i].reason);
-        fprintf(out, " (%" PRIu64 ")\n", s->tls_reasons[i].count);
-    }
-    uint64_t rest = s->tls_other;
-    for (size_t i = TEXT_TLS_REASONS; i < s->ntls_reasons; i++)
-        rest += s->tls_reasons[i].count;
-    if (rest)
-        fprintf(out, "    tls: other reasons (%" PRIu64 ")\n", rest);
+    report_kind_reasons(out, s, STATS_ERR_TLS);
     if (verbose)
         report_hist_line(out, "Handshake", &s->handshake);
 }
@@ -76,14 +95,10 @@ void report_tls_json(FILE *out, const struct target *t, const struct run_result 
         str_or_null(out, "sni", i->sni);
         fputs(", ", out);
         str_or_null(out, "alpn", i->alpn);
-        fprintf(out, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}, \"reasons\": [",
-                s->tls_full, s->tls_resumed);
-        for (size_t k = 0; k < s->ntls_reasons; k++) {
-            fprintf(out, "%s{\"reason\": ", k ? ", " : "");
-            json_out_str(out, s->tls_reasons[k].reason);
-            fprintf(out, ", \"count\": %" PRIu64 "}", s->tls_reasons[k].count);
-        }
-        fprintf(out, "], \"other\": %" PRIu64 "},\n", s->tls_other);
+        fprintf(out, ", \"handshakes\": {\"full\": %" PRIu64 ", \"resumed\": %" PRIu64 "}, ", s->tls_full,
+                s->tls_resumed);
+        report_kind_reasons_json(out, s, STATS_ERR_TLS);
+        fputs("},\n", out);
     }
     report_json_hist(out, "handshake", &s->handshake, 0);
 }

@@ -151,6 +151,8 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
         .cert = o->cert,
         .key = o->key,
         .resume = o->tls_resume,
+        .offer_h2 = o->http2 == OPTIONS_H2_ALPN || o->http2 == OPTIONS_H2_STRICT,
+        .offer_h1 = o->http2 != OPTIONS_H2_STRICT,
     };
 }
 
@@ -244,6 +246,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .rate = o->rate,
         .nworkers = o->threads,
         .hlog_interval_ns = o->hlog_path ? o->hlog_interval_ns : 0,
+        .http2 = o->http2 != OPTIONS_H1,
+        .http2_strict = o->http2 == OPTIONS_H2_STRICT,
+        .streams = o->streams,
+        .h2_window = o->h2_window,
+        .authority = t->host_header,
     };
     struct tls_config tls;
     if (t->tls) {

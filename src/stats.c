@@ -36,11 +36,13 @@ void stats_free(struct stats *s)
     free(s->reasons);
     s->reasons = NULL;
     s->nreasons = 0;
-    for (size_t i = 0; i < s->ntls_reasons; i++)
-        free(s->tls_reasons[i].reason);
-    free(s->tls_reasons);
-    s->tls_reasons = NULL;
-    s->ntls_reasons = 0;
+    for (int k = 0; k < STATS_ERR_KINDS; k++) {
+        struct stats_kind_reasons *kr = &s->kind_reasons[k];
+        for (size_t i = 0; i < kr->n; i++)
+            free(kr->r[i].reason);
+        free(kr->r);
+        *kr = (struct stats_kind_reasons){0};
+    }
     metrics_free(&s->metrics);
     free(s->samples);
     s->samples = NULL;
@@ -98,10 +100,11 @@ void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
     add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n);
 }
 
-void stats_tls_reason(struct stats *s, const char *reason, uint64_t n)
+void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
 {
-    if (!add_reason(&s->tls_reasons, &s->ntls_reasons, STATS_TLS_REASONS, reason, n))
-        s->tls_other += n;
+    struct stats_kind_reasons *kr = &s->kind_reasons[kind];
+    if (!add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n))
+        kr->other += n;
 }
 
 static int by_count(const void *a, const void *b)
@@ -116,8 +119,9 @@ void stats_sort_reasons(struct stats *s)
 {
     if (s->nreasons > 1)
         qsort(s->reasons, s->nreasons, sizeof *s->reasons, by_count);
-    if (s->ntls_reasons > 1)
-        qsort(s->tls_reasons, s->ntls_reasons, sizeof *s->tls_reasons, by_count);
+    for (int k = 0; k < STATS_ERR_KINDS; k++)
+        if (s->kind_reasons[k].n > 1)
+            qsort(s->kind_reasons[k].r, s->kind_reasons[k].n, sizeof *s->kind_reasons[k].r, by_count);
 }
 
 void stats_finish(struct stats *s)
@@ -143,11 +147,19 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->arrivals += src->arrivals;
     dst->tls_full += src->tls_full;
     dst->tls_resumed += src->tls_resumed;
-    for (size_t i = 0; i < src->ntls_reasons; i++)
-        if (!add_reason(&dst->tls_reasons, &dst->ntls_reasons, STATS_TLS_REASONS, src->tls_reasons[i].reason,
-                        src->tls_reasons[i].count))
-            dst->tls_other += src->tls_reasons[i].count;
-    dst->tls_other += src->tls_other;
+    for (int k = 0; k < STATS_ERR_KINDS; k++) {
+        const struct stats_kind_reasons *kr = &src->kind_reasons[k];
+        for (size_t i = 0; i < kr->n; i++)
+            stats_kind_reason(dst, (enum stats_error)k, kr->r[i].reason, kr->r[i].count);
+        dst->kind_reasons[k].other += kr->other;
+    }
+    dst->h2_connections += src->h2_connections;
+    dst->h1_fallbacks += src->h1_fallbacks;
+    dst->h2_retried += src->h2_retried;
+    if (src->h2_max_streams > dst->h2_max_streams)
+        dst->h2_max_streams = src->h2_max_streams;
+    dst->h2_header_wire += src->h2_header_wire;
+    dst->h2_header_decoded += src->h2_header_decoded;
     dst->unsent += src->unsent;
     if (src->last_send > dst->last_send)
         dst->last_send = src->last_send;
@@ -206,6 +218,6 @@ uint64_t stats_failed(const struct stats *s)
 const char *stats_error_name(enum stats_error e)
 {
     static const char *const names[STATS_ERR_KINDS] = {"connect", "read",       "write", "timeout",
-                                                            "parse",   "validation", "tls"};
+                                                            "parse",   "validation", "tls",     "protocol"};
     return names[e];
 }

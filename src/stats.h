@@ -22,6 +22,8 @@ enum stats_error {
                            * outgrew --max-body); counted by reason */
     STATS_ERR_TLS,     /* https: the TLS handshake or a TLS record failed; counted by
                         * OpenSSL's reason */
+    STATS_ERR_PROTOCOL, /* HTTP/2: the stream was reset (RST_STREAM) or the server broke
+                         * the protocol; counted by reason */
     STATS_ERR_KINDS
 };
 
@@ -48,10 +50,17 @@ struct stats {
     struct hist waiting; /* request written -> first response byte, ns */
     struct hist handshake; /* https: each TLS handshake that completed, ns */
     uint64_t tls_full, tls_resumed; /* https: handshakes that completed, by kind */
-    struct stats_reason *tls_reasons; /* https: TLS failures by reason (at most
-                                       * STATS_TLS_REASONS; the rest in tls_other) */
-    size_t ntls_reasons;
-    uint64_t tls_other;
+    struct stats_kind_reasons {    /* tls and protocol failures by reason (at most
+                                    * STATS_KIND_REASONS each; the rest in other) */
+        struct stats_reason *r;
+        size_t n;
+        uint64_t other;
+    } kind_reasons[STATS_ERR_KINDS];
+    uint64_t h2_connections;       /* HTTP/2: connections that spoke it */
+    uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
+    uint64_t h2_retried;           /* HTTP/2: streams GOAWAY left unprocessed, retried */
+    uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
+    uint64_t h2_header_wire, h2_header_decoded; /* HTTP/2: response header bytes, HPACK'd and plain */
     struct hist service; /* -R: first request byte written -> last response byte */
     struct hist sendlag; /* -R: first request byte written - intended send time
                           * (completed and timed-out requests) */
@@ -97,9 +106,9 @@ struct stats_reason {
     uint64_t count;
 };
 
-/* Distinct TLS failure reasons kept; failures with more reasons are
- * counted in tls_other. */
-#define STATS_TLS_REASONS 16
+/* Distinct reasons kept per failure kind; failures with more reasons are
+ * counted in other. */
+#define STATS_KIND_REASONS 16
 
 /* Allocates the histograms (start-up only). */
 void stats_init(struct stats *s);
@@ -118,10 +127,10 @@ void stats_merge(struct stats *dst, struct stats *src);
  * the request path counts. */
 void stats_add_reason(struct stats *s, const char *reason, uint64_t n);
 
-/* Counts n TLS failures under reason (the failure path only: a new reason
- * allocates); the failures themselves are counted in errors[STATS_ERR_TLS]
- * by the caller. */
-void stats_tls_reason(struct stats *s, const char *reason, uint64_t n);
+/* Counts n failures of kind (tls, protocol) under reason (the failure path
+ * only: a new reason allocates); the failures themselves are counted in
+ * errors[kind] by the caller. */
+void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n);
 
 /* The reasons sorted by count, highest first (ties by reason). */
 void stats_sort_reasons(struct stats *s);

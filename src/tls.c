@@ -35,7 +35,8 @@ struct tls_conn {
     char reason[200];
 };
 
-static const unsigned char alpn_http11[] = "\x08http/1.1";
+/* ALPN lists: length-prefixed protocol names. */
+static const unsigned char alpn_h1[] = "\x08http/1.1", alpn_h2[] = "\x02h2", alpn_both[] = "\x02h2\x08http/1.1";
 
 /* 12 -> TLS1_2_VERSION; 0 stays 0 (OpenSSL's default bound). */
 static int version_of(int v)
@@ -110,7 +111,10 @@ struct tls_ctx *tls_ctx_new(const struct tls_config *cfg, char *err, size_t errl
         rc = ctx_fail(err, errlen, "--ciphersuites", cfg->ciphersuites);
     else if (cfg->groups && !SSL_CTX_set1_groups_list(ctx, cfg->groups))
         rc = ctx_fail(err, errlen, "--groups", cfg->groups);
-    else if (SSL_CTX_set_alpn_protos(ctx, alpn_http11, sizeof alpn_http11 - 1) != 0)
+    else if (SSL_CTX_set_alpn_protos(ctx, cfg->offer_h2 && cfg->offer_h1 ? alpn_both : cfg->offer_h2 ? alpn_h2 : alpn_h1,
+                                     cfg->offer_h2 && cfg->offer_h1 ? sizeof alpn_both - 1
+                                     : cfg->offer_h2                ? sizeof alpn_h2 - 1
+                                                                    : sizeof alpn_h1 - 1) != 0)
         rc = ctx_fail(err, errlen, "ALPN", NULL);
     else if (cfg->cert && SSL_CTX_use_certificate_chain_file(ctx, cfg->cert) != 1)
         rc = ctx_fail(err, errlen, "--cert", cfg->cert);
@@ -258,6 +262,14 @@ void tls_conn_close(struct tls_conn *tc, bool clean)
     if (clean && SSL_is_init_finished(tc->ssl))
         SSL_shutdown(tc->ssl);
     ERR_clear_error();
+}
+
+bool tls_chose_h2(const struct tls_conn *tc)
+{
+    const unsigned char *p;
+    unsigned n;
+    SSL_get0_alpn_selected(tc->ssl, &p, &n);
+    return n == 2 && p[0] == 'h' && p[1] == '2';
 }
 
 bool tls_resumed(const struct tls_conn *tc)

@@ -30,6 +30,8 @@ struct tls_config {
     const char *cacert;       /* CA file for --verify (NULL: the system store) */
     const char *cert, *key;   /* client certificate and key (mutual TLS), or NULL */
     bool resume;              /* resume the last session on a new connection */
+    bool offer_h2;            /* ALPN offers h2 (--http2) ... */
+    bool offer_h1;            /* ... and http/1.1 (all but --http2=strict) */
 };
 
 /* What a handshake agreed on, for the report and scripts. */
@@ -79,6 +81,9 @@ bool tls_pending(const struct tls_conn *tc);
 /* The socket is about to close: sends close_notify (best effort, one
  * write) when the connection ended cleanly, and forgets the socket. */
 void tls_conn_close(struct tls_conn *tc, bool clean);
+
+/* After a handshake: whether ALPN chose h2. */
+bool tls_chose_h2(const struct tls_conn *tc);
 
 /* After a handshake: whether it resumed a session. */
 bool tls_resumed(const struct tls_conn *tc);

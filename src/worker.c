@@ -15,6 +15,9 @@
  * keeps response bytes between reads, so it holds no buffer of its own. */
 #define READ_BUFFER_SIZE (64 * 1024)
 
+/* HTTP/2: room for one request's lower-cased header names. */
+#define HTTP2_SCRATCH (16 * 1024)
+
 static void start_rest(void *arg);
 static void schedule_ended(void *arg);
 
@@ -80,6 +83,13 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .res = &w->res,
         .conn_done = w->conn_done,
         .tls = w->tls,
+        .h2 = cfg->http2,
+        .h2_strict = cfg->http2_strict,
+        .streams = cfg->http2 ? cfg->streams : 1,
+        .h2_window = cfg->h2_window,
+        .authority = cfg->authority,
+        .scratch = w->scratch = cfg->http2 ? xmalloc(HTTP2_SCRATCH) : NULL,
+        .scratch_size = HTTP2_SCRATCH,
         .req_depth = 1,
         .samples = cfg->samples,
         .first_head_todo = cfg->samples,
@@ -110,7 +120,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         conn_init(&w->conns[i], &w->shared, i);
     if (cfg->rate) {
         assert(!w->shared.script_delay && "main.c refuses -R with a delay() hook");
-        sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns, send_arrival, schedule_ended, w);
+        /* An HTTP/2 connection waits once for each of its free streams. */
+        sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns * w->shared.streams,
+                   send_arrival, schedule_ended, w);
         w->shared.sched = &w->sched;
         w->stats.open = true;
     }
@@ -274,6 +286,8 @@ void worker_free(struct worker *w)
     w->script_req = NULL;
     free(w->conns);
     tls_ctx_free(w->tls); /* after the connections' own TLS state */
+    free(w->scratch);
+    w->scratch = NULL;
     w->tls = NULL;
     free(w->rbuf);
     if (w->loop)

@@ -36,6 +36,11 @@ struct worker_config {
     int64_t sched_end;       /* -R with -d: t0 + duration; 0 otherwise */
     int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
     const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
+    bool http2;              /* requests as HTTP/2 streams (--h2c, --http2) */
+    bool http2_strict;       /* --http2=strict */
+    uint32_t streams;        /* --streams */
+    uint32_t h2_window;      /* --h2-window */
+    const char *authority;   /* HTTP/2 :authority (the URL's host[:port]) */
 };
 
 struct worker {
@@ -55,6 +60,7 @@ struct worker {
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
+    char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
     uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;

@@ -1,0 +1,562 @@
+/* HTTP/2 on a connection: the connection carries up to --streams requests
+ * at once, each in a stream slot with its own timing, deadline, response
+ * capture and accounting. Requests are made as for HTTP/1 (the hooks, the
+ * budget, the schedule's arrivals) by conn.c's begin_request, which hands
+ * each one here as an HTTP/1 request string; it is taken apart into HTTP/2
+ * headers (http_request_parts) when its stream is opened. h2.c does the
+ * framing; this file owns the socket I/O, the timers and the accounting.
+ * Nothing here allocates on the steady path: slot buffers grow to the
+ * largest request and response once. */
+#include "conn.h"
+
+#include "clock.h"
+#include "conn_internal.h"
+#include "h2.h"
+#include "net.h"
+#include "tls.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void on_begin(void *conn, void *stream);
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
+static void on_data(void *conn, void *stream, const char *data, size_t len);
+static void on_close(void *conn, void *stream, uint32_t error);
+static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
+
+static bool flush(struct conn *c);
+static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
+
+static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway};
+
+/* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
+ * life). */
+static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+{
+    if (*len + n > *cap) {
+        *cap = xgrow(*cap, *len + n, 1024);
+        *buf = xrealloc(*buf, *cap);
+    }
+    memcpy(*buf + *len, p, n);
+    *len += n;
+}
+
+void conn_h2_init(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    c->streams = xcalloc(sh->streams, sizeof *c->streams);
+    for (uint32_t i = 0; i < sh->streams; i++)
+        c->streams[i].c = c;
+}
+
+void conn_h2_free(struct conn *c)
+{
+    for (uint32_t i = 0; c->streams && i < c->sh->streams; i++) {
+        free(c->streams[i].req);
+        free(c->streams[i].cap);
+    }
+    free(c->streams);
+    c->streams = NULL;
+    free(c->out);
+    c->out = NULL;
+    h2_session_free(c->h2);
+    c->h2 = NULL;
+}
+
+/* A free slot, or NULL. */
+static struct conn_stream *free_slot(struct conn *c)
+{
+    for (uint32_t i = 0; i < c->sh->streams; i++)
+        if (!c->streams[i].active)
+            return &c->streams[i];
+    return NULL;
+}
+
+/* Arms c's timer for the earliest deadline of its streams. */
+static void arm_deadline(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    int64_t first = INT64_MAX;
+    for (uint32_t i = 0; i < sh->streams; i++)
+        if (c->streams[i].active && c->streams[i].t_start < first)
+            first = c->streams[i].t_start;
+    ev_timer_stop(sh->loop, &c->timer);
+    if (first == INT64_MAX)
+        return;
+    int64_t left = first + sh->timeout_ns - clock_now_ns();
+    ev_timer_set(&c->timer, left > 0 ? (double)left / 1e9 : 0., 0.);
+    ev_timer_start(sh->loop, &c->timer);
+}
+
+/* Opens the slot's stream on the session. Returns false when it could not
+ * be opened (the request string is not one HTTP/2 can carry, or no more
+ * streams): the request then failed as a protocol failure. */
+static bool submit(struct conn *c, struct conn_stream *st)
+{
+    struct conn_shared *sh = c->sh;
+    struct http_parts p;
+    const char *why;
+    if (http_request_parts(st->req, st->req_len, &p, &why) < 0) {
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        return false;
+    }
+    /* HTTP/2 header names are lower case: copied lowered into the
+     * worker's scratch buffer (nghttp2 copies them again at submit). */
+    struct h2_header hs[HTTP_PARTS_MAX];
+    size_t used = 0;
+    for (size_t i = 0; i < p.nheaders; i++) {
+        size_t n = p.headers[i].name_len;
+        if (used + n > sh->scratch_size) {
+            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, "request headers too large", 1);
+            return false;
+        }
+        for (size_t k = 0; k < n; k++)
+            sh->scratch[used + k] = (char)tolower((unsigned char)p.headers[i].name[k]);
+        hs[i] = (struct h2_header){sh->scratch + used, p.headers[i].value, n, p.headers[i].value_len};
+        used += n;
+    }
+    st->body = (struct h2_body){p.body, p.body_len, 0};
+    struct h2_request r = {
+        .method = p.method,
+        .method_len = p.method_len,
+        .path = p.path,
+        .path_len = p.path_len,
+        .authority = p.host ? p.host : sh->authority,
+        .authority_len = p.host ? p.host_len : strlen(sh->authority),
+        .scheme = sh->tls ? "https" : "http",
+        .scheme_len = sh->tls ? 5 : 4,
+        .headers = hs,
+        .nheaders = p.nheaders,
+        .body = p.body_len ? &st->body : NULL,
+    };
+    st->id = h2_submit(c->h2, &r, st);
+    if (st->id < 0) {
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), 1);
+        return false;
+    }
+    st->t_sent = clock_now_ns();
+    return true;
+}
+
+/* A stream ended without a response (why: a failure kind): counted, its
+ * slot freed. */
+static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
+{
+    struct conn_shared *sh = c->sh;
+    if (sh->sched && why == STATS_ERR_TIMEOUT) {
+        int64_t now = clock_now_ns();
+        stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
+    }
+    sh->stats->errors[why]++;
+    st->active = false;
+    c->pending--;
+    sh->in_flight--;
+}
+
+/* A request with no free slot (a bug if it happens): failed, not lost. */
+static void stream_failed_unslotted(struct conn *c)
+{
+    stats_kind_reason(c->sh->stats, STATS_ERR_PROTOCOL, "no free stream slot", 1);
+    c->sh->stats->errors[STATS_ERR_PROTOCOL]++;
+    c->pending--;
+    c->sh->in_flight--;
+}
+
+void conn_h2_add(struct conn *c, int64_t now)
+{
+    struct conn_stream *st = free_slot(c);
+    /* begin_request counted the request; it gets a slot: fill() and the
+     * schedule (c->h2_parked <= free slots) ask only while one is free. */
+    if (!st) {
+        stream_failed_unslotted(c);
+        return;
+    }
+    st->active = true;
+    st->id = 0;
+    st->t_start = now;
+    st->t_intended = c->t_intended;
+    st->t_sent = 0;
+    st->t_first = 0;
+    st->status = 0;
+    st->rx_bytes = 0;
+    st->cap_len = 0;
+    st->req_len = 0;
+    append(&st->req, &st->req_len, &st->req_cap, c->req, c->req_len);
+    if (c->h2 && c->state == CONN_H2) {
+        if (!submit(c, st)) {
+            stream_failed(c, st, STATS_ERR_PROTOCOL);
+            return;
+        }
+        /* From fill() the frames go out together afterwards; from the
+         * schedule (conn_send) now. */
+        if (!c->h2_filling && flush(c))
+            arm_deadline(c);
+    }
+    /* else: queued until the connection is ready (conn_h2_ready) */
+}
+
+/* The response so far as HTTP/1 text, for response(): "HTTP/1.1 200\r\n",
+ * the headers, a blank line, then the body (so the hook sees what it sees
+ * over HTTP/1, and the bridge reads it the same way). */
+static void capture(struct conn_stream *st, const char *p, size_t n)
+{
+    append(&st->cap, &st->cap_len, &st->cap_size, p, n);
+}
+
+static void on_begin(void *conn, void *stream)
+{
+    (void)conn;
+    struct conn_stream *st = stream;
+    if (st->t_first == 0)
+        st->t_first = clock_now_ns();
+}
+
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    st->rx_bytes += nlen + vlen + 4;
+    if (nlen == 7 && memcmp(name, ":status", 7) == 0) {
+        int status = 0;
+        for (size_t i = 0; i < vlen && i < 3; i++)
+            status = status * 10 + (value[i] - '0');
+        if (status >= 100 && status < 200)
+            return; /* an interim response: the final one follows */
+        st->status = status;
+        if (c->sh->capture) {
+            char line[32];
+            int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
+            st->cap_len = 0;
+            capture(st, line, (size_t)n);
+        }
+        return;
+    }
+    if (c->sh->capture && st->status && name[0] != ':') {
+        capture(st, name, nlen);
+        capture(st, ": ", 2);
+        capture(st, value, vlen);
+        capture(st, "\r\n", 2);
+    }
+}
+
+static void on_data(void *conn, void *stream, const char *data, size_t len)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    if (c->sh->capture && st->body_started == false) {
+        capture(st, "\r\n", 2);
+        st->body_started = true;
+    }
+    st->rx_bytes += len;
+    if (c->sh->capture)
+        capture(st, data, len);
+}
+
+static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
+{
+    struct conn *c = conn;
+    (void)error;
+    c->h2_goaway = true;
+    c->h2_last_id = last_stream_id;
+}
+
+static void on_close(void *conn, void *stream, uint32_t error)
+{
+    struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
+    struct conn_stream *st = stream;
+    int64_t now = clock_now_ns();
+    if (error != 0 || st->status == 0) {
+        if (c->h2_goaway && st->id > c->h2_last_id) {
+            /* Never processed (above GOAWAY's last stream): retried on the
+             * next connection, with its clock still running. */
+            st->id = 0;
+            sh->stats->h2_retried++;
+            return;
+        }
+        char why[64];
+        snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        stream_failed(c, st, STATS_ERR_PROTOCOL);
+        return;
+    }
+    if (sh->capture && !st->body_started) {
+        capture(st, "\r\n", 2);
+        st->body_started = true;
+    }
+    conn_complete_stream(c, st, now);
+}
+
+void conn_h2_drop(struct conn *c)
+{
+    for (uint32_t i = 0; c->streams && i < c->sh->streams; i++)
+        c->streams[i].active = false;
+}
+
+/* Streams of c opened on the wire and not yet closed. */
+static unsigned open_on_wire(const struct conn *c)
+{
+    unsigned n = 0;
+    for (uint32_t i = 0; i < c->sh->streams; i++)
+        n += c->streams[i].active && c->streams[i].id > 0;
+    return n;
+}
+
+/* The session of a closed connection: its header counts kept, freed. Not
+ * from inside its own callbacks (h2_recv, h2_send): then when they return. */
+static void end_session(struct conn *c)
+{
+    if (!c->h2)
+        return;
+    if (c->h2_in_call) {
+        c->h2_closed = true;
+        return;
+    }
+    uint64_t wire, decoded;
+    h2_header_sizes(c->h2, &wire, &decoded);
+    c->sh->stats->h2_header_wire += wire;
+    c->sh->stats->h2_header_decoded += decoded;
+    h2_session_free(c->h2);
+    c->h2 = NULL;
+    c->h2_closed = false;
+}
+
+void conn_h2_closed(struct conn *c)
+{
+    end_session(c);
+}
+
+/* c's connection is gone (why: how) with streams still on it: those that
+ * GOAWAY left unprocessed are retried on a new connection, the others
+ * failed; then a new connection for what is left, or the next request. */
+static void lost(struct conn *c, bool clean, enum stats_error why)
+{
+    struct conn_shared *sh = c->sh;
+    for (uint32_t i = 0; i < sh->streams; i++) {
+        struct conn_stream *st = &c->streams[i];
+        if (!st->active)
+            continue;
+        if (c->h2_goaway && (st->id == 0 || st->id > c->h2_last_id)) {
+            st->id = 0;
+            sh->stats->h2_retried++;
+        } else {
+            stream_failed(c, st, why);
+        }
+    }
+    conn_close_socket(c, clean);
+    if (c->pending > 0) {
+        /* The retried streams open on the new connection; its connect
+         * runs on the oldest one's clock. */
+        c->t_start = INT64_MAX;
+        for (uint32_t i = 0; i < sh->streams; i++)
+            if (c->streams[i].active && c->streams[i].t_start < c->t_start)
+                c->t_start = c->streams[i].t_start;
+        arm_deadline(c);
+        conn_begin_connect(c, clock_now_ns());
+        return;
+    }
+    ev_timer_stop(sh->loop, &c->timer);
+    conn_next_request(c, clock_now_ns());
+}
+
+/* Writes what nghttp2 has to send; what the socket does not take waits in
+ * c->out. Returns false when the connection failed (already handled). */
+static bool flush(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    for (;;) {
+        if (c->out_off == c->out_len) {
+            c->out_off = c->out_len = 0;
+            const char *p;
+            long n = h2_send(c->h2, &p);
+            if (n < 0) {
+                stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
+                conn_fail(c, STATS_ERR_PROTOCOL);
+                return false;
+            }
+            if (n == 0)
+                break;
+            append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
+        }
+        size_t w;
+        const char *p = c->out + c->out_off;
+        size_t left = c->out_len - c->out_off;
+        enum net_status st = c->tls ? tls_write(c->tls, p, left, &w) : net_write(c->fd, p, left, &w);
+        if (st == NET_OK) {
+            sh->stats->bytes_written += w;
+            c->out_off += w;
+            continue;
+        }
+        if (st == NET_AGAIN && c->tls) {
+            c->write_wants_read = true;
+            return true;
+        }
+        if (st == NET_AGAIN || st == NET_WANT_WRITE) {
+            ev_io_start(sh->loop, &c->wio);
+            return true;
+        }
+        if (c->tls)
+            conn_tls_failed(c, STATS_ERR_WRITE);
+        else
+            conn_fail(c, STATS_ERR_WRITE);
+        return false;
+    }
+    if (ev_is_active(&c->wio))
+        ev_io_stop(sh->loop, &c->wio);
+    return true;
+}
+
+/* Opens streams while the connection has room and the budget lasts. */
+static void fill(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    uint32_t room = sh->streams, peer = h2_peer_max_streams(c->h2);
+    if (peer < room)
+        room = peer;
+    if (c->pending > sh->stats->h2_max_streams)
+        sh->stats->h2_max_streams = c->pending;
+    c->h2_filling = true;
+    while (c->state == CONN_H2 && !c->h2_goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
+        if (sh->sched) {
+            /* Free streams beyond those already waiting on the schedule
+             * take what is due, and wait when nothing is. */
+            if (c->pending + c->h2_parked >= room)
+                break;
+            int64_t due;
+            if (!sched_take(sh->sched, clock_now_ns(), &due)) {
+                while (c->pending + c->h2_parked < room) {
+                    sched_park(sh->sched, c->id);
+                    c->h2_parked++;
+                }
+                break;
+            }
+            c->t_intended = due;
+        }
+        conn_begin_request(c, clock_now_ns());
+    }
+    c->h2_filling = false;
+    if (c->pending > sh->stats->h2_max_streams)
+        sh->stats->h2_max_streams = c->pending;
+}
+
+/* After streams ended: more requests, or the connection's end. */
+static void after_streams(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    if (c->state != CONN_H2)
+        return;
+    if (c->h2_goaway && open_on_wire(c) == 0) {
+        /* Drained after GOAWAY: a new connection takes the retried
+         * streams and the rest. */
+        lost(c, true, STATS_ERR_READ);
+        return;
+    }
+    fill(c);
+    if (c->pending == 0 && sh->budget == 0) {
+        conn_close_socket(c, true);
+        ev_timer_stop(sh->loop, &c->timer);
+        c->state = CONN_IDLE;
+        if (sh->in_flight == 0)
+            ev_break(sh->loop, EVBREAK_ALL);
+        return;
+    }
+    if (c->state == CONN_H2 && flush(c))
+        arm_deadline(c);
+}
+
+void conn_h2_ready(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    c->h2 = h2_session_new(&events, c, sh->h2_window);
+    if (!c->h2) {
+        fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
+        abort();
+    }
+    c->h2_goaway = false;
+    c->h2_last_id = INT32_MAX;
+    c->state = CONN_H2;
+    sh->stats->h2_connections++;
+    for (uint32_t i = 0; i < sh->streams; i++) {
+        struct conn_stream *st = &c->streams[i];
+        if (st->active && st->id == 0 && !submit(c, st))
+            stream_failed(c, st, STATS_ERR_PROTOCOL);
+    }
+    after_streams(c);
+}
+
+void conn_h2_readable(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    if (c->write_wants_read && !flush(c))
+        return;
+    for (;;) {
+        size_t n;
+        enum net_status st = c->tls ? tls_read(c->tls, sh->rbuf, sh->rbuf_size, &n)
+                                    : net_read(c->fd, sh->rbuf, sh->rbuf_size, &n);
+        if (st == NET_AGAIN)
+            break;
+        if (st == NET_WANT_WRITE) {
+            c->read_wants_write = true;
+            ev_io_start(sh->loop, &c->wio);
+            break;
+        }
+        if (st == NET_ERROR || n == 0) {
+            /* The connection ended: streams GOAWAY left unprocessed are
+             * retried; the others failed. */
+            if (st == NET_ERROR && c->tls && !tls_socket_errno(c->tls)) {
+                stats_kind_reason(sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
+                lost(c, false, STATS_ERR_TLS);
+            } else {
+                lost(c, false, STATS_ERR_READ);
+            }
+            return;
+        }
+        sh->stats->bytes_read += n;
+        c->h2_in_call = true;
+        int rc = h2_recv(c->h2, sh->rbuf, n);
+        c->h2_in_call = false;
+        if (c->h2_closed) { /* a hook failed inside: the run is ending */
+            end_session(c);
+            return;
+        }
+        if (rc < 0) {
+            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
+            conn_fail(c, STATS_ERR_PROTOCOL);
+            return;
+        }
+        if (c->tls ? !tls_pending(c->tls) : n < sh->rbuf_size)
+            break;
+    }
+    after_streams(c);
+}
+
+void conn_h2_writable(struct conn *c)
+{
+    if (c->read_wants_write) {
+        c->read_wants_write = false;
+        conn_h2_readable(c);
+        return;
+    }
+    if (flush(c))
+        arm_deadline(c);
+}
+
+void conn_h2_timer(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    int64_t now = clock_now_ns();
+    for (uint32_t i = 0; i < sh->streams; i++) {
+        struct conn_stream *st = &c->streams[i];
+        if (!st->active || now - st->t_start < sh->timeout_ns)
+            continue;
+        if (st->id > 0 && c->h2)
+            h2_cancel(c->h2, st->id); /* forgets st: its slot may be reused at once */
+        st->id = -1; /* its close, if any, is ignored */
+        stream_failed(c, st, STATS_ERR_TIMEOUT);
+    }
+    after_streams(c);
+}

@@ -1,0 +1,92 @@
+/* HTTP/2 framing for connections: a thin layer over libnghttp2's callback
+ * API. nghttp2 only turns bytes into frames and back (HPACK, flow control,
+ * stream states); the connection owns the socket, the event loop and the
+ * timing, feeding what it read to h2_recv and writing what h2_send gives.
+ * This is the only file that sees nghttp2.h. */
+#ifndef VOLLEY_H2_H
+#define VOLLEY_H2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A request body being sent: the caller keeps it (and data) alive until
+ * the stream closes. */
+struct h2_body {
+    const char *data;
+    size_t len, off;
+};
+
+struct h2_header {
+    const char *name, *value;
+    size_t name_len, value_len;
+};
+
+/* One request; nghttp2 copies the header strings at h2_submit. */
+struct h2_request {
+    const char *method, *path, *authority, *scheme;
+    size_t method_len, path_len, authority_len, scheme_len;
+    const struct h2_header *headers; /* regular headers, names in lower case */
+    size_t nheaders;
+    struct h2_body *body;            /* NULL: no body */
+};
+
+/* What the session reports, to the connection (conn) about one of its
+ * streams (the pointer given to h2_submit). Called from h2_recv and
+ * h2_send only. */
+struct h2_events {
+    void (*on_begin)(void *conn, void *stream);   /* a response's first frame */
+    void (*on_header)(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
+    void (*on_data)(void *conn, void *stream, const char *data, size_t len);
+    /* The stream ended: error 0 after its whole response, else the
+     * RST_STREAM (or GOAWAY) error code. */
+    void (*on_close)(void *conn, void *stream, uint32_t error);
+    void (*on_goaway)(void *conn, int32_t last_stream_id, uint32_t error);
+};
+
+struct h2_session;
+
+/* A client session: the connection preface and SETTINGS (push off, the
+ * receive window of window bytes for each stream and for the connection)
+ * are queued for h2_send. Returns NULL only when out of memory. */
+struct h2_session *h2_session_new(const struct h2_events *ev, void *conn, uint32_t window);
+void h2_session_free(struct h2_session *s);
+
+/* Queues a request; stream is handed back with its events. Returns the
+ * stream id (> 0), or -1 (no more stream ids, or the session is going
+ * away). */
+int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream);
+
+/* Feeds len bytes read from the peer. Returns 0, or -1 when the peer broke
+ * the protocol (h2_error says how; the session is then unusable). */
+int h2_recv(struct h2_session *s, const char *buf, size_t len);
+
+/* The next bytes to write (frames, WINDOW_UPDATEs, acknowledgements):
+ * *out points to them until the next call. 0: nothing to write. -1: a
+ * session error (h2_error). */
+long h2_send(struct h2_session *s, const char **out);
+
+/* Cancels a stream (RST_STREAM CANCEL): a request that timed out. No
+ * event names its stream pointer after this. */
+void h2_cancel(struct h2_session *s, int32_t stream_id);
+
+/* The streams the server allows at once (SETTINGS_MAX_CONCURRENT_STREAMS;
+ * UINT32_MAX until it says). */
+uint32_t h2_peer_max_streams(struct h2_session *s);
+
+/* Whether the session has ended: both sides are done (GOAWAY, or a fatal
+ * error) and nothing is left to write. */
+bool h2_finished(struct h2_session *s);
+
+/* Why the last call failed, as nghttp2 words it. */
+const char *h2_error(const struct h2_session *s);
+
+/* The name of an HTTP/2 error code ("REFUSED_STREAM"). */
+const char *h2_error_name(uint32_t code);
+
+/* Header bytes received as sent on the wire (HEADERS payloads) and after
+ * decoding (names and values, 32 bytes of overhead each, as HPACK counts):
+ * their ratio is the compression saving. */
+void h2_header_sizes(const struct h2_session *s, uint64_t *wire, uint64_t *decoded);
+
+#endif
