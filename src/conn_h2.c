@@ -157,6 +157,17 @@ static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_err
     sh->in_flight--;
 }
 
+/* Forgets what the slot's stream received (a new request, or a retry). */
+static void fresh_response(struct conn_stream *st)
+{
+    st->t_sent = 0;
+    st->t_first = 0;
+    st->status = 0;
+    st->rx_bytes = 0;
+    st->cap_len = 0;
+    st->body_started = false;
+}
+
 /* A request with no free slot (a bug if it happens): failed, not lost. */
 static void stream_failed_unslotted(struct conn *c)
 {
@@ -179,11 +190,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->id = 0;
     st->t_start = now;
     st->t_intended = c->t_intended;
-    st->t_sent = 0;
-    st->t_first = 0;
-    st->status = 0;
-    st->rx_bytes = 0;
-    st->cap_len = 0;
+    fresh_response(st);
     st->req_len = 0;
     append(&st->req, &st->req_len, &st->req_cap, c->req, c->req_len);
     if (c->h2 && c->state == CONN_H2) {
@@ -275,6 +282,7 @@ static void on_close(void *conn, void *stream, uint32_t error)
             /* Never processed (above GOAWAY's last stream): retried on the
              * next connection, with its clock still running. */
             st->id = 0;
+            fresh_response(st);
             sh->stats->h2_retried++;
             return;
         }
@@ -342,6 +350,7 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
             continue;
         if (c->h2_goaway && (st->id == 0 || st->id > c->h2_last_id)) {
             st->id = 0;
+            fresh_response(st);
             sh->stats->h2_retried++;
         } else {
             stream_failed(c, st, why);
@@ -455,7 +464,15 @@ static void after_streams(struct conn *c)
         lost(c, true, STATS_ERR_READ);
         return;
     }
-    fill(c);
+    if (!sh->keepalive && c->pending == 0) {
+        /* --no-keepalive: a connection for each request. */
+        conn_close_socket(c, true);
+        ev_timer_stop(sh->loop, &c->timer);
+        conn_next_request(c, clock_now_ns());
+        return;
+    }
+    if (sh->keepalive)
+        fill(c);
     if (c->pending == 0 && sh->budget == 0) {
         conn_close_socket(c, true);
         ev_timer_stop(sh->loop, &c->timer);

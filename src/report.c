@@ -169,6 +169,7 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     else
         fprintf(out, "closed loop\n");
     report_tls_header(out, t, r);
+    report_h2_header(out, o);
 }
 
 double report_sent_rate(const struct options *o, const struct run_result *r)
@@ -286,7 +287,8 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     if (failed) {
         fprintf(out, "  Failed %" PRIu64 ":", failed);
         for (int e = 0; e < STATS_ERR_KINDS; e++)
-            if (e != STATS_ERR_TLS || t->tls) /* http runs keep their six kinds */
+            /* http runs keep their six kinds; https adds tls, HTTP/2 protocol */
+            if ((e != STATS_ERR_TLS || t->tls) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1))
                 fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
         fputc('\n', out);
         reasons_text(out, s);
@@ -301,6 +303,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, "  Cut off: %" PRIu64 " request%s in flight when the run %s (not counted)\n", s->cut_off,
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
     report_tls_text(out, t, r, o->verbose);
+    report_h2_text(out, o, r);
     if (o->verbose)
         fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
                      "; %" PRIu64 " connection%s opened, %s written\n",
@@ -500,6 +503,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
     json_metrics(out, &s->metrics);
     report_tls_json(out, t, r);
+    report_h2_json(out, o, r);
     report_json_hist(out, "latency", &s->latency, 0);
     report_json_hist(out, "connect", &s->connect, 0);
     report_json_hist(out, "waiting", &s->waiting, !o->rate);

@@ -20,6 +20,13 @@ void report_json_hist(FILE *out, const char *name, const struct hist *h, int las
 void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);
 void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error kind);
 
+/* HTTP/2 (--http2, --h2c): the header's line, the report's lines (streams,
+ * retries, header compression, protocol failures by reason), the JSON's
+ * "http2" member (null otherwise) followed by ",\n". */
+void report_h2_header(FILE *out, const struct options *o);
+void report_h2_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_h2_json(FILE *out, const struct options *o, const struct run_result *r);
+
 /* https: the header's TLS line (what the probe's handshake agreed on). */
 void report_tls_header(FILE *out, const struct target *t, const struct run_result *r);
 
