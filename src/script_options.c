@@ -20,6 +20,7 @@ static const struct {
     {"tls_min", "--tls-min"}, {"tls_max", "--tls-max"}, {"ciphers", "--ciphers"},
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
+    {"streams", "--streams"}, {"h2_window", "--h2-window"},
 };
 
 /* The boolean keys: the word added when the value is `when`. */
@@ -31,6 +32,7 @@ static const struct {
     {"quiet", "-q", true},           {"samples", "--samples", true},     {"heads", "--heads", true},
     {"one_first", "--one-first", true}, {"probe", "--no-probe", false}, {"keepalive", "--no-keepalive", false},
     {"verify", "--verify", true},       {"sni", "--no-sni", false},          {"tls_resume", "--tls-resume=off", false},
+    {"h2c", "--h2c", true},
 };
 
 struct words {
@@ -98,6 +100,16 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
             } else {
                 add_word(ws, "--heartbeat");
                 add_word(ws, w);
+            }
+        } else if (strcmp(key, "http2") == 0) {
+            /* true: --http2; "strict": --http2=strict */
+            if (lua_type(L, -1) == LUA_TBOOLEAN) {
+                if (lua_toboolean(L, -1))
+                    add_word(ws, "--http2");
+            } else if (lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), "strict") == 0) {
+                add_word(ws, "--http2=strict");
+            } else {
+                bad = "a boolean or \"strict\"";
             }
         } else if (strcmp(key, "http_version") == 0) {
             const char *w = option_word(L, buf, sizeof buf);
