@@ -567,7 +567,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->streams = NULL;
     c->out = NULL;
     c->out_len = c->out_off = c->out_cap = 0;
-    c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = false;
+    c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = c->h2_settings = c->h2_broken = false;
     c->h2_parked = 0;
     if (sh->h2)
         conn_h2_init(c);

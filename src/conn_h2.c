@@ -25,13 +25,31 @@
 static void on_begin(void *conn, void *stream);
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
 static void on_data(void *conn, void *stream, const char *data, size_t len);
+static void on_settings(void *conn, uint32_t max_streams)
+{
+    struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
+    c->h2_settings = true;
+    if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
+        sh->stats->h2_peer_limit = max_streams;
+}
+
+static void on_error(void *conn, const char *reason)
+{
+    struct conn *c = conn;
+    (void)reason; /* h2_error() keeps it for after h2_recv */
+    c->h2_broken = true;
+}
+
 static void on_close(void *conn, void *stream, uint32_t error);
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
+static void on_settings(void *conn, uint32_t max_streams);
+static void on_error(void *conn, const char *reason);
 
 static bool flush(struct conn *c);
 static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
 
-static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway};
+static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway, on_settings, on_error};
 
 /* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
  * life). */
@@ -286,6 +304,8 @@ static void on_close(void *conn, void *stream, uint32_t error)
             sh->stats->h2_retried++;
             return;
         }
+        if (c->h2_broken)
+            return; /* the connection failed: counted once it is closed */
         char why[64];
         snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
@@ -349,9 +369,10 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
         if (!st->active)
             continue;
         if (c->h2_goaway && (st->id == 0 || st->id > c->h2_last_id)) {
+            if (st->id > 0) /* sent and not processed (never sent: not a retry) */
+                sh->stats->h2_retried++;
             st->id = 0;
             fresh_response(st);
-            sh->stats->h2_retried++;
         } else {
             stream_failed(c, st, why);
         }
@@ -471,7 +492,8 @@ static void after_streams(struct conn *c)
         conn_next_request(c, clock_now_ns());
         return;
     }
-    if (sh->keepalive)
+    /* New streams wait for the server's SETTINGS (its stream limit). */
+    if (sh->keepalive && c->h2_settings)
         fill(c);
     if (c->pending == 0 && sh->budget == 0) {
         conn_close_socket(c, true);
@@ -493,7 +515,7 @@ void conn_h2_ready(struct conn *c)
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
     }
-    c->h2_goaway = false;
+    c->h2_goaway = c->h2_settings = c->h2_broken = false;
     c->h2_last_id = INT32_MAX;
     c->state = CONN_H2;
     sh->stats->h2_connections++;
@@ -540,9 +562,11 @@ void conn_h2_readable(struct conn *c)
             end_session(c);
             return;
         }
-        if (rc < 0) {
+        if (rc < 0 || c->h2_broken) {
             stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
-            conn_fail(c, STATS_ERR_PROTOCOL);
+            flush(c); /* nghttp2's GOAWAY tells the server why */
+            if (c->state == CONN_H2)
+                conn_fail(c, STATS_ERR_PROTOCOL);
             return;
         }
         if (c->tls ? !tls_pending(c->tls) : n < sh->rbuf_size)

@@ -14,6 +14,7 @@ struct h2_session {
     const struct h2_events *ev;
     void *conn;
     uint64_t wire, decoded; /* header bytes received: on the wire, decoded */
+    bool broken;            /* nghttp2 ends the connection: the server broke the protocol */
     char error[160];
 };
 
@@ -46,6 +47,46 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
         s->wire += f->hd.length;
     else if (f->hd.type == NGHTTP2_GOAWAY)
         s->ev->on_goaway(s->conn, f->goaway.last_stream_id, f->goaway.error_code);
+    else if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK))
+        s->ev->on_settings(s->conn, nghttp2_session_get_remote_settings(ng, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS));
+    return 0;
+}
+
+/* nghttp2 ends a connection the server broke with a GOAWAY of its own. */
+static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
+{
+    (void)ng;
+    struct h2_session *s = arg;
+    if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
+        if (!s->error[0])
+            snprintf(s->error, sizeof s->error, "the server broke the protocol (%s)",
+                     h2_error_name(f->goaway.error_code));
+        s->ev->on_error(s->conn, s->error);
+    }
+    return 0;
+}
+
+/* nghttp2 says why it ends a connection (a frame too large, a bad
+ * preface...) or resets a stream: kept as the reason. */
+static int on_lib_error(nghttp2_session *ng, int lib_error, const char *msg, size_t len, void *arg)
+{
+    (void)ng;
+    struct h2_session *s = arg;
+    snprintf(s->error, sizeof s->error, "%.*s", (int)(len < 150 ? len : 150), msg);
+    /* A header or messaging error resets one stream; the others end the
+     * connection. */
+    if (lib_error != NGHTTP2_ERR_HTTP_HEADER && lib_error != NGHTTP2_ERR_HTTP_MESSAGING &&
+        lib_error != NGHTTP2_ERR_STREAM_CLOSED && lib_error != NGHTTP2_ERR_CALLBACK_FAILURE)
+        s->broken = true;
+    return 0;
+}
+
+static int on_invalid_frame(nghttp2_session *ng, const nghttp2_frame *f, int lib_error, void *arg)
+{
+    (void)ng;
+    (void)f;
+    struct h2_session *s = arg;
+    snprintf(s->error, sizeof s->error, "%s", nghttp2_strerror(lib_error));
     return 0;
 }
 
@@ -102,6 +143,9 @@ struct h2_session *h2_session_new(const struct h2_events *ev, void *conn, uint32
     nghttp2_session_callbacks_set_on_frame_recv_callback(c, on_frame_recv);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(c, on_data_chunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(c, on_stream_close);
+    nghttp2_session_callbacks_set_on_frame_send_callback(c, on_frame_send);
+    nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(c, on_invalid_frame);
+    nghttp2_session_callbacks_set_error_callback2(c, on_lib_error);
     int rc = nghttp2_session_client_new(&s->ng, c, s);
     nghttp2_session_callbacks_del(c);
     if (rc != 0) {
@@ -155,7 +199,7 @@ int h2_recv(struct h2_session *s, const char *buf, size_t len)
         snprintf(s->error, sizeof s->error, "%s", nghttp2_strerror((int)rc));
         return -1;
     }
-    return 0;
+    return s->broken ? -1 : 0;
 }
 
 long h2_send(struct h2_session *s, const char **out)

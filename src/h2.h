@@ -42,6 +42,11 @@ struct h2_events {
      * RST_STREAM (or GOAWAY) error code. */
     void (*on_close)(void *conn, void *stream, uint32_t error);
     void (*on_goaway)(void *conn, int32_t last_stream_id, uint32_t error);
+    /* The server's SETTINGS arrived: its limit on streams at once. */
+    void (*on_settings)(void *conn, uint32_t max_streams);
+    /* The server broke the protocol: nghttp2 ends the connection (it sends
+     * GOAWAY); reason says how. */
+    void (*on_error)(void *conn, const char *reason);
 };
 
 struct h2_session;
@@ -58,7 +63,8 @@ void h2_session_free(struct h2_session *s);
 int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream);
 
 /* Feeds len bytes read from the peer. Returns 0, or -1 when the peer broke
- * the protocol (h2_error says how; the session is then unusable). */
+ * the protocol (h2_error says how; the session then only has its GOAWAY
+ * left to send). */
 int h2_recv(struct h2_session *s, const char *buf, size_t len);
 
 /* The next bytes to write (frames, WINDOW_UPDATEs, acknowledgements):

@@ -32,9 +32,12 @@ void report_h2_text(FILE *out, const struct options *o, const struct run_result 
     if (o->http2 == OPTIONS_H1)
         return;
     const struct stats *s = &r->stats;
-    fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u streams open on one, %" PRIu64
-                 " retried after GOAWAY, response headers %.1f%% smaller by HPACK\n",
-            s->h2_connections, s->h2_connections == 1 ? "" : "s", s->h2_max_streams, s->h2_retried, savings(s));
+    fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u streams open on one", s->h2_connections,
+            s->h2_connections == 1 ? "" : "s", s->h2_max_streams);
+    if (s->h2_peer_limit)
+        fprintf(out, " (the server allows %u)", s->h2_peer_limit);
+    fprintf(out, ", %" PRIu64 " retried after GOAWAY, response headers %.1f%% smaller by HPACK\n", s->h2_retried,
+            savings(s));
     if (s->h1_fallbacks)
         fprintf(out, "  HTTP/1.1 instead: the server chose it by ALPN (%" PRIu64 " connection%s)\n", s->h1_fallbacks,
                 s->h1_fallbacks == 1 ? "" : "s");
@@ -50,9 +53,10 @@ void report_h2_json(FILE *out, const struct options *o, const struct run_result 
     const struct stats *s = &r->stats;
     fprintf(out,
             "  \"http2\": {\"mode\": \"%s\", \"streams\": %u, \"connections\": %" PRIu64
-            ", \"http1_fallbacks\": %" PRIu64 ", \"max_streams_open\": %u, \"retried\": %" PRIu64
+            ", \"http1_fallbacks\": %" PRIu64 ", \"max_streams_open\": %u, \"server_limit\": %u, \"retried\": %" PRIu64
             ", \"header_bytes\": {\"wire\": %" PRIu64 ", \"decoded\": %" PRIu64 "}, ",
-            mode_name(o), o->streams, s->h2_connections, s->h1_fallbacks, s->h2_max_streams, s->h2_retried,
+            mode_name(o), o->streams, s->h2_connections, s->h1_fallbacks, s->h2_max_streams, s->h2_peer_limit,
+            s->h2_retried,
             s->h2_header_wire, s->h2_header_decoded);
     report_kind_reasons_json(out, s, STATS_ERR_PROTOCOL);
     fputs("},\n", out);

@@ -158,6 +158,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->h2_retried += src->h2_retried;
     if (src->h2_max_streams > dst->h2_max_streams)
         dst->h2_max_streams = src->h2_max_streams;
+    if (src->h2_peer_limit && (!dst->h2_peer_limit || src->h2_peer_limit < dst->h2_peer_limit))
+        dst->h2_peer_limit = src->h2_peer_limit;
     dst->h2_header_wire += src->h2_header_wire;
     dst->h2_header_decoded += src->h2_header_decoded;
     dst->unsent += src->unsent;

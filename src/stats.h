@@ -60,6 +60,8 @@ struct stats {
     uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
     uint64_t h2_retried;           /* HTTP/2: streams GOAWAY left unprocessed, retried */
     uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
+    uint32_t h2_peer_limit;        /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS below
+                                    * --streams a server gave; 0: none */
     uint64_t h2_header_wire, h2_header_decoded; /* HTTP/2: response header bytes, HPACK'd and plain */
     struct hist service; /* -R: first request byte written -> last response byte */
     struct hist sendlag; /* -R: first request byte written - intended send time

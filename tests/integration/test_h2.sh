@@ -1,0 +1,169 @@
+# HTTP/2: exact accounting against the server's own counts over TLS (ALPN)
+# and cleartext (h2c), with one and ten streams per connection; scripts per
+# stream; -R; a server that chooses HTTP/1.1; and the failures: GOAWAY
+# (retried, not lost), RST_STREAM, a tiny stream limit, a tiny window, a
+# server that stops reading (timeouts, no hang), garbage (protocol).
+source "$TESTLIB"
+source "$(dirname "$TESTLIB")/scripts_lib.sh"
+source "$(dirname "$TESTLIB")/tls_lib.sh"
+source "$(dirname "$TESTLIB")/h2_lib.sh"
+
+tls_certs || exit 1
+S=$T/scripts
+mkdir -p "$S"
+
+# h2_run NAME N ARGS...: volley with N requests; it must end 0 with the
+# accounting adding up and N complete.
+h2_run() {
+    local name=$1 n=$2
+    shift 2
+    runv "$name" -n "$n" "$@"
+    check_eq "$RC" 0 "$name: exit status ($(head -c 300 "$T/$name.err"))"
+    adds_up "$name"
+    check_eq "$(jv "$name" requests.completed)" "$n" "$name: completed"
+}
+# log_count: requests nginx logged over HTTP/2 (its log is complete once it
+# has been stopped).
+nginx_h2_count() { grep -c '^HTTP/2.0 ' "$T/nginx_h2.access" || true; }
+
+if start_nginx_h2; then
+    # Over TLS: one stream and ten streams per connection.
+    h2_run tls1 300 -c 4 -t 2 --http2 "$h2url/"
+    check_eq "$(jv tls1 tls.alpn)" h2 "TLS, 1 stream: ALPN h2"
+    check_eq "$(jv tls1 http2.connections)" 4 "TLS, 1 stream: connections"
+    check_eq "$(jv tls1 http2.max_streams_open)" 1 "TLS, 1 stream: one at a time"
+    check_grep "$T/tls1.out" "^  HTTP/2 \(h2 or http/1\.1 by ALPN\), 1 stream per connection$" "TLS: header line"
+    h2_run tls10 2000 -c 2 -t 1 --http2 --streams 10 "$h2url/"
+    check_eq "$(jv tls10 http2.max_streams_open)" 10 "TLS, 10 streams: ten at a time"
+    check_ge "$(jv tls10 http2.header_bytes.decoded)" "$(jv tls10 http2.header_bytes.wire)" "TLS: HPACK counts"
+    h2_run big 20 -c 2 --http2 --streams 4 "$h2url/static/1m"
+    check_ge "$(jv big bytes.read)" $((20 * 1048576)) "large bodies: bytes read"
+    # A POST body larger than the initial window: flow control both ways.
+    head -c 300000 /dev/zero | tr '\0' y > "$T/post.body"
+    cat > "$S/post.lua" <<'LUA'
+local s = {}
+function s.response(conn, res) if res.body ~= "300000" then return false, "length " .. tostring(res.body) end end
+return s
+LUA
+    h2_run post 10 -c 1 --http2 --streams 4 -m POST --body-file "$T/post.body" -s "$S/post.lua" "$h2url/post"
+    check_eq "$(jv post errors.validation)" 0 "POST bodies: the server read them whole"
+    kill "$H2_PID" 2>/dev/null || true
+    wait "$H2_PID" 2>/dev/null || true
+    check_eq "$(nginx_h2_count)" $((300 + 2000 + 20 + 10)) "TLS: nginx's own count"
+
+    # Cleartext with prior knowledge; scripts per stream with per-connection
+    # state; GOAWAY after 50 requests per connection (keepalive_requests).
+    before=$(nginx_h2_count)
+    start_nginx_h2 --h2c "keepalive_requests 50;"
+    h2_run h2c 1000 -c 2 -t 1 --h2c --streams 10 "$h2url/"
+    check_ge "$(jv h2c http2.connections)" 20 "h2c: GOAWAY every 50 requests, new connections"
+    check_eq "$(jv h2c errors.protocol)" 0 "h2c: nothing lost to GOAWAY"
+    cat > "$S/scenario.lua" <<'LUA'
+local s = {}
+function s.connect(conn) conn.n = 0 end
+function s.request(conn)
+  conn.n = conn.n + 1
+  return { path = "/", headers = { ["X-N"] = tostring(conn.n) } }
+end
+function s.response(conn, res)
+  if res.status ~= 200 or res.body ~= "hello world" then return false, "bad response" end
+  if res.headers["Content-Length"] ~= "11" then return false, "headers" end
+end
+return s
+LUA
+    h2_run h2cscript 500 -c 2 -t 2 --h2c --streams 8 -s "$S/scenario.lua" "$h2url/"
+    check_eq "$(jv h2cscript errors.validation)" 0 "h2c scenario: bodies and headers per stream"
+    kill "$H2_PID" 2>/dev/null || true
+    wait "$H2_PID" 2>/dev/null || true
+    check_eq "$(nginx_h2_count)" $((before + 1000 + 500)) "h2c: nginx's own count"
+else
+    echo "skip: nginx with HTTP/2 does not start here"
+fi
+
+# A server that chooses HTTP/1.1 by ALPN: HTTP/1.1, said; with strict, tls.
+if start_nginx_tls; then
+    h2_run fallback 50 -c 2 --http2 "$nurl/"
+    check_grep "$T/fallback.out" "^  HTTP/1\.1 instead: the server chose it by ALPN \(2 connections\)$" "fallback: said"
+    check_eq "$(jv fallback http2.http1_fallbacks)" 2 "fallback: in the JSON"
+    runv strict -n 4 -c 1 --no-probe --http2=strict "$nurl/"
+    check_eq "$(jv strict errors.tls)" 4 "strict: tls failures"
+    check_grep "$T/strict.out" "no application protocol" "strict: the server's alert"
+fi
+
+if h2_python_ok; then
+    # GOAWAY after 20 streams on each connection: what was above its last
+    # stream is sent again on a new connection; every request completes and
+    # the server answered exactly as many.
+    H2_GOAWAY_AFTER=20 start_py_h2 goaway
+    h2_run goaway 100 -c 1 --h2c --streams 8 "$py_h2_url/"
+    check_eq "$(h2_stat goaway answered)" 100 "GOAWAY: the server answered each request once"
+    check_ge "$(h2_stat goaway goaways)" 4 "GOAWAY: sent"
+    check_eq "$(jv goaway http2.retried)" "$(h2_stat goaway ignored)" "GOAWAY: retried = what the server ignored"
+
+    # RST_STREAM on every third stream: protocol failures with the code.
+    H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst
+    runv rst -n 30 -c 1 --h2c --streams 4 "$py_h2_url/"
+    check_eq "$RC" 0 "RST_STREAM: exit status"
+    adds_up rst
+    check_eq "$(jv rst errors.protocol)" "$(h2_stat rst reset)" "RST_STREAM: failures = resets"
+    check_eq "$(jv rst requests.completed)" "$(h2_stat rst answered)" "RST_STREAM: completed = answered"
+    check_grep "$T/rst.out" "^    protocol: RST_STREAM REFUSED_STREAM \([0-9]+\)$" "RST_STREAM: the reason"
+
+    # A limit of 2 streams: --streams 10 never goes past it.
+    start_py_h2 maxstreams
+    h2_run maxstreams 40 -c 1 --h2c --streams 10 "$py_h2_url/"
+    check_eq "$(h2_stat maxstreams over_limit)" 0 "stream limit: never exceeded"
+    check_eq "$(jv maxstreams http2.max_streams_open)" 2 "stream limit: 2 at most"
+
+    # A tiny window: a 100 KB POST goes through in pieces; 1 MB responses.
+    start_py_h2 tinywindow
+    head -c 100000 /dev/zero | tr '\0' z > "$T/p100k"
+    h2_run tiny 5 -c 1 --h2c --streams 2 -m POST --body-file "$T/p100k" "$py_h2_url/"
+    check_eq "$(h2_stat tinywindow body_bytes)" 500000 "tiny window: every body byte arrived"
+    h2_run tinybig 5 -c 1 --h2c --streams 2 --h2-window 65535 "$py_h2_url/big"
+    check_ge "$(jv tinybig bytes.read)" $((5 * 1048576)) "small receive window: 1 MB bodies"
+
+    # A server that stops reading: timeouts, and the run ends by itself.
+    start_py_h2 stopread
+    runv stopread -n 4 -c 1 --h2c --streams 4 --timeout 1s -m POST --body-file "$T/p100k" "$py_h2_url/"
+    check_eq "$RC" 0 "stops reading: exit status"
+    adds_up stopread
+    check_eq "$(jv stopread errors.timeout)" 4 "stops reading: timeouts"
+
+    # Garbage instead of HTTP/2: protocol failures with nghttp2's reason.
+    start_py_h2 garbage
+    runv garbage -n 3 -c 1 --h2c "$py_h2_url/"
+    check_eq "$RC" 0 "garbage: exit status"
+    adds_up garbage
+    check_eq "$(jv garbage errors.protocol)" 3 "garbage: protocol failures"
+
+    # -R against a server slower than the rate with one stream: the send
+    # lag grows and shows in the corrected latency, not in the service time.
+    H2_DELAY_MS=50 start_py_h2 ok
+    runv rate -R 40 -d 2s -c 1 --h2c --streams 1 "$py_h2_url/"
+    check_eq "$RC" 3 "-R too fast for the server: rate not met"
+    adds_up rate
+    python3 - "$T/rate.json" <<'PY' && ok || fail "-R: latency p99 well above the service time"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["latency"]["p99"] > 4 * r["service"]["p50"], (r["latency"]["p99"], r["service"]["p50"])
+PY
+else
+    echo "skip: python3-h2 missing (the misbehaving server)"
+fi
+
+# Bad combinations: exit 2, nothing sent.
+start_target
+for bad in "--http2|http://127.0.0.1:$PORT/|needs an https:// URL" \
+           "--h2c|https://127.0.0.1:$PORT/|is HTTP/2 over http://" \
+           "--streams 4|http://127.0.0.1:$PORT/|--streams: needs --http2 or --h2c"; do
+    IFS='|' read -r opt url msg <<< "$bad"
+    runv badopt $opt -n 1 "$url"
+    check_eq "$RC" 2 "$opt with $url: exit status"
+    check_grep "$T/badopt.err" "$msg" "$opt with $url: message"
+done
+printf 'function delay() return 1 end\n' > "$S/delay.lua"
+runv baddelay --h2c -n 1 -s "$S/delay.lua" "http://127.0.0.1:$PORT/"
+check_eq "$RC" 2 "delay() with HTTP/2: exit status"
+check_eq "$(target_stat received)" 0 "bad combinations: nothing sent"
+finish
