@@ -355,6 +355,7 @@ static void end_session(struct conn *c)
 
 void conn_h2_closed(struct conn *c)
 {
+    c->out_len = c->out_off = 0; /* unsent frames belong to the closed connection */
     end_session(c);
 }
 
@@ -393,16 +394,28 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
     conn_next_request(c, clock_now_ns());
 }
 
-/* Writes what nghttp2 has to send; what the socket does not take waits in
- * c->out. Returns false when the connection failed (already handled). */
+/* Writes what nghttp2 has to send, straight from its buffer; what the
+ * socket does not take waits in c->out for writable. Returns false when
+ * the connection failed (already handled). */
 static bool flush(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     for (;;) {
-        if (c->out_off == c->out_len) {
+        const char *p;
+        size_t left;
+        bool kept = c->out_off < c->out_len;
+        if (kept) {
+            p = c->out + c->out_off;
+            left = c->out_len - c->out_off;
+        } else {
             c->out_off = c->out_len = 0;
-            const char *p;
+            c->h2_in_call = true; /* its callbacks may end streams, and a hook fail */
             long n = h2_send(c->h2, &p);
+            c->h2_in_call = false;
+            if (c->h2_closed) {
+                end_session(c);
+                return false;
+            }
             if (n < 0) {
                 stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
                 conn_fail(c, STATS_ERR_PROTOCOL);
@@ -410,17 +423,20 @@ static bool flush(struct conn *c)
             }
             if (n == 0)
                 break;
-            append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
+            left = (size_t)n;
         }
-        size_t w;
-        const char *p = c->out + c->out_off;
-        size_t left = c->out_len - c->out_off;
+        size_t w = 0;
         enum net_status st = c->tls ? tls_write(c->tls, p, left, &w) : net_write(c->fd, p, left, &w);
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
-            c->out_off += w;
+            if (kept)
+                c->out_off += w;
+            else if (w < left) /* nghttp2's buffer is gone at its next call: keep the rest */
+                append(&c->out, &c->out_len, &c->out_cap, p + w, left - w);
             continue;
         }
+        if (!kept) /* not written at all: keep it */
+            append(&c->out, &c->out_len, &c->out_cap, p, left);
         if (st == NET_AGAIN && c->tls) {
             c->write_wants_read = true;
             return true;

@@ -98,7 +98,8 @@ if h2_python_ok; then
     h2_run goaway 100 -c 1 --h2c --streams 8 "$py_h2_url/"
     check_eq "$(h2_stat goaway answered)" 100 "GOAWAY: the server answered each request once"
     check_ge "$(h2_stat goaway goaways)" 4 "GOAWAY: sent"
-    check_eq "$(jv goaway http2.retried)" "$(h2_stat goaway ignored)" "GOAWAY: retried = what the server ignored"
+    # Retried: what the server ignored, and what it closed before reading.
+    check_ge "$(jv goaway http2.retried)" "$(h2_stat goaway ignored)" "GOAWAY: retried covers what the server ignored"
 
     # RST_STREAM on every third stream: protocol failures with the code.
     H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst
