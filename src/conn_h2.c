@@ -94,15 +94,18 @@ static struct conn_stream *free_slot(struct conn *c)
     return NULL;
 }
 
-/* Arms c's timer for the earliest deadline of its streams. */
+/* Arms c's timer for the earliest deadline of its streams, unless it is
+ * armed: then it may fire early (for a stream that has ended), and
+ * conn_h2_timer arms it again; so a request costs no timer update. */
 static void arm_deadline(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    if (ev_is_active(&c->timer))
+        return;
     int64_t first = INT64_MAX;
     for (uint32_t i = 0; i < sh->streams; i++)
         if (c->streams[i].active && c->streams[i].t_start < first)
             first = c->streams[i].t_start;
-    ev_timer_stop(sh->loop, &c->timer);
     if (first == INT64_MAX)
         return;
     int64_t left = first + sh->timeout_ns - clock_now_ns();
@@ -296,9 +299,9 @@ static void on_close(void *conn, void *stream, uint32_t error)
     struct conn_stream *st = stream;
     int64_t now = clock_now_ns();
     if (error != 0 || st->status == 0) {
-        if (c->h2_goaway && st->id > c->h2_last_id) {
-            /* Never processed (above GOAWAY's last stream): retried on the
-             * next connection, with its clock still running. */
+        if ((c->h2_goaway && st->id > c->h2_last_id) || error == H2_REFUSED_STREAM) {
+            /* Never processed (above GOAWAY's last stream, or refused, RFC
+             * 9113 8.7): sent again, with its clock still running. */
             st->id = 0;
             fresh_response(st);
             sh->stats->h2_retried++;
@@ -325,12 +328,14 @@ void conn_h2_drop(struct conn *c)
         c->streams[i].active = false;
 }
 
-/* Streams of c opened on the wire and not yet closed. */
+/* Streams of c that the server will still answer: opened, not yet closed,
+ * at or below a GOAWAY's last stream id (those above it, even if nghttp2
+ * still holds them back, are retried elsewhere). */
 static unsigned open_on_wire(const struct conn *c)
 {
     unsigned n = 0;
     for (uint32_t i = 0; i < c->sh->streams; i++)
-        n += c->streams[i].active && c->streams[i].id > 0;
+        n += c->streams[i].active && c->streams[i].id > 0 && c->streams[i].id <= c->h2_last_id;
     return n;
 }
 
@@ -394,21 +399,20 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
     conn_next_request(c, clock_now_ns());
 }
 
-/* Writes what nghttp2 has to send, straight from its buffer; what the
- * socket does not take waits in c->out for writable. Returns false when
- * the connection failed (already handled). */
+/* Gathers what nghttp2 has to send (frames of every stream, acks, window
+ * updates) into c->out and writes it in one go: one write (one TLS record)
+ * for a round of requests, not one per frame. What the socket does not
+ * take waits for writable. Returns false when the connection failed
+ * (already handled). */
+#define OUT_GATHER (64 * 1024)
 static bool flush(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     for (;;) {
-        const char *p;
-        size_t left;
-        bool kept = c->out_off < c->out_len;
-        if (kept) {
-            p = c->out + c->out_off;
-            left = c->out_len - c->out_off;
-        } else {
+        if (c->out_off == c->out_len)
             c->out_off = c->out_len = 0;
+        while (c->out_len < OUT_GATHER) {
+            const char *p;
             c->h2_in_call = true; /* its callbacks may end streams, and a hook fail */
             long n = h2_send(c->h2, &p);
             c->h2_in_call = false;
@@ -423,20 +427,18 @@ static bool flush(struct conn *c)
             }
             if (n == 0)
                 break;
-            left = (size_t)n;
+            append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
         }
-        size_t w = 0;
+        if (c->out_off == c->out_len)
+            break;
+        size_t w = 0, left = c->out_len - c->out_off;
+        const char *p = c->out + c->out_off;
         enum net_status st = c->tls ? tls_write(c->tls, p, left, &w) : net_write(c->fd, p, left, &w);
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
-            if (kept)
-                c->out_off += w;
-            else if (w < left) /* nghttp2's buffer is gone at its next call: keep the rest */
-                append(&c->out, &c->out_len, &c->out_cap, p + w, left - w);
+            c->out_off += w;
             continue;
         }
-        if (!kept) /* not written at all: keep it */
-            append(&c->out, &c->out_len, &c->out_cap, p, left);
         if (st == NET_AGAIN && c->tls) {
             c->write_wants_read = true;
             return true;
@@ -490,6 +492,21 @@ static void fill(struct conn *c)
 }
 
 /* After streams ended: more requests, or the connection's end. */
+/* Whether nghttp2 ended c's session (after the server's GOAWAY with
+ * nothing left, or after a fault it answered with its own GOAWAY); the
+ * connection is then let go (lost). */
+static bool ended(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    if (!h2_finished(c->h2))
+        return false;
+    if (!c->h2_goaway && c->pending > 0)
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL,
+                          h2_error(c->h2)[0] ? h2_error(c->h2) : "the HTTP/2 session ended", c->pending);
+    lost(c, c->h2_goaway, STATS_ERR_PROTOCOL);
+    return true;
+}
+
 static void after_streams(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
@@ -508,7 +525,15 @@ static void after_streams(struct conn *c)
         conn_next_request(c, clock_now_ns());
         return;
     }
-    /* New streams wait for the server's SETTINGS (its stream limit). */
+    if (ended(c))
+        return;
+    /* Streams to send again (refused) open first; new streams wait for
+     * the server's SETTINGS (its stream limit). */
+    for (uint32_t i = 0; !c->h2_goaway && i < sh->streams; i++) {
+        struct conn_stream *st = &c->streams[i];
+        if (st->active && st->id == 0 && !submit(c, st))
+            stream_failed(c, st, STATS_ERR_PROTOCOL);
+    }
     if (sh->keepalive && c->h2_settings)
         fill(c);
     if (c->pending == 0 && sh->budget == 0) {
@@ -519,7 +544,7 @@ static void after_streams(struct conn *c)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
-    if (c->state == CONN_H2 && flush(c))
+    if (c->state == CONN_H2 && flush(c) && !ended(c))
         arm_deadline(c);
 }
 
@@ -535,12 +560,7 @@ void conn_h2_ready(struct conn *c)
     c->h2_last_id = INT32_MAX;
     c->state = CONN_H2;
     sh->stats->h2_connections++;
-    for (uint32_t i = 0; i < sh->streams; i++) {
-        struct conn_stream *st = &c->streams[i];
-        if (st->active && st->id == 0 && !submit(c, st))
-            stream_failed(c, st, STATS_ERR_PROTOCOL);
-    }
-    after_streams(c);
+    after_streams(c); /* opens the queued streams */
 }
 
 void conn_h2_readable(struct conn *c)

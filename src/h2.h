@@ -51,6 +51,10 @@ struct h2_events {
 
 struct h2_session;
 
+/* The error code of a stream the server refused before processing it
+ * (RFC 9113 8.7: safe to send again). */
+#define H2_REFUSED_STREAM 0x7
+
 /* A client session: the connection preface and SETTINGS (push off, the
  * receive window of window bytes for each stream and for the connection)
  * are queued for h2_send. Returns NULL only when out of memory. */

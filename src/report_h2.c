@@ -32,8 +32,8 @@ void report_h2_text(FILE *out, const struct options *o, const struct run_result 
     if (o->http2 == OPTIONS_H1)
         return;
     const struct stats *s = &r->stats;
-    fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u streams open on one", s->h2_connections,
-            s->h2_connections == 1 ? "" : "s", s->h2_max_streams);
+    fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u stream%s open on one", s->h2_connections,
+            s->h2_connections == 1 ? "" : "s", s->h2_max_streams, s->h2_max_streams == 1 ? "" : "s");
     if (s->h2_peer_limit)
         fprintf(out, " (the server allows %u)", s->h2_peer_limit);
     fprintf(out, ", %" PRIu64 " retried after GOAWAY, response headers %.1f%% smaller by HPACK\n", s->h2_retried,

@@ -102,13 +102,19 @@ if h2_python_ok; then
     check_ge "$(jv goaway http2.retried)" "$(h2_stat goaway ignored)" "GOAWAY: retried covers what the server ignored"
 
     # RST_STREAM on every third stream: protocol failures with the code.
-    H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst
+    H2_RST_EVERY=3 H2_RST_CODE=INTERNAL_ERROR start_py_h2 rst
     runv rst -n 30 -c 1 --h2c --streams 4 "$py_h2_url/"
     check_eq "$RC" 0 "RST_STREAM: exit status"
     adds_up rst
     check_eq "$(jv rst errors.protocol)" "$(h2_stat rst reset)" "RST_STREAM: failures = resets"
     check_eq "$(jv rst requests.completed)" "$(h2_stat rst answered)" "RST_STREAM: completed = answered"
-    check_grep "$T/rst.out" "^    protocol: RST_STREAM REFUSED_STREAM \([0-9]+\)$" "RST_STREAM: the reason"
+    check_grep "$T/rst.out" "^    protocol: RST_STREAM INTERNAL_ERROR \([0-9]+\)$" "RST_STREAM: the reason"
+    # REFUSED_STREAM says the request was not processed: it is sent again
+    # (RFC 9113 8.7), and every request completes.
+    H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst
+    h2_run refused 30 -c 1 --h2c --streams 4 "$py_h2_url/"
+    check_eq "$(jv refused http2.retried)" "$(h2_stat rst reset)" "REFUSED_STREAM: each refusal retried"
+    check_eq "$(h2_stat rst answered)" 30 "REFUSED_STREAM: the server answered each request once"
 
     # A limit of 2 streams: --streams 10 never goes past it.
     start_py_h2 maxstreams
