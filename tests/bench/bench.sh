@@ -9,9 +9,12 @@
 #   bash tests/bench/bench.sh --ab       volley ab against ab, with -k and without
 #   bash tests/bench/bench.sh --tls      HTTPS: keep-alive CPU, handshakes, system calls,
 #                                        memory per connection (tests/bench/bench_tls.sh)
+#   bash tests/bench/bench.sh --h2       HTTP/2 against h2load over TLS and h2c, the request()
+#                                        hook over HTTP/2, system calls (tests/bench/bench_h2.sh)
 #
 # Env: BENCH_SECONDS (3), BENCH_ROUNDS (3), BENCH_AB_N (10000000, -n of the --ab rows),
 #      --tls only: BENCH_TLS_N (2000), BENCH_MEM_SECONDS (6), VOLLEY_B (a second volley binary),
+#      --h2 only: BENCH_H2_N (20000, -n of the strace runs),
 #      VOLLEY (<repo>/build/volley),
 #      SHARED (<repo>/../shared, holds bench/floor-*.c), NGINX (nginx on PATH or /usr/sbin/nginx).
 # Prints a markdown report on stdout, progress on stderr. Exits 0 whether or not the goal
@@ -26,7 +29,8 @@ case "${1:-}" in
 --hooks) MODE=hooks ;;
 --ab) MODE=ab ;;
 --tls) MODE=tls ;;
-*) echo "usage: $0 [--close | --hooks | --ab | --tls]" >&2; exit 2 ;;
+--h2) MODE=h2 ;;
+*) echo "usage: $0 [--close | --hooks | --ab | --tls | --h2]" >&2; exit 2 ;;
 esac
 
 DUR=${BENCH_SECONDS:-3}
@@ -59,8 +63,8 @@ elif [[ $MODE == ab ]]; then
 	declare -A LABEL=([vab-k]="volley ab -k" [ab-k]="ab -k" [vab]="volley ab" [ab]="ab")
 	declare -A VS_AB=([ab-k]=vab-k [ab]=vab)
 	declare -A GOAL_AB=([ab-k]=0.7 [ab]=0.8)
-elif [[ $MODE == tls ]]; then
-	TOOLS=() # bench_tls.sh has its own rows, in four parts
+elif [[ $MODE == tls || $MODE == h2 ]]; then
+	TOOLS=() # bench_tls.sh and bench_h2.sh have their own rows
 	declare -A LABEL=()
 elif [[ $MODE == close ]]; then
 	TOOLS=(volley wrk ab floor)
@@ -78,10 +82,10 @@ NOTES=()
 check_peers() {
 	local missing=()
 	[[ -x $NGINX ]] || missing+=("nginx (Debian package nginx-light)")
-	[[ $MODE == ab ]] || command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
-	[[ $MODE != keepalive && $MODE != tls ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
-	command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
-	[[ $MODE != tls ]] || command -v openssl >/dev/null || missing+=("openssl (Debian package openssl)")
+	[[ $MODE == ab || $MODE == h2 ]] || command -v wrk >/dev/null || missing+=("wrk (Debian package wrk)")
+	[[ $MODE != keepalive && $MODE != tls && $MODE != h2 ]] || command -v h2load >/dev/null || missing+=("h2load (Debian package nghttp2-client)")
+	[[ $MODE == h2 ]] || command -v ab >/dev/null || missing+=("ab (Debian package apache2-utils)")
+	[[ $MODE != tls && $MODE != h2 ]] || command -v openssl >/dev/null || missing+=("openssl (Debian package openssl)")
 	if ((${#missing[@]})); then
 		printf 'bench: missing %s\n' "${missing[@]}" >&2
 		die "install them with: apt-get install nginx-light wrk nghttp2-client apache2-utils"
@@ -125,6 +129,9 @@ write_nginx_conf() {
 	if [[ $MODE == tls ]]; then
 		tls_pick_ports
 		extra=$(tls_servers)
+	elif [[ $MODE == h2 ]]; then # HTTP/2 over TLS and h2c (bench_h2.sh)
+		h2_pick_ports
+		extra=$(h2_servers)
 	fi
 	cat >"$d/nginx.conf" <<EOF
 worker_processes 1;
@@ -371,14 +378,17 @@ report() {
 main() {
 	local r tool
 	check_peers
-	if [[ $MODE == tls ]]; then
+	if [[ $MODE == tls || $MODE == h2 ]]; then
 		# shellcheck source=bench_tls.sh
-		source "$HERE/bench_tls.sh"
+		source "$HERE/bench_tls.sh" # --h2 uses its certificate and strace helpers
 		tls_cert
 	fi
+	# shellcheck source=bench_h2.sh
+	[[ $MODE != h2 ]] || source "$HERE/bench_h2.sh"
 	start_nginx
 	log "nginx pid $NGINX_PID on 127.0.0.1:$PORT; mode $MODE, ${DUR}s x $ROUNDS rounds"
 	if [[ $MODE == tls ]]; then tls_main; return; fi
+	if [[ $MODE == h2 ]]; then h2_main; return; fi
 	setup_floor
 	[[ $MODE == close ]] && NOTES+=("h2load skipped: it cannot open a new connection per request")
 	# Interleaved rounds: every tool once per round, so drift (thermal, noisy neighbours)
