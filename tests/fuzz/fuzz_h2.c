@@ -123,7 +123,24 @@ static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
     h->goaway = true;
 }
 
-static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway};
+static void on_settings(void *conn, uint32_t max_streams)
+{
+    struct harness *h = conn;
+    (void)max_streams;
+    if (trace)
+        fprintf(stderr, "  on_settings max %u\n", max_streams);
+    (void)h;
+}
+
+static void on_error(void *conn, const char *reason)
+{
+    (void)conn;
+    require(reason && reason[0], conn, "on_error: no reason");
+    if (trace)
+        fprintf(stderr, "  on_error %s\n", reason);
+}
+
+static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway, on_settings, on_error};
 
 /* Submits request i % 4: GET /, GET /a with headers, POST /p with 5 bytes,
  * POST /big with BIG_BODY bytes. Returns false when the session refused it
