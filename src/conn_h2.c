@@ -47,6 +47,7 @@ static void on_settings(void *conn, uint32_t max_streams);
 static void on_error(void *conn, const char *reason);
 
 static bool flush(struct conn *c);
+static void after_streams(struct conn *c);
 static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
 
 static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway, on_settings, on_error};
@@ -215,14 +216,12 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->req_len = 0;
     append(&st->req, &st->req_len, &st->req_cap, c->req, c->req_len);
     if (c->h2 && c->state == CONN_H2) {
-        if (!submit(c, st)) {
+        if (!submit(c, st))
             stream_failed(c, st, STATS_ERR_PROTOCOL);
-            return;
-        }
         /* From fill() the frames go out together afterwards; from the
          * schedule (conn_send) now. */
-        if (!c->h2_filling && flush(c))
-            arm_deadline(c);
+        if (!c->h2_filling)
+            after_streams(c);
     }
     /* else: queued until the connection is ready (conn_h2_ready) */
 }
