@@ -682,10 +682,48 @@ static void test_response_parts(void)
     CHECK_INT(http_dechunk(empty, strlen(empty)), 0);
 }
 
+/* http_request_parts: an HTTP/1 request string taken apart for HTTP/2. */
+static void test_request_parts(void)
+{
+    struct http_parts p;
+    const char *why = NULL;
+    static const char req[] = "POST /a?b=1 HTTP/1.1\r\nHost: h:81\r\nConnection: keep-alive\r\nX-One: 1\r\n"
+                              "Keep-Alive: 5\r\nContent-Length: 4\r\nTE: trailers\r\nx-two:  two\r\n\r\nbody";
+    check_ctx("request_parts: a whole request");
+    CHECK_INT(http_request_parts(req, sizeof req - 1, &p, &why), 0);
+    CHECK(p.method_len == 4 && memcmp(p.method, "POST", 4) == 0);
+    CHECK(p.path_len == 6 && memcmp(p.path, "/a?b=1", 6) == 0);
+    CHECK(p.host_len == 4 && memcmp(p.host, "h:81", 4) == 0);
+    CHECK_INT((long)p.nheaders, 2); /* Connection, Keep-Alive, TE, Host, Content-Length left out */
+    CHECK(p.headers[0].name_len == 5 && memcmp(p.headers[0].value, "1", 1) == 0);
+    CHECK(p.headers[1].value_len == 3 && memcmp(p.headers[1].value, "two", 3) == 0);
+    CHECK(p.body_len == 4 && memcmp(p.body, "body", 4) == 0);
+    static const char bare[] = "GET / HTTP/1.1\n\n";
+    check_ctx("request_parts: LF line ends, no headers");
+    CHECK_INT(http_request_parts(bare, sizeof bare - 1, &p, &why), 0);
+    CHECK(p.host == NULL && p.nheaders == 0 && p.body_len == 0);
+    static const struct { const char *req, *why; } bad[] = {
+        {"GET / HTTP/1.1\r\n\r\nGET / HTTP/1.1\r\n\r\n", "pipelining"},
+        {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "chunked"},
+        {"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc", "shorter"},
+        {"GET / HTTP/1.1\r\nX: 1\r\n", "does not end"},
+        {"GET\r\n\r\n", "request line"},
+        {"GET / HTTP/1.1\r\nNoColon\r\n\r\n", "colon"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        check_ctx("request_parts: %s", bad[i].why);
+        why = NULL;
+        CHECK_INT(http_request_parts(bad[i].req, strlen(bad[i].req), &p, &why), -1);
+        CHECK(why && strstr(why, bad[i].why));
+    }
+    check_ctx(NULL);
+}
+
 int main(void)
 {
     test_count_requests();
     test_response_parts();
+    test_request_parts();
     test_head_cache();
     test_encode();
     test_streams();
