@@ -231,6 +231,12 @@ void conn_h2_add(struct conn *c, int64_t now)
  * over HTTP/1, and the bridge reads it the same way). */
 static void capture(struct conn_stream *st, const char *p, size_t n)
 {
+    /* Past --max-body only the length grows (the stream then fails
+     * validation, as over HTTP/1); the buffer stops growing. */
+    if (st->cap_len + n > st->c->sh->max_body) {
+        st->cap_len += n;
+        return;
+    }
     append(&st->cap, &st->cap_len, &st->cap_size, p, n);
 }
 

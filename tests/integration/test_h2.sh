@@ -38,6 +38,12 @@ if start_nginx_h2; then
     check_ge "$(jv tls10 http2.header_bytes.decoded)" "$(jv tls10 http2.header_bytes.wire)" "TLS: HPACK counts"
     h2_run big 20 -c 2 --http2 --streams 4 "$h2url/static/1m"
     check_ge "$(jv big bytes.read)" $((20 * 1048576)) "large bodies: bytes read"
+    # --max-body bounds what a response() hook is given, per stream.
+    printf 'return { response = function(conn, res) local b = res.body end }\n' > "$S/body.lua"
+    runv maxbody -n 6 -c 1 --http2 --streams 3 --max-body 50000 -s "$S/body.lua" "$h2url/static/100k"
+    adds_up maxbody
+    check_eq "$(jv maxbody errors.validation)" 6 "--max-body: validation failures"
+    check_eq "$(jv maxbody failures.reasons.0.reason)" "response larger than --max-body" "--max-body: the reason"
     # A POST body larger than the initial window: flow control both ways.
     head -c 300000 /dev/zero | tr '\0' y > "$T/post.body"
     cat > "$S/post.lua" <<'LUA'
@@ -49,7 +55,7 @@ LUA
     check_eq "$(jv post errors.validation)" 0 "POST bodies: the server read them whole"
     kill "$H2_PID" 2>/dev/null || true
     wait "$H2_PID" 2>/dev/null || true
-    check_eq "$(nginx_h2_count)" $((300 + 2000 + 20 + 10)) "TLS: nginx's own count"
+    check_eq "$(nginx_h2_count)" $((300 + 2000 + 20 + 6 + 10)) "TLS: nginx's own count"
 
     # Cleartext with prior knowledge; scripts per stream with per-connection
     # state; GOAWAY after 50 requests per connection (keepalive_requests).
