@@ -106,27 +106,12 @@ start_nginx_h2() {
         ssl_protocols TLSv1.2 TLSv1.3;
         ssl_session_cache shared:volleyh2:1m;"
     fi
-    local user=""
-    [ "$(id -u)" = 0 ] && user="user root;"   # see start_nginx_tls
     local attempt
     for attempt in 1 2 3 4 5; do
         H2_PORT=$(tls_free_port)
         listen="listen 127.0.0.1:$H2_PORT${tls:+ ssl} http2;"
         rm -f "$d/post.sock"
-        cat > "$d/nginx.conf" <<EOF
-$user
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T/nginx_h2.err;
-pid $T/nginx_h2.pid;
-events { worker_connections 1024; }
-http {
-    client_body_temp_path $d/tmp/body;
-    proxy_temp_path $d/tmp/proxy;
-    fastcgi_temp_path $d/tmp/fastcgi;
-    uwsgi_temp_path $d/tmp/uwsgi;
-    scgi_temp_path $d/tmp/scgi;
+        { nginx_prelude "$d" nginx_h2; cat <<EOF
     log_format volleyh2 '\$server_protocol \$request_method \$uri \$status \$body_bytes_sent \$connection \$connection_requests';
     access_log $T/nginx_h2.access volleyh2;
     keepalive_requests 100000;
@@ -152,6 +137,7 @@ $extra
     }
 }
 EOF
+        } > "$d/nginx.conf"
         : > "$T/nginx_h2.err"
         h2url="$scheme://127.0.0.1:$H2_PORT"
         h2_spawn "$T/nginx_h2.out" "$H2_PORT" "$nginx" -p "$d" -e "$T/nginx_h2.err" -c "$d/nginx.conf" &&

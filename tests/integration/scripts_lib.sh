@@ -108,3 +108,14 @@ scripts_setup() {
     S=$T/scripts
     mkdir -p "$S"
 }
+
+# run_complete NAME N ARGS...: runv with -n N; the run must end 0 with the
+# accounting adding up and all N requests complete.
+run_complete() {
+    local name=$1 n=$2
+    shift 2
+    runv "$name" -n "$n" "$@"
+    check_eq "$RC" 0 "$name: exit status ($(head -c 300 "$T/$name.err"))"
+    adds_up "$name"
+    check_eq "$(jv "$name" requests.completed)" "$n" "$name: completed"
+}

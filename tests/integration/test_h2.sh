@@ -12,31 +12,21 @@ tls_certs || exit 1
 S=$T/scripts
 mkdir -p "$S"
 
-# h2_run NAME N ARGS...: volley with N requests; it must end 0 with the
-# accounting adding up and N complete.
-h2_run() {
-    local name=$1 n=$2
-    shift 2
-    runv "$name" -n "$n" "$@"
-    check_eq "$RC" 0 "$name: exit status ($(head -c 300 "$T/$name.err"))"
-    adds_up "$name"
-    check_eq "$(jv "$name" requests.completed)" "$n" "$name: completed"
-}
 # log_count: requests nginx logged over HTTP/2 (its log is complete once it
 # has been stopped).
 nginx_h2_count() { grep -c '^HTTP/2.0 ' "$T/nginx_h2.access" || true; }
 
 if start_nginx_h2; then
     # Over TLS: one stream and ten streams per connection.
-    h2_run tls1 300 -c 4 -t 2 --http2 "$h2url/"
+    run_complete tls1 300 -c 4 -t 2 --http2 "$h2url/"
     check_eq "$(jv tls1 tls.alpn)" h2 "TLS, 1 stream: ALPN h2"
     check_eq "$(jv tls1 http2.connections)" 4 "TLS, 1 stream: connections"
     check_eq "$(jv tls1 http2.max_streams_open)" 1 "TLS, 1 stream: one at a time"
     check_grep "$T/tls1.out" "^  HTTP/2 \(h2 or http/1\.1 by ALPN\), 1 stream per connection$" "TLS: header line"
-    h2_run tls10 2000 -c 2 -t 1 --http2 --streams 10 "$h2url/"
+    run_complete tls10 2000 -c 2 -t 1 --http2 --streams 10 "$h2url/"
     check_eq "$(jv tls10 http2.max_streams_open)" 10 "TLS, 10 streams: ten at a time"
     check_ge "$(jv tls10 http2.header_bytes.decoded)" "$(jv tls10 http2.header_bytes.wire)" "TLS: HPACK counts"
-    h2_run big 20 -c 2 --http2 --streams 4 "$h2url/static/1m"
+    run_complete big 20 -c 2 --http2 --streams 4 "$h2url/static/1m"
     check_ge "$(jv big bytes.read)" $((20 * 1048576)) "large bodies: bytes read"
     # --max-body bounds what a response() hook is given, per stream.
     printf 'return { response = function(conn, res) local b = res.body end }\n' > "$S/body.lua"
@@ -51,7 +41,7 @@ local s = {}
 function s.response(conn, res) if res.body ~= "300000" then return false, "length " .. tostring(res.body) end end
 return s
 LUA
-    h2_run post 10 -c 1 --http2 --streams 4 -m POST --body-file "$T/post.body" -s "$S/post.lua" "$h2url/post"
+    run_complete post 10 -c 1 --http2 --streams 4 -m POST --body-file "$T/post.body" -s "$S/post.lua" "$h2url/post"
     check_eq "$(jv post errors.validation)" 0 "POST bodies: the server read them whole"
     kill "$H2_PID" 2>/dev/null || true
     wait "$H2_PID" 2>/dev/null || true
@@ -61,7 +51,7 @@ LUA
     # state; GOAWAY after 50 requests per connection (keepalive_requests).
     before=$(nginx_h2_count)
     start_nginx_h2 --h2c "keepalive_requests 50;"
-    h2_run h2c 1000 -c 2 -t 1 --h2c --streams 10 "$h2url/"
+    run_complete h2c 1000 -c 2 -t 1 --h2c --streams 10 "$h2url/"
     check_ge "$(jv h2c http2.connections)" 20 "h2c: GOAWAY every 50 requests, new connections"
     check_eq "$(jv h2c errors.protocol)" 0 "h2c: nothing lost to GOAWAY"
     cat > "$S/scenario.lua" <<'LUA'
@@ -77,7 +67,7 @@ function s.response(conn, res)
 end
 return s
 LUA
-    h2_run h2cscript 500 -c 2 -t 2 --h2c --streams 8 -s "$S/scenario.lua" "$h2url/"
+    run_complete h2cscript 500 -c 2 -t 2 --h2c --streams 8 -s "$S/scenario.lua" "$h2url/"
     check_eq "$(jv h2cscript errors.validation)" 0 "h2c scenario: bodies and headers per stream"
     kill "$H2_PID" 2>/dev/null || true
     wait "$H2_PID" 2>/dev/null || true
@@ -88,7 +78,7 @@ fi
 
 # A server that chooses HTTP/1.1 by ALPN: HTTP/1.1, said; with strict, tls.
 if start_nginx_tls; then
-    h2_run fallback 50 -c 2 --http2 "$nurl/"
+    run_complete fallback 50 -c 2 --http2 "$nurl/"
     check_grep "$T/fallback.out" "^  HTTP/1\.1 instead: the server chose it by ALPN \(2 connections\)$" "fallback: said"
     check_eq "$(jv fallback http2.http1_fallbacks)" 2 "fallback: in the JSON"
     runv strict -n 4 -c 1 --no-probe --http2=strict "$nurl/"
@@ -101,7 +91,7 @@ if h2_python_ok; then
     # stream is sent again on a new connection; every request completes and
     # the server answered exactly as many.
     H2_GOAWAY_AFTER=20 start_py_h2 goaway
-    h2_run goaway 100 -c 1 --h2c --streams 8 "$py_h2_url/"
+    run_complete goaway 100 -c 1 --h2c --streams 8 "$py_h2_url/"
     check_eq "$(h2_stat goaway answered)" 100 "GOAWAY: the server answered each request once"
     check_ge "$(h2_stat goaway goaways)" 4 "GOAWAY: sent"
     # Retried: what the server ignored, and what it closed before reading.
@@ -118,22 +108,22 @@ if h2_python_ok; then
     # REFUSED_STREAM says the request was not processed: it is sent again
     # (RFC 9113 8.7), and every request completes.
     H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst
-    h2_run refused 30 -c 1 --h2c --streams 4 "$py_h2_url/"
+    run_complete refused 30 -c 1 --h2c --streams 4 "$py_h2_url/"
     check_eq "$(jv refused http2.retried)" "$(h2_stat rst reset)" "REFUSED_STREAM: each refusal retried"
     check_eq "$(h2_stat rst answered)" 30 "REFUSED_STREAM: the server answered each request once"
 
     # A limit of 2 streams: --streams 10 never goes past it.
     start_py_h2 maxstreams
-    h2_run maxstreams 40 -c 1 --h2c --streams 10 "$py_h2_url/"
+    run_complete maxstreams 40 -c 1 --h2c --streams 10 "$py_h2_url/"
     check_eq "$(h2_stat maxstreams over_limit)" 0 "stream limit: never exceeded"
     check_eq "$(jv maxstreams http2.max_streams_open)" 2 "stream limit: 2 at most"
 
     # A tiny window: a 100 KB POST goes through in pieces; 1 MB responses.
     start_py_h2 tinywindow
     head -c 100000 /dev/zero | tr '\0' z > "$T/p100k"
-    h2_run tiny 5 -c 1 --h2c --streams 2 -m POST --body-file "$T/p100k" "$py_h2_url/"
+    run_complete tiny 5 -c 1 --h2c --streams 2 -m POST --body-file "$T/p100k" "$py_h2_url/"
     check_eq "$(h2_stat tinywindow body_bytes)" 500000 "tiny window: every body byte arrived"
-    h2_run tinybig 5 -c 1 --h2c --streams 2 --h2-window 65535 "$py_h2_url/big"
+    run_complete tinybig 5 -c 1 --h2c --streams 2 --h2-window 65535 "$py_h2_url/big"
     check_ge "$(jv tinybig bytes.read)" $((5 * 1048576)) "small receive window: 1 MB bodies"
 
     # A server that stops reading: timeouts, and the run ends by itself.

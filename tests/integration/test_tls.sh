@@ -18,11 +18,7 @@ sent=0 # requests the server should have received so far
 # connections opened.
 tls_run() {
     local name=$1 n=$2
-    shift 2
-    runv "$name" -n "$n" "$@"
-    check_eq "$RC" 0 "$name: exit status ($(head -c 300 "$T/$name.err"))"
-    adds_up "$name"
-    check_eq "$(jv "$name" requests.completed)" "$n" "$name: completed"
+    run_complete "$@"
     check_eq "$(( $(jv "$name" tls.handshakes.full) + $(jv "$name" tls.handshakes.resumed) ))" \
         "$(jv "$name" connections_opened)" "$name: a handshake per connection"
     sent=$((sent + n))

@@ -90,6 +90,30 @@ tls_wait_listen() {
 # ends nginx after 120 s regardless; it is in TARGET_PIDS) and
 # nurl=https://127.0.0.1:$NGINX_PORT. Returns non-zero with a message on
 # stderr if nginx is missing or does not start (callers skip).
+# nginx_prelude DIR NAME: the top of an nginx config for a test server in
+# DIR (its temp paths) that logs errors to $T/NAME.err: the process
+# settings and the http block's opening, up to the log lines. As root,
+# nginx would hand its temp directories to "nobody"; with master_process
+# off it never switches user, so it stays root and says so.
+nginx_prelude() {
+    local d=$1 name=$2
+    [ "$(id -u)" = 0 ] && echo "user root;"
+    cat <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+error_log $T/$name.err;
+pid $T/$name.pid;
+events { worker_connections 1024; }
+http {
+    client_body_temp_path $d/tmp/body;
+    proxy_temp_path $d/tmp/proxy;
+    fastcgi_temp_path $d/tmp/fastcgi;
+    uwsgi_temp_path $d/tmp/uwsgi;
+    scgi_temp_path $d/tmp/scgi;
+EOF
+}
+
 start_nginx_tls() {
     local protocols="TLSv1.2 TLSv1.3" resume=on extra=""
     while [ $# -gt 0 ]; do
@@ -113,29 +137,12 @@ for name, n in (("100k", 100000), ("1m", 1048576)):
     open(f"{sys.argv[1]}/{name}", "wb").write((pat * (n // 64 + 1))[:n])
 PY
     fi
-    # As root, nginx would hand its temp directories to "nobody"; with
-    # master_process off it never switches user, so it stays root and says so.
-    local user=""
-    [ "$(id -u)" = 0 ] && user="user root;"
     local cache="ssl_session_cache shared:volleytls:1m; ssl_session_tickets on;"
     [ "$resume" = off ] && cache="ssl_session_cache off; ssl_session_tickets off;"
     local attempt
     for attempt in 1 2 3 4 5; do
         NGINX_PORT=$(tls_free_port)
-        cat > "$d/nginx.conf" <<EOF
-$user
-daemon off;
-master_process off;
-worker_processes 1;
-error_log $T/nginx.err;
-pid $T/nginx.pid;
-events { worker_connections 1024; }
-http {
-    client_body_temp_path $d/tmp/body;
-    proxy_temp_path $d/tmp/proxy;
-    fastcgi_temp_path $d/tmp/fastcgi;
-    uwsgi_temp_path $d/tmp/uwsgi;
-    scgi_temp_path $d/tmp/scgi;
+        { nginx_prelude "$d" nginx; cat <<EOF
     log_format volleytls '\$ssl_protocol \$ssl_session_reused \$ssl_server_name \$ssl_alpn_protocol \$request_method \$uri \$status \$body_bytes_sent';
     access_log $T/nginx.access volleytls;
     keepalive_requests 100000;
@@ -152,6 +159,7 @@ $extra
     }
 }
 EOF
+        } > "$d/nginx.conf"
         : > "$T/nginx.err"
         timeout -k 5 120 "$nginx" -p "$d" -e "$T/nginx.err" -c "$d/nginx.conf" \
             > "$T/nginx.out" 2>&1 &
