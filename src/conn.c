@@ -182,11 +182,13 @@ static void handshake_done(struct conn *c, int64_t now)
         }
         sh->h2 = false;
         sh->stats->h1_fallbacks++;
-        struct conn_stream *st = &c->streams[0];
+        struct conn_stream *st = c->streams;
+        while (!st->active) /* the one request queued for the connection */
+            st++;
         c->req = st->req;
         c->req_len = st->req_len;
         c->t_start = st->t_start;
-        st->active = false;
+        conn_h2_release(c, st);
         reset_request(c);
     }
     c->state = CONN_WRITING;
@@ -565,6 +567,8 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->write_wants_read = c->read_wants_write = false;
     c->h2 = NULL;
     c->streams = NULL;
+    c->h2_free = NULL;
+    c->h2_nfree = 0;
     c->out = NULL;
     c->out_len = c->out_off = c->out_cap = 0;
     c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = c->h2_settings = c->h2_broken = false;

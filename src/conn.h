@@ -113,6 +113,8 @@ struct conn {
     bool write_wants_read;  /* TLS: the write waits for readability (renegotiation, key update) */
     struct h2_session *h2;  /* HTTP/2: the open connection's session, or NULL */
     struct conn_stream *streams; /* HTTP/2: sh->streams slots, made once */
+    uint32_t *h2_free;      /* HTTP/2: indices of the free slots (a stack) */
+    uint32_t h2_nfree;
     bool h2_goaway, h2_in_call, h2_closed, h2_filling, h2_settings, h2_broken;
     int32_t h2_last_id;     /* GOAWAY's last stream id */
     uint32_t h2_parked;     /* -R: times c waits on the schedule's idle stack */

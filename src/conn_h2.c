@@ -64,12 +64,31 @@ static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n
     *len += n;
 }
 
+/* Every slot free again; slot 0 is taken first. */
+static void all_free(struct conn *c)
+{
+    uint32_t n = c->sh->streams;
+    for (uint32_t i = 0; i < n; i++) {
+        c->streams[i].active = false;
+        c->h2_free[i] = n - 1 - i;
+    }
+    c->h2_nfree = n;
+}
+
 void conn_h2_init(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     c->streams = xcalloc(sh->streams, sizeof *c->streams);
+    c->h2_free = xcalloc(sh->streams, sizeof *c->h2_free);
     for (uint32_t i = 0; i < sh->streams; i++)
         c->streams[i].c = c;
+    all_free(c);
+}
+
+void conn_h2_release(struct conn *c, struct conn_stream *st)
+{
+    st->active = false;
+    c->h2_free[c->h2_nfree++] = (uint32_t)(st - c->streams);
 }
 
 void conn_h2_free(struct conn *c)
@@ -80,6 +99,8 @@ void conn_h2_free(struct conn *c)
     }
     free(c->streams);
     c->streams = NULL;
+    free(c->h2_free);
+    c->h2_free = NULL;
     free(c->out);
     c->out = NULL;
     h2_session_free(c->h2);
@@ -89,10 +110,7 @@ void conn_h2_free(struct conn *c)
 /* A free slot, or NULL. */
 static struct conn_stream *free_slot(struct conn *c)
 {
-    for (uint32_t i = 0; i < c->sh->streams; i++)
-        if (!c->streams[i].active)
-            return &c->streams[i];
-    return NULL;
+    return c->h2_nfree ? &c->streams[c->h2_free[--c->h2_nfree]] : NULL;
 }
 
 /* Arms c's timer for the earliest deadline of its streams, unless it is
@@ -174,7 +192,7 @@ static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_err
         stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
     }
     sh->stats->errors[why]++;
-    st->active = false;
+    conn_h2_release(c, st);
     c->pending--;
     sh->in_flight--;
 }
@@ -329,8 +347,8 @@ static void on_close(void *conn, void *stream, uint32_t error)
 
 void conn_h2_drop(struct conn *c)
 {
-    for (uint32_t i = 0; c->streams && i < c->sh->streams; i++)
-        c->streams[i].active = false;
+    if (c->streams)
+        all_free(c);
 }
 
 /* Streams of c that the server will still answer: opened, not yet closed,

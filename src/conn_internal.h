@@ -62,6 +62,8 @@ void conn_h2_readable(struct conn *c);
 void conn_h2_writable(struct conn *c);
 void conn_h2_timer(struct conn *c);
 void conn_h2_drop(struct conn *c);
+/* HTTP/2: st's request ended; its slot is free. */
+void conn_h2_release(struct conn *c, struct conn_stream *st);
 /* The socket of an HTTP/2 connection closes: its session goes (after the
  * current nghttp2 call, if inside one). */
 void conn_h2_closed(struct conn *c);

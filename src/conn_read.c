@@ -165,7 +165,7 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     }
     if (sh->heartbeat)
         heartbeat(sh);
-    st->active = false;
+    conn_h2_release(c, st);
     c->pending--;
     sh->in_flight--;
     sh->conn_done[c->id]++;
