@@ -128,9 +128,24 @@ static void mark_connected(struct conn *c, int64_t now)
     c->state = c->tls ? CONN_HANDSHAKE : CONN_WRITING;
 }
 
-void conn_tls_failed(struct conn *c, enum stats_error otherwise)
+void conn_io_wait_write(struct conn *c, enum net_status st)
 {
-    if (tls_socket_errno(c->tls) && otherwise != STATS_ERR_TLS) {
+    if (st == NET_AGAIN && c->tls)
+        c->write_wants_read = true;
+    else
+        ev_io_start(c->sh->loop, &c->wio);
+}
+
+void conn_io_failed(struct conn *c, enum stats_error otherwise)
+{
+    /* A TLS write that failed in the socket (the server closed it): the
+     * server may have said why first. A TLS 1.3 server refuses a client
+     * certificate with an alert after the client's handshake is over; such
+     * an alert, still readable, makes it a TLS failure with that reason. */
+    size_t n;
+    if (c->tls && otherwise == STATS_ERR_WRITE && tls_socket_errno(c->tls))
+        tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
+    if (!c->tls || (tls_socket_errno(c->tls) && otherwise != STATS_ERR_TLS)) {
         conn_fail(c, otherwise);
         return;
     }
@@ -141,17 +156,6 @@ void conn_tls_failed(struct conn *c, enum stats_error otherwise)
 static void write_request(struct conn *c);
 static void reset_request(struct conn *c);
 
-/* A TLS write failed. When the socket failed (the server closed it), the
- * server may have said why first: a TLS 1.3 server refuses a client
- * certificate with an alert after the client's handshake is over. Such an
- * alert, still readable, makes it a TLS failure with that reason. */
-static void tls_write_failed(struct conn *c)
-{
-    size_t n;
-    if (tls_socket_errno(c->tls) && c->state != CONN_HANDSHAKE)
-        tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
-    conn_tls_failed(c, STATS_ERR_WRITE);
-}
 
 /* The handshake is over: timed and counted; the request goes out. */
 static void handshake_done(struct conn *c, int64_t now)
@@ -228,7 +232,7 @@ void conn_handshake(struct conn *c)
         if (connecting && sock_err)
             connect_failed(c, sock_err);
         else
-            conn_tls_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
+            conn_io_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
         return;
     }
 }
@@ -246,8 +250,7 @@ static void write_request(struct conn *c)
     bool first = sh->sched && c->woff == 0;
     int64_t before = connecting || first ? clock_now_ns() : 0;
     size_t n;
-    enum net_status st = c->tls ? tls_write(c->tls, c->req + c->woff, c->req_len - c->woff, &n)
-                                : net_write(c->fd, c->req + c->woff, c->req_len - c->woff, &n);
+    enum net_status st = conn_io_write(c, c->req + c->woff, c->req_len - c->woff, &n);
     switch (st) {
     case NET_OK:
         if (connecting)
@@ -266,21 +269,14 @@ static void write_request(struct conn *c)
         c->state = CONN_READING;
         return;
     case NET_AGAIN:
-        if (c->tls)
-            c->write_wants_read = true; /* conn_on_readable writes again */
-        else
-            ev_io_start(sh->loop, &c->wio);
-        return;
     case NET_WANT_WRITE:
-        ev_io_start(sh->loop, &c->wio);
+        conn_io_wait_write(c, st);
         return;
     case NET_ERROR:
         if (connecting)
             connect_failed(c, errno);
-        else if (c->tls)
-            tls_write_failed(c);
         else
-            conn_fail(c, STATS_ERR_WRITE);
+            conn_io_failed(c, STATS_ERR_WRITE);
         return;
     }
 }

@@ -92,8 +92,11 @@ struct conn_stream {
     int status;             /* the final status, 0 before it */
     int64_t t_start, t_intended, t_sent, t_first;
     uint64_t rx_bytes;      /* header and body bytes received */
-    char *req;              /* the request as HTTP/1 text (kept: streams open later or again) */
-    size_t req_len, req_cap;
+    const char *req;        /* the request as HTTP/1 text (kept: streams open later or again):
+                             * the run's own request, or a hook's copied into own_req */
+    size_t req_len;
+    char *own_req;
+    size_t own_len, own_cap;
     struct h2_body body;    /* the part of req being sent as DATA */
     char *cap;              /* the response as HTTP/1 text, for response() */
     size_t cap_len, cap_size;

@@ -25,22 +25,6 @@
 static void on_begin(void *conn, void *stream);
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
 static void on_data(void *conn, void *stream, const char *data, size_t len);
-static void on_settings(void *conn, uint32_t max_streams)
-{
-    struct conn *c = conn;
-    struct conn_shared *sh = c->sh;
-    c->h2_settings = true;
-    if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
-        sh->stats->h2_peer_limit = max_streams;
-}
-
-static void on_error(void *conn, const char *reason)
-{
-    struct conn *c = conn;
-    (void)reason; /* h2_error() keeps it for after h2_recv */
-    c->h2_broken = true;
-}
-
 static void on_close(void *conn, void *stream, uint32_t error);
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
 static void on_settings(void *conn, uint32_t max_streams);
@@ -94,7 +78,7 @@ void conn_h2_release(struct conn *c, struct conn_stream *st)
 void conn_h2_free(struct conn *c)
 {
     for (uint32_t i = 0; c->streams && i < c->sh->streams; i++) {
-        free(c->streams[i].req);
+        free(c->streams[i].own_req);
         free(c->streams[i].cap);
     }
     free(c->streams);
@@ -231,8 +215,16 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->t_start = now;
     st->t_intended = c->t_intended;
     fresh_response(st);
-    st->req_len = 0;
-    append(&st->req, &st->req_len, &st->req_cap, c->req, c->req_len);
+    if (c->req == c->sh->req) {
+        st->req = c->req; /* lives as long as the run */
+    } else {
+        /* A hook's string is anchored only until this connection's next
+         * request(): copied. */
+        st->own_len = 0;
+        append(&st->own_req, &st->own_len, &st->own_cap, c->req, c->req_len);
+        st->req = st->own_req;
+    }
+    st->req_len = c->req_len;
     if (c->h2 && c->state == CONN_H2) {
         if (!submit(c, st))
             stream_failed(c, st, STATS_ERR_PROTOCOL);
@@ -313,6 +305,26 @@ static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
     (void)error;
     c->h2_goaway = true;
     c->h2_last_id = last_stream_id;
+}
+
+/* The server's SETTINGS: new streams may go (fill waits for them); a limit
+ * below --streams is kept for the report. */
+static void on_settings(void *conn, uint32_t max_streams)
+{
+    struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
+    c->h2_settings = true;
+    if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
+        sh->stats->h2_peer_limit = max_streams;
+}
+
+/* nghttp2 found the server breaking the protocol: the connection fails
+ * once h2_recv returns. */
+static void on_error(void *conn, const char *reason)
+{
+    struct conn *c = conn;
+    (void)reason; /* h2_error() keeps it for after h2_recv */
+    c->h2_broken = true;
 }
 
 static void on_close(void *conn, void *stream, uint32_t error)
@@ -456,24 +468,17 @@ static bool flush(struct conn *c)
             break;
         size_t w = 0, left = c->out_len - c->out_off;
         const char *p = c->out + c->out_off;
-        enum net_status st = c->tls ? tls_write(c->tls, p, left, &w) : net_write(c->fd, p, left, &w);
+        enum net_status st = conn_io_write(c, p, left, &w);
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
             c->out_off += w;
             continue;
         }
-        if (st == NET_AGAIN && c->tls) {
-            c->write_wants_read = true;
-            return true;
-        }
         if (st == NET_AGAIN || st == NET_WANT_WRITE) {
-            ev_io_start(sh->loop, &c->wio);
+            conn_io_wait_write(c, st);
             return true;
         }
-        if (c->tls)
-            conn_tls_failed(c, STATS_ERR_WRITE);
-        else
-            conn_fail(c, STATS_ERR_WRITE);
+        conn_io_failed(c, STATS_ERR_WRITE);
         return false;
     }
     if (ev_is_active(&c->wio))
@@ -593,8 +598,7 @@ void conn_h2_readable(struct conn *c)
         return;
     for (;;) {
         size_t n;
-        enum net_status st = c->tls ? tls_read(c->tls, sh->rbuf, sh->rbuf_size, &n)
-                                    : net_read(c->fd, sh->rbuf, sh->rbuf_size, &n);
+        enum net_status st = conn_io_read(c, sh->rbuf, sh->rbuf_size, &n);
         if (st == NET_AGAIN)
             break;
         if (st == NET_WANT_WRITE) {
@@ -628,7 +632,7 @@ void conn_h2_readable(struct conn *c)
                 conn_fail(c, STATS_ERR_PROTOCOL);
             return;
         }
-        if (c->tls ? !tls_pending(c->tls) : n < sh->rbuf_size)
+        if (!conn_io_more(c, n))
             break;
     }
     after_streams(c);

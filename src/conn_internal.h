@@ -6,6 +6,8 @@
 #define VOLLEY_CONN_INTERNAL_H
 
 #include "conn.h"
+#include "net.h"
+#include "tls.h"
 
 /* Closes c's socket (if open) and stops its watchers; the next request of
  * a scenario opens a new conn table. clean: the connection ended normally
@@ -19,9 +21,34 @@ void conn_handshake(struct conn *c);
 /* Writes (the rest of) the request. */
 void conn_write_request(struct conn *c);
 
-/* A TLS call of c failed: a TLS failure counted by its reason, or, when it
- * was the socket's (a reset), the failure kind otherwise. */
-void conn_tls_failed(struct conn *c, enum stats_error otherwise);
+/* c's transport, TLS for https, else the socket: read and write as
+ * net.h's calls (NET_WANT_WRITE only from TLS). */
+static inline enum net_status conn_io_read(struct conn *c, char *buf, size_t cap, size_t *n)
+{
+    return c->tls ? tls_read(c->tls, buf, cap, n) : net_read(c->fd, buf, cap, n);
+}
+
+static inline enum net_status conn_io_write(struct conn *c, const char *buf, size_t len, size_t *n)
+{
+    return c->tls ? tls_write(c->tls, buf, len, n) : net_write(c->fd, buf, len, n);
+}
+
+/* After a read of n bytes into the worker's buffer: whether more may be
+ * there without a readiness event (the buffer was filled, or OpenSSL read
+ * ahead: the kernel will not report those bytes again). */
+static inline bool conn_io_more(const struct conn *c, size_t n)
+{
+    return c->tls ? tls_pending(c->tls) : n == c->sh->rbuf_size;
+}
+
+/* A write could not go on (st: NET_AGAIN or NET_WANT_WRITE): waits for
+ * what it needs (over TLS, NET_AGAIN means readable: the next readable
+ * event writes again). */
+void conn_io_wait_write(struct conn *c, enum net_status st);
+
+/* A read or write of c failed: a TLS failure counted by its reason, or,
+ * over plain TCP or when the socket failed (a reset), the kind otherwise. */
+void conn_io_failed(struct conn *c, enum stats_error otherwise);
 
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);

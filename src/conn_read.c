@@ -273,7 +273,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
 static void readable_between(struct conn *c)
 {
     size_t n;
-    if (c->tls && tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n) == NET_AGAIN)
+    if (c->tls && conn_io_read(c, c->sh->rbuf, c->sh->rbuf_size, &n) == NET_AGAIN)
         return;
     conn_close_socket(c, false);
 }
@@ -301,9 +301,7 @@ void conn_on_readable(struct conn *c)
     assert(c->state == CONN_WRITING || c->state == CONN_READING);
     for (;;) {
         size_t n;
-        enum net_status st = c->tls ? tls_read(c->tls, sh->rbuf, sh->rbuf_size, &n)
-                                    : net_read(c->fd, sh->rbuf, sh->rbuf_size, &n);
-        switch (st) {
+        switch (conn_io_read(c, sh->rbuf, sh->rbuf_size, &n)) {
         case NET_AGAIN:
             return;
         case NET_WANT_WRITE: /* TLS: on_write_event reads again */
@@ -311,10 +309,7 @@ void conn_on_readable(struct conn *c)
             ev_io_start(sh->loop, &c->wio);
             return;
         case NET_ERROR:
-            if (c->tls)
-                conn_tls_failed(c, STATS_ERR_READ);
-            else
-                conn_fail(c, STATS_ERR_READ);
+            conn_io_failed(c, STATS_ERR_READ);
             return;
         case NET_OK:
             break;
@@ -347,7 +342,7 @@ void conn_on_readable(struct conn *c)
         /* Drained: the next readiness brings the rest. Over TLS the kernel
          * does not report what OpenSSL already read ahead: read on while it
          * holds some. */
-        if (c->tls ? !tls_pending(c->tls) : n < sh->rbuf_size)
+        if (!conn_io_more(c, n))
             return;
     }
 }

@@ -234,13 +234,7 @@ start_py_h2() {
     PY_H2_PID=$!
     PY_H2_PIDS[$mode]=$PY_H2_PID
     TARGET_PIDS+=("$PY_H2_PID")
-    local i
-    for i in $(seq 1 250); do
-        [ -s "$pf" ] && break
-        kill -0 "$PY_H2_PID" 2>/dev/null || break
-        sleep 0.02
-    done
-    [ -s "$pf" ] || { echo "start_py_h2 $mode: did not start: $(tail -3 "$T/py_h2.$mode.err")" >&2; return 1; }
+    wait_port_file "$pf" "$PY_H2_PID" || { echo "start_py_h2 $mode: did not start: $(tail -3 "$T/py_h2.$mode.err")" >&2; return 1; }
     PY_H2_PORT=$(cat "$pf")
     py_h2_url="$scheme://127.0.0.1:$PY_H2_PORT"
 }

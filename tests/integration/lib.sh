@@ -34,6 +34,18 @@ finish() {
     echo "$(basename "$0"): $CHECKS checks passed"
 }
 
+# wait_port_file FILE PID: waits up to 5 s for a server (PID) to write its
+# port to FILE; returns non-zero if it did not (or died first).
+wait_port_file() {
+    local i
+    for i in $(seq 1 250); do
+        [ -s "$1" ] && return 0
+        kill -0 "$2" 2>/dev/null || break
+        sleep 0.02
+    done
+    [ -s "$1" ]
+}
+
 # start_target [volley-target options]: starts a server on a free loopback
 # port; sets PORT and TPID. Bounded by --max-seconds so nothing outlives a test.
 start_target() {
@@ -41,12 +53,7 @@ start_target() {
     "$VOLLEY_TARGET" --quiet --max-seconds 90 --port-file "$pf" "$@" > /dev/null &
     TPID=$!
     TARGET_PIDS+=("$TPID")
-    local i
-    for i in $(seq 1 200); do
-        [ -s "$pf" ] && break
-        sleep 0.02
-    done
-    [ -s "$pf" ] || { echo "volley-target did not start" >&2; exit 1; }
+    wait_port_file "$pf" "$TPID" || { echo "volley-target did not start" >&2; exit 1; }
     PORT=$(cat "$pf")
 }
 

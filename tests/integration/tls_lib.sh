@@ -192,13 +192,7 @@ start_py_tls() {
     python3 "$TLS_PY/tls_misbehave.py" "$1" "$pf" "$TLS_CERT" "$TLS_KEY" 2> "$T/py_tls.$1.err" &
     PY_PID=$!
     TARGET_PIDS+=("$PY_PID")
-    local i
-    for i in $(seq 1 250); do
-        [ -s "$pf" ] && break
-        kill -0 "$PY_PID" 2>/dev/null || break
-        sleep 0.02
-    done
-    [ -s "$pf" ] || { echo "start_py_tls $1: did not start: $(tail -3 "$T/py_tls.$1.err")" >&2; exit 1; }
+    wait_port_file "$pf" "$PY_PID" || { echo "start_py_tls $1: did not start: $(tail -3 "$T/py_tls.$1.err")" >&2; exit 1; }
     PY_PORT=$(cat "$pf")
     pyurl="https://127.0.0.1:$PY_PORT"
 }

@@ -72,6 +72,8 @@ from hyperframe.frame import GoAwayFrame
 
 from h2_common import H2Connection, pattern
 
+import loopback
+
 MODES = ("ok", "goaway", "rst", "maxstreams", "tinywindow", "stopread", "garbage")
 BIG = pattern(1048576)
 HELLO = b"hello world"
@@ -372,14 +374,7 @@ def main():
         ctx.set_alpn_protocols(["h2"])
     stats = Stats(stats_file)
     threading.Timer(env_int("H2_LIFETIME_S", 60), lambda: os._exit(0)).start()
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(128)
-    tmp = f"{port_file}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(f"{ls.getsockname()[1]}\n")
-    os.rename(tmp, port_file)
+    ls = loopback.listen(port_file)
     while True:
         conn, _ = ls.accept()
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

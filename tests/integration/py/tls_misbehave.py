@@ -22,6 +22,8 @@ import sys
 import threading
 import time
 
+import loopback
+
 LIFETIME_S = 60
 HELLO = b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world"
 CUT = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n0123456789"
@@ -80,14 +82,7 @@ def main():
     if mode == "cutbody":
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(cert, key)
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(("127.0.0.1", 0))
-    ls.listen(128)
-    tmp = f"{port_file}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(f"{ls.getsockname()[1]}\n")
-    os.rename(tmp, port_file)
+    ls = loopback.listen(port_file)
     held = []
     while True:
         conn, _ = ls.accept()

@@ -1,0 +1,19 @@
+"""What the test servers share: a listener on a free loopback port whose
+number reaches the test through a file written whole (temporary file, then
+rename), so a reader never sees half of it."""
+import os
+import socket
+
+
+def listen(port_file):
+    """Listens on 127.0.0.1 (a free port), publishes the port in port_file
+    and returns the listening socket."""
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(128)
+    tmp = f"{port_file}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(f"{ls.getsockname()[1]}\n")
+    os.rename(tmp, port_file)
+    return ls
