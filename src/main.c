@@ -90,33 +90,26 @@ static int check_http2(const struct options *o, const struct target *t, struct s
     return 2;
 }
 
-/* https: the TLS options make a context (a bad cipher list, version or
- * certificate is a bad option, exit 2). Returns 0 or the exit status. */
-static int check_tls(const struct options *o, const struct target *t, char *err, size_t errlen)
+/* https: the TLS options make main's context (a bad cipher list, version
+ * or certificate is a bad option, exit 2); the probe uses it. NULL with
+ * err. */
+static struct tls_ctx *check_tls(const struct options *o, const struct target *t, char *err, size_t errlen)
 {
     struct tls_config cfg;
     run_tls_config(o, t, &cfg);
-    struct tls_ctx *ctx = tls_ctx_new(&cfg, err, errlen);
-    tls_ctx_free(ctx);
-    return ctx ? 0 : 2;
+    return tls_ctx_new(&cfg, err, errlen);
 }
 
 /* https: the start-up probe shakes hands with the chosen address, so a
  * TLS-level refusal stops the run at once with its reason; what it agreed
  * on goes into the header and the JSON. */
-static int probe_tls(const struct options *o, const struct target *t, struct run_result *r, char *err,
-                     size_t errlen)
+static int probe_tls(struct tls_ctx *ctx, const struct options *o, const struct target *t, struct run_result *r,
+                     char *err, size_t errlen)
 {
-    struct tls_config cfg;
-    run_tls_config(o, t, &cfg);
-    struct tls_ctx *ctx = tls_ctx_new(&cfg, err, errlen);
-    if (!ctx)
-        return -1;
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
     int rc = tls_probe(ctx, sa, len, o->timeout_ns, &r->tls, err, errlen);
     r->tls_known = rc == 0;
-    tls_ctx_free(ctx);
     return rc;
 }
 
@@ -223,6 +216,7 @@ int main(int argc, char **argv)
     struct run_result r = {0};
     struct script *ms = NULL;
     struct reparse rp = {0};
+    struct tls_ctx *tls = NULL; /* https: main's context, for the probe */
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -252,14 +246,17 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
-    if ((status = check_http2(&o, &t, ms, err, sizeof err)) != 0 ||
-        (t.tls && (status = check_tls(&o, &t, err, sizeof err)) != 0)) {
+    if ((status = check_http2(&o, &t, ms, err, sizeof err)) != 0) {
         status = die(status, err);
+        goto out;
+    }
+    if (t.tls && !(tls = check_tls(&o, &t, err, sizeof err))) {
+        status = die(2, err);
         goto out;
     }
     if (target_resolve(&t, err, sizeof err) < 0 ||
         (!o.no_probe && target_probe(&t, o.timeout_ns, err, sizeof err) < 0) ||
-        (t.tls && !o.no_probe && probe_tls(&o, &t, &r, err, sizeof err) < 0)) {
+        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }
@@ -287,6 +284,7 @@ int main(int argc, char **argv)
     }
     run_result_free(&r);
 out:
+    tls_ctx_free(tls);
     script_free(ms);
     reparse_free(&rp);
     target_free(&t);
