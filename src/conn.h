@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+struct conn_h2_fixed;
+struct mpool;    /* mpool.h: only h2.c and worker.c use it */
 struct tls_ctx;  /* tls.h: only conn.c and conn_read.c use them */
 struct tls_conn;
 
@@ -73,6 +75,8 @@ struct conn_shared {
     const char *authority;       /* :authority unless a request has a Host header */
     char *scratch;               /* HTTP/2: lower-cased header names while a request is opened */
     size_t scratch_size;
+    struct mpool *pool;          /* HTTP/2: nghttp2's memory (see mpool.h) */
+    struct conn_h2_fixed *h2_fixed; /* HTTP/2: req taken apart, made once (conn_h2.c) */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     uint64_t in_flight;          /* started and not yet ended */
@@ -98,6 +102,7 @@ struct conn_stream {
     char *own_req;
     size_t own_len, own_cap;
     struct h2_body body;    /* the part of req being sent as DATA */
+    struct h2_msg msg;      /* h2.c's checks of the response */
     char *cap;              /* the response as HTTP/1 text, for response() */
     size_t cap_len, cap_size;
 };
@@ -159,5 +164,9 @@ unsigned conn_stop(struct conn *c);
 
 /* Frees what c allocated (its capture buffer). */
 void conn_free(struct conn *c);
+
+/* Frees what the connections made once for all of them in sh (after
+ * conn_free of each). */
+void conn_shared_free(struct conn_shared *sh);
 
 #endif

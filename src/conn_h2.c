@@ -22,9 +22,10 @@
 #include <string.h>
 
 static void on_begin(void *conn, void *stream);
+static void on_status(void *conn, void *stream, int status);
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
 static void on_data(void *conn, void *stream, const char *data, size_t len);
-static void on_close(void *conn, void *stream, uint32_t error);
+static void on_close(void *conn, void *stream, uint32_t error, const char *why);
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
 static void on_settings(void *conn, uint32_t max_streams);
 static void on_error(void *conn, const char *reason);
@@ -33,7 +34,12 @@ static bool flush(struct conn *c);
 static void after_streams(struct conn *c);
 static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
 
-static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway, on_settings, on_error};
+/* With a response() hook, which sees the fields (and their size), and
+ * without: then h2.c hands none on. */
+static const struct h2_events events = {on_begin, on_status, on_header, on_data,
+                                        on_close, on_goaway, on_settings, on_error};
+static const struct h2_events events_no_fields = {on_begin, on_status, NULL, on_data,
+                                                  on_close, on_goaway, on_settings, on_error};
 
 /* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
  * life). */
@@ -115,35 +121,28 @@ static void arm_deadline(struct conn *c)
     ev_timer_start(sh->loop, &c->timer);
 }
 
-/* Opens the slot's stream on the session. Returns false when it could not
- * be opened (the request string is not one HTTP/2 can carry, or no more
- * streams): the request then failed as a protocol failure. */
-static bool submit(struct conn *c, struct conn_stream *st)
+/* Takes the HTTP/1 request req apart into r for HTTP/2, its header names
+ * lowered into names (nghttp2 copies them again at submit), its body into
+ * *body. Returns NULL, or why it cannot go as HTTP/2. */
+static const char *take_apart(const struct conn_shared *sh, const char *req, size_t len, struct h2_request *r,
+                              struct h2_header *hs, char *names, size_t names_size, struct h2_body *body)
 {
-    struct conn_shared *sh = c->sh;
     struct http_parts p;
     const char *why;
-    if (http_request_parts(st->req, st->req_len, &p, &why) < 0) {
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        return false;
-    }
-    /* HTTP/2 header names are lower case: copied lowered into the
-     * worker's scratch buffer (nghttp2 copies them again at submit). */
-    struct h2_header hs[HTTP_PARTS_MAX];
+    if (http_request_parts(req, len, &p, &why) < 0)
+        return why;
     size_t used = 0;
     for (size_t i = 0; i < p.nheaders; i++) {
         size_t n = p.headers[i].name_len;
-        if (used + n > sh->scratch_size) {
-            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, "request headers too large", 1);
-            return false;
-        }
+        if (used + n > names_size)
+            return "request headers too large";
         for (size_t k = 0; k < n; k++)
-            sh->scratch[used + k] = (char)tolower((unsigned char)p.headers[i].name[k]);
-        hs[i] = (struct h2_header){sh->scratch + used, p.headers[i].value, n, p.headers[i].value_len};
+            names[used + k] = (char)tolower((unsigned char)p.headers[i].name[k]);
+        hs[i] = (struct h2_header){names + used, p.headers[i].value, n, p.headers[i].value_len};
         used += n;
     }
-    st->body = (struct h2_body){p.body, p.body_len, 0};
-    struct h2_request r = {
+    *body = (struct h2_body){p.body, p.body_len, 0};
+    *r = (struct h2_request){
         .method = p.method,
         .method_len = p.method_len,
         .path = p.path,
@@ -154,9 +153,59 @@ static bool submit(struct conn *c, struct conn_stream *st)
         .scheme_len = sh->tls ? 5 : 4,
         .headers = hs,
         .nheaders = p.nheaders,
-        .body = p.body_len ? &st->body : NULL,
     };
-    st->id = h2_submit(c->h2, &r, st);
+    return NULL;
+}
+
+/* The run's own request, taken apart once for all its streams (a worker's
+ * first request makes it; conn_shared_free frees it). */
+struct conn_h2_fixed {
+    const char *why; /* non-NULL: it cannot go as HTTP/2 */
+    struct h2_request r;
+    struct h2_body body;
+    struct h2_header hs[HTTP_PARTS_MAX];
+    char names[];    /* its header names in lower case */
+};
+
+static struct conn_h2_fixed *fixed(struct conn_shared *sh)
+{
+    if (!sh->h2_fixed) {
+        struct conn_h2_fixed *f = xmalloc(sizeof *f + sh->req_len);
+        f->why = take_apart(sh, sh->req, sh->req_len, &f->r, f->hs, f->names, sh->req_len, &f->body);
+        sh->h2_fixed = f;
+    }
+    return sh->h2_fixed;
+}
+
+void conn_shared_free(struct conn_shared *sh)
+{
+    free(sh->h2_fixed);
+    sh->h2_fixed = NULL;
+}
+
+/* Opens the slot's stream on the session. Returns false when it could not
+ * be opened (the request string is not one HTTP/2 can carry, or no more
+ * streams): the request then failed as a protocol failure. */
+static bool submit(struct conn *c, struct conn_stream *st)
+{
+    struct conn_shared *sh = c->sh;
+    struct h2_request r;
+    const char *why;
+    if (st->req == sh->req) {
+        struct conn_h2_fixed *f = fixed(sh);
+        why = f->why;
+        r = f->r;
+        st->body = f->body;
+    } else {
+        struct h2_header hs[HTTP_PARTS_MAX];
+        why = take_apart(sh, st->req, st->req_len, &r, hs, sh->scratch, sh->scratch_size, &st->body);
+    }
+    if (why) {
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        return false;
+    }
+    r.body = st->body.len ? &st->body : NULL;
+    st->id = h2_submit(c->h2, &r, st, &st->msg);
     if (st->id < 0) {
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), 1);
         return false;
@@ -257,27 +306,26 @@ static void on_begin(void *conn, void *stream)
         st->t_first = clock_now_ns();
 }
 
+static void on_status(void *conn, void *stream, int status)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    st->status = status;
+    st->rx_bytes += 7 + 3 + 4; /* as a field would count */
+    if (c->sh->capture) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
+        st->cap_len = 0;
+        capture(st, line, (size_t)n);
+    }
+}
+
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     struct conn *c = conn;
     struct conn_stream *st = stream;
     st->rx_bytes += nlen + vlen + 4;
-    if (nlen == 7 && memcmp(name, ":status", 7) == 0) {
-        int status = 0;
-        for (size_t i = 0; i < vlen && i < 3; i++)
-            status = status * 10 + (value[i] - '0');
-        if (status >= 100 && status < 200)
-            return; /* an interim response: the final one follows */
-        st->status = status;
-        if (c->sh->capture) {
-            char line[32];
-            int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
-            st->cap_len = 0;
-            capture(st, line, (size_t)n);
-        }
-        return;
-    }
-    if (c->sh->capture && st->status && name[0] != ':') {
+    if (c->sh->capture) {
         capture(st, name, nlen);
         capture(st, ": ", 2);
         capture(st, value, vlen);
@@ -326,12 +374,18 @@ static void on_error(void *conn, const char *reason)
     c->h2_broken = true;
 }
 
-static void on_close(void *conn, void *stream, uint32_t error)
+static void on_close(void *conn, void *stream, uint32_t error, const char *why)
 {
     struct conn *c = conn;
     struct conn_shared *sh = c->sh;
     struct conn_stream *st = stream;
     int64_t now = clock_now_ns();
+    if (why) {
+        /* The server answered, but not in HTTP (h2.c's checks). */
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        stream_failed(c, st, STATS_ERR_PROTOCOL);
+        return;
+    }
     if (error != 0 || st->status == 0) {
         if ((c->h2_goaway && st->id > c->h2_last_id) || error == H2_REFUSED_STREAM) {
             /* Never processed (above GOAWAY's last stream, or refused, RFC
@@ -445,6 +499,7 @@ static bool flush(struct conn *c)
     for (;;) {
         if (c->out_off == c->out_len)
             c->out_off = c->out_len = 0;
+        bool drained = false; /* nghttp2 said it has nothing more */
         while (c->out_len < OUT_GATHER) {
             const char *p;
             c->h2_in_call = true; /* its callbacks may end streams, and a hook fail */
@@ -459,8 +514,10 @@ static bool flush(struct conn *c)
                 conn_fail(c, STATS_ERR_PROTOCOL);
                 return false;
             }
-            if (n == 0)
+            if (n == 0) {
+                drained = true;
                 break;
+            }
             append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
         }
         if (c->out_off == c->out_len)
@@ -471,6 +528,10 @@ static bool flush(struct conn *c)
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
             c->out_off += w;
+            /* All written, and nothing more to ask for (a write changes
+             * nothing in the session): done without asking again. */
+            if (c->out_off == c->out_len && drained)
+                break;
             continue;
         }
         if (st == NET_AGAIN || st == NET_WANT_WRITE) {
@@ -578,7 +639,7 @@ static void after_streams(struct conn *c)
 void conn_h2_ready(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    c->h2 = h2_session_new(&events, c, sh->h2_window);
+    c->h2 = h2_session_new(sh->script_response ? &events : &events_no_fields, c, sh->h2_window, sh->pool);
     if (!c->h2) {
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();

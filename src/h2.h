@@ -31,16 +31,35 @@ struct h2_request {
     struct h2_body *body;            /* NULL: no body */
 };
 
+/* What the session keeps of one stream's response to check it: the
+ * caller embeds one per stream slot and hands it to h2_submit with the
+ * stream. Its fields are h2.c's. (volley checks each response's :status and
+ * content-length itself, and not nghttp2: see h2.c.) */
+struct h2_msg {
+    void *stream;           /* the caller's stream pointer, for events */
+    int64_t content_length; /* -1: none */
+    uint64_t data;          /* DATA bytes received */
+    uint16_t status;        /* the final status, 0 before it */
+    uint8_t flags;
+};
+
 /* What the session reports, to the connection (conn) about one of its
  * streams (the pointer given to h2_submit). Called from h2_recv and
  * h2_send only. */
 struct h2_events {
     void (*on_begin)(void *conn, void *stream);   /* a response's first frame */
+    /* The final status (200-599; 1xx responses are not reported), before
+     * the response's fields and content. */
+    void (*on_status)(void *conn, void *stream, int status);
+    /* A field of the final response or its trailers, checked; NULL: the
+     * caller needs none (they are still checked). */
     void (*on_header)(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
     void (*on_data)(void *conn, void *stream, const char *data, size_t len);
     /* The stream ended: error 0 after its whole response, else the
-     * RST_STREAM (or GOAWAY) error code. */
-    void (*on_close)(void *conn, void *stream, uint32_t error);
+     * RST_STREAM (or GOAWAY) error code; why is NULL, or says how the
+     * response broke HTTP (then volley reset the stream: error is
+     * PROTOCOL_ERROR). */
+    void (*on_close)(void *conn, void *stream, uint32_t error, const char *why);
     void (*on_goaway)(void *conn, int32_t last_stream_id, uint32_t error);
     /* The server's SETTINGS arrived: its limit on streams at once. */
     void (*on_settings)(void *conn, uint32_t max_streams);
@@ -50,6 +69,7 @@ struct h2_events {
 };
 
 struct h2_session;
+struct mpool;
 
 /* The error code of a stream the server refused before processing it
  * (RFC 9113 8.7: safe to send again). */
@@ -57,14 +77,17 @@ struct h2_session;
 
 /* A client session: the connection preface and SETTINGS (push off, the
  * receive window of window bytes for each stream and for the connection)
- * are queued for h2_send. Returns NULL only when out of memory. */
-struct h2_session *h2_session_new(const struct h2_events *ev, void *conn, uint32_t window);
+ * are queued for h2_send. nghttp2's memory comes from pool (the worker's;
+ * NULL: malloc), so the pool must outlive the session. Returns NULL only
+ * when out of memory. */
+struct h2_session *h2_session_new(const struct h2_events *ev, void *conn, uint32_t window, struct mpool *pool);
 void h2_session_free(struct h2_session *s);
 
-/* Queues a request; stream is handed back with its events. Returns the
- * stream id (> 0), or -1 (no more stream ids, or the session is going
- * away). */
-int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream);
+/* Queues a request; stream is handed back with its events, and m (the
+ * caller's, alive until the stream's on_close or h2_cancel) follows its
+ * response. Returns the stream id (> 0), or -1 (no more stream ids, or the
+ * session is going away). */
+int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream, struct h2_msg *m);
 
 /* Feeds len bytes read from the peer. Returns 0, or -1 when the peer broke
  * the protocol (h2_error says how; the session then only has its GOAWAY

@@ -3,6 +3,7 @@
 #include "worker.h"
 
 #include "clock.h"
+#include "mpool.h"
 #include "tls.h"
 #include "xalloc.h"
 
@@ -90,6 +91,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .authority = cfg->authority,
         .scratch = w->scratch = cfg->http2 ? xmalloc(HTTP2_SCRATCH) : NULL,
         .scratch_size = HTTP2_SCRATCH,
+        .pool = w->pool = cfg->http2 ? mpool_new() : NULL,
         .req_depth = 1,
         .samples = cfg->samples,
         .first_head_todo = cfg->samples,
@@ -279,6 +281,7 @@ void worker_free(struct worker *w)
     w->stats.intervals = NULL;
     for (uint32_t i = 0; w->conns && i < w->nconns; i++)
         conn_free(&w->conns[i]);
+    conn_shared_free(&w->shared);
     free(w->conn_done);
     w->conn_done = NULL;
     free(w->script_req);
@@ -288,6 +291,8 @@ void worker_free(struct worker *w)
     tls_ctx_free(w->tls); /* after the connections' own TLS state */
     free(w->scratch);
     w->scratch = NULL;
+    mpool_free(w->pool); /* after the connections' HTTP/2 sessions */
+    w->pool = NULL;
     w->tls = NULL;
     free(w->rbuf);
     if (w->loop)

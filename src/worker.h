@@ -61,6 +61,7 @@ struct worker {
     struct intervals intervals; /* --hlog only */
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
+    struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
     uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;

@@ -187,8 +187,12 @@ children_us() { # the "children" line of `times`: "XmY.YYYs XmY.YYYs"
 	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
 	               printf "%d\n", t * 1e6 }' "$1"
 }
+children_part_us() { # children_part_us FILE N: field N of that line (1 user, 2 sys) in us
+	awk -v f="$2" 'NR == 2 { split($f, a, "m"); sub("s", "", a[2]); printf "%d\n", (a[1] * 60 + a[2]) * 1e6 }' "$1"
+}
 
-# measure OUT CMD...: run CMD (output to OUT), set CPU_US and WALL_S; returns CMD's status.
+# measure OUT CMD...: run CMD (output to OUT), set CPU_US (USER_US + SYS_US) and WALL_S;
+# returns CMD's status.
 # `timeout` guards against a client that hangs (volley is still being written).
 measure() {
 	local out=$1 rc=0 t0 t1
@@ -199,6 +203,8 @@ measure() {
 	t1=$EPOCHREALTIME
 	times >"$TMP/times1"
 	CPU_US=$(($(children_us "$TMP/times1") - $(children_us "$TMP/times0")))
+	USER_US=$(($(children_part_us "$TMP/times1" 1) - $(children_part_us "$TMP/times0" 1)))
+	SYS_US=$((CPU_US - USER_US))
 	WALL_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
 	return "$rc"
 }

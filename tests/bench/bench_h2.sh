@@ -93,7 +93,8 @@ h2_run() {
 		NOTES+=("${H2_LABEL[$row]}: a run failed (exit $rc): $(tail -n1 "$out" 2>/dev/null | cut -c1-120)")
 		return 0
 	fi
-	awk -v n="$n" -v cpu="$CPU_US" -v w="$WALL_S" 'BEGIN { printf "%.0f %.3f\n", n / w, cpu / n }' >>"$TMP/h2.$row"
+	awk -v n="$n" -v cpu="$CPU_US" -v u="$USER_US" -v s="$SYS_US" -v w="$WALL_S" \
+		'BEGIN { printf "%.0f %.3f %.3f %.3f\n", n / w, cpu / n, u / n, s / n }' >>"$TMP/h2.$row"
 }
 
 # ---- part 3: system calls per request, one run each (volley's and h2load's -n) ----
@@ -117,13 +118,17 @@ h2_syscalls() {
 
 # ---- the report ----
 h2_row() { # h2_row ROW: a table line
-	local f=$TMP/h2.$1 r=-
-	[[ -n ${H2_VS[$1]:-} ]] && r=$(ratio "$(med 2 "$TMP/h2.${H2_VS[$1]}")" "$(med 2 "$f")")
+	local f=$TMP/h2.$1 r=- ru=-
+	if [[ -n ${H2_VS[$1]:-} ]]; then
+		r=$(ratio "$(med 2 "$TMP/h2.${H2_VS[$1]}")" "$(med 2 "$f")")
+		ru=$(ratio "$(med 3 "$TMP/h2.${H2_VS[$1]}")" "$(med 3 "$f")")
+	fi
 	if [[ -s $f ]]; then
 		echo "| ${H2_LABEL[$1]} | $(wc -l <"$f")/$ROUNDS | $(median 1 "$f" | awk '{ printf "%.0f", $1 }')" \
-			"| $(median 2 "$f" | awk '{ printf "%.2f", $1 }') | $r |"
+			"| $(median 2 "$f" | awk '{ printf "%.2f", $1 }') | $(median 3 "$f" | awk '{ printf "%.2f", $1 }')" \
+			"| $(median 4 "$f" | awk '{ printf "%.2f", $1 }') | $r | $ru |"
 	else
-		echo "| ${H2_LABEL[$1]} | 0/$ROUNDS | n/a | n/a | $r |"
+		echo "| ${H2_LABEL[$1]} | 0/$ROUNDS | n/a | n/a | n/a | n/a | $r | $ru |"
 	fi
 }
 
@@ -133,8 +138,8 @@ h2_report() {
 	echo
 	echo "### CPU per request, 1 thread (${DUR}s x $ROUNDS rounds)"
 	echo
-	echo "| client | rounds | req/s (median) | CPU us/request (median) | volley / h2load |"
-	echo "|---|---|---|---|---|"
+	echo "| client | rounds | req/s (median) | CPU us/request (median) | user | sys | volley / h2load | user only |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for row in vt10 ht10 vt1 ht1 vc10 hc10 vc1 hc1; do h2_row "$row"; done
 	echo
 	for row in ht10 ht1 hc10 hc1; do
@@ -145,8 +150,8 @@ h2_report() {
 	echo
 	echo "### The request() hook over HTTP/2 and over HTTP/1.1 (-c 50, 1 stream per connection)"
 	echo
-	echo "| client | rounds | req/s (median) | CPU us/request (median) | |"
-	echo "|---|---|---|---|---|"
+	echo "| client | rounds | req/s (median) | CPU us/request (median) | user | sys | | |"
+	echo "|---|---|---|---|---|---|---|---|"
 	for row in p1 k1 vc1 kc1; do h2_row "$row"; done
 	echo
 	local x1 x2
@@ -171,7 +176,8 @@ h2_report() {
 		done
 		echo
 	fi
-	echo "CPU = user+sys of each client process (bash \`times\` deltas around the run); req/s = completed / wall seconds."
+	echo "CPU = user+sys of each client process (bash \`times\` deltas around the run), each column the median of"
+	echo "its own; \"user only\" compares the user parts; req/s = completed / wall seconds."
 	local note
 	for note in ${NOTES[@]+"${NOTES[@]}"}; do echo "- $note"; done | awk '!seen[$0]++'
 }

@@ -9,6 +9,7 @@
  * Linked with replay_main.c instead of libFuzzer this is a plain program over
  * files: the ctest unit.fuzz_h2_corpus, and a way to replay a crash. */
 #include "h2.h"
+#include "mpool.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,7 +25,9 @@ struct stream {
     bool closed;    /* on_close was called */
     bool cancelled; /* h2_cancel was called: no event may name it after */
     bool begun;     /* on_begin was called */
+    int status;     /* from on_status */
     struct h2_body body;
+    struct h2_msg msg;
 };
 
 /* VOLLEY_FUZZ_H2_LIVENESS=1: also require that the session closes the
@@ -82,11 +85,25 @@ static void on_begin(void *conn, void *stream)
         fprintf(stderr, "  on_begin %d\n", (int)st->id);
 }
 
+static void on_status(void *conn, void *stream, int status)
+{
+    struct harness *h = conn;
+    struct stream *st = check_stream(h, stream, "on_status");
+    require(st->begun, h, "on_status before on_begin");
+    require(st->status == 0, h, "on_status twice");
+    require(status >= 200 && status <= 599, h, "on_status: not a final status");
+    st->status = status;
+    if (trace)
+        fprintf(stderr, "  on_status %d %d\n", (int)st->id, status);
+}
+
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen)
 {
     struct harness *h = conn;
     struct stream *st = check_stream(h, stream, "on_header");
     require(st->begun, h, "on_header before on_begin");
+    require(st->status != 0, h, "on_header before on_status");
+    require(nlen > 0 && name[0] != ':', h, "on_header: a pseudo-header");
     touch(h, name, nlen);
     touch(h, value, vlen);
     if (trace)
@@ -98,18 +115,20 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
     struct harness *h = conn;
     struct stream *st = check_stream(h, stream, "on_data");
     require(st->begun, h, "on_data before on_begin");
+    require(st->status != 0, h, "on_data before on_status");
     touch(h, data, len);
     if (trace)
         fprintf(stderr, "  on_data %d %zu bytes\n", (int)st->id, len);
 }
 
-static void on_close(void *conn, void *stream, uint32_t error)
+static void on_close(void *conn, void *stream, uint32_t error, const char *why)
 {
     struct harness *h = conn;
     struct stream *st = check_stream(h, stream, "on_close");
     st->closed = true;
+    require(!why || (why[0] && error == 1), h, "on_close: a malformed response without PROTOCOL_ERROR");
     if (trace)
-        fprintf(stderr, "  on_close %d %s\n", (int)st->id, h2_error_name(error));
+        fprintf(stderr, "  on_close %d %s%s%s\n", (int)st->id, h2_error_name(error), why ? " " : "", why ? why : "");
 }
 
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
@@ -140,7 +159,7 @@ static void on_error(void *conn, const char *reason)
         fprintf(stderr, "  on_error %s\n", reason);
 }
 
-static const struct h2_events events = {on_begin, on_header, on_data, on_close, on_goaway, on_settings, on_error};
+static const struct h2_events events = {on_begin, on_status, on_header, on_data, on_close, on_goaway, on_settings, on_error};
 
 /* Submits request i % 4: GET /, GET /a with headers, POST /p with 5 bytes,
  * POST /big with BIG_BODY bytes. Returns false when the session refused it
@@ -171,7 +190,7 @@ static bool submit(struct harness *h, struct h2_session *s, unsigned i)
         st->body = i % 4 == 2 ? (struct h2_body){"hello", 5, 0} : (struct h2_body){big, sizeof big, 0};
         r.body = &st->body;
     }
-    int32_t id = h2_submit(s, &r, st);
+    int32_t id = h2_submit(s, &r, st, &st->msg);
     if (id < 0) {
         require(h2_error(s)[0] != '\0', h, "h2_submit failed without a description");
         return false;
@@ -226,7 +245,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
     const size_t len = size - 1;
 
     h = (struct harness){0};
-    struct h2_session *s = h2_session_new(&events, &h, window);
+    struct mpool *pool = mpool_new();
+    struct h2_session *s = h2_session_new(&events, &h, window, pool);
     require(s != NULL, &h, "h2_session_new failed");
     for (unsigned i = 0; i < 4; i++)
         require(submit(&h, s, i), &h, "a fresh session refused a request");
@@ -302,5 +322,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *input, size_t size)
                 (unsigned long long)wire, (unsigned long long)decoded);
     (void)h2_peer_max_streams(s);
     h2_session_free(s);
+    require(mpool_live(pool) == 0, &h, "nghttp2 left blocks of the pool behind");
+    mpool_free(pool);
     return 0;
 }

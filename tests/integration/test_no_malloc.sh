@@ -50,4 +50,19 @@ small=$(count_tls 1000)
 large=$(count_tls 11000)
 per=$(( (large - small) / 10000 ))
 if [ "$per" -le 5 ]; then ok; else fail "https keep-alive: $per allocations per request (OpenSSL's own are about 4)"; fi
+
+# HTTP/2 (h2c): nghttp2 makes and frees a few blocks for every stream; they
+# come from the worker's pool (src/mpool.c), so the totals match here too.
+source "$(dirname "$TESTLIB")/h2_lib.sh"
+if start_nginx_h2 --h2c; then
+    count_h2() { # count_h2 REQUESTS STREAMS
+        MALLOC_COUNT_FILE="$T/hcount.$1.$2" LD_PRELOAD="$MALLOC_COUNT" \
+            "$VOLLEY" -q -t 1 -c 4 --h2c --streams "$2" -n "$1" "$h2url/" > /dev/null
+        cat "$T/hcount.$1.$2"
+    }
+    same_count "$(count_h2 1000 1)" "$(count_h2 20000 1)" "h2c, 1 stream: 20000 requests vs 1000"
+    same_count "$(count_h2 1000 8)" "$(count_h2 20000 8)" "h2c, 8 streams: 20000 requests vs 1000"
+else
+    echo "skip: h2c (no nginx)"
+fi
 finish
