@@ -3,7 +3,7 @@
  * capture and accounting. Requests are made as for HTTP/1 (the hooks, the
  * budget, the schedule's arrivals) by conn.c's begin_request, which hands
  * each one here as an HTTP/1 request string; it is taken apart into HTTP/2
- * headers (http_request_parts) when its stream is opened. h2.c does the
+ * headers when its stream is opened (conn_h2_req.c). h2.c does the
  * framing; this file owns the socket I/O, the timers and the accounting.
  * Nothing here allocates on the steady path: slot buffers grow to the
  * largest request and response once. */
@@ -16,7 +16,6 @@
 #include "tls.h"
 #include "xalloc.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,99 +120,6 @@ static void arm_deadline(struct conn *c)
     ev_timer_start(sh->loop, &c->timer);
 }
 
-/* Takes the HTTP/1 request req apart into r for HTTP/2, its header names
- * lowered into names (nghttp2 copies them again at submit), its body into
- * *body. Returns NULL, or why it cannot go as HTTP/2. */
-static const char *take_apart(const struct conn_shared *sh, const char *req, size_t len, struct h2_request *r,
-                              struct h2_header *hs, char *names, size_t names_size, struct h2_body *body)
-{
-    struct http_parts p;
-    const char *why;
-    if (http_request_parts(req, len, &p, &why) < 0)
-        return why;
-    size_t used = 0;
-    for (size_t i = 0; i < p.nheaders; i++) {
-        size_t n = p.headers[i].name_len;
-        if (used + n > names_size)
-            return "request headers too large";
-        for (size_t k = 0; k < n; k++)
-            names[used + k] = (char)tolower((unsigned char)p.headers[i].name[k]);
-        hs[i] = (struct h2_header){names + used, p.headers[i].value, n, p.headers[i].value_len};
-        used += n;
-    }
-    *body = (struct h2_body){p.body, p.body_len, 0};
-    *r = (struct h2_request){
-        .method = p.method,
-        .method_len = p.method_len,
-        .path = p.path,
-        .path_len = p.path_len,
-        .authority = p.host ? p.host : sh->authority,
-        .authority_len = p.host ? p.host_len : strlen(sh->authority),
-        .scheme = sh->tls ? "https" : "http",
-        .scheme_len = sh->tls ? 5 : 4,
-        .headers = hs,
-        .nheaders = p.nheaders,
-    };
-    return NULL;
-}
-
-/* The run's own request, taken apart once for all its streams (a worker's
- * first request makes it; conn_shared_free frees it). */
-struct conn_h2_fixed {
-    const char *why; /* non-NULL: it cannot go as HTTP/2 */
-    struct h2_request r;
-    struct h2_body body;
-    struct h2_header hs[HTTP_PARTS_MAX];
-    char names[];    /* its header names in lower case */
-};
-
-static struct conn_h2_fixed *fixed(struct conn_shared *sh)
-{
-    if (!sh->h2_fixed) {
-        struct conn_h2_fixed *f = xmalloc(sizeof *f + sh->req_len);
-        f->why = take_apart(sh, sh->req, sh->req_len, &f->r, f->hs, f->names, sh->req_len, &f->body);
-        sh->h2_fixed = f;
-    }
-    return sh->h2_fixed;
-}
-
-void conn_shared_free(struct conn_shared *sh)
-{
-    free(sh->h2_fixed);
-    sh->h2_fixed = NULL;
-}
-
-/* Opens the slot's stream on the session. Returns false when it could not
- * be opened (the request string is not one HTTP/2 can carry, or no more
- * streams): the request then failed as a protocol failure. */
-static bool submit(struct conn *c, struct conn_stream *st)
-{
-    struct conn_shared *sh = c->sh;
-    struct h2_request r;
-    const char *why;
-    if (st->req == sh->req) {
-        struct conn_h2_fixed *f = fixed(sh);
-        why = f->why;
-        r = f->r;
-        st->body = f->body;
-    } else {
-        struct h2_header hs[HTTP_PARTS_MAX];
-        why = take_apart(sh, st->req, st->req_len, &r, hs, sh->scratch, sh->scratch_size, &st->body);
-    }
-    if (why) {
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        return false;
-    }
-    r.body = st->body.len ? &st->body : NULL;
-    st->id = h2_submit(c->h2, &r, st, &st->msg);
-    if (st->id < 0) {
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), 1);
-        return false;
-    }
-    st->t_sent = clock_now_ns();
-    return true;
-}
-
 /* A stream ended without a response (why: a failure kind): counted, its
  * slot freed. */
 static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
@@ -274,7 +180,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     }
     st->req_len = c->req_len;
     if (c->h2 && c->state == CONN_H2) {
-        if (!submit(c, st))
+        if (!conn_h2_submit(c, st))
             stream_failed(c, st, STATS_ERR_PROTOCOL);
         /* From fill() the frames go out together afterwards; from the
          * schedule (conn_send) now. */
@@ -619,7 +525,7 @@ static void after_streams(struct conn *c)
      * the server's SETTINGS (its stream limit). */
     for (uint32_t i = 0; !c->h2_goaway && i < sh->streams; i++) {
         struct conn_stream *st = &c->streams[i];
-        if (st->active && st->id == 0 && !submit(c, st))
+        if (st->active && st->id == 0 && !conn_h2_submit(c, st))
             stream_failed(c, st, STATS_ERR_PROTOCOL);
     }
     if (sh->keepalive && c->h2_settings)

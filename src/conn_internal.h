@@ -89,6 +89,11 @@ void conn_h2_readable(struct conn *c);
 void conn_h2_writable(struct conn *c);
 void conn_h2_timer(struct conn *c);
 void conn_h2_drop(struct conn *c);
+/* HTTP/2 (conn_h2_req.c): opens the slot's stream on c's session.
+ * Returns false when it could not be opened (the request string is not one
+ * HTTP/2 can carry, or no more streams): the reason is counted, and the
+ * caller fails the request as protocol. */
+bool conn_h2_submit(struct conn *c, struct conn_stream *st);
 /* HTTP/2: st's request ended; its slot is free. */
 void conn_h2_release(struct conn *c, struct conn_stream *st);
 /* The socket of an HTTP/2 connection closes: its session goes (after the

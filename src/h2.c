@@ -42,13 +42,10 @@ enum {
  * rules here, 8 bytes at a time, once per field. */
 #define ONES 0x0101010101010101ULL
 #define HIGHS 0x8080808080808080ULL
-/* Nonzero when a byte of x is below n (n <= 128), is zero, is between m
- * and n exclusive (m < n <= 128, for bytes below 0x80). Exact as tests of
- * the whole word. */
+/* Nonzero when a byte of x is below n (n <= 128), or is zero. Exact as
+ * tests of the whole word. */
 #define HAS_LESS(x, n) (((x) - ONES * (n)) & ~(x) & HIGHS)
 #define HAS_ZERO(x) HAS_LESS(x, 1)
-#define HAS_BETWEEN(x, m, n) \
-    ((ONES * (127 + (n)) - ((x) & ONES * 127)) & ~(x) & (((x) & ONES * 127) + ONES * (127 - (m))) & HIGHS)
 
 /* The bytes of p[0..n) as words for the checks below, 8 at a time, the
  * last word overlapping the one before (a check of a byte twice does no
@@ -82,10 +79,19 @@ static bool name_byte_ok(unsigned char b)
     return b > 0x20 && b < 0x7f && !(b >= 'A' && b <= 'Z') && b != ':';
 }
 
+/* For bytes below 0x80, b + (0x80 - k) sets the byte's high bit exactly
+ * when b >= k, with no carry into the next byte: each range test is an
+ * addition. */
+#define AT_LEAST(x, k) (((x) + ONES * (0x80 - (k))) & HIGHS)
+
 static inline __attribute__((always_inline)) bool name_word_ok(uint64_t x)
 {
-    return !((x & HIGHS) || HAS_LESS(x, 0x21) || HAS_ZERO(x ^ ONES * 0x7f) || HAS_BETWEEN(x, 0x40, 0x5b) ||
-             HAS_ZERO(x ^ ONES * ':'));
+    if (x & HIGHS)
+        return false;
+    uint64_t ok = AT_LEAST(x, 0x21) & ~AT_LEAST(x, 0x7f)   /* 0x21..0x7e */
+                  & ~(AT_LEAST(x, 'A') & ~AT_LEAST(x, 'Z' + 1)) /* not upper case */
+                  & AT_LEAST(x ^ ONES * ':', 1);              /* not a colon */
+    return ok == HIGHS;
 }
 
 static inline __attribute__((always_inline)) bool name_ok(const uint8_t *p, size_t n)
@@ -363,10 +369,8 @@ static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void
     struct h2_msg *m = nghttp2_session_get_stream_user_data(ng, id);
     if (s->cur_id == id)
         s->cur = NULL;
-    if (m) {
-        nghttp2_session_set_stream_user_data(ng, id, NULL);
+    if (m) /* the stream goes with this call: no event can name it after */
         s->ev->on_close(s->conn, m->stream, error, NULL);
-    }
     return 0;
 }
 
@@ -468,8 +472,7 @@ void h2_session_free(struct h2_session *s)
     free(s);
 }
 
-#define NV(n, nl, v, vl) \
-    ((nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), (nl), (vl), NGHTTP2_NV_FLAG_NONE})
+#define NV(n, nl, v, vl, flags) ((nghttp2_nv){(uint8_t *)(n), (uint8_t *)(v), (nl), (vl), (flags)})
 
 int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream, struct h2_msg *m)
 {
@@ -478,12 +481,16 @@ int32_t h2_submit(struct h2_session *s, const struct h2_request *r, void *stream
         m->flags = NO_BODY;
     nghttp2_nv nv[4 + 64];
     size_t n = 0;
-    nv[n++] = NV(":method", 7, r->method, r->method_len);
-    nv[n++] = NV(":scheme", 7, r->scheme, r->scheme_len);
-    nv[n++] = NV(":authority", 10, r->authority, r->authority_len);
-    nv[n++] = NV(":path", 5, r->path, r->path_len);
+    /* Strings that last are not copied (nor lowered: the caller's names
+     * are in lower case); the pseudo-headers' names are literals. */
+    uint8_t both = r->lasting ? NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE : NGHTTP2_NV_FLAG_NONE;
+    uint8_t pseudo = both | NGHTTP2_NV_FLAG_NO_COPY_NAME;
+    nv[n++] = NV(":method", 7, r->method, r->method_len, pseudo);
+    nv[n++] = NV(":scheme", 7, r->scheme, r->scheme_len, pseudo);
+    nv[n++] = NV(":authority", 10, r->authority, r->authority_len, pseudo);
+    nv[n++] = NV(":path", 5, r->path, r->path_len, pseudo);
     for (size_t i = 0; i < r->nheaders && n < sizeof nv / sizeof nv[0]; i++)
-        nv[n++] = NV(r->headers[i].name, r->headers[i].name_len, r->headers[i].value, r->headers[i].value_len);
+        nv[n++] = NV(r->headers[i].name, r->headers[i].name_len, r->headers[i].value, r->headers[i].value_len, both);
     nghttp2_data_provider body = {.source.ptr = r->body, .read_callback = read_body};
     int32_t id = nghttp2_submit_request(s->ng, NULL, nv, n, r->body ? &body : NULL, m);
     if (id < 0) {

@@ -29,6 +29,7 @@ struct h2_request {
     const struct h2_header *headers; /* regular headers, names in lower case */
     size_t nheaders;
     struct h2_body *body;            /* NULL: no body */
+    bool lasting;                    /* the strings outlive the session: nghttp2 need not copy them */
 };
 
 /* What the session keeps of one stream's response to check it: the

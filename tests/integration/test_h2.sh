@@ -105,6 +105,23 @@ if h2_python_ok; then
     check_eq "$(jv rst errors.protocol)" "$(h2_stat rst reset)" "RST_STREAM: failures = resets"
     check_eq "$(jv rst requests.completed)" "$(h2_stat rst answered)" "RST_STREAM: completed = answered"
     check_grep "$T/rst.out" "^    protocol: RST_STREAM INTERNAL_ERROR \([0-9]+\)$" "RST_STREAM: the reason"
+    # A malformed response (RFC 9113 8.1-8.2) on every third stream, three
+    # kinds in turn: volley resets each stream and counts a protocol failure
+    # with the rule it broke; the other streams of the connection go on.
+    H2_BAD_EVERY=3 start_py_h2 malformed
+    runv bad -n 60 -c 2 --h2c --streams 4 "$py_h2_url/"
+    check_eq "$RC" 0 "malformed: exit status"
+    adds_up bad
+    check_eq "$(h2_stat malformed malformed) $(h2_stat malformed received)" "20 60" "malformed: the server's counts"
+    check_eq "$(jv bad errors.protocol)" 20 "malformed: a protocol failure each"
+    check_eq "$(jv bad requests.completed)" 40 "malformed: the others completed"
+    check_eq "$(jv bad http2.connections)" 2 "malformed: no connection lost"
+    check_grep "$T/bad.out" "^    protocol: malformed response: content-length does not match the content \\($(h2_stat malformed bad_length)\\)$" \
+        "malformed: the content-length reason"
+    check_grep "$T/bad.out" "^    protocol: malformed response: a bad field name \\($(h2_stat malformed bad_name)\\)$" \
+        "malformed: the field name reason"
+    check_grep "$T/bad.out" "^    protocol: malformed response: a connection-specific field \\($(h2_stat malformed bad_connection)\\)$" \
+        "malformed: the connection-specific reason"
     # REFUSED_STREAM says the request was not processed: it is sent again
     # (RFC 9113 8.7), and every request completes.
     H2_RST_EVERY=3 H2_RST_CODE=REFUSED_STREAM start_py_h2 rst

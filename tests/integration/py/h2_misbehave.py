@@ -29,6 +29,11 @@ its length in decimal. MODE changes that:
   stopread    reads the client's preface and SETTINGS, answers them, then
               never reads again and holds the connection open
   garbage     answers the preface with an HTTP/1.1 response (not HTTP/2 frames)
+  malformed   every H2_BAD_EVERY-th (3) stream received, counted over all
+              connections, gets a malformed response (RFC 9113 8.1-8.2), in
+              turn: content-length one more than the body sent, a field name
+              in upper case (X-Bad), a connection-specific field (connection);
+              the others get the normal answer
 
 In every mode H2_MAX_STREAMS (128 but in maxstreams) is advertised and
 H2_DELAY_MS (0 but in maxstreams) delays each answer. The stats file (JSON,
@@ -52,6 +57,9 @@ holds:
                    acknowledgement a client may open more)
   protocol_errors  connections ended by an HTTP/2 protocol error of the client
   garbage_sent     garbage answers sent
+  malformed        malformed responses sent (malformed mode)
+  bad_length, bad_name, bad_connection
+                   the same by kind
 """
 import collections
 import heapq
@@ -74,14 +82,16 @@ from h2_common import H2Connection, pattern
 
 import loopback
 
-MODES = ("ok", "goaway", "rst", "maxstreams", "tinywindow", "stopread", "garbage")
+MODES = ("ok", "goaway", "rst", "maxstreams", "tinywindow", "stopread", "garbage", "malformed")
+BAD_KINDS = ("bad_length", "bad_name", "bad_connection")
 BIG = pattern(1048576)
 HELLO = b"hello world"
 GARBAGE = (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
            b"Content-Length: 11\r\nConnection: close\r\n\r\nbad request")
 KEYS = ("connections", "closed", "tls_failed", "received", "answered", "reset",
         "over_limit", "ignored", "goaways", "client_resets", "client_goaways",
-        "body_bytes", "max_open", "max_open_all", "protocol_errors", "garbage_sent")
+        "body_bytes", "max_open", "max_open_all", "protocol_errors", "garbage_sent",
+        "malformed") + BAD_KINDS
 UNLIMITED = 2**31 - 1
 
 
@@ -148,8 +158,12 @@ class Conn:
     def run(self):
         if self.mode == "garbage":
             return self.garbage()
+        # malformed: h2 must send the fields as given (no checks, no lower-casing)
+        bad = self.mode == "malformed"
         h = self.h = H2Connection(
-            h2.config.H2Configuration(client_side=False, header_encoding=None))
+            h2.config.H2Configuration(client_side=False, header_encoding=None,
+                                      validate_outbound_headers=not bad,
+                                      normalize_outbound_headers=not bad))
         values = {SettingCodes.MAX_CONCURRENT_STREAMS: self.limit,
                   SettingCodes.MAX_HEADER_LIST_SIZE: 65536}
         window = env_int("H2_WINDOW", 100)
@@ -235,7 +249,7 @@ class Conn:
         if self.last is not None and sid > self.last:
             self.stats.add("ignored")
             return
-        self.req[sid] = [path, 0]
+        self.req[sid] = [path, 0, None]
         self.open.add(sid)
         self.stats.high("max_open_all", len(self.open))
         if self.acked:
@@ -247,6 +261,11 @@ class Conn:
         if self.mode == "rst" and self.stats.next_stream() % env_int("H2_RST_EVERY", 3) == 0:
             self.reset(sid, rst_code())
             return
+        if self.mode == "malformed":
+            n = self.stats.next_stream()
+            every = env_int("H2_BAD_EVERY", 3)
+            if n % every == 0:
+                self.req[sid][2] = BAD_KINDS[(n // every - 1) % len(BAD_KINDS)]
         if self.mode == "goaway" and self.count == env_int("H2_GOAWAY_AFTER", 20):
             self.last = sid
             self.out += self.h.data_to_send()
@@ -275,15 +294,24 @@ class Conn:
     def answer(self, sid):
         if sid not in self.req or sid in self.pending:
             return
-        path, body_len = self.req[sid]
+        path, body_len, bad = self.req[sid]
         if path.startswith(b"/big"):
             body = BIG
         elif self.mode == "tinywindow" and body_len > 0:
             body = str(body_len).encode()
         else:
             body = HELLO
-        self.h.send_headers(sid, [(b":status", b"200"), (b"content-type", b"text/plain"),
-                                  (b"content-length", str(len(body)).encode())])
+        length = len(body) + (bad == "bad_length")
+        fields = [(b":status", b"200"), (b"content-type", b"text/plain"),
+                  (b"content-length", str(length).encode())]
+        if bad == "bad_name":
+            fields.append((b"X-Bad", b"1"))
+        elif bad == "bad_connection":
+            fields.append((b"connection", b"close"))
+        if bad:
+            self.stats.add("malformed")
+            self.stats.add(bad)
+        self.h.send_headers(sid, fields)
         self.pending[sid] = memoryview(body)
 
     def send_pending(self):
