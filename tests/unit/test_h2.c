@@ -166,6 +166,42 @@ static void pump(struct h2_session *cl, struct server *sv)
     }
 }
 
+/* A client with one request (method, GET by default) open as stream 1 on
+ * a server that has received it; r gets the stream's events. */
+struct pair {
+    struct mpool *pool;
+    struct h2_session *cl;
+    struct server sv;
+    struct h2_msg msg;
+};
+
+static void pair_open(struct pair *p, struct result *r, const char *method)
+{
+    p->pool = mpool_new();
+    p->cl = h2_session_new(&events, NULL, 65535, p->pool);
+    server_new(&p->sv);
+    struct h2_request req = {.method = method ? method : "GET",
+                             .method_len = method ? strlen(method) : 3,
+                             .path = "/",
+                             .path_len = 1,
+                             .authority = "t",
+                             .authority_len = 1,
+                             .scheme = "http",
+                             .scheme_len = 4};
+    CHECK(h2_submit(p->cl, &req, r, &p->msg) == 1);
+    pump(p->cl, &p->sv);
+    CHECK_INT(p->sv.stream, 1);
+}
+
+/* Both sides gone; nghttp2 gave back every block of the pool. */
+static void pair_close(struct pair *p)
+{
+    nghttp2_session_del(p->sv.ng);
+    h2_session_free(p->cl);
+    CHECK_UINT(mpool_live(p->pool), 0);
+    mpool_free(p->pool);
+}
+
 /* ------------------------------------------------------------- the cases */
 
 #define NV(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1, NGHTTP2_NV_FLAG_NONE}
@@ -194,41 +230,25 @@ struct exchange {
 static struct result run(const struct exchange *x)
 {
     struct result r = {0};
-    struct mpool *pool = mpool_new();
-    struct h2_session *cl = h2_session_new(&events, NULL, 65535, pool);
-    struct server sv;
-    server_new(&sv);
-    struct h2_msg msg;
-    struct h2_request req = {.method = x->method ? x->method : "GET",
-                             .method_len = x->method ? strlen(x->method) : 3,
-                             .path = "/",
-                             .path_len = 1,
-                             .authority = "t",
-                             .authority_len = 1,
-                             .scheme = "http",
-                             .scheme_len = 4};
-    CHECK(h2_submit(cl, &req, &r, &msg) == 1);
-    pump(cl, &sv);
-    CHECK_INT(sv.stream, 1);
-    sv.body = x->body ? x->body : "";
-    sv.body_len = x->body ? strlen(x->body) : 0;
-    sv.trailers = x->trailers;
-    sv.ntrailers = x->ntrailers;
+    struct pair p;
+    pair_open(&p, &r, x->method);
+    struct server *sv = &p.sv;
+    sv->body = x->body ? x->body : "";
+    sv->body_len = x->body ? strlen(x->body) : 0;
+    sv->trailers = x->trailers;
+    sv->ntrailers = x->ntrailers;
     nghttp2_data_provider dp = {.read_callback = srv_read};
     for (size_t i = 0; i < x->nblocks; i++) {
         const struct block *b = &x->blocks[i];
         bool last = i + 1 == x->nblocks;
         if (last && !b->end)
-            nghttp2_submit_response(sv.ng, 1, b->nv, b->n, &dp);
+            nghttp2_submit_response(sv->ng, 1, b->nv, b->n, &dp);
         else
-            nghttp2_submit_headers(sv.ng, b->end ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE, 1, NULL, b->nv, b->n,
+            nghttp2_submit_headers(sv->ng, b->end ? NGHTTP2_FLAG_END_STREAM : NGHTTP2_FLAG_NONE, 1, NULL, b->nv, b->n,
                                    NULL);
     }
-    pump(cl, &sv);
-    nghttp2_session_del(sv.ng);
-    h2_session_free(cl);
-    CHECK_UINT(mpool_live(pool), 0);
-    mpool_free(pool);
+    pump(p.cl, sv);
+    pair_close(&p);
     return r;
 }
 
@@ -372,25 +392,18 @@ static void test_cases(void)
      * (nghttp2 will not send one there). (DATA before any HEADERS never
      * reaches h2.c: nghttp2 drops it while the stream is not open.) */
     struct result early = {0};
-    struct h2_session *cl = h2_session_new(&events, NULL, 65535, NULL);
-    struct server sv;
-    server_new(&sv);
-    struct h2_msg msg;
-    struct h2_request req = {.method = "GET", .method_len = 3, .path = "/", .path_len = 1,
-                             .authority = "t", .authority_len = 1, .scheme = "http", .scheme_len = 4};
-    CHECK(h2_submit(cl, &req, &early, &msg) == 1);
-    pump(cl, &sv);
-    nghttp2_submit_headers(sv.ng, NGHTTP2_FLAG_NONE, 1, NULL, s100, COUNT(s100), NULL);
-    pump(cl, &sv);
+    struct pair p;
+    pair_open(&p, &early, NULL);
+    nghttp2_submit_headers(p.sv.ng, NGHTTP2_FLAG_NONE, 1, NULL, s100, COUNT(s100), NULL);
+    pump(p.cl, &p.sv);
     static const char data[] = "\0\0\5\0\0\0\0\0\1hello";
-    h2_recv(cl, data, sizeof data - 1);
+    h2_recv(p.cl, data, sizeof data - 1);
     check_ctx("DATA after a 1xx");
     CHECK_INT(early.closes, 1);
     CHECK(early.why && strstr(early.why, "content outside the final response"));
     CHECK_INT(early.status, 0);
     check_ctx(NULL);
-    nghttp2_session_del(sv.ng);
-    h2_session_free(cl);
+    pair_close(&p);
 }
 
 /* One response whose header block is encoded here (nghttp2's submit
@@ -401,14 +414,8 @@ static void test_cases(void)
 static struct result run_raw(const nghttp2_nv *nv, size_t n)
 {
     struct result r = {0};
-    struct h2_session *cl = h2_session_new(&events, NULL, 65535, NULL);
-    struct server sv;
-    server_new(&sv);
-    struct h2_msg msg;
-    struct h2_request req = {.method = "GET", .method_len = 3, .path = "/", .path_len = 1,
-                             .authority = "t", .authority_len = 1, .scheme = "http", .scheme_len = 4};
-    CHECK(h2_submit(cl, &req, &r, &msg) == 1);
-    pump(cl, &sv);
+    struct pair p;
+    pair_open(&p, &r, NULL);
     nghttp2_hd_deflater *d;
     nghttp2_hd_deflate_new(&d, 4096);
     uint8_t frame[9 + 512];
@@ -421,9 +428,8 @@ static struct result run_raw(const nghttp2_nv *nv, size_t n)
     frame[3] = NGHTTP2_HEADERS;
     frame[4] = NGHTTP2_FLAG_END_HEADERS | NGHTTP2_FLAG_END_STREAM;
     memcpy(frame + 5, "\0\0\0\1", 4);
-    h2_recv(cl, (const char *)frame, 9 + (size_t)len);
-    nghttp2_session_del(sv.ng);
-    h2_session_free(cl);
+    h2_recv(p.cl, (const char *)frame, 9 + (size_t)len);
+    pair_close(&p);
     return r;
 }
 
