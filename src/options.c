@@ -17,7 +17,7 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -63,6 +63,7 @@ static const struct option long_options[] = {
     {"h2c", no_argument, NULL, OPT_H2C},
     {"streams", required_argument, NULL, OPT_STREAMS},
     {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
     {NULL, 0, NULL, 0},
 };
 
@@ -499,6 +500,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             o->h2_window = (uint32_t)n;
             break;
+        case OPT_PROGRESS: {
+            static const char *const modes[] = {"auto", "bar", "lines", "none"};
+            size_t m = 0;
+            while (m < 4 && strcmp(optarg, modes[m]) != 0)
+                m++;
+            if (m == 4)
+                return fail(err, errlen, "%s: \"%s\" is not auto, bar, lines or none", "--progress", optarg),
+                       OPTIONS_ERROR;
+            o->progress = (enum options_progress)m;
+            break;
+        }
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
                 return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;

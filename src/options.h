@@ -34,7 +34,13 @@ struct options {
     const char *hlog_path; /* --hlog FILE or "-", NULL if not asked */
     int64_t hlog_interval_ns; /* --hlog-interval, default 1 s */
     const char *script;    /* -s PATH or NAME, NULL if none */
-    bool quiet;            /* -q: no text report */
+    bool quiet;            /* -q: no text report (and no progress) */
+    enum options_progress {
+        OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */
+        OPTIONS_PROGRESS_BAR,   /* the bar, on a terminal (as auto) */
+        OPTIONS_PROGRESS_LINES, /* a plain line every 10 s (CI logs) */
+        OPTIONS_PROGRESS_NONE,
+    } progress;            /* --progress */
     bool latency;          /* -L: the text report adds wrk's latency distribution */
     int verbose;           /* -v count */
     /* https:// only (tls.h) */

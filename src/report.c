@@ -2,6 +2,7 @@
  * docs/output.md says how each one is defined. */
 #include "report.h"
 
+#include "fmt.h"
 #include "hdr_codec.h"
 #include "json_out.h"
 #include "net.h"
@@ -15,31 +16,6 @@
 
 /* -R is missed when fewer than this share of the scheduled rate was sent. */
 #define RATE_MET_SHARE 0.99
-
-/* ns -> "412.0us", "2.10ms", "1.02s". */
-static const char *fmt_time(char *buf, size_t len, double ns)
-{
-    if (ns < 1e6)
-        snprintf(buf, len, "%.1fus", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, len, "%.2fms", ns / 1e6);
-    else
-        snprintf(buf, len, "%.2fs", ns / 1e9);
-    return buf;
-}
-
-/* Binary units, as wrk prints them: "63.10MB". */
-static const char *fmt_bytes(char *buf, size_t len, double b)
-{
-    static const char *const units[] = {"B", "KB", "MB", "GB", "TB"};
-    int u = 0;
-    while (b >= 1024 && u < 4) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, len, "%.2f%s", b, units[u]);
-    return buf;
-}
 
 /* Under a histogram's line, when values were above its top: how many, and
  * that they count as the top (in the max, the mean and the percentiles). */
@@ -504,6 +480,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     json_metrics(out, &s->metrics);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);
+    report_series_json(out, o, r);
     report_json_hist(out, "latency", &s->latency, 0);
     report_json_hist(out, "connect", &s->connect, 0);
     report_json_hist(out, "waiting", &s->waiting, !o->rate);

@@ -1,5 +1,6 @@
-/* Shared by report.c and report_tls.c only: the line and JSON shapes of a
- * histogram, and the TLS parts of the reports. */
+/* Shared by the report files only (report.c, report_tls.c, report_h2.c,
+ * report_series.c): the line and JSON shapes of a histogram, and the TLS,
+ * HTTP/2 and series parts of the reports. */
 #ifndef VOLLEY_REPORT_INTERNAL_H
 #define VOLLEY_REPORT_INTERNAL_H
 
@@ -26,6 +27,9 @@ void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error
 void report_h2_header(FILE *out, const struct options *o);
 void report_h2_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_h2_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The JSON's "series" member (the per-second points), then ",\n". */
+void report_series_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* https: the header's TLS line (what the probe's handshake agreed on). */
 void report_tls_header(FILE *out, const struct target *t, const struct run_result *r);

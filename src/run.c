@@ -6,6 +6,7 @@
 
 #include "clock.h"
 #include "http.h"
+#include "progress.h"
 #include "schedule.h"
 #include "tls.h"
 #include "worker.h"
@@ -39,6 +40,10 @@ struct run {
     ev_async worker_exited;
     ev_timer deadline;
     ev_signal sigint, sigterm;
+    ev_timer tick;        /* four times a second: the workers' seconds collected, progress drawn */
+    struct series *series;
+    struct progress progress;
+    int64_t t0;
     struct worker *workers;
     uint32_t nworkers;
     atomic_uint exited;
@@ -82,6 +87,15 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
     /* A worker that gave up on the target or its script ends the run for all. */
     if (atomic_load(&r->ended_run))
         stop_workers(r);
+}
+
+static void on_tick(EV_P_ ev_timer *w, int revents)
+{
+    (void)w;
+    (void)revents;
+    struct run *r = ev_userdata(EV_A);
+    series_collect(r->series, false);
+    progress_update(&r->progress, r->series, clock_now_ns() - r->t0);
 }
 
 static void on_deadline(EV_P_ ev_timer *w, int revents)
@@ -301,6 +315,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         conn_base += conns;
     }
 
+    struct series_rec **recs = xcalloc(made ? made : 1, sizeof *recs);
+    for (uint32_t i = 0; i < made; i++)
+        recs[i] = &r.workers[i].series;
+    series_init(&res->series, recs, made);
+    r.series = &res->series;
     ev_async_init(&r.worker_exited, on_worker_exited);
     ev_async_start(r.loop, &r.worker_exited);
     ev_signal_init(&r.sigint, on_signal, SIGINT);
@@ -344,8 +363,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         ev_timer_init(&r.deadline, on_deadline, (double)(after - (clock_now_ns() - t0)) / 1e9, 0.);
         ev_timer_start(r.loop, &r.deadline);
     }
+    r.t0 = t0;
+    progress_init(&r.progress, o, stderr, isatty(STDERR_FILENO), getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
+    ev_timer_init(&r.tick, on_tick, 0.25, 0.25);
+    ev_timer_start(r.loop, &r.tick);
     if (atomic_load(&r.exited) < r.nworkers)
         ev_run(r.loop, 0);
+    ev_timer_stop(r.loop, &r.tick);
+    progress_end(&r.progress);
     ev_timer_stop(r.loop, &r.deadline);
     ev_signal_stop(r.loop, &r.sigint);
     ev_signal_stop(r.loop, &r.sigterm);
@@ -361,6 +386,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
     }
+    series_finish(&res->series);
     /* --hlog: the workers' intervals outlive them, for main to write. */
     res->intervals = o->hlog_path && made ? xcalloc(made, sizeof *res->intervals) : NULL;
     res->nintervals = 0;
@@ -400,6 +426,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (res->duration_ns < span)
             res->duration_ns = span;
     }
+    series_pad(&res->series, res->duration_ns);
     free(r.workers);
     free(req);
     return rc;
@@ -429,6 +456,7 @@ int run_write_hlog(FILE *f, const struct options *o, const struct target *t, con
 
 void run_result_free(struct run_result *res)
 {
+    series_free(&res->series);
     for (uint32_t i = 0; i < res->nintervals; i++)
         intervals_free(&res->intervals[i]);
     free(res->intervals);

@@ -6,6 +6,7 @@
 
 #include "options.h"
 #include "script.h"
+#include "series.h"
 #include "stats.h"
 #include "target.h"
 #include "tls.h"
@@ -26,6 +27,7 @@ struct run_result {
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
     struct intervals *intervals; /* --hlog: each worker's interval histograms */
+    struct series series; /* per-second figures, merged (series_finish'ed) */
     uint32_t nintervals;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */

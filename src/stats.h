@@ -6,6 +6,7 @@
 
 #include "hist.h"
 #include "intervals.h"
+#include "series.h"
 #include "metrics.h"
 
 #include <stddef.h>
@@ -72,6 +73,7 @@ struct stats {
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
     int64_t last_due;    /* -R: when the latest arrival sent was due */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
+    struct series_rec *series;   /* the worker's per-second recorder (not merged), or NULL */
     struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
                           * "requests" statistics for done()) */
     struct stats_reason *reasons; /* validation failures by reason (filled when
@@ -158,6 +160,8 @@ const char *stats_error_name(enum stats_error e);
 static inline void stats_complete(struct stats *s, int64_t now, unsigned status, int64_t latency, int64_t connect,
                                   int64_t waiting)
 {
+    if (s->series) /* first: a new second begins before this response is counted */
+        series_rec_latency(s->series, now, latency, 1);
     s->completed++;
     s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
     hist_record(&s->latency, latency);
@@ -187,6 +191,8 @@ static inline void stats_open(struct stats *s, int64_t now, int64_t service, int
  * omission. sendlag < 0: they were never written, so they have none. */
 static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency, int64_t sendlag, unsigned n)
 {
+    if (s->series)
+        series_rec_latency(s->series, now, latency, n);
     hist_record_n(&s->latency, latency, n);
     if (sendlag >= 0)
         hist_record_n(&s->sendlag, sendlag, n);

@@ -57,6 +57,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     if (cfg->tls && !(w->tls = tls_ctx_new(cfg->tls, err, errlen)))
         return -1;
     stats_init(&w->stats);
+    series_rec_init(&w->series, &w->stats);
+    w->stats.series = &w->series;
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
     memset(&w->res, 0, sizeof w->res);
@@ -153,6 +155,7 @@ static void on_sample(EV_P_ ev_timer *t, int revents)
     struct worker *w = ev_userdata(EV_A);
     hist_record(&w->stats.rate, (int64_t)((w->stats.completed - w->sampled) * 10));
     w->sampled = w->stats.completed;
+    series_rec_tick(&w->series, clock_now_ns());
 }
 
 /* -R: the schedule ends; what was due and never sent is counted. */
@@ -227,6 +230,7 @@ static void *worker_main(void *arg)
         sched_start(&w->sched, w->cfg->t0, w->cfg->sched_end);
     if (w->stats.intervals)
         intervals_start(&w->intervals, w->cfg->t0);
+    series_rec_start(&w->series, w->cfg->t0);
     w->shared.hold_rest = w->cfg->one_first && w->nconns > 1;
     for (uint32_t i = 0; i < (w->shared.hold_rest ? 1 : w->nconns); i++)
         conn_start(&w->conns[i]);
@@ -248,6 +252,7 @@ static void *worker_main(void *arg)
     stats_finish(&w->stats);
     if (w->stats.intervals)
         intervals_finish(&w->intervals);
+    series_rec_finish(&w->series);
     w->t_end = clock_now_ns();
     if (w->on_exit)
         w->on_exit(w, w->on_exit_arg);
@@ -273,6 +278,7 @@ void worker_join(struct worker *w)
 
 void worker_free(struct worker *w)
 {
+    series_rec_free(&w->series);
     if (w->shared.sched)
         sched_free(&w->sched);
     w->shared.sched = NULL;

@@ -59,6 +59,7 @@ struct worker {
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */
+    struct series_rec series; /* per-second figures for the main thread */
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
     struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */

@@ -1,0 +1,123 @@
+/* The live progress line; see progress.h. */
+#include "progress.h"
+
+#include "fmt.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define BAR_WIDTH 20
+#define LINE_EVERY_NS (10 * SERIES_NS)
+
+void progress_init(struct progress *p, const struct options *o, FILE *out, bool tty, bool no_color)
+{
+    memset(p, 0, sizeof *p);
+    p->out = out;
+    p->o = o;
+    p->next_line_ns = LINE_EVERY_NS;
+    if (o->quiet || o->progress == OPTIONS_PROGRESS_NONE)
+        p->mode = PROGRESS_OFF;
+    else if (o->progress == OPTIONS_PROGRESS_LINES)
+        p->mode = PROGRESS_LINES;
+    else
+        p->mode = tty ? PROGRESS_BAR : PROGRESS_OFF; /* auto and bar: a bar needs a terminal */
+    p->color = p->mode == PROGRESS_BAR && !no_color;
+}
+
+static uint64_t errors_of(const struct series_counts *c)
+{
+    uint64_t n = 0;
+    for (int e = 0; e < SERIES_KINDS; e++)
+        n += c->errors[e];
+    return n;
+}
+
+/* How far the run is, 0..1, and "3.2s/10s" or "1234/5000" into buf. */
+static double how_far(const struct progress *p, const struct series *s, int64_t elapsed_ns, char *buf, size_t len)
+{
+    const struct options *o = p->o;
+    if (o->requests && !o->rate) {
+        uint64_t ended = series_ended(s);
+        snprintf(buf, len, "%" PRIu64 "/%" PRIu64, ended, o->requests);
+        return (double)ended / (double)o->requests;
+    }
+    int64_t total = o->duration_ns ? o->duration_ns
+                    : o->rate      ? (int64_t)((double)o->requests * 1e9 / (double)o->rate)
+                                   : 0;
+    if (total)
+        snprintf(buf, len, "%.1fs/%.0fs", (double)elapsed_ns / 1e9, (double)total / 1e9);
+    else
+        snprintf(buf, len, "%.1fs", (double)elapsed_ns / 1e9);
+    return total ? (double)elapsed_ns / (double)total : 0;
+}
+
+/* The latest complete second, or NULL before the first. */
+static const struct series_point *last_second(const struct series *s)
+{
+    return s->npoints ? &s->points[s->npoints - 1] : NULL;
+}
+
+/* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
+ * given (rps < 0: none yet), the errors so far, the last second's
+ * percentiles. */
+static void figures(const struct progress *p, const struct series *s, double rps, char *buf, size_t len)
+{
+    const struct series_point *pt = last_second(s);
+    char p50[32], p99[32];
+    uint64_t errors = errors_of(&s->total);
+    int n = rps < 0 ? snprintf(buf, len, "- req/s") : snprintf(buf, len, "%.0f req/s", rps);
+    if (p->o->rate && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " (target %" PRIu64 ")", p->o->rate);
+    if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "  %serrors %" PRIu64 "%s", p->color && errors ? "\033[31m" : "",
+                      errors, p->color && errors ? "\033[0m" : "");
+    if (pt && pt->latency_count && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  p50 %s  p99 %s", fmt_time(p50, sizeof p50, (double)pt->p50),
+                 fmt_time(p99, sizeof p99, (double)pt->p99));
+}
+
+void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns)
+{
+    char where[64], figs[192];
+    if (p->mode == PROGRESS_BAR) {
+        const struct series_point *pt = last_second(s);
+        double done = how_far(p, s, elapsed_ns, where, sizeof where);
+        if (done > 1)
+            done = 1;
+        /* before the first whole second: the rate so far */
+        double rps = pt ? (double)pt->c.requests
+                     : elapsed_ns > 0 ? (double)series_ended(s) * 1e9 / (double)elapsed_ns
+                                      : -1;
+        figures(p, s, rps, figs, sizeof figs);
+        char bar[BAR_WIDTH + 1];
+        int full = (int)(done * BAR_WIDTH);
+        for (int i = 0; i < BAR_WIDTH; i++)
+            bar[i] = i < full ? '=' : i == full ? '>' : ' ';
+        bar[BAR_WIDTH] = '\0';
+        /* \r and erase to the end of the line: the line redrawn in place */
+        fprintf(p->out, "\r%s [%s] %s\033[K", where, bar, figs);
+        fflush(p->out);
+        p->drawn = true;
+    } else if (p->mode == PROGRESS_LINES && elapsed_ns >= p->next_line_ns) {
+        /* requests per second over the last 10 complete seconds */
+        uint64_t n = 0;
+        size_t k = 0;
+        for (; k < 10 && k < s->npoints; k++)
+            n += s->points[s->npoints - 1 - k].c.requests;
+        how_far(p, s, elapsed_ns, where, sizeof where);
+        figures(p, s, k ? (double)n / (double)k : -1, figs, sizeof figs);
+        fprintf(p->out, "volley: %s  %s\n", where, figs);
+        fflush(p->out);
+        while (p->next_line_ns <= elapsed_ns)
+            p->next_line_ns += LINE_EVERY_NS;
+    }
+}
+
+void progress_end(struct progress *p)
+{
+    if (p->mode == PROGRESS_BAR && p->drawn) {
+        fputs("\r\033[K", p->out);
+        fflush(p->out);
+        p->drawn = false;
+    }
+}

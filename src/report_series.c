@@ -1,0 +1,54 @@
+/* The JSON's "series": the run's per-second points (series.h), each with
+ * its counts and its latency percentiles, and its latencies encoded
+ * (HdrHistogram V2) so that longer intervals can be made exactly by
+ * merging. */
+#include "report_internal.h"
+
+#include "json_out.h"
+#include "stats.h"
+
+#include <inttypes.h>
+
+static const char *const class_names[SERIES_CLASSES] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
+
+static void point_json(FILE *out, const struct options *o, const struct series_point *p, size_t t)
+{
+    fprintf(out, "    {\"t\": %zu, \"requests\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"status\": {", t,
+            p->c.requests, p->c.bytes);
+    for (int i = 0; i < SERIES_CLASSES; i++)
+        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", class_names[i], p->c.status[i]);
+    fprintf(out, "}, \"errors\": {");
+    for (int e = 0; e < SERIES_KINDS; e++)
+        fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), p->c.errors[e]);
+    fprintf(out, "}");
+    if (o->rate)
+        fprintf(out, ", \"sent\": %" PRIu64, p->c.sent);
+    fprintf(out, ", \"latency\": {\"count\": %" PRIu64, p->latency_count);
+    if (p->latency_count) {
+        fprintf(out, ", \"p50\": ");
+        json_out_num(out, (double)p->p50 / 1e3, 3);
+        fprintf(out, ", \"p90\": ");
+        json_out_num(out, (double)p->p90 / 1e3, 3);
+        fprintf(out, ", \"p99\": ");
+        json_out_num(out, (double)p->p99 / 1e3, 3);
+        fprintf(out, ", \"max\": ");
+        json_out_num(out, (double)p->max / 1e3, 3);
+        fprintf(out, ", \"hdr\": ");
+        json_out_str(out, p->hist ? p->hist : "");
+    }
+    fprintf(out, "}}");
+}
+
+void report_series_json(FILE *out, const struct options *o, const struct run_result *r)
+{
+    const struct series *s = &r->series;
+    fprintf(out, "  \"series\": {\"interval\": 1, ");
+    if (o->rate)
+        fprintf(out, "\"target_rate\": %" PRIu64 ", ", o->rate);
+    fprintf(out, "\"points\": [");
+    for (size_t i = 0; i < s->npoints; i++) {
+        fprintf(out, "%s\n", i ? "," : "");
+        point_json(out, o, &s->points[i], i);
+    }
+    fprintf(out, "%s]},\n", s->npoints ? "\n  " : "");
+}

@@ -1,0 +1,289 @@
+/* The run's time series; see series.h. */
+#include "series.h"
+
+#include "hdr_codec.h"
+#include "stats.h"
+#include "xalloc.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static_assert(SERIES_KINDS == STATS_ERR_KINDS, "a series point counts every failure kind");
+
+/* A second's latencies to 2 significant digits (1 %): plenty for a chart,
+ * a tenth of the buckets of the run's own histograms (3 digits), so a
+ * second costs little to keep and to encode. The run's figures come from
+ * the run's histograms, not from these. */
+#define SERIES_DIGITS 2
+
+static void lat_init(struct hist *h)
+{
+    int rc = hist_init(h, HIST_LOWEST, HIST_HIGHEST, SERIES_DIGITS);
+    assert(rc == 0 && "the series histogram configuration must be valid");
+    (void)rc;
+}
+
+/* The worker's cumulative counts now. */
+static void counts_of(const struct stats *s, struct series_counts *c)
+{
+    memset(c, 0, sizeof *c);
+    c->requests = s->completed;
+    c->bytes = s->bytes_read;
+    c->sent = s->arrivals;
+    for (int e = 0; e < STATS_ERR_KINDS; e++)
+        c->errors[e] = s->errors[e];
+    c->status[SERIES_CLASSES - 1] = s->status[0];
+    for (int code = 100; code < STATS_STATUS_MAX; code++)
+        c->status[code / 100 - 1] += s->status[code];
+}
+
+static void counts_add(struct series_counts *dst, const struct series_counts *src)
+{
+    dst->requests += src->requests;
+    dst->bytes += src->bytes;
+    dst->sent += src->sent;
+    for (int i = 0; i < SERIES_CLASSES; i++)
+        dst->status[i] += src->status[i];
+    for (int e = 0; e < SERIES_KINDS; e++)
+        dst->errors[e] += src->errors[e];
+}
+
+static void counts_sub(struct series_counts *dst, const struct series_counts *a, const struct series_counts *b)
+{
+    dst->requests = a->requests - b->requests;
+    dst->bytes = a->bytes - b->bytes;
+    dst->sent = a->sent - b->sent;
+    for (int i = 0; i < SERIES_CLASSES; i++)
+        dst->status[i] = a->status[i] - b->status[i];
+    for (int e = 0; e < SERIES_KINDS; e++)
+        dst->errors[e] = a->errors[e] - b->errors[e];
+}
+
+static bool counts_zero(const struct series_counts *c)
+{
+    static const struct series_counts zero;
+    return memcmp(c, &zero, sizeof zero) == 0;
+}
+
+void series_rec_init(struct series_rec *r, const struct stats *cum)
+{
+    memset(r, 0, sizeof *r);
+    r->cum = cum;
+    lat_init(&r->lat);
+    pthread_mutex_init(&r->lock, NULL);
+    atomic_init(&r->done_below, 0);
+    atomic_init(&r->ended, 0);
+    atomic_init(&r->finished, false);
+}
+
+void series_rec_start(struct series_rec *r, int64_t t0)
+{
+    r->t0 = t0;
+    r->cur = 0;
+    r->cur_end = t0 + SERIES_NS;
+    counts_of(r->cum, &r->base);
+}
+
+void series_rec_free(struct series_rec *r)
+{
+    hist_free(&r->lat);
+    for (size_t i = 0; i < r->nout; i++) {
+        hist_free(r->out[i].latency);
+        free(r->out[i].latency);
+    }
+    free(r->out);
+    pthread_mutex_destroy(&r->lock);
+    memset(r, 0, sizeof *r);
+}
+
+/* Hands the second being recorded over (if it counted anything) and
+ * starts the next one's counts from now's. */
+static void hand_over(struct series_rec *r)
+{
+    struct series_counts now, delta;
+    counts_of(r->cum, &now);
+    counts_sub(&delta, &now, &r->base);
+    r->base = now;
+    if (!r->dirty && counts_zero(&delta))
+        return;
+    struct series_sec sec = {.index = r->cur, .c = delta, .latency = NULL};
+    if (r->dirty) {
+        /* The histogram goes with the record; a fresh one takes its place
+         * (an allocation once a second, not per request). */
+        sec.latency = xmalloc(sizeof *sec.latency);
+        *sec.latency = r->lat;
+        lat_init(&r->lat);
+        r->dirty = false;
+    }
+    pthread_mutex_lock(&r->lock);
+    if (r->nout == r->cap) {
+        r->cap = xgrow(r->cap, r->nout + 1, 16);
+        r->out = xrealloc(r->out, r->cap * sizeof *r->out);
+    }
+    r->out[r->nout++] = sec;
+    pthread_mutex_unlock(&r->lock);
+}
+
+void series_rec_roll(struct series_rec *r, int64_t now)
+{
+    hand_over(r);
+    if (now < r->t0)
+        now = r->t0;
+    uint64_t next = (uint64_t)((now - r->t0) / SERIES_NS);
+    if (next > r->cur)
+        r->cur = next;
+    r->cur_end = r->t0 + (int64_t)(r->cur + 1) * SERIES_NS;
+    atomic_store(&r->done_below, r->cur);
+}
+
+void series_rec_tick(struct series_rec *r, int64_t now)
+{
+    if (now >= r->cur_end)
+        series_rec_roll(r, now);
+    atomic_store_explicit(&r->ended, r->cum->completed + stats_failed(r->cum), memory_order_relaxed);
+}
+
+uint64_t series_ended(const struct series *s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s->nrecs; i++)
+        n += atomic_load_explicit(&s->recs[i]->ended, memory_order_relaxed);
+    return n;
+}
+
+void series_rec_finish(struct series_rec *r)
+{
+    hand_over(r);
+    atomic_store(&r->finished, true);
+}
+
+void series_init(struct series *s, struct series_rec **recs, uint32_t nrecs)
+{
+    memset(s, 0, sizeof *s);
+    s->recs = recs;
+    s->nrecs = nrecs;
+}
+
+void series_free(struct series *s)
+{
+    free(s->recs);
+    for (size_t i = 0; i < s->npoints; i++)
+        free(s->points[i].hist);
+    free(s->points);
+    for (size_t i = 0; i < s->npend; i++) {
+        if (s->pend[i].h) {
+            hist_free(s->pend[i].h);
+            free(s->pend[i].h);
+        }
+    }
+    free(s->pend);
+    memset(s, 0, sizeof *s);
+}
+
+/* The pending slot of second index (>= npoints), made as needed. */
+static struct pending *pending_at(struct series *s, uint64_t index)
+{
+    size_t k = (size_t)(index - s->npoints);
+    if (k >= s->npend) {
+        s->pend = xrealloc(s->pend, (k + 1) * sizeof *s->pend);
+        memset(s->pend + s->npend, 0, (k + 1 - s->npend) * sizeof *s->pend);
+        s->npend = k + 1;
+    }
+    return &s->pend[k];
+}
+
+/* One worker's second into the pending seconds. */
+static void take(struct series *s, struct series_sec *sec)
+{
+    counts_add(&s->total, &sec->c);
+    if (sec->index < s->npoints) {
+        /* Cannot happen: a second is completed only once every worker is
+         * past it. Kept in the totals, dropped from the points. */
+        assert(!"series: a second came after it was completed");
+    } else {
+        struct pending *p = pending_at(s, sec->index);
+        counts_add(&p->c, &sec->c);
+        if (sec->latency) {
+            if (!p->h) {
+                p->h = sec->latency;
+                sec->latency = NULL;
+            } else {
+                hist_merge(p->h, sec->latency);
+            }
+        }
+    }
+    if (sec->latency) {
+        hist_free(sec->latency);
+        free(sec->latency);
+    }
+}
+
+/* The oldest pending second becomes point npoints. */
+static void complete_one(struct series *s)
+{
+    struct series_point pt = {0};
+    if (s->npend) {
+        struct pending *p = &s->pend[0];
+        pt.c = p->c;
+        if (p->h) {
+            pt.latency_count = (uint64_t)p->h->count;
+            pt.p50 = hist_percentile(p->h, 50);
+            pt.p90 = hist_percentile(p->h, 90);
+            pt.p99 = hist_percentile(p->h, 99);
+            pt.max = p->h->max;
+            pt.hist = hdr_encode(p->h, NULL);
+            hist_free(p->h);
+            free(p->h);
+        }
+        memmove(s->pend, s->pend + 1, (s->npend - 1) * sizeof *s->pend);
+        s->npend--;
+    }
+    if (s->npoints == s->cap) {
+        s->cap = xgrow(s->cap, s->npoints + 1, 64);
+        s->points = xrealloc(s->points, s->cap * sizeof *s->points);
+    }
+    s->points[s->npoints++] = pt;
+}
+
+void series_finish(struct series *s)
+{
+    series_collect(s, true);
+    free(s->recs);
+    s->recs = NULL;
+    s->nrecs = 0;
+}
+
+void series_pad(struct series *s, int64_t duration_ns)
+{
+    size_t want = duration_ns > 0 ? (size_t)((duration_ns + SERIES_NS - 1) / SERIES_NS) : 0;
+    while (s->npoints < want)
+        complete_one(s);
+}
+
+void series_collect(struct series *s, bool all)
+{
+    uint64_t complete_below = UINT64_MAX;
+    for (uint32_t w = 0; w < s->nrecs; w++) {
+        struct series_rec *r = s->recs[w];
+        /* Read before taking the records: what it says is handed over is
+         * in out by then. */
+        bool finished = atomic_load(&r->finished);
+        uint64_t below = atomic_load(&r->done_below);
+        pthread_mutex_lock(&r->lock);
+        struct series_sec *out = r->out;
+        size_t n = r->nout;
+        r->out = NULL;
+        r->nout = r->cap = 0;
+        pthread_mutex_unlock(&r->lock);
+        for (size_t i = 0; i < n; i++)
+            take(s, &out[i]);
+        free(out);
+        if (!finished && below < complete_below)
+            complete_below = below;
+    }
+    if (all)
+        complete_below = s->npoints + s->npend;
+    while (s->npoints < complete_below && (s->npend > 0 || (!all && complete_below != UINT64_MAX)))
+        complete_one(s);
+}

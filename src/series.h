@@ -1,0 +1,134 @@
+/* The run's time series: per-second figures from exact per-second
+ * histograms and counts, for the live progress line and the JSON's
+ * "series". Each worker records into its own recorder (struct series_rec)
+ * and, when a second ends, hands that second to the main thread (a short
+ * lock, once a second); the main thread merges the workers' seconds into
+ * the run's points (struct series) as they become complete.
+ *
+ * A second's counts are the worker's cumulative counters at its end minus
+ * those at its start, so the points of a run add up to its totals exactly.
+ * Latencies go into the second in which their request ended; counters are
+ * read when the second is closed, at the first completion after it or at
+ * the worker's next 100 ms tick, so a failure may land in the second before
+ * its own (by at most that tick). */
+#ifndef VOLLEY_SERIES_H
+#define VOLLEY_SERIES_H
+
+#include "hist.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SERIES_NS 1000000000LL /* a point is one second */
+#define SERIES_CLASSES 6       /* status 1xx, 2xx, 3xx, 4xx, 5xx, other */
+#define SERIES_KINDS 8         /* = STATS_ERR_KINDS (checked in series.c) */
+
+struct stats;
+
+/* What a second counted (or a run, summed). */
+struct series_counts {
+    uint64_t requests; /* completed */
+    uint64_t bytes;    /* read */
+    uint64_t status[SERIES_CLASSES];
+    uint64_t errors[SERIES_KINDS]; /* failed requests by kind (stats_error_name) */
+    uint64_t sent;     /* -R: arrivals sent */
+};
+
+/* One worker's second, handed to the main thread. */
+struct series_sec {
+    uint64_t index;        /* seconds since the run's start */
+    struct series_counts c;
+    struct hist *latency;  /* owned by whoever holds the record */
+};
+
+/* A worker's recorder. Fields are series.c's; the worker's thread records,
+ * the main thread takes finished seconds (series_collect). */
+struct series_rec {
+    const struct stats *cum;   /* the worker's stats (its thread only) */
+    int64_t t0, cur_end;
+    uint64_t cur;              /* the second being recorded */
+    struct hist lat;           /* its latencies */
+    struct series_counts base; /* the cumulative counts when it began */
+    bool dirty;                /* a latency was recorded in it */
+    pthread_mutex_t lock;      /* guards out */
+    struct series_sec *out;
+    size_t nout, cap;
+    _Atomic uint64_t done_below; /* every second below it has been handed over */
+    _Atomic uint64_t ended;      /* requests completed or failed, as of the last tick */
+    atomic_bool finished;        /* the worker has stopped: all is handed over */
+};
+
+/* Sets up r for a worker whose stats are cum (allocates: start-up only). */
+void series_rec_init(struct series_rec *r, const struct stats *cum);
+/* Second 0 starts at t0 (the run's start). */
+void series_rec_start(struct series_rec *r, int64_t t0);
+void series_rec_free(struct series_rec *r);
+
+/* Closes the second being recorded (handing it over if it counted
+ * anything) and moves to the one holding now. */
+void series_rec_roll(struct series_rec *r, int64_t now);
+
+/* The worker's 100 ms tick: closes the second if it has ended, and
+ * publishes how many requests have ended so far (for the progress line). */
+void series_rec_tick(struct series_rec *r, int64_t now);
+
+/* Records a latency (ns) of a request that ended at now. Hot path: a
+ * comparison and a histogram record; at most once a second a roll. */
+static inline void series_rec_latency(struct series_rec *r, int64_t now, int64_t latency, int64_t n)
+{
+    if (now >= r->cur_end)
+        series_rec_roll(r, now);
+    hist_record_n(&r->lat, latency, n);
+    r->dirty = true;
+}
+
+/* The worker has stopped: its last second is handed over. */
+void series_rec_finish(struct series_rec *r);
+
+/* One second of the run, all workers merged. */
+struct series_point {
+    struct series_counts c;
+    uint64_t latency_count; /* latencies recorded (completed; with -R also timed out) */
+    int64_t p50, p90, p99, max; /* ns; 0 without latencies */
+    char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
+};
+
+/* The run's series, on the main thread. */
+struct series {
+    struct series_rec **recs; /* the workers' recorders */
+    uint32_t nrecs;
+    struct series_point *points; /* complete seconds, 0 .. npoints-1 */
+    size_t npoints, cap;
+    struct series_counts total;  /* everything handed over so far */
+    /* Seconds handed over but not complete yet (a worker may still add to
+     * them): merged here, from second npoints on. */
+    struct pending {
+        struct series_counts c;
+        struct hist *h;
+    } *pend;
+    size_t npend;
+};
+
+/* recs: an array the series owns from now on. */
+void series_init(struct series *s, struct series_rec **recs, uint32_t nrecs);
+void series_free(struct series *s);
+
+/* Takes what the workers handed over and completes the seconds every
+ * worker is past; with all (the workers have stopped), every second. */
+void series_collect(struct series *s, bool all);
+
+/* Requests ended (completed or failed) over all workers, as of their last
+ * 100 ms tick: fresher than the points, for the progress line. */
+uint64_t series_ended(const struct series *s);
+
+/* The workers have stopped: everything collected; the recorders are not
+ * touched again (the workers may be freed). */
+void series_finish(struct series *s);
+
+/* Empty points added so that the points cover duration_ns. */
+void series_pad(struct series *s, int64_t duration_ns);
+
+#endif
