@@ -129,6 +129,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     c->pending--;
     sh->in_flight--;
     sh->conn_done[c->id]++;
+    stats_slot_done(sh->stats, c->id, now);
     if (!hook_ok) {
         conn_script_failed(c);
         return false;
@@ -169,6 +170,7 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     c->pending--;
     sh->in_flight--;
     sh->conn_done[c->id]++;
+    stats_slot_done(sh->stats, c->id, now);
     if (!hook_ok)
         conn_script_failed(c);
 }

@@ -288,6 +288,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     metrics_text(out, &s->metrics);
     if (o->rate)
         rate_text(out, o, r);
+    report_health_text(out, o, r);
     fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
 }
@@ -480,6 +481,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     json_metrics(out, &s->metrics);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);
+    report_health_json(out, o, r);
     report_series_json(out, o, r);
     report_json_hist(out, "latency", &s->latency, 0);
     report_json_hist(out, "connect", &s->connect, 0);

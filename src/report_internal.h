@@ -1,5 +1,5 @@
 /* Shared by the report files only (report.c, report_tls.c, report_h2.c,
- * report_series.c): the line and JSON shapes of a histogram, and the TLS,
+ * report_series.c, report_health.c): the line and JSON shapes of a histogram, and the TLS,
  * HTTP/2 and series parts of the reports. */
 #ifndef VOLLEY_REPORT_INTERNAL_H
 #define VOLLEY_REPORT_INTERNAL_H
@@ -27,6 +27,13 @@ void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error
 void report_h2_header(FILE *out, const struct options *o);
 void report_h2_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_h2_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* Little's law, responses per connection (a warning when the server served
+ * only some of them) and each worker's CPU (a warning when one was nearly
+ * always busy): report lines, and the JSON's "connections" and "workers"
+ * members, each followed by ",\n". */
+void report_health_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_health_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* The JSON's "series" member (the per-second points), then ",\n". */
 void report_series_json(FILE *out, const struct options *o, const struct run_result *r);

@@ -387,6 +387,10 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             t_end = r.workers[i].t_end;
     }
     series_finish(&res->series);
+    res->workers = xcalloc(started ? started : 1, sizeof *res->workers);
+    res->nworkers = started;
+    for (uint32_t i = 0; i < started; i++)
+        res->workers[i] = (struct run_worker){r.workers[i].cpu_ns, r.workers[i].t_end - r.workers[i].t_begin};
     /* --hlog: the workers' intervals outlive them, for main to write. */
     res->intervals = o->hlog_path && made ? xcalloc(made, sizeof *res->intervals) : NULL;
     res->nintervals = 0;
@@ -456,6 +460,8 @@ int run_write_hlog(FILE *f, const struct options *o, const struct target *t, con
 
 void run_result_free(struct run_result *res)
 {
+    free(res->workers);
+    res->workers = NULL;
     series_free(&res->series);
     for (uint32_t i = 0; i < res->nintervals; i++)
         intervals_free(&res->intervals[i]);

@@ -28,6 +28,11 @@ struct run_result {
     char script_error[512]; /* non-empty: stopped because a script hook failed */
     struct intervals *intervals; /* --hlog: each worker's interval histograms */
     struct series series; /* per-second figures, merged (series_finish'ed) */
+    struct run_worker {   /* each worker thread: */
+        int64_t cpu_ns;   /* its CPU time */
+        int64_t wall_ns;  /* and how long it ran */
+    } *workers;
+    uint32_t nworkers;
     uint32_t nintervals;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */

@@ -22,8 +22,18 @@ void stats_init(struct stats *s)
     metrics_init(&s->metrics);
 }
 
+void stats_init_slots(struct stats *s, uint32_t n)
+{
+    free(s->slots);
+    s->slots = xcalloc(n ? n : 1, sizeof *s->slots);
+    s->nslots = n;
+}
+
 void stats_free(struct stats *s)
 {
+    free(s->slots);
+    s->slots = NULL;
+    s->nslots = 0;
     hist_free(&s->latency);
     hist_free(&s->connect);
     hist_free(&s->waiting);
@@ -152,6 +162,11 @@ void stats_merge(struct stats *dst, struct stats *src)
         for (size_t i = 0; i < kr->n; i++)
             stats_kind_reason(dst, (enum stats_error)k, kr->r[i].reason, kr->r[i].count);
         dst->kind_reasons[k].other += kr->other;
+    }
+    if (src->nslots) {
+        dst->slots = xrealloc(dst->slots, (dst->nslots + src->nslots) * sizeof *dst->slots);
+        memcpy(dst->slots + dst->nslots, src->slots, src->nslots * sizeof *src->slots);
+        dst->nslots += src->nslots;
     }
     dst->h2_connections += src->h2_connections;
     dst->h1_fallbacks += src->h1_fallbacks;

@@ -74,6 +74,11 @@ struct stats {
     int64_t last_due;    /* -R: when the latest arrival sent was due */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
     struct series_rec *series;   /* the worker's per-second recorder (not merged), or NULL */
+    struct stats_slot {          /* per connection slot: responses and the last one's time */
+        uint64_t done;
+        int64_t last;            /* monotonic ns; 0: none */
+    } *slots;                    /* stats_init_slots; merged by appending */
+    uint32_t nslots;
     struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
                           * "requests" statistics for done()) */
     struct stats_reason *reasons; /* validation failures by reason (filled when
@@ -116,6 +121,16 @@ struct stats_reason {
 
 /* Allocates the histograms (start-up only). */
 void stats_init(struct stats *s);
+
+/* Makes room for n connection slots' counts (a worker's, at start-up). */
+void stats_init_slots(struct stats *s, uint32_t n);
+
+/* A response on connection slot (any status, validated or not), at now. */
+static inline void stats_slot_done(struct stats *s, uint32_t slot, int64_t now)
+{
+    s->slots[slot].done++;
+    s->slots[slot].last = now;
+}
 void stats_free(struct stats *s);
 
 /* Completes what the request path deferred (the zero connect times); call

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One read buffer per worker, shared by its connections: a connection never
  * keeps response bytes between reads, so it holds no buffer of its own. */
@@ -58,6 +59,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         return -1;
     stats_init(&w->stats);
     series_rec_init(&w->series, &w->stats);
+    stats_init_slots(&w->stats, nconns);
     w->stats.series = &w->series;
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
@@ -211,9 +213,20 @@ static int static_request(struct worker *w)
     return 0;
 }
 
+/* CPU time of the calling thread, ns. */
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    w->t_begin = clock_now_ns();
+    int64_t cpu0 = thread_cpu_ns();
     ev_async_init(&w->stop, on_stop);
     ev_async_start(w->loop, &w->stop);
     atomic_store(&w->running, true);
@@ -254,6 +267,7 @@ static void *worker_main(void *arg)
         intervals_finish(&w->intervals);
     series_rec_finish(&w->series);
     w->t_end = clock_now_ns();
+    w->cpu_ns = thread_cpu_ns() - cpu0;
     if (w->on_exit)
         w->on_exit(w, w->on_exit_arg);
     return NULL;

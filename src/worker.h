@@ -49,7 +49,8 @@ struct worker {
     uint32_t nconns;
     uint64_t budget;         /* requests to start; UINT64_MAX when bounded by time */
     struct stats stats;      /* the worker's own; read by others only after join */
-    int64_t t_end;           /* monotonic ns when the loop ended */
+    int64_t t_begin, t_end;  /* monotonic ns when the thread began and when the loop ended */
+    int64_t cpu_ns;          /* the thread's CPU time (user + system) over that span */
     int gave_up;             /* errno: stopped because the target stayed unreachable */
     char script_error[512];  /* non-empty: stopped because a script hook failed */
     /* Private. */

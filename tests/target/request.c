@@ -526,7 +526,8 @@ void dispatch(struct conn *c)
          * (or queued, if delayed): see progress() in conn.c. */
         if (opt.stall_every && stats.received % opt.stall_every == 0)
             stall_pending = true;
-        if (opt.drop_every && stats.received % opt.drop_every == 0) {
+        if ((opt.drop_every && stats.received % opt.drop_every == 0) ||
+            (opt.serve_only && c->seq > opt.serve_only)) {
             stats.ignored++;       /* whatever its path: like /never from here on */
             c->never = true;
             return;

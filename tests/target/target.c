@@ -120,7 +120,7 @@ static void usage(FILE *f)
     fputs("usage: volley-target [--bind ADDR] [--port N] [--port-file FILE]\n"
           "         [--stats-file FILE] [--log FILE] [--timing-log FILE]\n"
           "         [--max-seconds S] [--close-every K] [--delay-ms D]\n"
-          "         [--stall-every N --stall-ms S] [--drop-every K] [--quiet]\n"
+          "         [--stall-every N --stall-ms S] [--drop-every K] [--serve-only K] [--quiet]\n"
           "         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
           "          [--tls-min V] [--tls-max V] [--tls-no-tickets] [--tls-no-resume]\n"
           "          [--tls-log FILE]]\n"
@@ -130,6 +130,8 @@ static void usage(FILE *f)
           "  --stall-ms S          S ms (both required together; N, S >= 1)\n"
           "  --drop-every K      never answer every K-th request (nor anything after it\n"
           "                      on its connection); counted in \"ignored\"\n"
+          "  --serve-only K      answer only the first K connections accepted; the\n"
+          "                      others are read and never answered (\"ignored\")\n"
           "  --timing-log FILE   'r <ns>' per request read, 's <start_ns> <end_ns>' per\n"
           "                      stall (CLOCK_MONOTONIC nanoseconds); complete at exit\n"
           "  --tls-cert FILE     speak TLS (PEM certificate chain; --tls-key: its key)\n"
@@ -206,6 +208,7 @@ static void parse_options(int argc, char **argv)
         { "stall-every", required_argument, NULL, 'n' },
         { "stall-ms", required_argument, NULL, 's' },
         { "drop-every", required_argument, NULL, 'D' },
+        { "serve-only", required_argument, NULL, 'O' },
         { "timing-log", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, 'q' },
         { "tls-cert", required_argument, NULL, 1000 },
@@ -238,6 +241,7 @@ static void parse_options(int argc, char **argv)
         case 'n': opt.stall_every = (unsigned long)num_arg("stall-every", optarg, 1, 1000000000); break;
         case 's': opt.stall_ms = (unsigned long)num_arg("stall-ms", optarg, 1, 3600000); break;
         case 'D': opt.drop_every = (unsigned long)num_arg("drop-every", optarg, 0, 1000000000); break;
+        case 'O': opt.serve_only = (unsigned long)num_arg("serve-only", optarg, 0, 1000000000); break;
         case 'T': opt.timing_log_file = optarg; break;
         case 'q': opt.quiet = true; break;
         case 1000: opt.tls_cert = optarg; break;

@@ -148,6 +148,7 @@ struct options {
     unsigned long delay_ms;
     unsigned long stall_every, stall_ms;   /* --stall-every N --stall-ms S (0: off) */
     unsigned long drop_every;              /* --drop-every K (0: off) */
+    unsigned long serve_only;              /* --serve-only K: only the first K connections get answers (0: off) */
     bool quiet;
     /* TLS: on when tls_cert is set (tls.c checks the combinations) */
     const char *tls_cert, *tls_key, *tls_client_ca, *tls_min, *tls_max, *tls_log_file;

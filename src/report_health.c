@@ -1,0 +1,135 @@
+/* Does the run add up, and was the server or volley the limit? Little's law
+ * (requests/s x mean latency = requests in flight on average: in a closed
+ * loop, the connections that were really busy), the responses each
+ * connection got (a server that serves only some connections starves the
+ * others, and nobody else says so), and each worker thread's CPU time (a
+ * thread busy nearly all the run means the figures may be volley's limit). */
+#include "report_internal.h"
+
+#include "json_out.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+
+/* A worker busier than this share of its run: the load may be volley's limit. */
+#define BUSY_LIMIT 0.9
+/* Runs shorter than this are not judged (start-up dominates them). */
+#define JUDGE_NS (2 * SERIES_NS)
+
+struct health {
+    double busy;           /* requests in flight on average (Little's law) */
+    bool per_conn;         /* the per-connection figures below are set */
+    uint64_t min, median, max;
+    uint32_t starved;      /* connections with less than a tenth of the median's responses */
+    uint32_t idle_at_end;  /* connections without a response in the last window */
+    int64_t window_ns;     /* that window: a tenth of the run, at least a second */
+    double worst_busy;     /* the busiest worker's CPU share */
+    uint32_t worst;        /* and which one */
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void compute(const struct options *o, const struct run_result *r, struct health *h)
+{
+    const struct stats *s = &r->stats;
+    double secs = (double)r->duration_ns / 1e9;
+    *h = (struct health){0};
+    h->busy = secs > 0 && s->completed ? (double)s->completed / secs * hist_mean(&s->latency) / 1e9 : 0;
+    for (uint32_t i = 0; i < r->nworkers; i++) {
+        const struct run_worker *w = &r->workers[i];
+        double b = w->wall_ns > 0 ? (double)w->cpu_ns / (double)w->wall_ns : 0;
+        if (b > h->worst_busy)
+            h->worst_busy = b, h->worst = i;
+    }
+    if (s->nslots == 0)
+        return;
+    uint64_t *done = malloc(s->nslots * sizeof *done);
+    if (!done)
+        return;
+    for (uint32_t i = 0; i < s->nslots; i++)
+        done[i] = s->slots[i].done;
+    qsort(done, s->nslots, sizeof *done, cmp_u64);
+    h->per_conn = true;
+    h->min = done[0];
+    h->median = done[s->nslots / 2]; /* the upper median: half of them got at least this */
+    h->max = done[s->nslots - 1];
+    free(done);
+    h->window_ns = r->duration_ns / 10 > SERIES_NS ? r->duration_ns / 10 : SERIES_NS;
+    for (uint32_t i = 0; i < s->nslots; i++) {
+        const struct stats_slot *sl = &s->slots[i];
+        if (sl->done * 10 < h->median)
+            h->starved++;
+        if (sl->last == 0 || sl->last < r->t_end - h->window_ns)
+            h->idle_at_end++;
+    }
+    (void)o;
+}
+
+/* Whether the connection figures are worth a warning: a closed loop (in
+ * the open model connections are handed arrivals as they are free, so
+ * uneven use is normal) that ran long enough to judge. */
+static bool judged(const struct options *o, const struct run_result *r, const struct health *h)
+{
+    return h->per_conn && !o->rate && r->stats.nslots >= 2 && r->duration_ns >= JUDGE_NS && !r->interrupted &&
+           h->max >= 20;
+}
+
+void report_health_text(FILE *out, const struct options *o, const struct run_result *r)
+{
+    struct health h;
+    compute(o, r, &h);
+    if (r->stats.completed) {
+        if (o->rate)
+            fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h.busy);
+        else
+            fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h.busy, o->connections);
+    }
+    if (o->verbose && h.per_conn)
+        fprintf(out, "  Responses per connection: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64 "\n", h.min,
+                h.median, h.max);
+    if (judged(o, r, &h) && (h.starved || h.idle_at_end)) {
+        fprintf(out, "  Warning: the server served only some connections:");
+        if (h.starved)
+            fprintf(out, " %u of %u got less than a tenth of the median's responses (%" PRIu64 ")%s", h.starved,
+                    r->stats.nslots, h.median, h.idle_at_end ? ";" : "");
+        if (h.idle_at_end)
+            fprintf(out, " %u of %u got no response in the last %.1fs", h.idle_at_end, r->stats.nslots,
+                    (double)h.window_ns / 1e9);
+        fprintf(out, "\n");
+    }
+    if (h.worst_busy >= BUSY_LIMIT && r->duration_ns >= JUDGE_NS)
+        fprintf(out,
+                "  Warning: volley's thread %u was busy %.0f%% of the run: these figures may show volley's limit, "
+                "not the server's (more threads, -t, or more machines)\n",
+                h.worst, h.worst_busy * 100);
+}
+
+void report_health_json(FILE *out, const struct options *o, const struct run_result *r)
+{
+    struct health h;
+    compute(o, r, &h);
+    fprintf(out, "  \"connections\": {\"busy\": ");
+    json_out_num(out, h.busy, 3);
+    if (h.per_conn) {
+        fprintf(out,
+                ", \"responses\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64 ", \"max\": %" PRIu64
+                "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ",
+                h.min, h.median, h.max, h.starved, h.idle_at_end);
+        json_out_num(out, (double)h.window_ns / 1e9, 3);
+        fprintf(out, ", \"warning\": %s", judged(o, r, &h) && (h.starved || h.idle_at_end) ? "true" : "false");
+    }
+    fprintf(out, "},\n  \"workers\": [");
+    for (uint32_t i = 0; i < r->nworkers; i++) {
+        const struct run_worker *w = &r->workers[i];
+        fprintf(out, "%s{\"cpu\": ", i ? ", " : "");
+        json_out_num(out, (double)w->cpu_ns / 1e9, 6);
+        fprintf(out, ", \"busy\": ");
+        json_out_num(out, w->wall_ns > 0 ? (double)w->cpu_ns / (double)w->wall_ns : 0, 3);
+        fprintf(out, "}");
+    }
+    fprintf(out, "],\n");
+}

@@ -1,0 +1,59 @@
+# Does the run add up, and who was the limit? Little's law (busy
+# connections), a server that serves only some connections (the warning and
+# the per-connection counts), and each worker's CPU share (the warning when
+# a thread was nearly always busy agrees with the JSON).
+source "$TESTLIB"
+
+jpy() { # jpy NAME EXPR: a Python expression over the run's JSON (as r)
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$T/$1.json"
+}
+
+# A server that answers only its first 5 connections (the start-up probe
+# is the first): the other connections wait the whole run.
+start_target --serve-only 5
+run_volley starve -t 2 -c 10 -d 2.5s --timeout 30s "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "starved: exit status"
+check_grep "$T/starve.out" '^  Busy connections: [3-4]\.[0-9] of 10 \(requests/s x mean latency\)$' "starved: busy connections"
+check_grep "$T/starve.out" '^  Warning: the server served only some connections: .*6 of 10 got no response in the last [0-9.]+s$' \
+    "starved: the warning"
+check_eq "$(jpy starve 'r["connections"]["warning"], r["connections"]["idle_at_end"], r["connections"]["responses"]["min"]')" \
+    "True 6 0" "starved: JSON"
+stop_target
+
+# A fair server: every connection busy, no warning.
+start_target
+run_volley fair -t 2 -c 10 -d 2.5s -v "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "fair: exit status"
+check_eq "$(jpy fair 'r["connections"]["warning"], r["connections"]["idle_at_end"], r["connections"]["starved"]')" \
+    "False 0 0" "fair: JSON"
+check_eq "$(jpy fair 'r["connections"]["busy"] >= 8')" True "fair: busy connections near -c"
+if grep -q "Warning: the server served only some" "$T/fair.out"; then fail "fair: a starvation warning"; else ok; fi
+check_grep "$T/fair.out" '^  Responses per connection: min [1-9][0-9]*, median [0-9]+, max [0-9]+$' "fair: -v per connection"
+# The per-connection responses add up to the completed requests.
+check_eq "$(jpy fair 'r["connections"]["responses"]["min"] * 10 <= r["requests"]["completed"] <= r["connections"]["responses"]["max"] * 10')" \
+    True "fair: per-connection counts bound the total"
+
+# An idle worker is not volley's limit; a worker busy nearly all the run is
+# said to be, exactly when the JSON says so.
+run_volley idle -t 2 -c 4 -R 50 -d 2.2s "http://127.0.0.1:$PORT/"
+check_eq "$(jpy idle 'len(r["workers"]), all(0 <= w["busy"] < 0.5 and w["cpu"] >= 0 for w in r["workers"])')" \
+    "2 True" "idle: two workers, little CPU"
+if grep -q "volley's thread" "$T/idle.out"; then fail "idle: a bottleneck warning"; else ok; fi
+cat > "$T/burn.lua" <<'LUA'
+request = function()
+  local x = 0
+  for i = 1, 200000 do x = x + i % 7 end
+  return wrk.format(nil, "/" .. (x % 2))
+end
+LUA
+run_volley burn -t 1 -c 2 -d 2.2s -s "$T/burn.lua" "http://127.0.0.1:$PORT/"
+busy=$(jpy burn 'r["workers"][0]["busy"] >= 0.9')
+if [ "$busy" = True ]; then
+    check_grep "$T/burn.out" "^  Warning: volley's thread 0 was busy [0-9]+% of the run: these figures may show volley's limit" \
+        "burn: the bottleneck warning"
+else
+    if grep -q "volley's thread" "$T/burn.out"; then fail "burn: a warning below 90% busy"; else ok; fi
+fi
+check_eq "$(jpy burn 'r["workers"][0]["busy"] > 0.2')" True "burn: a busy worker's CPU is counted"
+stop_target
+finish
