@@ -1,7 +1,10 @@
 /* volley's entry point: options, script, target, run, report, exit status.
- * Exit status: 0 after a run (failed requests included), 1 when the target
- * cannot be reached, the run cannot start or a script fails, 2 for a bad
- * command line, 3 when -R's target rate was not reached. */
+ * Exit status (docs/usage.md#exit-statuses): 0 after a run (failed requests
+ * included), 1 when the target cannot be reached, the run cannot start, a
+ * result file cannot be written or a script fails, 2 for a bad command
+ * line (a bad --fail-if included), 3 when -R's target rate was not
+ * reached, 99 when a --fail-if threshold failed, 130 on a second SIGINT.
+ * After a run the most serious applies: 1, then 3, then 99. */
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -274,6 +277,8 @@ int main(int argc, char **argv)
             status = 1;
         if (report_rate_missed(stderr, &o, &r) && status == 0)
             status = 3; /* 1 wins over 3 */
+        if (report_thresholds_failed(stderr, &o, &r) && status == 0)
+            status = 99; /* 1 and 3 win: the load was not what was asked */
         if (o.hlog_path && write_result("--hlog", o.hlog_path, write_hlog, &res))
             status = 1;
         if (report_stop_reason(stderr, &t, &r))

@@ -89,3 +89,17 @@ int metrics_merge(struct metrics *dst, const struct metrics *src)
     }
     return rc;
 }
+
+double metrics_value(int64_t v)
+{
+    return (double)v / METRIC_SCALE;
+}
+
+double metrics_percentile(const struct hist *values, double p)
+{
+    double v = metrics_value(hist_percentile(values, p));
+    if (v <= 0)
+        return v;
+    double scale = pow(10, 2 - floor(log10(v)));
+    return round(v * scale) / scale;
+}

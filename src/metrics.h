@@ -8,6 +8,7 @@
 #include "hist.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum metric_kind { METRIC_COUNTER, METRIC_RECORD };
 
@@ -49,6 +50,15 @@ void metrics_add(struct metrics *ms, int id, double n);
  * values.clamped; a negative value or NaN (which volley.record refuses) as
  * 0. No allocation. */
 void metrics_record(struct metrics *ms, int id, double value);
+
+/* A record's value v (in thousandths) in the script's own unit. */
+double metrics_value(int64_t v);
+
+/* A record's percentile p (0..100) in the script's own unit. Its histogram
+ * holds 3 significant digits, so the bucket's top (11.007 for 11) is
+ * rounded to them (11): the figure the report shows and thresholds
+ * compare. 0 when empty. */
+double metrics_percentile(const struct hist *values, double p);
 
 /* Adds every metric of src into dst by name. Returns 0, or -1 if a name is
  * a counter in one and a record in the other (src's is then dropped and

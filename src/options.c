@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include "quote.h"
+#include "threshold.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -17,7 +18,7 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -64,6 +65,7 @@ static const struct option long_options[] = {
     {"streams", required_argument, NULL, OPT_STREAMS},
     {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
     {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"fail-if", required_argument, NULL, OPT_FAIL_IF},
     {NULL, 0, NULL, 0},
 };
 
@@ -320,6 +322,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     bool threads_set = false, duration_set = false, body_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
+    o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
 
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
@@ -511,6 +514,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->progress = (enum options_progress)m;
             break;
         }
+        case OPT_FAIL_IF:
+            o->fail_if[o->nfail_if++] = optarg; /* parsed below, once -R is known */
+            break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
                 return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
@@ -567,6 +573,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     if (o->http10 && o->keepalive)
         o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
+    if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
+        return OPTIONS_ERROR;
     return OPTIONS_RUN;
 }
 
@@ -575,6 +583,11 @@ void options_free(struct options *o)
     free((void *)o->body);
     free(o->headers);
     free(o->script_args);
+    free(o->fail_if);
+    threshold_free_all(o->thresholds, o->nfail_if);
+    o->fail_if = NULL;
+    o->thresholds = NULL;
+    o->nfail_if = 0;
     o->body = NULL;
     o->headers = NULL;
     o->script_args = NULL;

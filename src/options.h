@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct threshold;
+
 struct options {
     const char *url;       /* the one positional argument; NULL only with -s
                             * (the script's options() must give it) */
@@ -62,6 +64,9 @@ struct options {
     } http2;
     uint32_t streams;      /* --streams: concurrent streams per HTTP/2 connection, default 1 */
     uint32_t h2_window;    /* --h2-window: HTTP/2 receive window, bytes, default 16 MiB */
+    const char **fail_if;  /* --fail-if values as given, in order */
+    size_t nfail_if;
+    struct threshold *thresholds; /* the same parsed (owned; threshold.h), nfail_if of them */
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;

@@ -65,23 +65,6 @@ static void reasons_text(FILE *out, const struct stats *s)
         fprintf(out, "    validation: %zu other reason%s (%" PRIu64 ")\n", more, more == 1 ? "" : "s", rest);
 }
 
-/* A custom metric's value, kept in thousandths. */
-static double metric_value(int64_t v)
-{
-    return (double)v / METRIC_SCALE;
-}
-
-/* A record's percentile: its histogram holds 3 significant digits, so the
- * bucket's top (11.007 for 11) is shown rounded to them (11). */
-static double metric_percentile(const struct hist *h, double p)
-{
-    double v = metric_value(hist_percentile(h, p));
-    if (v <= 0)
-        return v;
-    double scale = pow(10, 2 - floor(log10(v)));
-    return round(v * scale) / scale;
-}
-
 static void metrics_text(FILE *out, const struct metrics *ms)
 {
     if (!ms->n)
@@ -100,11 +83,11 @@ static void metrics_text(FILE *out, const struct metrics *ms)
         }
         const struct hist *h = &m->values;
         fprintf(out, "    %-20s count %" PRId64 "  min %.6g  p50 %.6g  p90 %.6g  p99 %.6g  max %.6g  mean %.6g\n",
-                name, h->count, metric_value(h->count ? h->min : 0), metric_percentile(h, 50),
-                metric_percentile(h, 90), metric_percentile(h, 99),
-                metric_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
+                name, h->count, metrics_value(h->count ? h->min : 0), metrics_percentile(h, 50),
+                metrics_percentile(h, 90), metrics_percentile(h, 99),
+                metrics_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
         char top[32];
-        snprintf(top, sizeof top, "%.6g", metric_value(h->highest));
+        snprintf(top, sizeof top, "%.6g", metrics_value(h->highest));
         clamped_note(out, h->clamped, top);
     }
 }
@@ -291,6 +274,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     report_health_text(out, o, r);
     fprintf(out, "Requests/sec: %10.2f\n", secs > 0 ? (double)s->completed / secs : 0.0);
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
+    report_thresholds_text(out, o, r);
 }
 
 void report_error(FILE *err, const char *msg)
@@ -367,13 +351,13 @@ static void json_metrics(FILE *out, const struct metrics *ms)
         fprintf(out, n++ ? ", " : "");
         json_out_str(out, m->name);
         fprintf(out, ": {\"count\": %" PRId64, h->count);
-        json_num(out, ", \"min\": ", metric_value(h->count ? h->min : 0), JSON_OUT_G);
-        json_num(out, ", \"max\": ", metric_value(h->count ? h->max : 0), JSON_OUT_G);
+        json_num(out, ", \"min\": ", metrics_value(h->count ? h->min : 0), JSON_OUT_G);
+        json_num(out, ", \"max\": ", metrics_value(h->count ? h->max : 0), JSON_OUT_G);
         json_num(out, ", \"mean\": ", hist_mean(h) / METRIC_SCALE, JSON_OUT_G);
         json_num(out, ", \"stdev\": ", hist_stdev(h) / METRIC_SCALE, JSON_OUT_G);
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
             fprintf(out, ", \"%s\": ", ps[k].key);
-            json_out_num(out, metric_percentile(h, ps[k].p), JSON_OUT_G);
+            json_out_num(out, metrics_percentile(h, ps[k].p), JSON_OUT_G);
         }
         fprintf(out, ", \"clamped\": %" PRId64 "}", h->clamped);
     }
@@ -479,6 +463,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
             s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
     json_metrics(out, &s->metrics);
+    report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);
     report_health_json(out, o, r);

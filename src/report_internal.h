@@ -1,9 +1,10 @@
-/* Shared by the report files only (report.c, report_tls.c, report_h2.c,
- * report_series.c, report_health.c): the line and JSON shapes of a histogram, and the TLS,
- * HTTP/2 and series parts of the reports. */
+/* Shared by the report_*.c files only: the line and JSON shapes of a
+ * histogram, and the TLS, HTTP/2, series, health and threshold parts of
+ * the reports. */
 #ifndef VOLLEY_REPORT_INTERNAL_H
 #define VOLLEY_REPORT_INTERNAL_H
 
+#include "fmt.h"
 #include "hist.h"
 #include "run.h"
 #include "target.h"
@@ -48,5 +49,11 @@ void report_tls_text(FILE *out, const struct target *t, const struct run_result 
 /* The JSON's "tls" member (null for http) and the "handshake" histogram,
  * each followed by ",\n". */
 void report_tls_json(FILE *out, const struct target *t, const struct run_result *r);
+
+/* --fail-if: the text report's "Thresholds:" block (nothing without
+ * thresholds) and the JSON's "thresholds" member (null without them),
+ * followed by ",\n". */
+void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r);
 
 #endif

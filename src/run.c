@@ -431,6 +431,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             res->duration_ns = span;
     }
     series_pad(&res->series, res->duration_ns);
+    /* Thresholds are judged on the run's final numbers (abort ones too:
+     * there is no merged view of the workers' stats while they run). */
+    res->thresholds = o->nfail_if ? xcalloc(o->nfail_if, sizeof *res->thresholds) : NULL;
+    for (size_t i = 0; i < o->nfail_if; i++)
+        threshold_eval(&o->thresholds[i], &res->stats, res->duration_ns, &res->thresholds[i]);
     free(r.workers);
     free(req);
     return rc;
@@ -473,5 +478,7 @@ void run_result_free(struct run_result *res)
     free(res->threads);
     res->threads = NULL;
     res->nthreads = 0;
+    free(res->thresholds);
+    res->thresholds = NULL;
     stats_free(&res->stats);
 }

@@ -9,6 +9,7 @@
 #include "series.h"
 #include "stats.h"
 #include "target.h"
+#include "threshold.h"
 #include "tls.h"
 
 #include <stdbool.h>
@@ -26,6 +27,8 @@ struct run_result {
     struct tls_info tls; /* (set by main before the run; run_execute leaves it) */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
+    struct threshold_result *thresholds; /* --fail-if: the outcome of each of o's
+                                          * thresholds on stats, in order (owned) */
     struct intervals *intervals; /* --hlog: each worker's interval histograms */
     struct series series; /* per-second figures, merged (series_finish'ed) */
     struct run_worker {   /* each worker thread: */
@@ -50,7 +53,9 @@ typedef void (*run_ready_fn)(void *arg);
  * -s; its setup() is called for each thread. ready (may be NULL) is called
  * with ready_arg just before the workers start. Returns 0, or -1 with err when
  * the run could not start (threads, loops, a script that fails to load or
- * in setup() or init()); nothing was sent then. Call run_result_free after. */
+ * in setup() or init()); nothing was sent then. o's thresholds are
+ * evaluated on the merged stats (res->thresholds). Call run_result_free
+ * after. */
 int run_execute(const struct options *o, const struct target *t, struct script *main_script,
                 run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen);
 

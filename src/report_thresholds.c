@@ -1,0 +1,120 @@
+/* The thresholds' part of the reports (--fail-if): the text report's
+ * closing block, the JSON's "thresholds" member and the stderr line that
+ * goes with exit status 99. The outcomes were computed by the run
+ * (run_result.thresholds); this file only shows them. */
+#include "report_internal.h"
+
+#include "json_out.h"
+#include "quote.h"
+
+#include <string.h>
+
+/* Longest expression the text block shows whole (escaped); longer ones
+ * are cut with "..." and the columns stay aligned. */
+#define EXPR_WIDTH 60
+/* Failed expressions the stderr line names; the rest are counted. */
+#define LINE_EXPRS 5
+
+/* The observed figure as the report shows it: times in the report's
+ * units, percentages, counts, rates, a metric's value. */
+static const char *fmt_observed(char *buf, size_t len, const struct threshold *th, const struct threshold_result *res)
+{
+    if (res->note)
+        snprintf(buf, len, "-");
+    else if (res->nodata)
+        snprintf(buf, len, "no data");
+    else if (th->kind == THRESHOLD_TIME)
+        fmt_time(buf, len, res->observed);
+    else if (th->percent)
+        snprintf(buf, len, "%.3g%%", res->observed);
+    else if (th->kind == THRESHOLD_NUM)
+        snprintf(buf, len, "%.0f", res->observed);
+    else if (th->kind == THRESHOLD_RATE)
+        snprintf(buf, len, "%.2f/s", res->observed);
+    else
+        snprintf(buf, len, "%.6g", res->observed);
+    return buf;
+}
+
+void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r)
+{
+    if (!o->nfail_if)
+        return;
+    char expr[EXPR_WIDTH + 4], obs[64];
+    int ew = 0, ow = 0;
+    for (size_t i = 0; i < o->nfail_if; i++) {
+        int e = (int)strlen(quote_printable(expr, sizeof expr, o->thresholds[i].expr));
+        int w = (int)strlen(fmt_observed(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
+        ew = e > ew ? e : ew;
+        ow = w > ow ? w : ow;
+    }
+    fprintf(out, "Thresholds:\n");
+    for (size_t i = 0; i < o->nfail_if; i++) {
+        const struct threshold *th = &o->thresholds[i];
+        const struct threshold_result *res = &r->thresholds[i];
+        fprintf(out, "  %-*s  %*s  %s", ew, quote_printable(expr, sizeof expr, th->expr), ow,
+                fmt_observed(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
+        if (res->note)
+            fprintf(out, " (the metric is %s)", res->note);
+        else if (res->aborted)
+            fprintf(out, " (stopped the run)");
+        fputc('\n', out);
+    }
+}
+
+void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r)
+{
+    if (!o->nfail_if) {
+        fprintf(out, "  \"thresholds\": null,\n");
+        return;
+    }
+    fprintf(out, "  \"thresholds\": [");
+    for (size_t i = 0; i < o->nfail_if; i++) {
+        const struct threshold *th = &o->thresholds[i];
+        const struct threshold_result *res = &r->thresholds[i];
+        char fig[512];
+        fprintf(out, "%s{\"expr\": ", i ? ", " : "");
+        json_out_str(out, th->expr);
+        fprintf(out, ", \"figure\": ");
+        json_out_str(out, threshold_figure(th, fig, sizeof fig));
+        fprintf(out, ", \"op\": \"%s\", \"limit\": ", threshold_op_name(th->op));
+        json_out_num(out, threshold_in_unit(th, th->limit), JSON_OUT_G);
+        fprintf(out, ", \"unit\": ");
+        if (th->unit)
+            json_out_str(out, th->unit);
+        else
+            fprintf(out, "null");
+        fprintf(out, ", \"observed\": ");
+        json_out_num(out, threshold_in_unit(th, res->observed), JSON_OUT_G); /* NAN: null */
+        fprintf(out, ", \"pass\": %s, \"nodata\": %s, \"or_nodata\": %s, \"abort\": %s, \"aborted\": %s, \"note\": ",
+                res->pass ? "true" : "false", res->nodata ? "true" : "false", th->or_nodata ? "true" : "false",
+                th->abort ? "true" : "false", res->aborted ? "true" : "false");
+        if (res->note)
+            json_out_str(out, res->note);
+        else
+            fprintf(out, "null");
+        fprintf(out, "}");
+    }
+    fprintf(out, "],\n");
+}
+
+bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r)
+{
+    size_t failed = 0;
+    for (size_t i = 0; i < o->nfail_if; i++)
+        failed += !r->thresholds[i].pass;
+    if (!failed)
+        return false;
+    fprintf(err, "volley: %zu of %zu threshold%s failed:", failed, o->nfail_if, o->nfail_if == 1 ? "" : "s");
+    size_t named = 0;
+    for (size_t i = 0; i < o->nfail_if && named < LINE_EXPRS; i++) {
+        if (r->thresholds[i].pass)
+            continue;
+        char expr[EXPR_WIDTH + 4];
+        fprintf(err, "%s %s", named++ ? "," : "", quote_printable(expr, sizeof expr, o->thresholds[i].expr));
+    }
+    if (failed > named)
+        fprintf(err, " and %zu more", failed - named);
+    fputc('\n', err);
+    return true;
+}

@@ -1,0 +1,622 @@
+/* The grammar of --fail-if expressions: FIGURE OP VALUE [or nodata]
+ * [abort [after DURATION]], parsed once before the run into a struct
+ * threshold, each mistake reported as one line that names the offending
+ * part. threshold_eval.c evaluates what this file builds. */
+#include "threshold.h"
+
+#include "quote.h"
+#include "xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The characters operators are made of: a figure ends at the first one
+ * outside a quoted string. */
+#define OP_CHARS "<>=!"
+#define OP_LIST "<, <=, >, >=, ==, !="
+#define TIME_UNITS "ns, us, ms, s, m"
+#define STAT_LIST "p50, p99.9, p(N), mean, min, max, stdev, count"
+
+static const struct {
+    const char *name;
+    enum threshold_op op;
+} ops[] = {
+    {"<", THRESHOLD_LT}, {"<=", THRESHOLD_LE}, {">", THRESHOLD_GT},
+    {">=", THRESHOLD_GE}, {"==", THRESHOLD_EQ}, {"!=", THRESHOLD_NE},
+};
+
+static const struct {
+    const char *name;
+    double ns;
+} time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
+
+static const struct {
+    const char *name;
+    enum threshold_source source;
+} hists[] = {
+    {"latency", THRESHOLD_LATENCY}, {"service", THRESHOLD_SERVICE},
+    {"connect", THRESHOLD_CONNECT}, {"waiting", THRESHOLD_WAITING},
+};
+
+struct parser {
+    const char *expr; /* the whole expression */
+    const char *p;    /* where parsing is */
+    struct threshold *th;
+    char *err;
+    size_t errlen;
+};
+
+/* err = `--fail-if "EXPR": ` and the message. Returns -1. Pieces of the
+ * expression go into messages raw: report_error escapes the whole line. */
+static __attribute__((format(printf, 2, 3))) int fail(struct parser *ps, const char *fmt, ...)
+{
+    char q[256];
+    int n = snprintf(ps->err, ps->errlen, "--fail-if \"%s\": ", quote_printable(q, sizeof q, ps->expr));
+    if (n >= 0 && (size_t)n < ps->errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static void skip_space(struct parser *ps)
+{
+    while (isspace((unsigned char)*ps->p))
+        ps->p++;
+}
+
+/* The next blank-delimited word: its start, and its length in *n. */
+static const char *next_word(struct parser *ps, size_t *n)
+{
+    skip_space(ps);
+    const char *w = ps->p;
+    while (*ps->p && !isspace((unsigned char)*ps->p))
+        ps->p++;
+    *n = (size_t)(ps->p - w);
+    return w;
+}
+
+static bool word_is(const char *w, size_t n, const char *s)
+{
+    return n == strlen(s) && memcmp(w, s, n) == 0;
+}
+
+/* A plain decimal number at s ("12", "0.5", "-3" when sign): its value,
+ * and where it ends in *end. Returns 0, or -1 if s does not start with
+ * one. */
+static int parse_number(const char *s, bool sign, double *v, const char **end)
+{
+    const char *p = s;
+    if (sign && *p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.' && isdigit((unsigned char)p[1]))
+        for (p++; isdigit((unsigned char)*p); p++)
+            ;
+    *v = strtod(s, NULL);
+    *end = p;
+    return 0;
+}
+
+/* A histogram's figure: "p99", "p99.9", "p(99.9)", "mean", "min", "max",
+ * "stdev", "count". Sets th's stat (and pct). Returns 0, or -1 if s is
+ * none of them; a percentile above 100 is parsed (the caller refuses it). */
+static int parse_stat(const char *s, struct threshold *th)
+{
+    static const struct {
+        const char *name;
+        enum threshold_stat stat;
+    } named[] = {{"mean", THRESHOLD_MEAN}, {"min", THRESHOLD_MIN}, {"max", THRESHOLD_MAX},
+                 {"stdev", THRESHOLD_STDEV}, {"count", THRESHOLD_COUNT}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (strcmp(s, named[i].name) == 0) {
+            th->stat = named[i].stat;
+            return 0;
+        }
+    if (s[0] != 'p')
+        return -1;
+    bool paren = s[1] == '(';
+    const char *end;
+    if (parse_number(s + 1 + paren, false, &th->pct, &end) < 0 || (paren && *end++ != ')') || *end)
+        return -1;
+    th->stat = THRESHOLD_PCT;
+    return 0;
+}
+
+/* Edit distance of a and b (both short; longer ones are "far"). */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* A figure close to fig (a typo), into buf; "" when none is close. */
+static void suggest(const char *fig, char *buf, size_t len)
+{
+    static const char *const families[] = {"latency", "service", "connect", "waiting",
+                                           "errors",  "status",  "metric",  "failures"};
+    static const char *const bare[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "min", "stdev",
+                                       "errors", "rps", "requests"};
+    buf[0] = '\0';
+    if (fig[0] == 'p' && isdigit((unsigned char)fig[1])) {
+        snprintf(buf, len, "p99");
+        return;
+    }
+    size_t plen = strcspn(fig, ".{[");
+    if (fig[plen]) {
+        char prefix[64];
+        snprintf(prefix, sizeof prefix, "%.*s", (int)(plen < 63 ? plen : 63), fig);
+        for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+            if (distance(prefix, families[i]) <= 2) {
+                snprintf(buf, len, "%s%s", families[i], fig + plen);
+                return;
+            }
+        return;
+    }
+    size_t best = 3, limit = strlen(fig) <= 4 ? 1 : 2;
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++) {
+        size_t d = distance(fig, bare[i]);
+        if (d <= limit && d < best) {
+            best = d;
+            snprintf(buf, len, "%s", bare[i]);
+        }
+    }
+}
+
+/* A quoted string at s ("..." with \" and \\): a new copy of its text,
+ * and where it ends (after the closing quote) in *end; NULL if s is not
+ * one. The figure's lexer has already found the closing quote. */
+static char *unquote(const char *s, const char **end)
+{
+    if (*s != '"')
+        return NULL;
+    char *out = xmalloc(strlen(s)), *o = out;
+    for (s++; *s && *s != '"'; s++) {
+        if (*s == '\\' && s[1])
+            s++;
+        *o++ = *s;
+    }
+    if (*s != '"') {
+        free(out);
+        return NULL;
+    }
+    *o = '\0';
+    *end = s + 1;
+    return out;
+}
+
+static bool name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* metric.NAME[.STAT] or metric["NAME"][.STAT] (rest: what follows "metric"). */
+static int parse_metric(struct parser *ps, const char *fig, const char *rest)
+{
+    struct threshold *th = ps->th;
+    const char *end;
+    if (rest[0] == '[') {
+        if (!(th->name = unquote(rest + 1, &end)) || *end != ']')
+            return fail(ps, "\"%s\": expected metric[\"NAME\"]", fig);
+        end++;
+    } else if (rest[0] == '.') {
+        size_t n = strcspn(rest + 1, ".");
+        if (n == 0)
+            return fail(ps, "\"%s\": the metric's name is missing (metric.NAME)", fig);
+        for (size_t i = 0; i < n; i++)
+            if (!name_char(rest[1 + i]))
+                return fail(ps,
+                            "metric name \"%.*s\" has a character other than letters, digits, _ and - (quote it: "
+                            "metric[\"%.*s\"])",
+                            (int)n, rest + 1, (int)n, rest + 1);
+        th->name = xstrndup(rest + 1, n);
+        end = rest + 1 + n;
+    } else {
+        return fail(ps, "unknown figure \"%s\" (did you mean metric.NAME?)", fig);
+    }
+    th->source = THRESHOLD_METRIC;
+    th->kind = THRESHOLD_VALUE;
+    th->stat = THRESHOLD_TOTAL;
+    if (!*end)
+        return 0;
+    if (*end != '.' || parse_stat(end + 1, th) < 0)
+        return fail(ps, "unknown figure \"%s\" (after metric.NAME: .%s; metric.NAME alone is a counter's total)", fig,
+                    STAT_LIST);
+    if (th->stat == THRESHOLD_PCT && th->pct > 100)
+        return fail(ps, "%s: a percentile is 0..100", fig);
+    if (th->stat == THRESHOLD_COUNT)
+        th->kind = THRESHOLD_NUM;
+    return 0;
+}
+
+/* status.5xx or status.404 (rest: what follows "status."). */
+static int parse_status(struct parser *ps, const char *fig, const char *rest)
+{
+    struct threshold *th = ps->th;
+    th->source = THRESHOLD_STATUS;
+    th->kind = THRESHOLD_NUM;
+    if (strlen(rest) == 3 && rest[0] >= '1' && rest[0] <= '5' && tolower((unsigned char)rest[1]) == 'x' &&
+        tolower((unsigned char)rest[2]) == 'x') {
+        th->status = rest[0] - '0';
+        th->status_class = true;
+        return 0;
+    }
+    if (strlen(rest) == 3 && strspn(rest, "0123456789") == 3 && atoi(rest) >= 100 && atoi(rest) <= 599) {
+        th->status = atoi(rest);
+        return 0;
+    }
+    return fail(ps, "\"%s\": a status class is 1xx..5xx, a status code 100..599", fig);
+}
+
+/* The figure fig (the text before the operator) into ps->th. */
+static int parse_figure(struct parser *ps, const char *fig, bool open_model)
+{
+    struct threshold *th = ps->th;
+    for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
+        size_t n = strlen(hists[i].name);
+        if (strncmp(fig, hists[i].name, n) != 0 || fig[n] != '.')
+            continue;
+        th->source = hists[i].source;
+        if (parse_stat(fig + n + 1, th) < 0)
+            return fail(ps, "unknown figure \"%s\" (%s takes %s)", fig, hists[i].name, STAT_LIST);
+        if (th->source == THRESHOLD_SERVICE && !open_model)
+            return fail(ps, "%s: service times are kept only with -R (the open model)", fig);
+        goto hist;
+    }
+    if (parse_stat(fig, th) == 0 && th->stat != THRESHOLD_COUNT) {
+        th->source = THRESHOLD_LATENCY;
+        goto hist;
+    }
+    if (strcmp(fig, "errors") == 0 || strncmp(fig, "errors.", 7) == 0) {
+        th->source = THRESHOLD_ERRORS;
+        th->kind = THRESHOLD_NUM;
+        th->error_kind = -1;
+        if (!fig[6])
+            return 0;
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            if (strcmp(fig + 7, stats_error_name(e)) == 0)
+                return th->error_kind = e, 0;
+        char kinds[128] = "";
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", e ? ", " : "", stats_error_name(e));
+        return fail(ps, "unknown error kind \"%s\" in %s (%s)", fig + 7, fig, kinds);
+    }
+    if (strcmp(fig, "rps") == 0) {
+        th->source = THRESHOLD_RPS;
+        th->kind = THRESHOLD_RATE;
+        return 0;
+    }
+    if (strcmp(fig, "requests") == 0) {
+        th->source = THRESHOLD_REQUESTS;
+        th->kind = THRESHOLD_NUM;
+        return 0;
+    }
+    if (strncmp(fig, "status.", 7) == 0)
+        return parse_status(ps, fig, fig + 7);
+    if (strncmp(fig, "failures{", 9) == 0) {
+        const char *end;
+        if (strncmp(fig + 9, "reason=", 7) != 0 || !(th->name = unquote(fig + 16, &end)) || strcmp(end, "}") != 0)
+            return fail(ps, "\"%s\": expected failures{reason=\"TEXT\"}", fig);
+        th->source = THRESHOLD_REASON;
+        th->kind = THRESHOLD_NUM;
+        return 0;
+    }
+    if (strncmp(fig, "metric", 6) == 0 && (fig[6] == '.' || fig[6] == '['))
+        return parse_metric(ps, fig, fig + 6);
+    char hint[128];
+    suggest(fig, hint, sizeof hint);
+    if (hint[0])
+        return fail(ps, "unknown figure \"%s\" (did you mean %s?)", fig, hint);
+    return fail(ps, "unknown figure \"%s\" (e.g. p99, latency.mean, errors, rps, requests, status.5xx, metric.NAME)",
+                fig);
+hist:
+    if (th->pct > 100)
+        return fail(ps, "%s: a percentile is 0..100", fig);
+    th->kind = th->stat == THRESHOLD_COUNT ? THRESHOLD_NUM : THRESHOLD_TIME;
+    return 0;
+}
+
+/* The figure: up to blank space or an operator character outside a
+ * quoted string. A new copy, or NULL with err. */
+static char *lex_figure(struct parser *ps)
+{
+    skip_space(ps);
+    const char *start = ps->p;
+    bool quoted = false;
+    int depth = 0; /* inside failures{...} or metric[...] */
+    for (; *ps->p; ps->p++) {
+        char c = *ps->p;
+        if (quoted) {
+            if (c == '\\' && ps->p[1])
+                ps->p++;
+            else if (c == '"')
+                quoted = false;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            depth--;
+        } else if (depth == 0 && (isspace((unsigned char)c) || strchr(OP_CHARS, c))) {
+            break;
+        }
+    }
+    if (quoted)
+        return fail(ps, "unterminated string in \"%s\"", start), NULL;
+    if (ps->p == start)
+        return fail(ps, "%s (expected FIGURE OP VALUE, e.g. \"p99 < 50ms\")",
+                    *start ? "the figure is missing" : "empty"),
+               NULL;
+    return xstrndup(start, (size_t)(ps->p - start));
+}
+
+static int parse_op(struct parser *ps, const char *fig)
+{
+    skip_space(ps);
+    size_t n = strspn(ps->p, OP_CHARS);
+    if (n == 0) {
+        size_t wn;
+        const char *w = next_word(ps, &wn);
+        if (wn == 0)
+            return fail(ps, "missing operator after %s (%s)", fig, OP_LIST);
+        return fail(ps, "expected an operator (%s) after %s, found \"%.*s\"", OP_LIST, fig, (int)wn, w);
+    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (word_is(ps->p, n, ops[i].name)) {
+            ps->th->op = ops[i].op;
+            ps->p += n;
+            return 0;
+        }
+    return fail(ps, "unknown operator \"%.*s\"%s", (int)n, ps->p, word_is(ps->p, n, "=") ? " (did you mean ==?)" : "");
+}
+
+/* A time unit's nanoseconds, or 0 if u is not one. */
+static double time_unit(const char *u, size_t n)
+{
+    for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
+        if (word_is(u, n, time_units[i].name))
+            return time_units[i].ns;
+    return 0;
+}
+
+/* VALUE, checked against the figure's kind. */
+static int parse_value(struct parser *ps, const char *fig)
+{
+    struct threshold *th = ps->th;
+    size_t wn;
+    const char *w = next_word(ps, &wn), *end;
+    if (wn == 0)
+        return fail(ps, "missing value after %s", threshold_op_name(th->op));
+    double v;
+    if (parse_number(w, true, &v, &end) < 0)
+        return fail(ps, "\"%.*s\" is not a number", (int)wn, w);
+    const char *u = end;
+    size_t un = (size_t)(w + wn - end);
+    int vn = (int)wn;
+    if (v < 0 && th->kind != THRESHOLD_VALUE)
+        return fail(ps, "%.*s: %s cannot be negative", vn, w, fig);
+    double ns = time_unit(u, un);
+    bool pct = word_is(u, un, "%");
+    bool share = th->kind == THRESHOLD_NUM && th->stat != THRESHOLD_COUNT &&
+                 (th->source == THRESHOLD_ERRORS || th->source == THRESHOLD_STATUS || th->source == THRESHOLD_REASON);
+    const char *want = th->kind == THRESHOLD_TIME ? "a time (" TIME_UNITS ")"
+                       : share                    ? "a count (a plain number, or a percentage with %)"
+                       : th->kind == THRESHOLD_NUM  ? "a count (a plain number)"
+                       : th->kind == THRESHOLD_RATE ? "requests per second (a plain number)"
+                                                    : "in the script's own unit (a plain number)";
+    if (un && !ns && !pct)
+        return fail(ps, "unknown unit \"%.*s\" in %.*s: %s is %s", (int)un, u, vn, w, fig, want);
+    if (th->kind == THRESHOLD_TIME && !un)
+        return fail(ps, "%.*s needs a time unit (" TIME_UNITS ")", vn, w);
+    if (th->kind == THRESHOLD_TIME ? !ns : un && !(pct && share))
+        return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
+    th->limit = v * (ns ? ns : 1);
+    th->unit_ns = ns ? ns : 1;
+    th->percent = pct;
+    for (size_t i = 0; ns && i < sizeof time_units / sizeof time_units[0]; i++)
+        if (word_is(u, un, time_units[i].name))
+            th->unit = time_units[i].name;
+    if (pct)
+        th->unit = "%";
+    return 0;
+}
+
+/* What may follow VALUE: [or nodata] [abort [after DURATION]]. */
+static int parse_tail(struct parser *ps)
+{
+    struct threshold *th = ps->th;
+    static const char expected[] = "(expected \"or nodata\", \"abort\" or \"abort after DURATION\")";
+    size_t n;
+    const char *w = next_word(ps, &n);
+    if (word_is(w, n, "or")) {
+        const char *x = next_word(ps, &n);
+        if (!word_is(x, n, "nodata"))
+            return fail(ps, "expected nodata after \"or\"%s%.*s%s", n ? ", found \"" : "", (int)n, x, n ? "\"" : "");
+        th->or_nodata = true;
+        w = next_word(ps, &n);
+    }
+    if (word_is(w, n, "abort")) {
+        th->abort = true;
+        w = next_word(ps, &n);
+        if (word_is(w, n, "after")) {
+            const char *d = next_word(ps, &n), *end;
+            double v, ns;
+            if (n == 0)
+                return fail(ps, "missing duration after \"abort after\" (e.g. 10s)");
+            if (parse_number(d, false, &v, &end) < 0 || !(ns = time_unit(end, (size_t)(d + n - end))) || v * ns < 1 ||
+                v * ns > 1e18)
+                return fail(ps, "abort after: \"%.*s\" is not a duration (e.g. 500ms, 10s, 2m)", (int)n, d);
+            th->abort_after_ns = (int64_t)(v * ns);
+            w = next_word(ps, &n);
+        }
+    }
+    if (n)
+        return fail(ps, "unexpected \"%.*s\" %s", (int)n, w, expected);
+    return 0;
+}
+
+int threshold_parse(struct threshold *th, const char *expr, bool open_model, char *err, size_t errlen)
+{
+    memset(th, 0, sizeof *th);
+    struct parser ps = {.expr = expr, .p = expr, .th = th, .err = err, .errlen = errlen};
+    th->unit_ns = 1;
+    char *fig = lex_figure(&ps);
+    int rc = fig && parse_figure(&ps, fig, open_model) == 0 && parse_op(&ps, fig) == 0 && parse_value(&ps, fig) == 0 &&
+                     parse_tail(&ps) == 0
+                 ? 0
+                 : -1;
+    free(fig);
+    if (rc < 0) {
+        threshold_free(th);
+        return -1;
+    }
+    th->expr = xstrdup(expr);
+    return 0;
+}
+
+int threshold_parse_all(const char *const *exprs, size_t n, bool open_model, struct threshold **out, char *err,
+                        size_t errlen)
+{
+    *out = NULL;
+    if (n == 0)
+        return 0;
+    struct threshold *ths = xcalloc(n, sizeof *ths);
+    for (size_t i = 0; i < n; i++)
+        if (threshold_parse(&ths[i], exprs[i], open_model, err, errlen) < 0) {
+            threshold_free_all(ths, i);
+            return -1;
+        }
+    *out = ths;
+    return 0;
+}
+
+void threshold_free(struct threshold *th)
+{
+    free(th->expr);
+    free(th->name);
+    th->expr = th->name = NULL;
+}
+
+void threshold_free_all(struct threshold *ths, size_t n)
+{
+    for (size_t i = 0; ths && i < n; i++)
+        threshold_free(&ths[i]);
+    free(ths);
+}
+
+const char *threshold_op_name(enum threshold_op op)
+{
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (ops[i].op == op)
+            return ops[i].name;
+    return "?";
+}
+
+double threshold_in_unit(const struct threshold *th, double v)
+{
+    return v / th->unit_ns;
+}
+
+/* s as a quoted string ("..." with " and \ escaped) at the end of buf. */
+static void append_quoted(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 1 < len)
+        buf[n++] = '"';
+    for (; *s && n + 2 < len; s++) {
+        if (*s == '"' || *s == '\\')
+            buf[n++] = '\\';
+        buf[n++] = *s;
+    }
+    if (n + 1 < len)
+        buf[n++] = '"';
+    buf[n < len ? n : len - 1] = '\0';
+}
+
+static void append_stat(char *buf, size_t len, const struct threshold *th)
+{
+    static const char *const names[] = {
+        [THRESHOLD_MEAN] = "mean",   [THRESHOLD_MIN] = "min",     [THRESHOLD_MAX] = "max",
+        [THRESHOLD_STDEV] = "stdev", [THRESHOLD_COUNT] = "count",
+    };
+    size_t n = strlen(buf);
+    if (th->stat == THRESHOLD_PCT)
+        snprintf(buf + n, len - n, ".p%g", th->pct);
+    else if (th->stat != THRESHOLD_TOTAL)
+        snprintf(buf + n, len - n, ".%s", names[th->stat]);
+}
+
+char *threshold_figure(const struct threshold *th, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    switch (th->source) {
+    case THRESHOLD_LATENCY:
+    case THRESHOLD_SERVICE:
+    case THRESHOLD_CONNECT:
+    case THRESHOLD_WAITING:
+        snprintf(buf, len, "%s", hists[th->source - THRESHOLD_LATENCY].name);
+        append_stat(buf, len, th);
+        break;
+    case THRESHOLD_ERRORS:
+        snprintf(buf, len, "errors%s%s", th->error_kind >= 0 ? "." : "",
+                 th->error_kind >= 0 ? stats_error_name(th->error_kind) : "");
+        break;
+    case THRESHOLD_RPS:
+        snprintf(buf, len, "rps");
+        break;
+    case THRESHOLD_REQUESTS:
+        snprintf(buf, len, "requests");
+        break;
+    case THRESHOLD_STATUS:
+        snprintf(buf, len, th->status_class ? "status.%dxx" : "status.%d", th->status);
+        break;
+    case THRESHOLD_REASON:
+        snprintf(buf, len, "failures{reason=");
+        append_quoted(buf, len, th->name);
+        snprintf(buf + strlen(buf), len - strlen(buf), "}");
+        break;
+    case THRESHOLD_METRIC: {
+        bool bare = th->name[0] != '\0';
+        for (const char *c = th->name; *c; c++)
+            bare = bare && name_char(*c);
+        if (bare) {
+            snprintf(buf, len, "metric.%s", th->name);
+        } else {
+            snprintf(buf, len, "metric[");
+            append_quoted(buf, len, th->name);
+            snprintf(buf + strlen(buf), len - strlen(buf), "]");
+        }
+        append_stat(buf, len, th);
+        break;
+    }
+    }
+    return buf;
+}

@@ -1,0 +1,129 @@
+/* Thresholds for CI (--fail-if EXPR, options() thresholds): the grammar of
+ * an expression, parsed once before the run, and its evaluation on a
+ * struct stats, the merged results or a snapshot of a run in progress.
+ * This is the only place that knows the grammar (docs/usage.md#thresholds):
+ *
+ *     FIGURE OP VALUE [or nodata] [abort [after DURATION]]
+ */
+#ifndef VOLLEY_THRESHOLD_H
+#define VOLLEY_THRESHOLD_H
+
+#include "stats.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a figure comes from. */
+enum threshold_source {
+    THRESHOLD_LATENCY,  /* the four time histograms of struct stats */
+    THRESHOLD_SERVICE,  /* (-R only) */
+    THRESHOLD_CONNECT,
+    THRESHOLD_WAITING,
+    THRESHOLD_ERRORS,   /* failed requests, all kinds or one */
+    THRESHOLD_RPS,      /* completed per second over the run */
+    THRESHOLD_REQUESTS, /* completed */
+    THRESHOLD_STATUS,   /* responses of a class or of one code */
+    THRESHOLD_REASON,   /* validation failures with one reason */
+    THRESHOLD_METRIC,   /* a script's volley.counter or volley.record */
+};
+
+/* Which figure of a histogram (or of a record). */
+enum threshold_stat {
+    THRESHOLD_PCT,   /* the percentile pct */
+    THRESHOLD_MEAN,
+    THRESHOLD_MIN,
+    THRESHOLD_MAX,
+    THRESHOLD_STDEV,
+    THRESHOLD_COUNT, /* values recorded */
+    THRESHOLD_TOTAL, /* a counter's total (metric.NAME) */
+};
+
+enum threshold_op { THRESHOLD_LT, THRESHOLD_LE, THRESHOLD_GT, THRESHOLD_GE, THRESHOLD_EQ, THRESHOLD_NE };
+
+/* How the figure's values read, which decides the units VALUE takes. */
+enum threshold_kind {
+    THRESHOLD_TIME,  /* ns; VALUE needs ns, us, ms, s or m */
+    THRESHOLD_NUM,   /* a count; VALUE plain, or % where percent is allowed */
+    THRESHOLD_RATE,  /* requests per second; VALUE plain */
+    THRESHOLD_VALUE, /* a metric in the script's own unit; VALUE plain, may be negative */
+};
+
+/* One parsed expression. Read-only to callers; made by threshold_parse. */
+struct threshold {
+    char *expr;                 /* as written (owned) */
+    enum threshold_source source;
+    enum threshold_stat stat;   /* time histograms and metrics */
+    double pct;                 /* THRESHOLD_PCT: 0..100 */
+    int error_kind;             /* THRESHOLD_ERRORS: an enum stats_error, or -1 for all kinds */
+    int status;                 /* THRESHOLD_STATUS: a class 1..5, or a code 100..599 */
+    bool status_class;          /* status is a class (status.5xx) */
+    char *name;                 /* metric name or failure reason (owned), else NULL */
+    enum threshold_kind kind;
+    enum threshold_op op;
+    double limit;               /* VALUE in the figure's base unit: ns for times, 0..100
+                                 * with percent, else as written */
+    bool percent;               /* VALUE ended in %: a share of started (errors,
+                                 * failures) or of completed (status) requests */
+    const char *unit;           /* the unit as written ("ms", "%"), NULL for none */
+    double unit_ns;             /* THRESHOLD_TIME: nanoseconds per unit; else 1 */
+    bool or_nodata;             /* "or nodata": a figure without data passes */
+    bool abort;                 /* "abort": broken during the run, it stops the run */
+    int64_t abort_after_ns;     /* "abort after D": not before the run is D old; 0 */
+};
+
+/* A threshold's outcome. */
+struct threshold_result {
+    double observed;  /* the figure in the threshold's base unit (see limit); NAN
+                       * when there is no data */
+    bool nodata;      /* the figure got no data (nothing completed, no such metric...) */
+    bool pass;        /* holds; with nodata, only "or nodata" passes */
+    bool aborted;     /* it stopped the run early (set by whoever stopped it) */
+    const char *note; /* NULL, or why the figure could not be read (a static
+                       * string: the metric is of the other kind); it fails */
+};
+
+/* Parses expr into *th (zeroed first). open_model: -R was given (service.*
+ * needs it). Returns 0, or -1 with err holding one line,
+ * `--fail-if "EXPR": WHAT IS WRONG`, naming the offending part; *th then
+ * owns nothing. */
+int threshold_parse(struct threshold *th, const char *expr, bool open_model, char *err, size_t errlen);
+
+/* Parses n expressions into a new array (*out, NULL when n is 0) that
+ * threshold_free_all releases. Returns 0, or -1 with the first error (and
+ * *out NULL). */
+int threshold_parse_all(const char *const *exprs, size_t n, bool open_model, struct threshold **out, char *err,
+                        size_t errlen);
+
+/* Frees what threshold_parse allocated. */
+void threshold_free(struct threshold *th);
+
+/* Frees an array from threshold_parse_all (NULL is fine). */
+void threshold_free_all(struct threshold *ths, size_t n);
+
+/* Evaluates th on s, a run that has lasted duration_ns (for rps). s may be
+ * the merged result or a snapshot. Fills *res (aborted false). No
+ * allocation. */
+void threshold_eval(const struct threshold *th, const struct stats *s, int64_t duration_ns,
+                    struct threshold_result *res);
+
+/* Whether th, an abort threshold, is broken on snapshot, a run in progress
+ * elapsed_ns old: false unless th has abort, the run is at least
+ * abort_after old, the figure has data and fails, and it cannot pass by the
+ * end (a count that only grows breaks a < or <= for good, never a > or >=).
+ * Data absent from a snapshot (metrics and failure reasons, which workers
+ * hand over as they end) is "not broken yet". */
+bool threshold_broken_live(const struct threshold *th, const struct stats *snapshot, int64_t elapsed_ns);
+
+/* The figure's canonical name ("latency.p99", "errors.timeout",
+ * `metric["a b"].mean`) into buf (always terminated). Returns buf. */
+char *threshold_figure(const struct threshold *th, char *buf, size_t len);
+
+/* "<", "<=", ">", ">=", "==", "!=". */
+const char *threshold_op_name(enum threshold_op op);
+
+/* v, in th's base unit (ns, percent, count...), in the unit VALUE was
+ * written in (ms for "p99 < 50ms"). */
+double threshold_in_unit(const struct threshold *th, double v);
+
+#endif
