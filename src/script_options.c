@@ -56,6 +56,34 @@ static const char *option_word(lua_State *L, char *buf, size_t len)
     return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
 }
 
+/* thresholds = {"p99 < 50ms", ...} at the top of the stack: one --fail-if
+ * each, in order. Returns NULL, or what was expected instead. */
+static const char *threshold_words(lua_State *L, struct words *ws)
+{
+    if (lua_type(L, -1) != LUA_TTABLE)
+        return "a list of strings";
+    size_t n = lua_objlen(L, -1), keys = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* ... list key value */
+        keys++;
+        lua_pop(L, 1);
+    }
+    if (keys != n)
+        return "a list of strings";
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, (int)i);                 /* ... list expr */
+        bool ok = lua_type(L, -1) == LUA_TSTRING;
+        if (ok) {
+            add_word(ws, "--fail-if");
+            add_word(ws, lua_tostring(L, -1));
+        }
+        lua_pop(L, 1);
+        if (!ok)
+            return "a list of strings";
+    }
+    return NULL;
+}
+
 /* Turns the options table at the top of the stack into words; the URL last. */
 static int option_words(struct script *s, struct words *ws, char *err, size_t errlen)
 {
@@ -117,6 +145,8 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 bad = "\"1.0\" or \"1.1\"";
             else if (strcmp(w, "1.1") != 0)
                 add_word(ws, "--http1.0");
+        } else if (strcmp(key, "thresholds") == 0) {
+            bad = threshold_words(L, ws);
         } else if (strcmp(key, "headers") == 0) {
             if (lua_type(L, -1) != LUA_TTABLE) {
                 bad = "a table";
