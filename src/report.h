@@ -38,7 +38,7 @@ double report_sent_rate(const struct options *o, const struct run_result *r);
 bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r);
 
 /* --fail-if: whether a threshold failed; if so, says which on err as
- * "volley: N of M thresholds failed: EXPR, ...". The exit status is then
+ * "volley: N of M thresholds failed: \"EXPR\", ...". The exit status is then
  * 99 (unless a more serious one applies). */
 bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r);
 

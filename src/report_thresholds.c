@@ -111,7 +111,7 @@ bool report_thresholds_failed(FILE *err, const struct options *o, const struct r
         if (r->thresholds[i].pass)
             continue;
         char expr[EXPR_WIDTH + 4];
-        fprintf(err, "%s %s", named++ ? "," : "", quote_printable(expr, sizeof expr, o->thresholds[i].expr));
+        fprintf(err, "%s \"%s\"", named++ ? "," : "", quote_printable(expr, sizeof expr, o->thresholds[i].expr));
     }
     if (failed > named)
         fprintf(err, " and %zu more", failed - named);

@@ -20,6 +20,7 @@
 #define OP_LIST "<, <=, >, >=, ==, !="
 #define TIME_UNITS "ns, us, ms, s, m"
 #define STAT_LIST "p50, p99.9, p(N), mean, min, max, stdev, count"
+#define METRIC_STAT_LIST ".p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count"
 
 static const struct {
     const char *name;
@@ -50,18 +51,19 @@ struct parser {
     size_t errlen;
 };
 
-/* err = `--fail-if "EXPR": ` and the message. Returns -1. Pieces of the
- * expression go into messages raw: report_error escapes the whole line. */
+/* err = `--fail-if "EXPR": ` and the message, control characters escaped
+ * (quote.h) so that it stays one line. Returns -1. */
 static __attribute__((format(printf, 2, 3))) int fail(struct parser *ps, const char *fmt, ...)
 {
-    char q[256];
-    int n = snprintf(ps->err, ps->errlen, "--fail-if \"%s\": ", quote_printable(q, sizeof q, ps->expr));
-    if (n >= 0 && (size_t)n < ps->errlen) {
+    char raw[1024];
+    int n = snprintf(raw, sizeof raw, "--fail-if \"%s\": ", ps->expr);
+    if (n >= 0 && (size_t)n < sizeof raw) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+        vsnprintf(raw + n, sizeof raw - (size_t)n, fmt, ap);
         va_end(ap);
     }
+    quote_printable(ps->err, ps->errlen, raw);
     return -1;
 }
 
@@ -248,8 +250,8 @@ static int parse_metric(struct parser *ps, const char *fig, const char *rest)
     if (!*end)
         return 0;
     if (*end != '.' || parse_stat(end + 1, th) < 0)
-        return fail(ps, "unknown figure \"%s\" (after metric.NAME: .%s; metric.NAME alone is a counter's total)", fig,
-                    STAT_LIST);
+        return fail(ps, "unknown figure \"%s\" (after metric.NAME: %s; metric.NAME alone is a counter's total)", fig,
+                    METRIC_STAT_LIST);
     if (th->stat == THRESHOLD_PCT && th->pct > 100)
         return fail(ps, "%s: a percentile is 0..100", fig);
     if (th->stat == THRESHOLD_COUNT)
@@ -371,6 +373,8 @@ static char *lex_figure(struct parser *ps)
     }
     if (quoted)
         return fail(ps, "unterminated string in \"%s\"", start), NULL;
+    if (depth)
+        return fail(ps, "missing } or ] in \"%s\"", start), NULL;
     if (ps->p == start)
         return fail(ps, "%s (expected FIGURE OP VALUE, e.g. \"p99 < 50ms\")",
                     *start ? "the figure is missing" : "empty"),

@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include "check.h"
+#include "threshold.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -608,6 +609,36 @@ static void test_exit(void)
     check_ctx(NULL);
 }
 
+/* --fail-if: repeatable, in order, parsed once -R is known (wherever it
+ * stands), each error one line naming the expression. */
+static void test_fail_if(void)
+{
+    struct options o;
+    char err[512];
+    CHECK_INT(parse(&o, ARGV(URL), err, sizeof err), OPTIONS_RUN);
+    CHECK(o.nfail_if == 0 && o.thresholds == NULL);
+    options_free(&o);
+    CHECK_INT(parse(&o, ARGV("--fail-if", "p99 < 50ms", URL, "--fail-if=errors < 1%", "--fail-if", "service.max < 1s",
+                             "-R", "100"),
+                    err, sizeof err),
+              OPTIONS_RUN);
+    if (CHECK_UINT(o.nfail_if, 3)) {
+        CHECK_STR(o.fail_if[1], "errors < 1%");
+        CHECK_STR(o.thresholds[0].expr, "p99 < 50ms");
+        CHECK(o.thresholds[1].source == THRESHOLD_ERRORS && o.thresholds[1].percent);
+        CHECK(o.thresholds[2].source == THRESHOLD_SERVICE);
+    }
+    options_free(&o);
+    CHECK(o.thresholds == NULL && o.nfail_if == 0);
+    parse_error(ARGV("--fail-if", "p99 < 50", URL), "--fail-if \"p99 < 50\": 50 needs a time unit", NULL, __LINE__);
+    parse_error(ARGV("--fail-if", "p99 < 1s", "--fail-if", "service.p99 < 1s", URL),
+                "--fail-if \"service.p99 < 1s\": service.p99: service times are kept only with -R", NULL, __LINE__);
+    parse_error(ARGV("--fail-if", URL), "missing URL", NULL, __LINE__);
+    parse_error(ARGV(URL, "--fail-if"), "--fail-if: needs a value", NULL, __LINE__);
+    parse_error(ARGV("--fail-if", "p99\n< 1", URL), "\"p99\\n< 1\"", "needs a time unit", __LINE__);
+    parse_error(ARGV("--fail-if", "p\x01 < 1", URL), "unknown figure \"p\\x01\"", NULL, __LINE__);
+}
+
 int main(void)
 {
     test_duration();
@@ -620,6 +651,7 @@ int main(void)
     test_header_rules();
     test_errors();
     test_exit();
+    test_fail_if();
     /* Last: if it fails, getopt state may be left behind for later parses. */
     test_error_in_group();
     return check_exit("test_options");
