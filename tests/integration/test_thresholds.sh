@@ -1,0 +1,177 @@
+# Thresholds for CI (--fail-if, options() thresholds): a run whose
+# thresholds hold exits 0; one that breaks one exits 99 with the report's
+# Thresholds block and one stderr line; a figure without data fails unless
+# "or nodata"; bad expressions exit 2 before anything is sent; the JSON
+# carries each outcome; 1 wins over 99.
+source "$TESTLIB"
+
+start_target
+url="http://127.0.0.1:$PORT"
+
+# thresholds_json NAME N: the JSON's "thresholds" is a list of N outcomes,
+# each with every documented field of its documented type.
+thresholds_json() {
+    python3 - "$T/$1.json" "$2" <<'PY' || fail "$1: JSON thresholds"
+import json, sys
+r = json.load(open(sys.argv[1]))
+ths = r["thresholds"]
+assert isinstance(ths, list) and len(ths) == int(sys.argv[2]), ths
+for t in ths:
+    assert set(t) == {"expr", "figure", "op", "limit", "unit", "observed", "pass", "nodata", "or_nodata", "abort",
+                      "aborted", "note"}, t
+    assert isinstance(t["expr"], str) and isinstance(t["figure"], str) and t["op"] in ("<", "<=", ">", ">=", "==", "!=")
+    assert isinstance(t["limit"], (int, float)) and (t["unit"] is None or isinstance(t["unit"], str)), t
+    assert (t["observed"] is None) == t["nodata"] or t["note"] is not None, t
+    for k in ("pass", "nodata", "or_nodata", "abort", "aborted"):
+        assert isinstance(t[k], bool), (k, t)
+PY
+    ok
+}
+
+# jth NAME I KEY: one field of the I-th threshold outcome.
+jth() {
+    python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["thresholds"][int(sys.argv[2])][sys.argv[3]]; print("null" if v is None else json.dumps(v) if isinstance(v, bool) else v)' \
+        "$T/$1.json" "$2" "$3"
+}
+
+# 1. Every threshold holds: exit 0, each line says pass, nothing on stderr.
+run_volley pass -n 200 -c 4 -t 2 --fail-if 'p99 < 10s' --fail-if 'errors == 0' --fail-if 'errors < 0.1%' \
+    --fail-if 'status.2xx == 100%' --fail-if 'status.200 == 200' --fail-if 'requests == 200' --fail-if 'rps > 1' \
+    --fail-if 'latency.p(99.9) <= 1m' --fail-if 'waiting.max < 10s' --fail-if 'connect.p50 < 10s' "$url/"
+check_eq "$RC" 0 "pass: exit status"
+check_grep "$T/pass.out" '^Thresholds:$' "pass: the block"
+check_eq "$(grep -cE '^  .* pass$' "$T/pass.out")" 10 "pass: ten lines that pass"
+check_grep "$T/pass.out" '^  status.200 == 200 +200  pass$' "pass: a count"
+check_grep "$T/pass.out" '^  status.2xx == 100% +100%  pass$' "pass: a share"
+check_grep "$T/pass.out" '^  rps > 1 +[0-9]+\.[0-9]{2}/s  pass$' "pass: a rate"
+check_eq "$(tail -n 11 "$T/pass.out" | head -n 1)" "Thresholds:" "pass: the block ends the report"
+check_eq "$(wc -c < "$T/pass.err")" 0 "pass: nothing on stderr"
+thresholds_json pass 10
+check_eq "$(jth pass 0 figure)/$(jth pass 0 unit)/$(jth pass 0 limit)" "latency.p99/s/10" "pass: JSON figure, unit, limit"
+check_eq "$(jth pass 2 unit)/$(jth pass 2 observed)/$(jth pass 2 pass)" "%/0/true" "pass: JSON share"
+
+# 2. A broken threshold: exit 99, FAIL in the block, one stderr line.
+run_volley fail -n 50 -c 2 -t 1 --fail-if 'status.5xx == 0' --fail-if 'p99 < 10s' --fail-if 'status.5xx <= 100%' \
+    "$url/status/503"
+check_eq "$RC" 99 "fail: exit status"
+check_grep "$T/fail.out" '^  status.5xx == 0 +50  FAIL$' "fail: the failed line"
+check_grep "$T/fail.out" '^  p99 < 10s +[0-9.]+(us|ms)  pass$' "fail: the line that passed"
+check_eq "$(cat "$T/fail.err")" 'volley: 1 of 3 thresholds failed: "status.5xx == 0"' "fail: stderr"
+check_eq "$(jth fail 0 observed)/$(jth fail 0 pass)/$(jth fail 1 pass)" "50/false/true" "fail: JSON"
+
+# A time the server cannot beat (20 ms of delay) against a 1 ms limit.
+run_volley slow -n 6 -c 2 -t 1 --fail-if 'p50 < 1ms' --fail-if 'min >= 20ms' "$url/delay/20"
+check_eq "$RC" 99 "slow: exit status"
+check_grep "$T/slow.out" '^  p50 < 1ms +[0-9.]+ms  FAIL$' "slow: p50 fails"
+check_grep "$T/slow.out" '^  min >= 20ms +[0-9.]+ms  pass$' "slow: min passes"
+
+# 3. No data: nothing completes (the server never answers), so a latency
+#    threshold fails, and passes only with "or nodata".
+run_volley nodata -n 2 -c 2 -t 1 --timeout 300ms --fail-if 'p99 < 10s' --fail-if 'mean < 10s or nodata' \
+    --fail-if 'errors.timeout == 2' "$url/never"
+check_eq "$RC" 99 "nodata: exit status"
+check_grep "$T/nodata.out" '^  p99 < 10s +no data  FAIL$' "nodata: fails"
+check_grep "$T/nodata.out" '^  mean < 10s or nodata +no data  pass$' "nodata: or nodata passes"
+check_grep "$T/nodata.out" '^  errors.timeout == 2 +2  pass$' "nodata: the errors are data"
+check_eq "$(jth nodata 0 observed)/$(jth nodata 0 nodata)/$(jth nodata 1 pass)/$(jth nodata 1 or_nodata)" \
+    "null/true/true/true" "nodata: JSON"
+thresholds_json nodata 3
+
+# 4. -q and --json -: no report, but the stderr line and the status.
+RC=0
+timeout 30 "$VOLLEY" -q -n 5 -c 1 --fail-if 'requests > 5' "$url/" > "$T/quiet.out" 2> "$T/quiet.err" || RC=$?
+check_eq "$RC" 99 "-q: exit status"
+check_eq "$(wc -c < "$T/quiet.out")" 0 "-q: no report"
+check_eq "$(cat "$T/quiet.err")" 'volley: 1 of 1 threshold failed: "requests > 5"' "-q: stderr"
+RC=0
+timeout 30 "$VOLLEY" --json - -n 5 -c 1 --fail-if 'requests > 5' "$url/" > "$T/stdout.json" 2> /dev/null || RC=$?
+check_eq "$RC" 99 "--json -: exit status"
+check_eq "$(jth stdout 0 pass)" false "--json -: the outcome on stdout"
+# Without thresholds: null, no block.
+run_volley none -n 5 -c 1 "$url/"
+check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["thresholds"])' "$T/none.json")" None \
+    "no thresholds: JSON null"
+if grep -q '^Thresholds:' "$T/none.out"; then fail "no thresholds: no block"; else ok; fi
+
+# 5. Thresholds from options(), on top of the command line's; failures by
+#    reason and a script's metrics.
+cat > "$T/ci.lua" <<'LUA'
+local s = {}
+function s.options(args)
+  return { requests = 40, connections = 1, threads = 1,
+           thresholds = { "p99 < 10s", 'failures{reason="wrong id"} < 10%', "metric.size.max <= 11" } }
+end
+function s.response(conn, res)
+  volley.record("size", #res.body)
+  if conn.requests % 4 == 0 then return false, "wrong id" end
+end
+return s
+LUA
+run_volley opts -s "$T/ci.lua" --fail-if 'errors.validation == 10' "$url/"
+check_eq "$RC" 99 "options(): exit status"
+check_grep "$T/opts.out" '^  errors.validation == 10 +10  pass$' "options(): the command line's"
+check_grep "$T/opts.out" '^  p99 < 10s +[0-9.]+(us|ms)  pass$' "options(): a time"
+check_grep "$T/opts.out" '^  failures\{reason="wrong id"\} < 10% +25%  FAIL$' "options(): a reason"
+check_grep "$T/opts.out" '^  metric.size.max <= 11 +11  pass$' "options(): a metric"
+check_eq "$(jth opts 0 expr)/$(jth opts 3 figure)" 'errors.validation == 10/metric.size.max' "options(): order"
+thresholds_json opts 4
+# A bad one from options() is a bad option: exit 2, nothing sent.
+cat > "$T/badopt.lua" <<'LUA'
+local s = {}
+function s.options() return { thresholds = { "p99 < 5" } } end
+return s
+LUA
+cat > "$T/badtype.lua" <<'LUA'
+local s = {}
+function s.options() return { thresholds = "p99 < 5ms" } end
+return s
+LUA
+
+# 6. Bad expressions: one line naming the part, exit 2, nothing sent.
+stop_target
+start_target
+url="http://127.0.0.1:$PORT"
+bad() { # bad EXPECTED-LINE ARGS...
+    local want=$1
+    shift
+    RC=0
+    timeout 10 "$VOLLEY" "$@" > "$T/bad.out" 2> "$T/bad.err" || RC=$?
+    check_eq "$RC" 2 "volley $*: exit status"
+    check_eq "$(cat "$T/bad.err")" "$want" "volley $*: message"
+    check_eq "$(wc -c < "$T/bad.out")" 0 "volley $*: no report"
+}
+bad 'volley: --fail-if "p99 < 50": 50 needs a time unit (ns, us, ms, s, m)' --fail-if 'p99 < 50' "$url/"
+bad 'volley: --fail-if "p100x < 1s": unknown figure "p100x" (did you mean p99?)' --fail-if 'p100x < 1s' "$url/"
+bad 'volley: --fail-if "errors >> 1": unknown operator ">>"' --fail-if 'errors >> 1' "$url/"
+bad 'volley: --fail-if "errors < 5ms": 5ms: errors is a count (a plain number, or a percentage with %)' \
+    --fail-if 'p99 < 1s' --fail-if 'errors < 5ms' "$url/"
+bad 'volley: --fail-if "service.p99 < 1s": service.p99: service times are kept only with -R (the open model)' \
+    --fail-if 'service.p99 < 1s' "$url/"
+bad 'volley: --fail-if "metric.a b < 1": expected an operator (<, <=, >, >=, ==, !=) after metric.a, found "b"' \
+    --fail-if 'metric.a b < 1' "$url/"
+bad 'volley: --fail-if "p99 < 1s or": expected nodata after "or"' -n 5 --fail-if 'p99 < 1s or' "$url/"
+bad "volley: $T/badopt.lua: options(): --fail-if \"p99 < 5\": 5 needs a time unit (ns, us, ms, s, m)" \
+    -s "$T/badopt.lua" "$url/"
+check_eq "$(target_stat received)" 0 "bad expressions: nothing was sent"
+# service.* is fine with -R, wherever -R stands.
+run_volley open --fail-if 'service.p99 < 10s' --fail-if 'service.count == 20' -R 200 -n 20 -c 2 -t 1 "$url/"
+check_eq "$RC" 0 "service with -R: exit status"
+check_grep "$T/open.out" '^  service.count == 20 +20  pass$' "service with -R: counted"
+# A wrong type in options() is a script error (exit 1), as for other keys.
+RC=0
+timeout 10 "$VOLLEY" -s "$T/badtype.lua" "$url/" > /dev/null 2> "$T/badtype.err" || RC=$?
+check_eq "$RC" 1 "options() thresholds as a string: exit status"
+check_eq "$(cat "$T/badtype.err")" "volley: $T/badtype.lua: in options(): thresholds: a list of strings expected" \
+    "options() thresholds as a string: message"
+
+# 7. A more serious status wins: a script error (1) over a failed threshold.
+cat > "$T/boom.lua" <<'LUA'
+function response() error("boom") end
+LUA
+run_volley boom -n 20 -c 1 -t 1 -s "$T/boom.lua" --fail-if 'requests == 20' "$url/"
+check_eq "$RC" 1 "script error and a failed threshold: exit status"
+check_grep "$T/boom.out" '^  requests == 20 +[0-9]+  FAIL$' "script error: the block is still shown"
+check_grep "$T/boom.err" 'threshold failed' "script error: the threshold line too"
+check_grep "$T/boom.err" 'boom' "script error: its line"
+
+finish
