@@ -40,7 +40,7 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
 {
     if (!o->nfail_if)
         return;
-    char expr[EXPR_WIDTH + 4], obs[64];
+    char expr[EXPR_WIDTH + 5], obs[64];
     int ew = 0, ow = 0;
     for (size_t i = 0; i < o->nfail_if; i++) {
         int e = (int)strlen(quote_printable(expr, sizeof expr, o->thresholds[i].expr));
@@ -110,7 +110,7 @@ bool report_thresholds_failed(FILE *err, const struct options *o, const struct r
     for (size_t i = 0; i < o->nfail_if && named < LINE_EXPRS; i++) {
         if (r->thresholds[i].pass)
             continue;
-        char expr[EXPR_WIDTH + 4];
+        char expr[EXPR_WIDTH + 5];
         fprintf(err, "%s \"%s\"", named++ ? "," : "", quote_printable(expr, sizeof expr, o->thresholds[i].expr));
     }
     if (failed > named)
