@@ -33,7 +33,7 @@ const char options_usage[] =
     "      --hlog-interval T one log interval every T (default 1s)\n"
     "      --fail-if EXPR    exit 99 unless EXPR holds after the run, e.g.\n"
     "                        'p99 < 50ms', 'errors < 0.1%', 'status.5xx == 0';\n"
-    "                        repeatable (see docs/usage.md#thresholds)\n"
+    "                        repeatable (docs/usage.md, Thresholds)\n"
     "  -q, --quiet           no text report, no progress\n"
     "      --progress M      auto (a line redrawn on a terminal), bar, lines\n"
     "                        (one every 10 s, for CI logs) or none\n"
