@@ -8,7 +8,6 @@
 #include "xalloc.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +29,7 @@ static const struct {
     {">=", THRESHOLD_GE}, {"==", THRESHOLD_EQ}, {"!=", THRESHOLD_NE},
 };
 
-static const struct {
+static const struct time_unit {
     const char *name;
     double ns;
 } time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
@@ -402,13 +401,13 @@ static int parse_op(struct parser *ps, const char *fig)
     return fail(ps, "unknown operator \"%.*s\"%s", (int)n, ps->p, word_is(ps->p, n, "=") ? " (did you mean ==?)" : "");
 }
 
-/* A time unit's nanoseconds, or 0 if u is not one. */
-static double time_unit(const char *u, size_t n)
+/* The time unit u[0..n), or NULL if it is not one. */
+static const struct time_unit *time_unit(const char *u, size_t n)
 {
     for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
         if (word_is(u, n, time_units[i].name))
-            return time_units[i].ns;
-    return 0;
+            return &time_units[i];
+    return NULL;
 }
 
 /* VALUE, checked against the figure's kind. */
@@ -427,7 +426,7 @@ static int parse_value(struct parser *ps, const char *fig)
     int vn = (int)wn;
     if (v < 0 && th->kind != THRESHOLD_VALUE)
         return fail(ps, "%.*s: %s cannot be negative", vn, w, fig);
-    double ns = time_unit(u, un);
+    const struct time_unit *tu = time_unit(u, un);
     bool pct = word_is(u, un, "%");
     bool share = th->kind == THRESHOLD_NUM && th->stat != THRESHOLD_COUNT &&
                  (th->source == THRESHOLD_ERRORS || th->source == THRESHOLD_STATUS || th->source == THRESHOLD_REASON);
@@ -436,20 +435,16 @@ static int parse_value(struct parser *ps, const char *fig)
                        : th->kind == THRESHOLD_NUM  ? "a count (a plain number)"
                        : th->kind == THRESHOLD_RATE ? "requests per second (a plain number)"
                                                     : "in the script's own unit (a plain number)";
-    if (un && !ns && !pct)
+    if (un && !tu && !pct)
         return fail(ps, "unknown unit \"%.*s\" in %.*s: %s is %s", (int)un, u, vn, w, fig, want);
     if (th->kind == THRESHOLD_TIME && !un)
         return fail(ps, "%.*s needs a time unit (" TIME_UNITS ")", vn, w);
-    if (th->kind == THRESHOLD_TIME ? !ns : un && !(pct && share))
+    if (th->kind == THRESHOLD_TIME ? !tu : un && !(pct && share))
         return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
-    th->limit = v * (ns ? ns : 1);
-    th->unit_ns = ns ? ns : 1;
+    th->unit_ns = tu ? tu->ns : 1;
+    th->limit = v * th->unit_ns;
     th->percent = pct;
-    for (size_t i = 0; ns && i < sizeof time_units / sizeof time_units[0]; i++)
-        if (word_is(u, un, time_units[i].name))
-            th->unit = time_units[i].name;
-    if (pct)
-        th->unit = "%";
+    th->unit = tu ? tu->name : pct ? "%" : NULL;
     return 0;
 }
 
@@ -472,13 +467,14 @@ static int parse_tail(struct parser *ps)
         w = next_word(ps, &n);
         if (word_is(w, n, "after")) {
             const char *d = next_word(ps, &n), *end;
-            double v, ns;
+            const struct time_unit *tu = NULL;
+            double v;
             if (n == 0)
                 return fail(ps, "missing duration after \"abort after\" (e.g. 10s)");
-            if (parse_number(d, false, &v, &end) < 0 || !(ns = time_unit(end, (size_t)(d + n - end))) || v * ns < 1 ||
-                v * ns > 1e18)
+            if (parse_number(d, false, &v, &end) < 0 || !(tu = time_unit(end, (size_t)(d + n - end))) ||
+                v * tu->ns < 1 || v * tu->ns > 1e18)
                 return fail(ps, "abort after: \"%.*s\" is not a duration (e.g. 500ms, 10s, 2m)", (int)n, d);
-            th->abort_after_ns = (int64_t)(v * ns);
+            th->abort_after_ns = (int64_t)(v * tu->ns);
             w = next_word(ps, &n);
         }
     }
@@ -594,10 +590,8 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
                  th->error_kind >= 0 ? stats_error_name(th->error_kind) : "");
         break;
     case THRESHOLD_RPS:
-        snprintf(buf, len, "rps");
-        break;
     case THRESHOLD_REQUESTS:
-        snprintf(buf, len, "requests");
+        snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : "requests");
         break;
     case THRESHOLD_STATUS:
         snprintf(buf, len, th->status_class ? "status.%dxx" : "status.%d", th->status);

@@ -20,45 +20,27 @@ static const struct hist *hist_of(const struct threshold *th, const struct stats
     }
 }
 
-/* A histogram's figure (ns), or NAN when it holds nothing. */
-static double hist_figure(const struct threshold *th, const struct hist *h)
+/* A histogram's figure, or NAN when it holds nothing: in ns for the
+ * times, in the script's unit for a record (its values are thousandths;
+ * its percentiles rounded as the report shows them). */
+static double hist_figure(const struct threshold *th, const struct hist *h, bool record)
 {
+    double scale = record ? METRIC_SCALE : 1;
     if (th->stat == THRESHOLD_COUNT)
         return (double)h->count;
     if (h->count == 0)
         return NAN;
     switch (th->stat) {
     case THRESHOLD_PCT:
-        return (double)hist_percentile(h, th->pct);
+        return record ? metrics_percentile(h, th->pct) : (double)hist_percentile(h, th->pct);
     case THRESHOLD_MEAN:
-        return hist_mean(h);
+        return hist_mean(h) / scale;
     case THRESHOLD_MIN:
-        return (double)h->min;
+        return (double)h->min / scale;
     case THRESHOLD_MAX:
-        return (double)h->max;
+        return (double)h->max / scale;
     default:
-        return hist_stdev(h);
-    }
-}
-
-/* A record's figure in the script's unit, or NAN when it holds nothing. */
-static double record_figure(const struct threshold *th, const struct hist *h)
-{
-    if (th->stat == THRESHOLD_COUNT)
-        return (double)h->count;
-    if (h->count == 0)
-        return NAN;
-    switch (th->stat) {
-    case THRESHOLD_PCT:
-        return metrics_percentile(h, th->pct);
-    case THRESHOLD_MEAN:
-        return hist_mean(h) / METRIC_SCALE;
-    case THRESHOLD_MIN:
-        return metrics_value(h->min);
-    case THRESHOLD_MAX:
-        return metrics_value(h->max);
-    default:
-        return hist_stdev(h) / METRIC_SCALE;
+        return hist_stdev(h) / scale;
     }
 }
 
@@ -84,7 +66,7 @@ static double metric_figure(const struct threshold *th, const struct stats *s, c
         *note = "a record: give a figure (.mean, .p99, .max, .count...)";
         return NAN;
     }
-    return m->kind == METRIC_COUNTER ? m->total : record_figure(th, &m->values);
+    return m->kind == METRIC_COUNTER ? m->total : hist_figure(th, &m->values, true);
 }
 
 /* The figure in th's base unit; NAN when there is no data. */
@@ -96,7 +78,7 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
     case THRESHOLD_SERVICE:
     case THRESHOLD_CONNECT:
     case THRESHOLD_WAITING:
-        return hist_figure(th, hist_of(th, s));
+        return hist_figure(th, hist_of(th, s), false);
     case THRESHOLD_ERRORS:
         n = th->error_kind < 0 ? stats_failed(s) : s->errors[th->error_kind];
         return count_or_share(th, n, s->started);
