@@ -44,6 +44,9 @@ struct run {
     struct series *series;
     struct progress progress;
     int64_t t0;
+    const struct options *o;
+    bool *aborted;        /* per threshold: it stopped the run (abort) */
+    bool aborted_run;     /* one did */
     struct worker *workers;
     uint32_t nworkers;
     atomic_uint exited;
@@ -89,13 +92,40 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
         stop_workers(r);
 }
 
+/* Thresholds with abort, on what the workers have handed over so far: the
+ * first one broken for good stops the run (once; it is marked). */
+static void check_abort(struct run *r, int64_t elapsed)
+{
+    const struct options *o = r->o;
+    if (r->stopping || !r->aborted)
+        return;
+    struct stats snap;
+    bool made = false;
+    for (size_t i = 0; i < o->nfail_if; i++) {
+        if (!o->thresholds[i].abort)
+            continue;
+        if (!made) {
+            series_snapshot(r->series, &snap);
+            made = true;
+        }
+        if (threshold_broken_live(&o->thresholds[i], &snap, elapsed)) {
+            r->aborted[i] = true;
+            r->aborted_run = true;
+            stop_workers(r);
+            return;
+        }
+    }
+}
+
 static void on_tick(EV_P_ ev_timer *w, int revents)
 {
     (void)w;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
     series_collect(r->series, false);
-    progress_update(&r->progress, r->series, clock_now_ns() - r->t0);
+    int64_t elapsed = clock_now_ns() - r->t0;
+    progress_update(&r->progress, r->series, elapsed);
+    check_abort(r, elapsed);
 }
 
 static void on_deadline(EV_P_ ev_timer *w, int revents)
@@ -364,6 +394,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         ev_timer_start(r.loop, &r.deadline);
     }
     r.t0 = t0;
+    r.o = o;
+    r.aborted = o->nfail_if ? xcalloc(o->nfail_if, sizeof *r.aborted) : NULL;
     progress_init(&r.progress, o, stderr, isatty(STDERR_FILENO), getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     ev_timer_init(&r.tick, on_tick, 0.25, 0.25);
     ev_timer_start(r.loop, &r.tick);
@@ -424,18 +456,21 @@ int run_execute(const struct options *o, const struct target *t, struct script *
      * arrival's answer may beat: -d when -d bounds the schedule, else the
      * end of the last arrival's own interval (-n N: N / rate). Not when it
      * was stopped early. */
-    if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0]) {
+    if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0] && !r.aborted_run) {
         bool by_d = o->duration_ns && arrivals == sched_total(o->rate, 0, o->duration_ns);
         int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
         if (res->duration_ns < span)
             res->duration_ns = span;
     }
     series_pad(&res->series, res->duration_ns);
-    /* Thresholds are judged on the run's final numbers (abort ones too:
-     * there is no merged view of the workers' stats while they run). */
+    /* Thresholds are judged on the run's final numbers; one that stopped
+     * the run (check_abort) is marked. */
     res->thresholds = o->nfail_if ? xcalloc(o->nfail_if, sizeof *res->thresholds) : NULL;
-    for (size_t i = 0; i < o->nfail_if; i++)
+    for (size_t i = 0; i < o->nfail_if; i++) {
         threshold_eval(&o->thresholds[i], &res->stats, res->duration_ns, &res->thresholds[i]);
+        res->thresholds[i].aborted = r.aborted && r.aborted[i];
+    }
+    free(r.aborted);
     free(r.workers);
     free(req);
     return rc;

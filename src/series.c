@@ -10,6 +10,7 @@
 #include <string.h>
 
 static_assert(SERIES_KINDS == STATS_ERR_KINDS, "a series point counts every failure kind");
+static_assert(SERIES_CODES == STATS_STATUS_MAX, "the totals count every status code");
 
 /* A second's latencies to 2 significant digits (1 %): plenty for a chart,
  * a tenth of the buckets of the run's own histograms (3 digits), so a
@@ -83,6 +84,7 @@ void series_rec_start(struct series_rec *r, int64_t t0)
     r->cur = 0;
     r->cur_end = t0 + SERIES_NS;
     counts_of(r->cum, &r->base);
+    memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
 }
 
 void series_rec_free(struct series_rec *r)
@@ -108,6 +110,9 @@ static void hand_over(struct series_rec *r)
     if (!r->dirty && counts_zero(&delta))
         return;
     struct series_sec sec = {.index = r->cur, .c = delta, .latency = NULL};
+    for (int i = 0; i < SERIES_CODES; i++)
+        sec.codes[i] = r->cum->status[i] - r->base_codes[i];
+    memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
     if (r->dirty) {
         /* The histogram goes with the record; a fresh one takes its place
          * (an allocation once a second, not per request). */
@@ -144,6 +149,21 @@ void series_rec_tick(struct series_rec *r, int64_t now)
     atomic_store_explicit(&r->ended, r->cum->completed + stats_failed(r->cum), memory_order_relaxed);
 }
 
+void series_snapshot(const struct series *s, struct stats *snap)
+{
+    memset(snap, 0, sizeof *snap);
+    const struct series_counts *t = &s->total;
+    snap->completed = t->requests;
+    snap->bytes_read = t->bytes;
+    snap->arrivals = t->sent;
+    uint64_t failed = 0;
+    for (int e = 0; e < SERIES_KINDS; e++)
+        failed += snap->errors[e] = t->errors[e];
+    snap->started = t->requests + failed;
+    memcpy(snap->status, s->total_codes, sizeof snap->status);
+    snap->latency = s->total_latency; /* a shallow copy: read only */
+}
+
 uint64_t series_ended(const struct series *s)
 {
     uint64_t n = 0;
@@ -163,11 +183,13 @@ void series_init(struct series *s, struct series_rec **recs, uint32_t nrecs)
     memset(s, 0, sizeof *s);
     s->recs = recs;
     s->nrecs = nrecs;
+    lat_init(&s->total_latency);
 }
 
 void series_free(struct series *s)
 {
     free(s->recs);
+    hist_free(&s->total_latency);
     for (size_t i = 0; i < s->npoints; i++)
         free(s->points[i].hist);
     free(s->points);
@@ -197,6 +219,10 @@ static struct pending *pending_at(struct series *s, uint64_t index)
 static void take(struct series *s, struct series_sec *sec)
 {
     counts_add(&s->total, &sec->c);
+    for (int i = 0; i < SERIES_CODES; i++)
+        s->total_codes[i] += sec->codes[i];
+    if (sec->latency)
+        hist_merge(&s->total_latency, sec->latency);
     if (sec->index < s->npoints) {
         /* Cannot happen: a second is completed only once every worker is
          * past it. Kept in the totals, dropped from the points. */

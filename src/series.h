@@ -25,6 +25,7 @@
 #define SERIES_NS 1000000000LL /* a point is one second */
 #define SERIES_CLASSES 6       /* status 1xx, 2xx, 3xx, 4xx, 5xx, other */
 #define SERIES_KINDS 8         /* = STATS_ERR_KINDS (checked in series.c) */
+#define SERIES_CODES 600       /* = STATS_STATUS_MAX (checked in series.c) */
 
 struct stats;
 
@@ -41,6 +42,7 @@ struct series_counts {
 struct series_sec {
     uint64_t index;        /* seconds since the run's start */
     struct series_counts c;
+    uint64_t codes[SERIES_CODES]; /* responses by status code, as stats.status */
     struct hist *latency;  /* owned by whoever holds the record */
 };
 
@@ -52,6 +54,7 @@ struct series_rec {
     uint64_t cur;              /* the second being recorded */
     struct hist lat;           /* its latencies */
     struct series_counts base; /* the cumulative counts when it began */
+    uint64_t base_codes[SERIES_CODES];
     bool dirty;                /* a latency was recorded in it */
     pthread_mutex_t lock;      /* guards out */
     struct series_sec *out;
@@ -103,6 +106,8 @@ struct series {
     struct series_point *points; /* complete seconds, 0 .. npoints-1 */
     size_t npoints, cap;
     struct series_counts total;  /* everything handed over so far */
+    uint64_t total_codes[SERIES_CODES];
+    struct hist total_latency;   /* and its latencies (the points' precision) */
     /* Seconds handed over but not complete yet (a worker may still add to
      * them): merged here, from second npoints on. */
     struct pending {
@@ -123,6 +128,13 @@ void series_collect(struct series *s, bool all);
 /* Requests ended (completed or failed) over all workers, as of their last
  * 100 ms tick: fresher than the points, for the progress line. */
 uint64_t series_ended(const struct series *s);
+
+/* A view of what has been handed over so far as run totals, for checks
+ * during the run (thresholds that abort): requests started (= ended),
+ * completed, failed by kind, statuses and the latency histogram (2
+ * significant digits; it points into s: valid until the next collect).
+ * Everything else in *snap is zero. Not to be stats_free'd. */
+void series_snapshot(const struct series *s, struct stats *snap);
 
 /* The workers have stopped: everything collected; the recorders are not
  * touched again (the workers may be freed). */

@@ -174,4 +174,21 @@ check_grep "$T/boom.out" '^  requests == 20 +[0-9]+  FAIL$' "script error: the b
 check_grep "$T/boom.err" 'threshold failed' "script error: the threshold line too"
 check_grep "$T/boom.err" 'boom' "script error: its line"
 
+# abort: a threshold broken for good during the run stops it (within about
+# a second), is marked, and the run exits 99 with its report; one that
+# holds does not stop a run.
+stop_target
+start_target --drop-every 3
+url="http://127.0.0.1:$PORT"
+SECONDS=0
+run_volley ab1 -c 4 -d 20s --timeout 200ms --fail-if 'errors < 1 abort after 1s' --fail-if 'p99 < 10s' "$url/"
+took=$SECONDS
+check_eq "$RC" 99 "abort: exit status"
+if [ "$took" -lt 10 ]; then ok; else fail "abort: the run was not stopped early (${took}s)"; fi
+check_eq "$(jth ab1 0 aborted) $(jth ab1 0 pass) $(jth ab1 1 aborted)" "true false false" "abort: marked in the JSON"
+check_grep "$T/ab1.out" '^  errors < 1 abort after 1s +[0-9]+  FAIL \(stopped the run\)$' "abort: marked in the report"
+check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["duration"] < 10)' "$T/ab1.json")" True \
+    "abort: the duration is the run's own"
+run_volley ab2 -c 4 -d 1.5s --timeout 200ms --fail-if 'p99 < 10s abort' "$url/"
+check_eq "$RC $(jth ab2 0 aborted)" "0 false" "abort: a threshold that holds does not stop the run"
 finish
