@@ -60,7 +60,8 @@ static const struct series_point *last_second(const struct series *s)
 /* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
  * given (rps < 0: none yet), the errors so far, the last second's
  * percentiles. */
-static void figures(const struct progress *p, const struct series *s, double rps, char *buf, size_t len)
+static void figures(const struct progress *p, const struct series *s, double rps, size_t holding, size_t nth,
+                    char *buf, size_t len)
 {
     const struct series_point *pt = last_second(s);
     char p50[32], p99[32];
@@ -72,13 +73,18 @@ static void figures(const struct progress *p, const struct series *s, double rps
         n += snprintf(buf + n, len - (size_t)n, "  %serrors %" PRIu64 "%s", p->color && errors ? "\033[31m" : "",
                       errors, p->color && errors ? "\033[0m" : "");
     if (pt && pt->latency_count && n >= 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "  p50 %s  p99 %s", fmt_time(p50, sizeof p50, (double)pt->p50),
-                 fmt_time(p99, sizeof p99, (double)pt->p99));
+        n += snprintf(buf + n, len - (size_t)n, "  p50 %s  p99 %s", fmt_time(p50, sizeof p50, (double)pt->p50),
+                      fmt_time(p99, sizeof p99, (double)pt->p99));
+    bool broken = holding < nth;
+    if (nth && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  %sthresholds %zu/%zu hold%s", p->color && broken ? "\033[31m" : "",
+                 holding, nth, p->color && broken ? "\033[0m" : "");
 }
 
-void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns)
+void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns, size_t holding,
+                     size_t nthresholds)
 {
-    char where[64], figs[192];
+    char where[64], figs[256];
     if (p->mode == PROGRESS_BAR) {
         const struct series_point *pt = last_second(s);
         double done = how_far(p, s, elapsed_ns, where, sizeof where);
@@ -88,7 +94,7 @@ void progress_update(struct progress *p, const struct series *s, int64_t elapsed
         double rps = pt ? (double)pt->c.requests
                      : elapsed_ns > 0 ? (double)series_ended(s) * 1e9 / (double)elapsed_ns
                                       : -1;
-        figures(p, s, rps, figs, sizeof figs);
+        figures(p, s, rps, holding, nthresholds, figs, sizeof figs);
         char bar[BAR_WIDTH + 1];
         int full = (int)(done * BAR_WIDTH);
         for (int i = 0; i < BAR_WIDTH; i++)
@@ -105,7 +111,7 @@ void progress_update(struct progress *p, const struct series *s, int64_t elapsed
         for (; k < 10 && k < s->npoints; k++)
             n += s->points[s->npoints - 1 - k].c.requests;
         how_far(p, s, elapsed_ns, where, sizeof where);
-        figures(p, s, k ? (double)n / (double)k : -1, figs, sizeof figs);
+        figures(p, s, k ? (double)n / (double)k : -1, holding, nthresholds, figs, sizeof figs);
         fprintf(p->out, "volley: %s  %s\n", where, figs);
         fflush(p->out);
         while (p->next_line_ns <= elapsed_ns)

@@ -28,8 +28,10 @@ struct progress {
 void progress_init(struct progress *p, const struct options *o, FILE *out, bool tty, bool no_color);
 
 /* Draws the state at elapsed_ns into the run (the bar every call, a line
- * when 10 s have passed since the last). */
-void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns);
+ * when 10 s have passed since the last). With thresholds (nthresholds >
+ * 0), how many of them hold so far (holding). */
+void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns, size_t holding,
+                     size_t nthresholds);
 
 /* The run is over: the bar is erased (the report follows). */
 void progress_end(struct progress *p);

@@ -92,29 +92,28 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
         stop_workers(r);
 }
 
-/* Thresholds with abort, on what the workers have handed over so far: the
- * first one broken for good stops the run (once; it is marked). */
-static void check_abort(struct run *r, int64_t elapsed)
+/* The thresholds on what the workers have handed over so far: how many
+ * hold (for the progress line); the first one with abort broken for good
+ * stops the run (once; it is marked). */
+static size_t check_thresholds(struct run *r, int64_t elapsed)
 {
     const struct options *o = r->o;
-    if (r->stopping || !r->aborted)
-        return;
+    if (!o->nfail_if)
+        return 0;
     struct stats snap;
-    bool made = false;
+    series_snapshot(r->series, &snap);
+    size_t holding = 0;
     for (size_t i = 0; i < o->nfail_if; i++) {
-        if (!o->thresholds[i].abort)
-            continue;
-        if (!made) {
-            series_snapshot(r->series, &snap);
-            made = true;
-        }
-        if (threshold_broken_live(&o->thresholds[i], &snap, elapsed)) {
+        struct threshold_result res;
+        threshold_eval(&o->thresholds[i], &snap, elapsed, &res);
+        holding += res.pass;
+        if (!r->stopping && threshold_broken_live(&o->thresholds[i], &snap, elapsed)) {
             r->aborted[i] = true;
             r->aborted_run = true;
             stop_workers(r);
-            return;
         }
     }
+    return holding;
 }
 
 static void on_tick(EV_P_ ev_timer *w, int revents)
@@ -124,8 +123,8 @@ static void on_tick(EV_P_ ev_timer *w, int revents)
     struct run *r = ev_userdata(EV_A);
     series_collect(r->series, false);
     int64_t elapsed = clock_now_ns() - r->t0;
-    progress_update(&r->progress, r->series, elapsed);
-    check_abort(r, elapsed);
+    size_t holding = check_thresholds(r, elapsed);
+    progress_update(&r->progress, r->series, elapsed, holding, r->o->nfail_if);
 }
 
 static void on_deadline(EV_P_ ev_timer *w, int revents)
