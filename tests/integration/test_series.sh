@@ -63,7 +63,7 @@ URL="http://127.0.0.1:$PORT/"
 pty() { # pty OUT COMMAND...: runs the command under a pseudo-terminal
     local out=$1
     shift
-    timeout -s KILL 30 script -qfec "$(printf '%q ' "$@")" "$out" > /dev/null 2>&1
+    timeout -s KILL 30 script -qfec "$(printf '%q ' "$@")" "$out" > /dev/null 2>&1 || true
 }
 if command -v script > /dev/null; then
     pty "$T/bar.txt" "$VOLLEY" -c 2 -d 1.6s --timeout 300ms "$URL"
