@@ -244,12 +244,15 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     }
     uint64_t failed = stats_failed(s);
     if (failed) {
-        fprintf(out, "  Failed %" PRIu64 ":", failed);
+        /* "Failed requests: N (connect a, ...)": a status code never
+         * follows the word Failed, so the line cannot read as "status N
+         * failed". */
+        fprintf(out, "  Failed requests: %" PRIu64 " (", failed);
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             /* http runs keep their six kinds; https adds tls, HTTP/2 protocol */
             if ((e != STATS_ERR_TLS || t->tls) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1))
-                fprintf(out, "%s %s %" PRIu64, e ? "," : "", stats_error_name(e), s->errors[e]);
-        fputc('\n', out);
+                fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
+        fputs(")\n", out);
         reasons_text(out, s);
     }
     uint64_t non_ok = 0;

@@ -45,7 +45,7 @@ check_adds_up never
 check_eq "$(jget "$T/never.json" errors.timeout)" 20 "never: timeouts"
 check_eq "$(jget "$T/never.json" requests.completed)" 0 "never: completed"
 check_eq "$(target_stat received)" 20 "never: server received"
-check_grep "$T/never.out" "Failed 20: connect 0, read 0, write 0, timeout 20, parse 0" "never: Failed line"
+check_grep "$T/never.out" "^  Failed requests: 20 \(connect 0, read 0, write 0, timeout 20, parse 0, validation 0\)$" "never: Failed line"
 stop_target
 
 # Each request is timed from its own start: 200 ms requests in a row on one

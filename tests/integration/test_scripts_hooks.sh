@@ -25,7 +25,7 @@ check_eq "$(jv wrkres requests.completed)/$(jv wrkres requests.failed)/$(jv wrkr
     "wrk response(): false fails the request"
 check_eq "$(jv wrkres failures.reasons.0.reason)/$(jv wrkres failures.reasons.0.count)" "echo seen/20" \
     "wrk response(): the reason (status, headers and body as expected)"
-check_grep "$T/wrkres.out" "^  Failed 20: .*validation 20$" "wrk response(): Failed line"
+check_grep "$T/wrkres.out" "^  Failed requests: 20 \(.*validation 20\)$" "wrk response(): Failed line"
 check_grep "$T/wrkres.out" "^    validation: echo seen \(20\)$" "wrk response(): reason line"
 
 # Only false fails: wrk ignores what else response() returns; false without

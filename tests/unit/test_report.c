@@ -83,6 +83,7 @@ int main(void)
     char *text = capture(report_text, &o, &t, &r);
     CHECK(printable(text));
     CHECK(strncmp(text, "  Latency ", 10) == 0);
+    CHECK_CONTAINS(text, "\n  Failed requests: 2 (connect 0, read 0, write 0, timeout 0, parse 0, validation 2)\n");
     CHECK_CONTAINS(text, "\n    (2 values above 3600.00s recorded as 3600.00s)\n");
     CHECK_CONTAINS(text, "\n    validation: bad \\xff\\xfe \\x1b[31m\\r\\nFailed 0: forged (2)\n");
     CHECK_CONTAINS(text, "\n    big\\x1b[2J           count 3  min 1  ");
