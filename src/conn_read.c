@@ -113,6 +113,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
+        stats_status(sh->stats, c->rx.status); /* the server did answer it */
     } else {
         stats_complete(sh->stats, now, c->rx.status, latency, connect, waiting);
         if (sh->sched) {
@@ -157,6 +158,7 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     }
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
+        stats_status(sh->stats, st->status); /* the server did answer it */
     } else {
         stats_complete(sh->stats, now, st->status, latency, connect, waiting);
         if (sh->sched) {
@@ -185,12 +187,16 @@ static void batch_done(struct conn *c, int64_t now, bool reusable)
 }
 
 /* The current response outgrew --max-body: a validation failure with its
- * own reason; the rest of a batch is lost with the connection. */
+ * own reason, counted under its status once its head was read (a head
+ * larger than --max-body has none yet); the rest of a batch is lost with
+ * the connection. */
 static void too_large(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     sh->too_large++;
     sh->stats->errors[STATS_ERR_VALIDATION]++;
+    if (c->rx.status_known)
+        stats_status(sh->stats, c->rx.status);
     c->pending--;
     sh->in_flight--;
     conn_fail(c, STATS_ERR_READ);

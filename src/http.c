@@ -51,9 +51,13 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
 static int on_headers_complete(http_parser *p)
 {
     struct http_rx *rx = p->data;
+    if (p->status_code / 100 == 1 && p->status_code != 101)
+        return 0; /* interim response: the final one follows */
+    rx->status = (uint16_t)p->status_code;
+    rx->status_known = 1;
     /* 1: tell the parser that this response has no body: a reply to HEAD,
      * or 204/304, whatever Content-Length they carry. */
-    if (p->status_code / 100 == 1)
+    if (p->status_code == 101)
         return 0;
     return rx->head || p->status_code == 204 || p->status_code == 304 ? 1 : 0;
 }
@@ -71,6 +75,7 @@ static int on_message_complete(http_parser *p)
     if (p->status_code / 100 == 1 && p->status_code != 101)
         return 0; /* interim response: the final one follows */
     rx->status = (uint16_t)p->status_code;
+    rx->status_known = 1;
     rx->chunked = (p->flags & F_CHUNKED) != 0;
     rx->keepalive = (uint8_t)http_should_keep_alive(p);
     rx->done = 1;
@@ -106,6 +111,7 @@ void http_rx_init(struct http_rx *rx, bool head)
     rx->done = 0;
     rx->eof = 0;
     rx->chunked = 0;
+    rx->status_known = 0;
     rx->mode = RX_FRESH;
 }
 
@@ -406,6 +412,7 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
             return parser_feed(rx, buf, len, used);
         }
         rx->mode = RX_BODY;
+        rx->status_known = 1;
         rx->body_left = body;
         rx->body_len = body;
         return body_feed(rx, head, len - head, used);

@@ -39,13 +39,15 @@ struct http_rx {
     uint64_t opaque[4]; /* http_parser */
     uint64_t body_left; /* fast path: body bytes still to come */
     uint64_t body_len;  /* after completion: the body's length (decoded, without chunk framing) */
-    uint16_t status;    /* status of the completed final response */
+    uint16_t status;    /* status of the final response, once status_known */
     uint8_t head;       /* the request was HEAD: the response has no body */
     uint8_t keepalive;  /* after completion: the connection may be reused */
     uint8_t done;
     uint8_t mode;       /* fast path or http-parser; private to http.c */
     uint8_t eof;        /* the error was the end of the stream */
     uint8_t chunked;    /* after completion: the body came chunked */
+    uint8_t status_known; /* the final response's head has been read (before its body
+                           * may be complete): status is set */
 };
 
 enum http_rx_result {

@@ -228,7 +228,15 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         latency_distribution(out, &s->latency);
     fprintf(out, "  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, secs,
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
-    if (s->completed) {
+    /* Every response by what the server answered: completed ones and those
+     * a script (or --max-body) failed, so these may sum past N requests. */
+    uint64_t responses = 0, non_ok = 0;
+    for (int i = 0; i < STATS_STATUS_MAX; i++) {
+        responses += s->status[i];
+        if (i < 200 || i > 399)
+            non_ok += s->status[i];
+    }
+    if (responses) {
         fprintf(out, "  Status");
         const char *sep = " ";
         for (int i = 0; i < STATS_STATUS_MAX; i++) {
@@ -255,10 +263,6 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         fputs(")\n", out);
         reasons_text(out, s);
     }
-    uint64_t non_ok = 0;
-    for (int i = 0; i < STATS_STATUS_MAX; i++)
-        if (i < 200 || i > 399)
-            non_ok += s->status[i];
     if (non_ok)
         fprintf(out, "  Non-2xx or 3xx responses: %" PRIu64 "\n", non_ok);
     if (s->cut_off)

@@ -38,7 +38,11 @@ struct stats {
     uint64_t errors[STATS_ERR_KINDS];
     uint64_t cut_off;   /* in flight when the run was stopped: neither completed nor failed */
     uint64_t closed;    /* of errors[READ]: the server closed before any byte of the response */
-    uint64_t status[STATS_STATUS_MAX]; /* by status code; [0] holds codes outside 100..599 */
+    uint64_t status[STATS_STATUS_MAX]; /* responses by status code, [0] holds codes outside
+                                        * 100..599: every completed one, and every one failed
+                                        * by validation once its status was read (so they sum
+                                        * to completed + validation, less responses that
+                                        * outgrew --max-body before their head was whole) */
     uint64_t bytes_read;
     uint64_t bytes_written;
     uint64_t connects;  /* connections established */
@@ -170,15 +174,23 @@ uint64_t stats_failed(const struct stats *s);
 /* Name of an error kind ("connect", "read", ...). */
 const char *stats_error_name(enum stats_error e);
 
-/* Counts a completed response and its timings (ns), ended at monotonic
- * time now. Hot path: no allocation (but for --hlog's once per interval). */
+/* Counts a response under its status code: what the server answered, also
+ * when the request then failed validation. */
+static inline void stats_status(struct stats *s, unsigned status)
+{
+    s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+}
+
+/* Counts a completed response, its status and its timings (ns), ended at
+ * monotonic time now. Hot path: no allocation (but for --hlog's once per
+ * interval). */
 static inline void stats_complete(struct stats *s, int64_t now, unsigned status, int64_t latency, int64_t connect,
                                   int64_t waiting)
 {
     if (s->series) /* first: a new second begins before this response is counted */
         series_rec_latency(s->series, now, latency, 1);
     s->completed++;
-    s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    stats_status(s, status);
     hist_record(&s->latency, latency);
     if (connect)
         hist_record(&s->connect, connect);

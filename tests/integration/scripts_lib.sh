@@ -21,7 +21,7 @@ runv() {
             if (v["requests.started"] != v["requests.completed"] + v["requests.failed"] + v["requests.cut_off"])
                 why = why "started != completed + failed + cut_off; "
             if (v["requests.failed"] != errors) why = why "failed != sum of errors; "
-            if (v["requests.completed"] != status) why = why "completed != sum of status; "
+            if (v["requests.completed"] + v["errors.validation"] != status) why = why "completed + validation != sum of status; "
             split("latency connect waiting", h, " ")
             for (i = 1; i <= 3; i++)
                 if (v[h[i] ".count"] != v["requests.completed"]) why = why h[i] " count != completed; "

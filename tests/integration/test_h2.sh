@@ -34,6 +34,13 @@ if start_nginx_h2; then
     adds_up maxbody
     check_eq "$(jv maxbody errors.validation)" 6 "--max-body: validation failures"
     check_eq "$(jv maxbody failures.reasons.0.reason)" "response larger than --max-body" "--max-body: the reason"
+    check_eq "$(jv maxbody status.200)" 6 "--max-body: the streams still counted by status"
+    # A response that response() fails is counted under its status too.
+    printf 'return { response = function(conn, res) return false, "no" end }\n' > "$S/failall.lua"
+    runv failall -n 10 -c 1 --http2 --streams 3 -s "$S/failall.lua" "$h2url/"
+    adds_up failall
+    check_eq "$(jv failall errors.validation)/$(jv failall status.200)" 10/10 "failed by response(): counted by status"
+    check_grep "$T/failall.out" "^  Status 200: 10$" "failed by response(): the Status line"
     # A POST body larger than the initial window: flow control both ways.
     head -c 300000 /dev/zero | tr '\0' y > "$T/post.body"
     cat > "$S/post.lua" <<'LUA'
@@ -45,7 +52,7 @@ LUA
     check_eq "$(jv post errors.validation)" 0 "POST bodies: the server read them whole"
     kill "$H2_PID" 2>/dev/null || true
     wait "$H2_PID" 2>/dev/null || true
-    check_eq "$(nginx_h2_count)" $((300 + 2000 + 20 + 6 + 10)) "TLS: nginx's own count"
+    check_eq "$(nginx_h2_count)" $((300 + 2000 + 20 + 6 + 10 + 10)) "TLS: nginx's own count"
 
     # Cleartext with prior knowledge; scripts per stream with per-connection
     # state; GOAWAY after 50 requests per connection (keepalive_requests).

@@ -27,6 +27,8 @@ check_eq "$(jv wrkres failures.reasons.0.reason)/$(jv wrkres failures.reasons.0.
     "wrk response(): the reason (status, headers and body as expected)"
 check_grep "$T/wrkres.out" "^  Failed requests: 20 \(.*validation 20\)$" "wrk response(): Failed line"
 check_grep "$T/wrkres.out" "^    validation: echo seen \(20\)$" "wrk response(): reason line"
+check_eq "$(jv wrkres status.200)" 20 "wrk response(): failed responses keep their status (JSON)"
+check_grep "$T/wrkres.out" "^  Status 200: 20$" "wrk response(): failed responses keep their status (text)"
 
 # Only false fails: wrk ignores what else response() returns; false without
 # a reason gets a reason of its own.
@@ -43,6 +45,30 @@ check_eq "$RC" 0 "wrk response() return values: exit status"
 adds_up wrkret
 check_eq "$(jv wrkret requests.completed)/$(jv wrkret errors.validation)" 10/10 "wrk response(): only false fails"
 check_eq "$(jv wrkret failures.reasons.0.reason)" "response() returned false" "wrk response(): false without a reason"
+
+# A response a script fails still counts under the status the server
+# answered (Status line, JSON status, Non-2xx line); the failure is counted
+# apart, as validation. Every other request asks for a 404, which fails.
+cat > "$S/fail404.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  return { path = conn.n % 2 == 0 and "/status/404" or "/" }
+end
+function s.response(conn, res)
+  if res.status == 404 then return false, "not found" end
+end
+return s
+LUA
+runv fail404 -n 20 -c 1 -t 1 -s "$S/fail404.lua" "$url/"
+check_eq "$RC" 0 "failed 404s: exit status"
+adds_up fail404
+check_eq "$(jv fail404 requests.completed)/$(jv fail404 errors.validation)" 10/10 "failed 404s: completed and failed"
+check_eq "$(jv fail404 status.200)/$(jv fail404 status.404)" 10/10 "failed 404s: JSON status counts every response"
+check_grep "$T/fail404.out" "^  10 requests in " "failed 404s: completed requests line"
+check_grep "$T/fail404.out" "^  Status 200: 10  404: 10$" "failed 404s: Status line counts every response"
+check_grep "$T/fail404.out" "^  Failed requests: 10 \(.*validation 10\)$" "failed 404s: Failed requests line"
+check_grep "$T/fail404.out" "^  Non-2xx or 3xx responses: 10$" "failed 404s: Non-2xx line counts the failed 404s"
 
 # Scenario: connect(conn) once per new connection, with keep-alive (/close/3
 # makes the server close every third response) and without; conn.id is
@@ -200,6 +226,7 @@ check_eq "$(jv maxbody requests.failed)/$(jv maxbody errors.validation)" 10/10 "
 check_eq "$(jv maxbody failures.reasons.0.reason)/$(jv maxbody failures.reasons.0.count)" \
     "response larger than --max-body/10" "--max-body: reason"
 check_grep "$T/maxbody.out" "^    validation: response larger than --max-body \(10\)$" "--max-body: text"
+check_eq "$(jv maxbody status.200)" 10 "--max-body: responses too large still counted by status"
 runv maxbody2 -n 10 -c 2 -t 2 --max-body 200000 -s "$S/body.lua" "$url/bytes/100000"
 check_eq "$RC" 0 "--max-body larger: exit status"
 check_eq "$(jv maxbody2 requests.completed)/$(jv maxbody2 requests.failed)" 10/0 "--max-body larger: whole bodies"
@@ -207,6 +234,7 @@ check_eq "$(jv maxbody2 requests.completed)/$(jv maxbody2 requests.failed)" 10/0
 runv maxbody_small -n 5 -c 1 -t 1 --max-body 100 -s "$S/res.lua" "$url/bytes/1000" -- bytes 1000
 check_eq "$(jv maxbody_small requests.failed)/$(jv maxbody_small failures.reasons.0.reason)" \
     "5/response larger than --max-body" "--max-body: a response in one read"
+check_eq "$(jv maxbody_small status.200)" 5 "--max-body, one read: counted by status"
 adds_up maxbody_small
 # A wrk-style response(status) keeps nothing, so the limit does not apply.
 printf 'function response(status)\n  if status ~= 200 then return false, "status" end\nend\n' > "$S/status_only.lua"
@@ -276,7 +304,7 @@ return s
 LUA
 runv done -n 40 -c 2 -t 2 -s "$S/done.lua" "$url/"
 check_eq "$RC" 0 "done(result): exit status"
-check_grep "$T/done.out" "^DONE started=40 completed=30 failed=10 cut_off=0 s200=30 s503=nil validation=10 reason=10$" \
+check_grep "$T/done.out" "^DONE started=40 completed=30 failed=10 cut_off=0 s200=30 s503=10 validation=10 reason=10$" \
     "done(result): requests, status, errors, failures"
 check_grep "$T/done.out" "^DONE p99>0=true distinct=true first=true order=true count=30$" "done(result): result.latency"
 check_grep "$T/done.out" "^DONE calls=40 five=40/5/5 connections=2$" "done(result): metrics"

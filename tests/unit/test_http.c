@@ -517,6 +517,42 @@ static void test_rest_after_done(void)
     check_ctx(NULL);
 }
 
+/* The status is known once the final response's head is read, before its
+ * body is complete (a response failed for --max-body mid-body is still
+ * counted by status), on both paths; not for an interim 1xx head, nor
+ * before the head is whole. */
+static void test_status_known(void)
+{
+    static const struct {
+        const char *data;
+        int status;
+    } cases[] = {
+        {"HTTP/1.1 404 Not Found\r\nContent-Length: 10\r\n\r\nabc", 404},                   /* fast path */
+        {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", 200},             /* http-parser */
+        {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 x\r\nContent-Length: 4\r\n\r\nz", 503}, /* after a 1xx */
+        {"HTTP/1.1 100 Continue\r\n\r\n", 0},
+        {"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n", 0}, /* the head goes on */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        for (int parser_only = 0; parser_only < 2; parser_only++) {
+            struct http_rx rx;
+            if (parser_only)
+                http_rx_init_parser_only(&rx, false);
+            else
+                http_rx_init(&rx, false);
+            size_t used = 0;
+            check_ctx(cases[i].data);
+            CHECK_INT(http_rx_feed(&rx, cases[i].data, strlen(cases[i].data), &used), HTTP_RX_MORE);
+            CHECK_INT(rx.status_known, cases[i].status != 0);
+            if (cases[i].status)
+                CHECK_INT(rx.status, cases[i].status);
+            http_rx_init(&rx, false);
+            CHECK_INT(rx.status_known, 0);
+        }
+    }
+    check_ctx(NULL);
+}
+
 /* One whole-read feed; DONE expected. */
 static struct http_rx feed_once(const char *data, bool head, size_t *used)
 {
@@ -730,5 +766,6 @@ int main(void)
     test_errors();
     test_split_invariance();
     test_rest_after_done();
+    test_status_known();
     return check_exit("test_http");
 }
