@@ -30,7 +30,9 @@
 --     under -r as a completed request with Receive and Exceptions
 --     failures; volley's start-up probe stops such a run instead.
 --   - Ctrl-C prints the text report and exits 1, as ab does
---     (result.interrupted).
+--     (result.interrupted). Any other run that gets to its report exits 0,
+--     as ab does, also when no request completed (volley itself would
+--     exit 1 then).
 --   - -b (socket buffers) and -B (bind address) are accepted and ignored.
 --   - -X sends the full URL as the request target and connects to the
 --     proxy, as ab does; -P only adds its header.
@@ -279,6 +281,10 @@ function s.done(result)
     text_report(run, c)
   end
   io.stdout:flush()
+  -- ab exits 0 after a run, whatever failed; volley's own rule (status 1
+  -- and a line on stderr when no response completed, as with -r against
+  -- a refused port) is not ab's.
+  os.exit(0)
 end
 
 return s

@@ -1,10 +1,10 @@
 /* volley's entry point: options, script, target, run, report, exit status.
  * Exit status (docs/usage.md#exit-statuses): 0 after a run (failed requests
  * included), 1 when the target cannot be reached, the run cannot start, a
- * result file cannot be written or a script fails, 2 for a bad command
- * line (a bad --fail-if included), 3 when -R's target rate was not
- * reached, 99 when a --fail-if threshold failed, 130 on a second SIGINT.
- * After a run the most serious applies: 1, then 3, then 99. */
+ * result file cannot be written, a script fails or no response completed,
+ * 2 for a bad command line (a bad --fail-if included), 3 when -R's target
+ * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
+ * second SIGINT. After a run the most serious applies: 1, then 3, then 99. */
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -281,11 +281,17 @@ int main(int argc, char **argv)
             status = 99; /* 1 and 3 win: the load was not what was asked */
         if (o.hlog_path && write_result("--hlog", o.hlog_path, write_hlog, &res))
             status = 1;
-        if (report_stop_reason(stderr, &t, &r))
+        bool stopped = report_stop_reason(stderr, &t, &r);
+        if (stopped)
             status = 1;
         fflush(stdout);
         if (run_done(ms, &r, err, sizeof err) < 0)
             status = die(1, err);
+        /* Last, after done(): a script that owns its exit status (volley
+         * ab's) has exited by then. A run stopped early has said why
+         * nothing completed already, in one line. */
+        if (!stopped && report_none_completed(stderr, &r))
+            status = 1;
     }
     run_result_free(&r);
 out:

@@ -174,15 +174,18 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
 {
     const struct stats *s = &r->stats;
     double sent = report_sent_rate(o, r);
-    char p50[32], p99[32];
-    fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
-    fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
     fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n", o->rate,
             sent, s->arrivals, s->unsent);
-    if (!rate_met(o, sent))
-        fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (send lag p50 %s, p99 %s; more connections"
-                     " (-c) or a faster server are needed)\n",
-                sent, o->rate, p50, p99);
+    if (rate_met(o, sent))
+        return;
+    fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (", sent, o->rate);
+    if (s->completed) { /* else no timing figures at all (report_text) */
+        char p50[32], p99[32];
+        fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
+        fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
+        fprintf(out, "send lag p50 %s, p99 %s; ", p50, p99);
+    }
+    fprintf(out, "more connections (-c) or a faster server are needed)\n");
 }
 
 /* -L: wrk's "Latency Distribution" block, in wrk's layout (the percentile
@@ -215,17 +218,23 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     const struct stats *s = &r->stats;
     double secs = (double)r->duration_ns / 1e9;
     char b[32];
-    report_hist_line(out, "Latency", &s->latency);
-    if (o->rate) {
-        report_hist_line(out, "Service", &s->service);
-        report_hist_line(out, "Send lag", &s->sendlag);
+    if (s->completed) {
+        report_hist_line(out, "Latency", &s->latency);
+        if (o->rate) {
+            report_hist_line(out, "Service", &s->service);
+            report_hist_line(out, "Send lag", &s->sendlag);
+        }
+        if (o->verbose) {
+            report_hist_line(out, "Connect", &s->connect);
+            report_hist_line(out, "Waiting", &s->waiting);
+        }
+        if (o->latency)
+            latency_distribution(out, &s->latency);
+    } else {
+        /* Zeros here would read as a fast server; with -R the latency
+         * would be the timeouts alone. No timing line at all then. */
+        fprintf(out, "  No response completed: there are no latency figures\n");
     }
-    if (o->verbose) {
-        report_hist_line(out, "Connect", &s->connect);
-        report_hist_line(out, "Waiting", &s->waiting);
-    }
-    if (o->latency)
-        latency_distribution(out, &s->latency);
     fprintf(out, "  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, secs,
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
     /* Every response by what the server answered: completed ones and those
@@ -268,7 +277,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     if (s->cut_off)
         fprintf(out, "  Cut off: %" PRIu64 " request%s in flight when the run %s (not counted)\n", s->cut_off,
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
-    report_tls_text(out, t, r, o->verbose);
+    report_tls_text(out, t, r, o->verbose && s->completed); /* its Handshake line is a timing line */
     report_h2_text(out, o, r);
     if (o->verbose)
         fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
@@ -305,6 +314,34 @@ bool report_stop_reason(FILE *err, const struct target *t, const struct run_resu
     return r->unreachable || r->script_error[0];
 }
 
+bool report_none_completed(FILE *err, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (s->completed)
+        return false;
+    uint64_t failed = stats_failed(s);
+    fputs("volley: no response completed (", err);
+    if (s->started == 0) {
+        fputs(r->interrupted ? "no request was started; interrupted)\n" : "no request was started)\n", err);
+        return true;
+    }
+    if (failed)
+        fprintf(err, "%" PRIu64 " request%s failed", failed, failed == 1 ? "" : "s");
+    else
+        fputs("no request failed", err);
+    const char *sep = ": ";
+    for (int e = 0; e < STATS_ERR_KINDS; e++) {
+        if (s->errors[e]) {
+            fprintf(err, "%s%s %" PRIu64, sep, stats_error_name(e), s->errors[e]);
+            sep = ", ";
+        }
+    }
+    if (s->cut_off)
+        fprintf(err, "; %" PRIu64 " cut off", s->cut_off);
+    fputs(r->interrupted ? "; interrupted)\n" : ")\n", err);
+    return true;
+}
+
 /* A JSON number after the literal text before it ("\"min\": "): through
  * json_out_num, as every double in the JSON is, so that an infinite or NaN
  * value is written as null. */
@@ -314,20 +351,29 @@ static void json_num(FILE *out, const char *before, double v, int decimals)
     json_out_num(out, v, decimals);
 }
 
+/* ", \"key\": " and a histogram's figure (ns) in us; null when the
+ * histogram is empty: a 0 there would read as a fast response. */
+static void hist_figure(FILE *out, const char *key, const struct hist *h, double ns)
+{
+    fprintf(out, ", \"%s\": ", key);
+    if (h->count)
+        json_out_num(out, ns / 1e3, 3);
+    else
+        fputs("null", out);
+}
+
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last)
 {
     static const struct { const char *key; double p; } ps[] = {
         {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
     };
     fprintf(out, "  \"%s\": {\"count\": %" PRId64, name, h->count);
-    json_num(out, ", \"min\": ", h->count ? (double)h->min / 1e3 : 0.0, 3);
-    json_num(out, ", \"max\": ", (double)(h->count ? h->max : 0) / 1e3, 3);
-    json_num(out, ", \"mean\": ", hist_mean(h) / 1e3, 3);
-    json_num(out, ", \"stdev\": ", hist_stdev(h) / 1e3, 3);
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
-        fprintf(out, ", \"%s\": ", ps[i].key);
-        json_out_num(out, (double)hist_percentile(h, ps[i].p) / 1e3, 3);
-    }
+    hist_figure(out, "min", h, (double)h->min);
+    hist_figure(out, "max", h, (double)h->max);
+    hist_figure(out, "mean", h, hist_mean(h));
+    hist_figure(out, "stdev", h, hist_stdev(h));
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
+        hist_figure(out, ps[i].key, h, (double)hist_percentile(h, ps[i].p));
     fprintf(out, ", \"clamped\": %" PRId64 ", \"hdr\": ", h->clamped);
     char *hdr = hdr_encode(h, NULL);
     json_out_str(out, hdr);

@@ -98,6 +98,15 @@ run_volley() {
     timeout -s KILL 60 "$VOLLEY" --json "$T/$name.json" "$@" > "$T/$name.out" 2> "$T/$name.err" || RC=$?
 }
 
+# check_no_response NAME WHAT DETAIL: run NAME completed no response: exit
+# status 1, and the last line of $T/NAME.err says so, with DETAIL (an ERE,
+# such as "6 requests failed: connect 6") in its parentheses.
+check_no_response() {
+    check_eq "$RC" 1 "$2: exit status (no response completed)"
+    if tail -n 1 "$T/$1.err" | grep -qE -- "^volley: no response completed \(($3)\)$"; then ok; else
+        fail "$2: no /volley: no response completed ($3)/ at the end of stderr: $(tail -n 2 "$T/$1.err")"; fi
+}
+
 # check_adds_up NAME: started = completed + failed + cut_off, and failed is
 # the sum of the error kinds, and the status counts sum to completed +
 # validation (a response a script failed still had its status; no test

@@ -46,6 +46,23 @@ check_eq "$(jget "$T/never.json" errors.timeout)" 20 "never: timeouts"
 check_eq "$(jget "$T/never.json" requests.completed)" 0 "never: completed"
 check_eq "$(target_stat received)" 20 "never: server received"
 check_grep "$T/never.out" "^  Failed requests: 20 \(connect 0, read 0, write 0, timeout 20, parse 0, validation 0\)$" "never: Failed line"
+# Nothing completed: no latency figures at all (zeros would read as a fast
+# server), one line that says so, null figures in the JSON, and status 1
+# with the reason on stderr.
+check_no_response never "never" "20 requests failed: timeout 20"
+check_grep "$T/never.out" "^  No response completed: there are no latency figures$" "never: said in the report"
+check_eq "$(grep -cE 'Latency|p50|mean|stdev' "$T/never.out")" 0 "never: no latency figures in the report"
+check_eq "$(jget "$T/never.json" latency.count)/$(jget "$T/never.json" latency.p50)/$(jget "$T/never.json" latency.min)/$(jget "$T/never.json" latency.max)/$(jget "$T/never.json" waiting.mean)" \
+    0/null/null/null/null "never: JSON figures null"
+check_eq "$(jget "$T/never.json" requests_per_sec)" 0.0 "never: JSON request rate"
+# -R: the latency histogram would hold the timeouts alone; the rate line
+# keeps its words but no send lag figures. 1 wins over -R's 3.
+run_volley never_rate -n 20 -c 2 -t 1 -R 100 --timeout 200ms "http://127.0.0.1:$PORT/never"
+check_no_response never_rate "never, -R" "20 requests failed: timeout 20"
+check_eq "$(grep -cE 'Latency|Service|Send lag|p50' "$T/never_rate.out")" 0 "never, -R: no timing lines"
+check_grep "$T/never_rate.out" "^  Target rate NOT met: [0-9.]+/s of 100/s \(more connections \(-c\) or a faster server are needed\)$" \
+    "never, -R: the rate line without send lag figures"
+check_eq "$(jget "$T/never_rate.json" latency.count)" 20 "never, -R: the JSON keeps the timeouts in latency"
 stop_target
 
 # Each request is timed from its own start: 200 ms requests in a row on one

@@ -153,14 +153,14 @@ if h2_python_ok; then
     # A server that stops reading: timeouts, and the run ends by itself.
     start_py_h2 stopread
     runv stopread -n 4 -c 1 --h2c --streams 4 --timeout 1s -m POST --body-file "$T/p100k" "$py_h2_url/"
-    check_eq "$RC" 0 "stops reading: exit status"
+    check_no_response stopread "stops reading" "4 requests failed: timeout 4"
     adds_up stopread
     check_eq "$(jv stopread errors.timeout)" 4 "stops reading: timeouts"
 
     # Garbage instead of HTTP/2: protocol failures with nghttp2's reason.
     start_py_h2 garbage
     runv garbage -n 3 -c 1 --h2c "$py_h2_url/"
-    check_eq "$RC" 0 "garbage: exit status"
+    check_no_response garbage "garbage" "3 requests failed: protocol 3"
     adds_up garbage
     check_eq "$(jv garbage errors.protocol)" 3 "garbage: protocol failures"
 

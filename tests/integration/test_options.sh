@@ -72,7 +72,7 @@ check_grep "$T/hb.err" '^Completed 100 requests$' "--heartbeat: the last line"
 dead=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 RC=0
 timeout 20 "$VOLLEY" -q -n 6 -c 2 -t 1 --no-probe --timeout 2s --json "$T/np.json" "http://127.0.0.1:$dead/" 2> "$T/np.err" || RC=$?
-check_eq "$RC" 0 "--no-probe: the run ends normally"
+check_no_response np "--no-probe: the run ends normally, nothing completed" "6 requests failed: connect 6"
 check_eq "$(jget "$T/np.json" errors.connect)" 6 "--no-probe: refused connects are connect errors"
 # --one-first: the other connections wait for the first one's answer, so
 # with 3 connections and a 300 ms answer the run takes two rounds, not one.
@@ -94,8 +94,8 @@ check_eq "$(($(target_stat received) - before))" 8 "-H Content-Length = body len
 # wrk's forms: -T (a bare number is seconds), and -L/--latency, wrk's
 # "Latency Distribution" block in wrk's layout, after the histogram lines.
 RC=0
-timeout 20 "$VOLLEY" -n 1 -c 1 -t 1 -T 0.3 --json "$T/T.json" "${url}never" > /dev/null || RC=$?
-check_eq "$RC" 0 "-T: exit status"
+timeout 20 "$VOLLEY" -n 1 -c 1 -t 1 -T 0.3 --json "$T/T.json" "${url}never" > /dev/null 2> "$T/T.err" || RC=$?
+check_no_response T "-T" "1 request failed: timeout 1"
 check_eq "$(jget "$T/T.json" options.timeout)" 0.3 "-T: the timeout"
 check_eq "$(jget "$T/T.json" errors.timeout)" 1 "-T: the request timed out"
 "$VOLLEY" -n 20 -c 1 -t 1 -L "$url" > "$T/L.out"

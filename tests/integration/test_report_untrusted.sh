@@ -56,7 +56,7 @@ end
 return s
 LUA
 runv hostile -n 20 -c 2 -t 1 -H $'X-High: caf\xe9' -s "$S/hostile.lua" "$url/p"$'\xff'"#frag"$'\x1b[31m'
-check_eq "$RC" 0 "hostile: exit status"
+check_no_response hostile "hostile" "20 requests failed: validation 20"
 json_ok hostile
 check_eq "$(jpy hostile 'j["failures"]["reasons"][0]["reason"]')" \
     "'bad \ufffd\ufffd \x1b[31mred\x1b[0m\r\nFailed 0: forged\n'" "JSON: invalid bytes in a reason as U+FFFD, the rest as it was"

@@ -194,7 +194,7 @@ check_eq "$(jv ex_metric metrics.records.bytes_per_item.count)" 100 "examples.me
 runv ex_metric3 -n 20 -c 2 -t 2 -s examples.metric "$url/" -- 3
 check_eq "$(jv ex_metric3 metrics.counters.items)" 60 "examples.metric -- 3: items counted"
 runv ex_bad -n 50 -c 2 -t 2 -s examples.json_check "$url/" -- bad
-check_eq "$RC" 0 "examples.json_check -- bad: exit status"
+check_no_response ex_bad "examples.json_check -- bad" "50 requests failed: validation 50"
 adds_up ex_bad
 check_eq "$(jv ex_bad requests.failed)/$(jv ex_bad errors.validation)" 50/50 \
     "examples.json_check -- bad: every request fails validation"

@@ -28,4 +28,24 @@ check_ge "$(jget "$T/int.json" requests.completed)" 1 "SIGINT: report of what co
 check_grep "$T/int.out" "^Requests/sec:" "SIGINT: text report printed"
 python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/int.json'))['duration'] < 10 else 1)" \
     && ok || fail "SIGINT: run did not stop early"
+
+# SIGINT at once, before any answer (the server never answers): the report
+# says no response completed, without latency figures, and the exit status
+# is 1, as for any run in which nothing completed. The signal is sent a
+# little after the header is out, once the connections are open (whether
+# they all are is the machine's business: the count is not checked).
+timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int0.json" "http://127.0.0.1:$PORT/never" \
+    > "$T/int0.out" 2> "$T/int0.err" &
+vpid=$!
+for _ in $(seq 1 250); do grep -q '^  1 thread' "$T/int0.out" 2>/dev/null && break; sleep 0.02; done
+sleep 0.3
+kill -INT "$vpid"
+RC=0
+wait "$vpid" || RC=$?
+check_adds_up int0
+check_no_response int0 "SIGINT at once" "no request failed; [1-4] cut off; interrupted"
+check_eq "$(jget "$T/int0.json" interrupted)" True "SIGINT at once: marked interrupted"
+check_grep "$T/int0.out" "^  No response completed: there are no latency figures$" "SIGINT at once: said in the report"
+check_eq "$(grep -c 'p50' "$T/int0.out")" 0 "SIGINT at once: no latency figures"
+check_grep "$T/int0.out" "^  Cut off: [1-4] requests? (was|were) in flight when the run was interrupted" "SIGINT at once: the cut off line"
 finish

@@ -37,6 +37,62 @@ static void stop_reason(FILE *out, const struct options *o, const struct target 
     report_stop_reason(out, t, r);
 }
 
+static void none_completed(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
+{
+    (void)o;
+    (void)t;
+    report_none_completed(out, r);
+}
+
+/* A run in which no response completed: one line instead of the timing
+ * lines (no zeros that read as a fast server), null figures in the JSON,
+ * and the stderr line main exits 1 with. */
+static void test_none_completed(const struct options *base, const struct target *t)
+{
+    struct options o = *base;
+    o.verbose = 1;
+    o.latency = true;
+    struct run_result r = {.duration_ns = 1000000000};
+    struct stats *s = &r.stats;
+    stats_init(s);
+    s->started = 205;
+    s->errors[STATS_ERR_CONNECT] = 160;
+    s->errors[STATS_ERR_READ] = 40;
+    s->cut_off = 5;
+    char *text = capture(report_text, &o, t, &r);
+    static const char line[] = "  No response completed: there are no latency figures\n";
+    CHECK(strncmp(text, line, sizeof line - 1) == 0);
+    CHECK_CONTAINS(text, "\n  Failed requests: 200 (connect 160, read 40, write 0, timeout 0, parse 0, validation 0)\n");
+    CHECK(!strstr(text, "Latency") && !strstr(text, "p50") && !strstr(text, "Connect ") && !strstr(text, "Status"));
+    free(text);
+    char *json = capture(report_json, &o, t, &r);
+    CHECK(json_check(json, strlen(json)));
+    CHECK_CONTAINS(json, "\"latency\": {\"count\": 0, \"min\": null, \"max\": null, \"mean\": null, \"stdev\": null, "
+                         "\"p50\": null, \"p75\": null, \"p90\": null, \"p99\": null, \"p99.9\": null, \"p99.99\": null, "
+                         "\"clamped\": 0, \"hdr\": \"HISTF");
+    free(json);
+    char *err = capture(none_completed, &o, t, &r);
+    CHECK_STR(err, "volley: no response completed (200 requests failed: connect 160, read 40; 5 cut off)\n");
+    free(err);
+    s->errors[STATS_ERR_CONNECT] = s->errors[STATS_ERR_READ] = 0;
+    s->errors[STATS_ERR_TIMEOUT] = 1;
+    s->cut_off = 0;
+    r.interrupted = true;
+    err = capture(none_completed, &o, t, &r);
+    CHECK_STR(err, "volley: no response completed (1 request failed: timeout 1; interrupted)\n");
+    free(err);
+    s->errors[STATS_ERR_TIMEOUT] = 0;
+    s->started = 0;
+    err = capture(none_completed, &o, t, &r);
+    CHECK_STR(err, "volley: no response completed (no request was started; interrupted)\n");
+    free(err);
+    s->started = s->completed = 1;
+    err = capture(none_completed, &o, t, &r);
+    CHECK_STR(err, "");
+    free(err);
+    stats_free(s);
+}
+
 /* No byte below 0x20 but '\n', no DEL. */
 static bool printable(const char *s)
 {
@@ -123,5 +179,6 @@ int main(void)
     free(text);
 
     stats_free(s);
+    test_none_completed(&o, &t);
     return check_exit("test_report");
 }
