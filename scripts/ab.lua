@@ -20,10 +20,12 @@
 --     a chunked or length-less response does not stall the run as in ab.
 --   - Keep-alive follows HTTP: a response is kept alive when the server
 --     keeps the connection open, not when its head has the word Keep-Alive.
---   - A request that times out (-s) ends ab at once; here the run goes on
---     and then exits as ab would have: its message, "Total of N requests
---     completed", status 119. Receive and connect errors without -r do the
---     same (status 104 or 111) after the run.
+--   - A request that times out (-s), or a connect that does not complete
+--     within -s, ends ab at once; here the run goes on and then exits as ab
+--     would have: its message, "Total of N requests completed", status
+--     119. Receive and connect errors without -r do the same (status 104
+--     or 111) after the run. Before the run, a first connect that does not
+--     complete within -s ends it as in ab.
 --   - Failed requests: Connect counts volley's connect errors, Receive its
 --     read and parse errors, Exceptions its timeouts (which end the run as
 --     above, so a printed report has none). ab counts a refused connection
@@ -120,13 +122,22 @@ local function fail_before_run()
   end
   if o.concurrency == 0 then apr_error("apr_pollset_poll", "Invalid argument", 22) end
   if o.timeout == 0 then apr_error("apr_pollset_poll", "The timeout specified has expired", 70007) end
+  -- ab's first connect is all its poll waits on, for -s seconds (a negative
+  -- -s: no limit): a connect that never completes (a listener whose accept
+  -- queue is full drops the SYN) ends ab on the poll's timeout, -r or not.
+  -- A connect that fails moves on to the next address, as in ab.
+  local message, code = "Connection refused", 111
   for _, addr in ipairs(addrs) do
-    if wrk.connect(addr) then return true end
+    local connected, why, errno = wrk.connect(addr, o.timeout)
+    if connected then return true end
+    if why == "timeout" then apr_error("apr_pollset_poll", "The timeout specified has expired", 70007) end
+    message, code = why, errno
   end
   -- With -r the run goes on, and every refused connect is counted as a
   -- Connect failure (ab counts each as a completed request with Receive
-  -- and Exceptions failures: see docs/ab.md).
-  if not o.recverrok then apr_error("apr_socket_recv", "Connection refused", 111) end
+  -- and Exceptions failures: see docs/ab.md). Without it ab stops on the
+  -- error its recv() then sees: refused (111), unreachable, ...
+  if not o.recverrok then apr_error("apr_socket_recv", message, code) end
   return false
 end
 
@@ -260,7 +271,8 @@ function s.done(result)
   end
   run_log(run)
   local e = run.errors
-  if (e.timeout or 0) > 0 then
+  if (e.timeout or 0) > 0 or (result.requests.connect_timeouts or 0) > 0 then
+    -- A response, or a connect, that -s did not see end.
     apr_error("apr_pollset_poll", "The timeout specified has expired", 70007, run.n)
   elseif not o.recverrok and (e.connect or 0) > 0 then
     apr_error("apr_socket_recv", "Connection refused", 111, run.n)

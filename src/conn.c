@@ -103,6 +103,8 @@ void conn_fail(struct conn *c, enum stats_error why)
 static void connect_failed(struct conn *c, int err)
 {
     struct conn_shared *sh = c->sh;
+    if (err == ETIMEDOUT)
+        sh->stats->connect_timeouts += c->pending;
     if (sh->failing_since == 0)
         sh->failing_since = c->t_connect > sh->last_connect_ok ? c->t_connect : sh->last_connect_ok;
     if (clock_now_ns() - sh->failing_since > sh->timeout_ns) {

@@ -281,16 +281,14 @@ int main(int argc, char **argv)
             status = 99; /* 1 and 3 win: the load was not what was asked */
         if (o.hlog_path && write_result("--hlog", o.hlog_path, write_hlog, &res))
             status = 1;
-        bool stopped = report_stop_reason(stderr, &t, &r);
-        if (stopped)
-            status = 1;
         fflush(stdout);
         if (run_done(ms, &r, err, sizeof err) < 0)
             status = die(1, err);
-        /* Last, after done(): a script that owns its exit status (volley
-         * ab's) has exited by then. A run stopped early has said why
-         * nothing completed already, in one line. */
-        if (!stopped && report_none_completed(stderr, &r))
+        /* Last, after done(): a script that owns its exit status and its
+         * stderr (volley ab) has exited by then. A run stopped early says
+         * why, in one line; any other run in which nothing completed says
+         * that. */
+        if (report_stop_reason(stderr, &t, &r) || report_none_completed(stderr, &r))
             status = 1;
     }
     run_result_free(&r);

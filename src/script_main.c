@@ -7,11 +7,13 @@
 
 #include "tls.h"
 
+#include "clock.h"
 #include "net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lauxlib.h>
 #include <netdb.h>
 #include <poll.h>
@@ -69,24 +71,53 @@ static int wrk_lookup(lua_State *L)
     return 1;
 }
 
-/* wrk.connect(addr): whether a TCP connection to addr can be opened (within
- * a second); it is closed again at once. */
+/* Waits until fd's connect ends or timeout_ms pass (< 0: no limit).
+ * Returns 0 when connected, the connect's errno, or -1 on the timeout. */
+static int connect_wait(int fd, int64_t timeout_ms)
+{
+    int64_t end = clock_now_ns() + timeout_ms * 1000000;
+    for (;;) {
+        int64_t left = timeout_ms < 0 ? -1 : (end - clock_now_ns() + 999999) / 1000000;
+        if (timeout_ms >= 0 && left <= 0)
+            return -1;
+        struct pollfd p = {.fd = fd, .events = POLLOUT};
+        int n = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
+        if (n > 0)
+            return net_connect_result(fd);
+        if (n < 0 && errno != EINTR)
+            return errno;
+    }
+}
+
+/* wrk.connect(addr[, seconds]): whether a TCP connection to addr opens
+ * within seconds (default 1, as wrk; negative: no limit); it is closed
+ * again at once. Returns true; or false, "timeout" when nothing answered in
+ * time; or false, the system's message and the errno when the connect
+ * failed (volley ab tells these apart as ab does). */
 static int wrk_connect(lua_State *L)
 {
     struct addr *a = luaL_checkudata(L, 1, ADDR_MT);
+    double secs = luaL_optnumber(L, 2, 1.0);
+    int64_t timeout_ms = secs < 0 ? -1 : secs > 1e9 ? INT64_C(1000000000000) : (int64_t)(secs * 1000 + 0.5);
     int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    bool ok = false;
+    int err = fd < 0 ? errno : 0;
     if (fd >= 0) {
-        if (connect(fd, (struct sockaddr *)&a->sa, a->len) == 0) {
-            ok = true;
-        } else if (errno == EINPROGRESS) {
-            struct pollfd p = {.fd = fd, .events = POLLOUT};
-            ok = poll(&p, 1, 1000) == 1 && net_connect_result(fd) == 0;
-        }
+        if (connect(fd, (struct sockaddr *)&a->sa, a->len) < 0)
+            err = errno == EINPROGRESS ? connect_wait(fd, timeout_ms) : errno;
         close(fd);
     }
-    lua_pushboolean(L, ok);
-    return 1;
+    if (err == 0) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    if (err < 0) {
+        lua_pushliteral(L, "timeout");
+        return 2;
+    }
+    lua_pushstring(L, strerror(err));
+    lua_pushinteger(L, err);
+    return 3;
 }
 
 static struct script_thread *check_thread(lua_State *L)
@@ -396,6 +427,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     set_number(L, "failed", (double)stats_failed(st));
     set_number(L, "cut_off", (double)st->cut_off);
     set_number(L, "closed", (double)st->closed);
+    set_number(L, "connect_timeouts", (double)st->connect_timeouts);
     set_number(L, "unsent", (double)st->unsent);
     lua_setfield(L, -2, "requests");
     lua_pushstring(L, st->open ? "open" : "closed");

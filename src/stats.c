@@ -148,6 +148,7 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->errors[i] += src->errors[i];
     dst->cut_off += src->cut_off;
     dst->closed += src->closed;
+    dst->connect_timeouts += src->connect_timeouts;
     for (int i = 0; i < STATS_STATUS_MAX; i++)
         dst->status[i] += src->status[i];
     dst->bytes_read += src->bytes_read;

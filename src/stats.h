@@ -38,6 +38,8 @@ struct stats {
     uint64_t errors[STATS_ERR_KINDS];
     uint64_t cut_off;   /* in flight when the run was stopped: neither completed nor failed */
     uint64_t closed;    /* of errors[READ]: the server closed before any byte of the response */
+    uint64_t connect_timeouts; /* of errors[CONNECT]: not connected within --timeout (nothing
+                                * answered the SYN), as opposed to refused or unreachable */
     uint64_t status[STATS_STATUS_MAX]; /* responses by status code, [0] holds codes outside
                                         * 100..599: every completed one, and every one failed
                                         * by validation once its status was read (so they sum
