@@ -26,11 +26,12 @@ void report_error(FILE *err, const char *msg);
  * true if there was such a reason (the exit status is then 1). */
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
-/* When no request of the run completed (none failed, or all were cut off,
- * or the run was interrupted before an answer), says so on err as
- * "volley: no response completed (N requests failed: KIND n, ...; M cut
- * off[; interrupted])" and returns true: the exit status is then 1, since none of the
- * report's timings measure anything. */
+/* When no request of the run completed (all failed or were cut off, or
+ * the run was interrupted before an answer), says so on err as "volley: no
+ * response completed (N requests failed: KIND n, ...; M cut off[;
+ * interrupted])" and returns true: the exit status is then 1, since none
+ * of the report's timings measures anything. Else prints nothing and
+ * returns false. */
 bool report_none_completed(FILE *err, const struct run_result *r);
 
 /* -R: the rate the run sent at, requests per second: those sent over the
