@@ -66,10 +66,13 @@ check_grep "$T/slow.out" '^  p50 < 1ms +[0-9.]+ms  FAIL$' "slow: p50 fails"
 check_grep "$T/slow.out" '^  min >= 20ms +[0-9.]+ms  pass$' "slow: min passes"
 
 # 3. No data: nothing completes (the server never answers), so a latency
-#    threshold fails, and passes only with "or nodata".
+#    threshold fails, and passes only with "or nodata". A run in which no
+#    response completed exits 1, which wins over 99; the block is shown.
 run_volley nodata -n 2 -c 2 -t 1 --timeout 300ms --fail-if 'p99 < 10s' --fail-if 'mean < 10s or nodata' \
     --fail-if 'errors.timeout == 2' "$url/never"
-check_eq "$RC" 99 "nodata: exit status"
+check_eq "$RC" 1 "nodata: exit status (no response completed)"
+check_grep "$T/nodata.err" '^volley: no response completed \(2 requests failed: timeout 2\)$' "nodata: the no-response line"
+check_grep "$T/nodata.err" 'thresholds failed' "nodata: the thresholds line too"
 check_grep "$T/nodata.out" '^  p99 < 10s +no data  FAIL$' "nodata: fails"
 check_grep "$T/nodata.out" '^  mean < 10s or nodata +no data  pass$' "nodata: or nodata passes"
 check_grep "$T/nodata.out" '^  errors.timeout == 2 +2  pass$' "nodata: the errors are data"
