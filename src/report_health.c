@@ -25,7 +25,34 @@ struct health {
     int64_t window_ns;     /* that window: a tenth of the run, at least a second */
     double worst_busy;     /* the busiest worker's CPU share */
     uint32_t worst;        /* and which one */
+    bool lag_known;        /* -R, long enough: the two below are set */
+    int64_t lag_early, lag_late; /* send lag p99: the median second of the first and of the last quarter */
 };
+
+/* -R: the send lag grew this many times from the run's first quarter to its
+ * last, and to at least LAG_FLOOR_NS: volley fell behind its schedule. */
+#define LAG_GROWTH 4
+#define LAG_FLOOR_NS 1000000
+
+/* The median of the per-second send lag p99 over points [from, to) that
+ * had any; -1 when none had. */
+static int64_t lag_median(const struct series *s, size_t from, size_t to)
+{
+    int64_t v[64];
+    size_t n = 0;
+    for (size_t i = from; i < to && n < 64; i++)
+        if (s->points[i].sendlag_count)
+            v[n++] = s->points[i].sendlag_p99;
+    if (n == 0)
+        return -1;
+    for (size_t i = 1; i < n; i++) /* n <= 64: insertion sort */
+        for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            int64_t t = v[k];
+            v[k] = v[k - 1];
+            v[k - 1] = t;
+        }
+    return v[n / 2];
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -44,6 +71,13 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         double b = w->wall_ns > 0 ? (double)w->cpu_ns / (double)w->wall_ns : 0;
         if (b > h->worst_busy)
             h->worst_busy = b, h->worst = i;
+    }
+    const struct series *se = &r->series;
+    if (o->rate && se->npoints >= 4) {
+        size_t q = se->npoints / 4;
+        h->lag_early = lag_median(se, 0, q);
+        h->lag_late = lag_median(se, se->npoints - q, se->npoints);
+        h->lag_known = h->lag_early >= 0 && h->lag_late >= 0;
     }
     if (s->nslots == 0)
         return;
@@ -66,7 +100,11 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         if (sl->last == 0 || sl->last < r->t_end - h->window_ns)
             h->idle_at_end++;
     }
-    (void)o;
+}
+
+static bool lag_grew(const struct health *h)
+{
+    return h->lag_known && h->lag_late >= LAG_FLOOR_NS && h->lag_late > LAG_GROWTH * h->lag_early;
 }
 
 /* Whether the connection figures are worth a warning: a closed loop (in
@@ -101,6 +139,14 @@ void report_health_text(FILE *out, const struct options *o, const struct run_res
                     (double)h.window_ns / 1e9);
         fprintf(out, "\n");
     }
+    if (lag_grew(&h)) {
+        char a[32], b[32];
+        fprintf(out,
+                "  Warning: the send lag grew during the run (p99 %s in its first quarter, %s in its last): volley "
+                "fell behind the schedule, and these figures may show its limit (more threads, -t, or more "
+                "machines)\n",
+                fmt_time(a, sizeof a, (double)h.lag_early), fmt_time(b, sizeof b, (double)h.lag_late));
+    }
     if (h.worst_busy >= BUSY_LIMIT && r->duration_ns >= JUDGE_NS)
         fprintf(out,
                 "  Warning: volley's thread %u was busy %.0f%% of the run: these figures may show volley's limit, "
@@ -122,7 +168,15 @@ void report_health_json(FILE *out, const struct options *o, const struct run_res
         json_out_num(out, (double)h.window_ns / 1e9, 3);
         fprintf(out, ", \"warning\": %s", judged(o, r, &h) && (h.starved || h.idle_at_end) ? "true" : "false");
     }
-    fprintf(out, "},\n  \"workers\": [");
+    fprintf(out, "},\n");
+    if (h.lag_known) {
+        fprintf(out, "  \"sendlag_trend\": {\"early_p99\": ");
+        json_out_num(out, (double)h.lag_early / 1e3, 3);
+        fprintf(out, ", \"late_p99\": ");
+        json_out_num(out, (double)h.lag_late / 1e3, 3);
+        fprintf(out, ", \"grew\": %s},\n", lag_grew(&h) ? "true" : "false");
+    }
+    fprintf(out, "  \"workers\": [");
     for (uint32_t i = 0; i < r->nworkers; i++) {
         const struct run_worker *w = &r->workers[i];
         fprintf(out, "%s{\"cpu\": ", i ? ", " : "");

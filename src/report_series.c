@@ -21,8 +21,16 @@ static void point_json(FILE *out, const struct options *o, const struct series_p
     for (int e = 0; e < SERIES_KINDS; e++)
         fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), p->c.errors[e]);
     fprintf(out, "}");
-    if (o->rate)
-        fprintf(out, ", \"sent\": %" PRIu64, p->c.sent);
+    if (o->rate) {
+        fprintf(out, ", \"sent\": %" PRIu64 ", \"sendlag\": {\"count\": %" PRIu64, p->c.sent, p->sendlag_count);
+        if (p->sendlag_count) {
+            fprintf(out, ", \"p50\": ");
+            json_out_num(out, (double)p->sendlag_p50 / 1e3, 3);
+            fprintf(out, ", \"p99\": ");
+            json_out_num(out, (double)p->sendlag_p99 / 1e3, 3);
+        }
+        fprintf(out, "}");
+    }
     fprintf(out, ", \"latency\": {\"count\": %" PRIu64, p->latency_count);
     if (p->latency_count) {
         fprintf(out, ", \"p50\": ");

@@ -72,6 +72,7 @@ void series_rec_init(struct series_rec *r, const struct stats *cum)
     memset(r, 0, sizeof *r);
     r->cum = cum;
     lat_init(&r->lat);
+    lat_init(&r->lag);
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->done_below, 0);
     atomic_init(&r->ended, 0);
@@ -87,12 +88,32 @@ void series_rec_start(struct series_rec *r, int64_t t0)
     memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
 }
 
+/* Frees a heap histogram a record or a pending second holds. */
+static void hist_drop(struct hist **h)
+{
+    if (*h) {
+        hist_free(*h);
+        free(*h);
+        *h = NULL;
+    }
+}
+
+/* The recorder's histogram h moves to the heap (returned); h starts over. */
+static struct hist *hist_move(struct hist *h)
+{
+    struct hist *m = xmalloc(sizeof *m);
+    *m = *h;
+    lat_init(h);
+    return m;
+}
+
 void series_rec_free(struct series_rec *r)
 {
     hist_free(&r->lat);
+    hist_free(&r->lag);
     for (size_t i = 0; i < r->nout; i++) {
-        hist_free(r->out[i].latency);
-        free(r->out[i].latency);
+        hist_drop(&r->out[i].latency);
+        hist_drop(&r->out[i].sendlag);
     }
     free(r->out);
     pthread_mutex_destroy(&r->lock);
@@ -107,20 +128,19 @@ static void hand_over(struct series_rec *r)
     counts_of(r->cum, &now);
     counts_sub(&delta, &now, &r->base);
     r->base = now;
-    if (!r->dirty && counts_zero(&delta))
+    if (!r->dirty && !r->lag_dirty && counts_zero(&delta))
         return;
-    struct series_sec sec = {.index = r->cur, .c = delta, .latency = NULL};
+    struct series_sec sec = {.index = r->cur, .c = delta, .latency = NULL, .sendlag = NULL};
     for (int i = 0; i < SERIES_CODES; i++)
         sec.codes[i] = r->cum->status[i] - r->base_codes[i];
     memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
-    if (r->dirty) {
-        /* The histogram goes with the record; a fresh one takes its place
-         * (an allocation once a second, not per request). */
-        sec.latency = xmalloc(sizeof *sec.latency);
-        *sec.latency = r->lat;
-        lat_init(&r->lat);
-        r->dirty = false;
-    }
+    /* The histograms go with the record; fresh ones take their places (an
+     * allocation once a second, not per request). */
+    if (r->dirty)
+        sec.latency = hist_move(&r->lat);
+    if (r->lag_dirty)
+        sec.sendlag = hist_move(&r->lag);
+    r->dirty = r->lag_dirty = false;
     pthread_mutex_lock(&r->lock);
     if (r->nout == r->cap) {
         r->cap = xgrow(r->cap, r->nout + 1, 16);
@@ -194,10 +214,8 @@ void series_free(struct series *s)
         free(s->points[i].hist);
     free(s->points);
     for (size_t i = 0; i < s->npend; i++) {
-        if (s->pend[i].h) {
-            hist_free(s->pend[i].h);
-            free(s->pend[i].h);
-        }
+        hist_drop(&s->pend[i].h);
+        hist_drop(&s->pend[i].lag);
     }
     free(s->pend);
     memset(s, 0, sizeof *s);
@@ -215,6 +233,19 @@ static struct pending *pending_at(struct series *s, uint64_t index)
     return &s->pend[k];
 }
 
+/* *from merged into *into (or moved there, when *into is empty). */
+static void merge_into(struct hist **into, struct hist **from)
+{
+    if (!*from)
+        return;
+    if (!*into) {
+        *into = *from;
+        *from = NULL;
+    } else {
+        hist_merge(*into, *from);
+    }
+}
+
 /* One worker's second into the pending seconds. */
 static void take(struct series *s, struct series_sec *sec)
 {
@@ -230,19 +261,11 @@ static void take(struct series *s, struct series_sec *sec)
     } else {
         struct pending *p = pending_at(s, sec->index);
         counts_add(&p->c, &sec->c);
-        if (sec->latency) {
-            if (!p->h) {
-                p->h = sec->latency;
-                sec->latency = NULL;
-            } else {
-                hist_merge(p->h, sec->latency);
-            }
-        }
+        merge_into(&p->h, &sec->latency);
+        merge_into(&p->lag, &sec->sendlag);
     }
-    if (sec->latency) {
-        hist_free(sec->latency);
-        free(sec->latency);
-    }
+    hist_drop(&sec->latency);
+    hist_drop(&sec->sendlag);
 }
 
 /* The oldest pending second becomes point npoints. */
@@ -259,8 +282,13 @@ static void complete_one(struct series *s)
             pt.p99 = hist_percentile(p->h, 99);
             pt.max = p->h->max;
             pt.hist = hdr_encode(p->h, NULL);
-            hist_free(p->h);
-            free(p->h);
+            hist_drop(&p->h);
+        }
+        if (p->lag) {
+            pt.sendlag_count = (uint64_t)p->lag->count;
+            pt.sendlag_p50 = hist_percentile(p->lag, 50);
+            pt.sendlag_p99 = hist_percentile(p->lag, 99);
+            hist_drop(&p->lag);
         }
         memmove(s->pend, s->pend + 1, (s->npend - 1) * sizeof *s->pend);
         s->npend--;

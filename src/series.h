@@ -44,6 +44,7 @@ struct series_sec {
     struct series_counts c;
     uint64_t codes[SERIES_CODES]; /* responses by status code, as stats.status */
     struct hist *latency;  /* owned by whoever holds the record */
+    struct hist *sendlag;  /* -R: likewise */
 };
 
 /* A worker's recorder. Fields are series.c's; the worker's thread records,
@@ -53,6 +54,8 @@ struct series_rec {
     int64_t t0, cur_end;
     uint64_t cur;              /* the second being recorded */
     struct hist lat;           /* its latencies */
+    struct hist lag;           /* -R: its send lags */
+    bool lag_dirty;
     struct series_counts base; /* the cumulative counts when it began */
     uint64_t base_codes[SERIES_CODES];
     bool dirty;                /* a latency was recorded in it */
@@ -88,6 +91,15 @@ static inline void series_rec_latency(struct series_rec *r, int64_t now, int64_t
     r->dirty = true;
 }
 
+/* -R: records the send lag (ns) of a request that ended at now. */
+static inline void series_rec_sendlag(struct series_rec *r, int64_t now, int64_t lag)
+{
+    if (now >= r->cur_end)
+        series_rec_roll(r, now);
+    hist_record(&r->lag, lag);
+    r->lag_dirty = true;
+}
+
 /* The worker has stopped: its last second is handed over. */
 void series_rec_finish(struct series_rec *r);
 
@@ -96,6 +108,8 @@ struct series_point {
     struct series_counts c;
     uint64_t latency_count; /* latencies recorded (completed; with -R also timed out) */
     int64_t p50, p90, p99, max; /* ns; 0 without latencies */
+    uint64_t sendlag_count;     /* -R: send lags recorded */
+    int64_t sendlag_p50, sendlag_p99; /* ns */
     char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
 };
 
@@ -112,7 +126,7 @@ struct series {
      * them): merged here, from second npoints on. */
     struct pending {
         struct series_counts c;
-        struct hist *h;
+        struct hist *h, *lag;
     } *pend;
     size_t npend;
 };

@@ -209,6 +209,8 @@ static inline void stats_open(struct stats *s, int64_t now, int64_t service, int
 {
     hist_record(&s->service, service);
     hist_record(&s->sendlag, sendlag);
+    if (s->series)
+        series_rec_sendlag(s->series, now, sendlag);
     if (s->intervals) {
         intervals_record(s->intervals, now, IV_SERVICE, service);
         intervals_record(s->intervals, now, IV_SENDLAG, sendlag);
@@ -223,8 +225,11 @@ static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency
     if (s->series)
         series_rec_latency(s->series, now, latency, n);
     hist_record_n(&s->latency, latency, n);
-    if (sendlag >= 0)
+    if (sendlag >= 0) {
         hist_record_n(&s->sendlag, sendlag, n);
+        for (unsigned i = 0; s->series && i < n; i++)
+            series_rec_sendlag(s->series, now, sendlag);
+    }
     for (unsigned i = 0; s->intervals && i < n; i++) {
         intervals_record(s->intervals, now, IV_LATENCY, latency);
         if (sendlag >= 0)

@@ -35,7 +35,7 @@ check_eq "$(jpy fair 'r["connections"]["responses"]["min"] * 10 <= r["requests"]
 
 # An idle worker is not volley's limit; a worker busy nearly all the run is
 # said to be, exactly when the JSON says so.
-run_volley idle -t 2 -c 4 -R 50 -d 2.2s "http://127.0.0.1:$PORT/"
+run_volley idle -t 2 -c 4 -R 50 -d 4s "http://127.0.0.1:$PORT/"
 check_eq "$(jpy idle 'len(r["workers"]), all(0 <= w["busy"] < 0.5 and w["cpu"] >= 0 for w in r["workers"])')" \
     "2 True" "idle: two workers, little CPU"
 if grep -q "volley's thread" "$T/idle.out"; then fail "idle: a bottleneck warning"; else ok; fi
@@ -55,5 +55,25 @@ else
     if grep -q "volley's thread" "$T/burn.out"; then fail "burn: a warning below 90% busy"; else ok; fi
 fi
 check_eq "$(jpy burn 'r["workers"][0]["busy"] > 0.2')" True "burn: a busy worker's CPU is counted"
+# -R: a request() that becomes slow (20 ms of CPU each after 2 s, at 100
+# requests/s) makes volley fall behind its schedule: the send lag grows,
+# and the report says so; a steady run does not.
+cat > "$T/slow_later.lua" <<'LUA'
+local start
+request = function()
+  start = start or os.time()
+  if os.time() - start >= 2 then
+    local t = os.clock()
+    while os.clock() - t < 0.02 do end
+  end
+  return wrk.format()
+end
+LUA
+run_volley lag -t 1 -c 4 -R 100 -d 5s -s "$T/slow_later.lua" "http://127.0.0.1:$PORT/"
+check_eq "$(jpy lag 'r["sendlag_trend"]["grew"], r["sendlag_trend"]["late_p99"] > 4 * r["sendlag_trend"]["early_p99"]')" \
+    "True True" "send lag: grew (JSON)"
+check_grep "$T/lag.out" '^  Warning: the send lag grew during the run \(p99 [0-9.]+(us|ms|s) in its first quarter, [0-9.]+(ms|s) in its last\)' \
+    "send lag: the warning"
+check_eq "$(jpy idle 'r["sendlag_trend"]["grew"]')" False "send lag: a steady run did not grow"
 stop_target
 finish
