@@ -70,9 +70,9 @@ request = function()
 end
 LUA
 run_volley lag -t 1 -c 4 -R 100 -d 5s -s "$T/slow_later.lua" "http://127.0.0.1:$PORT/"
-check_eq "$(jpy lag 'r["sendlag_trend"]["grew"], r["sendlag_trend"]["late_p99"] > 4 * r["sendlag_trend"]["early_p99"]')" \
+check_eq "$(jpy lag 'r["sendlag_trend"]["grew"], r["sendlag_trend"]["late_p50"] > 4 * r["sendlag_trend"]["early_p50"]')" \
     "True True" "send lag: grew (JSON)"
-check_grep "$T/lag.out" '^  Warning: the send lag grew during the run \(p99 [0-9.]+(us|ms|s) in its first quarter, [0-9.]+(ms|s) in its last\)' \
+check_grep "$T/lag.out" '^  Warning: the send lag grew during the run \(p50 [0-9.]+(us|ms|s) in its first quarter, [0-9.]+(ms|s) in its last\)' \
     "send lag: the warning"
 check_eq "$(jpy idle 'r["sendlag_trend"]["grew"]')" False "send lag: a steady run did not grow"
 stop_target
