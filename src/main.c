@@ -236,6 +236,11 @@ int main(int argc, char **argv)
         status = die(status, err);
         goto out;
     }
+    /* options_parse checked this already unless a script could give -R. */
+    if (o.spin_ns && !o.rate) {
+        status = die(2, OPTIONS_SPIN_NEEDS_RATE);
+        goto out;
+    }
     /* -R decides when requests start; a delay() hook would too. Hooks are
      * resolved when the chunk loads, the same in every state. */
     if (o.rate && ms && script_has(ms, SCRIPT_DELAY)) {

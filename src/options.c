@@ -18,7 +18,7 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_SPIN };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -42,6 +42,7 @@ static const struct option long_options[] = {
     {"http1.0", no_argument, NULL, OPT_HTTP10},
     {"json", required_argument, NULL, OPT_JSON},
     {"rate", required_argument, NULL, 'R'},
+    {"spin", required_argument, NULL, OPT_SPIN},
     {"hlog", required_argument, NULL, OPT_HLOG},
     {"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
     {"quiet", no_argument, NULL, 'q'},
@@ -354,6 +355,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (parse_bounded("-R", optarg, 1, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
+        case OPT_SPIN:
+            if (options_parse_duration(optarg, &o->spin_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 50us, 200us)", "--spin", optarg),
+                       OPTIONS_ERROR;
+            if (o->spin_ns < OPTIONS_SPIN_MIN_NS || o->spin_ns > OPTIONS_SPIN_MAX_NS)
+                return fail(err, errlen, "%s: \"%s\" is out of range (1us..10ms)", "--spin", optarg), OPTIONS_ERROR;
+            break;
         case 's':
             if (!*optarg)
                 return fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
@@ -569,6 +577,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         o->threads = (uint32_t)o->requests;
     if (o->rate && o->one_first) {
         snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
+        return OPTIONS_ERROR;
+    }
+    /* With a script, its options() may give -R: main.c checks after it. */
+    if (o->spin_ns && !o->rate && !o->script) {
+        snprintf(err, errlen, "%s", OPTIONS_SPIN_NEEDS_RATE);
         return OPTIONS_ERROR;
     }
     if (o->http10 && o->keepalive)

@@ -18,6 +18,7 @@ struct options {
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
     uint64_t requests;     /* -n; 0 = bounded by duration */
     uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop */
+    int64_t spin_ns;       /* --spin: with -R, busy-wait this long before each arrival; 0 = off */
     const char *method;    /* -m, default GET */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
@@ -77,6 +78,15 @@ struct options {
 /* Highest -R: far above what one machine sends, low enough that the
  * schedule's arithmetic stays exact. */
 #define OPTIONS_RATE_MAX UINT64_C(100000000)
+
+/* --spin's range: a microsecond at least (the clock's and the loop's own
+ * granularity), 10 ms at most (a timer wakes far closer than that). */
+#define OPTIONS_SPIN_MIN_NS INT64_C(1000)
+#define OPTIONS_SPIN_MAX_NS INT64_C(10000000)
+
+/* --spin without -R; checked by options_parse, and by main.c again after a
+ * script's options(), which may give the rate. */
+#define OPTIONS_SPIN_NEEDS_RATE "--spin: only with -R (it busy-waits for the open model's next arrival)"
 
 enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_ERROR };
 

@@ -11,6 +11,8 @@ const char options_usage[] =
     "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
     "  -R, --rate N          open model: N requests/s in total on a fixed schedule;\n"
     "                        latency counts from each request's scheduled time\n"
+    "      --spin T          with -R: wake T before each arrival (e.g. 200us) and\n"
+    "                        busy-wait until it is due; lower send lag, more CPU\n"
     "  -s, --script PATH     Lua script (a bundled one by NAME)\n"
     "  -H, --header 'K: V'   extra request header, repeatable\n"
     "  -m, --method M        request method (default GET)\n"

@@ -123,9 +123,14 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s",
             o->connections, o->connections == 1 ? "" : "s",
             o->keepalive ? "keep-alive" : "a new connection per request");
-    if (o->rate)
-        fprintf(out, "open model at %" PRIu64 " requests/s\n", o->rate);
-    else
+    if (o->rate) {
+        fprintf(out, "open model at %" PRIu64 " requests/s", o->rate);
+        if (o->spin_ns % 1000 == 0 && o->spin_ns)
+            fprintf(out, ", spin %" PRId64 "us", o->spin_ns / 1000);
+        else if (o->spin_ns)
+            fprintf(out, ", spin %.3fus", (double)o->spin_ns / 1e3);
+        fputc('\n', out);
+    } else
         fprintf(out, "closed loop\n");
     report_tls_header(out, t, r);
     report_h2_header(out, o);
@@ -459,9 +464,14 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, ", \"keepalive\": %s, \"http_version\": \"%s\", ", o->keepalive ? "true" : "false",
             o->http10 ? "1.0" : "1.1");
     if (o->rate)
-        fprintf(out, "\"rate\": %" PRIu64 "},\n", o->rate);
+        fprintf(out, "\"rate\": %" PRIu64, o->rate);
     else
-        fprintf(out, "\"rate\": null},\n");
+        fprintf(out, "\"rate\": null");
+    if (o->spin_ns)
+        json_num(out, ", \"spin\": ", (double)o->spin_ns / 1e9, 9);
+    else
+        fprintf(out, ", \"spin\": null");
+    fprintf(out, "},\n");
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);

@@ -287,6 +287,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .one_first = o->one_first,
         .heads = o->heads,
         .rate = o->rate,
+        .spin_ns = o->spin_ns,
         .nworkers = o->threads,
         .hlog_interval_ns = o->hlog_path ? o->hlog_interval_ns : 0,
         .http2 = o->http2 != OPTIONS_H1,

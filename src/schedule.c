@@ -49,15 +49,29 @@ static void dispatch(struct sched *s, int64_t now)
     }
 }
 
-/* Arms the wake-up for the first arrival not yet due, or for the end. Each
- * timerfd_settime also clears the fd's readiness, so the wake-up needs no
- * read(): with nothing left to wait for, the fd is disarmed the same way. */
-static void arm(struct sched *s)
+/* --spin: how long one spin step watches the clock before it hands the
+ * thread back to the loop, which then polls the sockets without blocking
+ * (an epoll_wait with a zero timeout, about 0.1 us here). A response that
+ * arrives during a spin is read within this much of its arrival: the spin
+ * yields to I/O rather than delay another request's measurement, and an
+ * arrival that falls due while a callback runs goes out when it returns. */
+#define SPIN_STEP_NS 2000
+
+static inline void cpu_relax(void)
 {
-    if (s->stopped)
-        return;
-    bool more = s->due < s->count || s->end;
-    int64_t at = s->due < s->count ? sched_time(s, s->due) : s->end;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Sets the wake-up at `at` (monotonic ns), or disarms it (more false).
+ * Each timerfd_settime also clears the fd's readiness, so the wake-up needs
+ * no read(): with nothing left to wait for, the fd is disarmed the same way. */
+static void set_timer(struct sched *s, bool more, int64_t at)
+{
+    s->timer_set = more;
     if (s->tfd >= 0) {
         struct itimerspec its = {0};
         if (more)
@@ -65,12 +79,53 @@ static void arm(struct sched *s)
         timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &its, NULL);
         return;
     }
+    ev_timer_stop(s->loop, &s->fallback);
     if (!more)
         return;
     double after = (double)(at - clock_now_ns()) / 1e9;
-    ev_timer_stop(s->loop, &s->fallback);
     ev_timer_set(&s->fallback, after > 0 ? after : 0, 0.);
     ev_timer_start(s->loop, &s->fallback);
+}
+
+/* Busy-waits (in steps, see on_spin) for the arrival due at `at`. The
+ * timer is disarmed first when it may be set: a fired timerfd stays
+ * readable until re-armed. At a rate whose interval is shorter than the
+ * spin, one spin follows the other and the timer is never touched. */
+static void start_spin(struct sched *s, int64_t at)
+{
+    s->held = false;
+    s->spinning = true;
+    s->spin_at = at;
+    if (s->timer_set)
+        set_timer(s, false, 0);
+    ev_idle_start(s->loop, &s->spinner);
+}
+
+/* Arms the wake-up for the first arrival not yet due, or for the end. With
+ * a spin, the wake-up is spin before the arrival, and the spin starts at
+ * once when that time has come; unless no connection is idle to take the
+ * arrival: then the timer waits for the arrival itself and a connection
+ * that parks meanwhile starts the spin (sched_park). */
+static void arm(struct sched *s)
+{
+    s->held = false;
+    if (s->stopped)
+        return;
+    bool arrival = s->due < s->count;
+    int64_t at = arrival ? sched_time(s, s->due) : s->end;
+    if (arrival && s->spin) {
+        if (at - s->spin > clock_now_ns()) {
+            set_timer(s, true, at - s->spin);
+            return;
+        }
+        if (s->nidle > 0) {
+            start_spin(s, at);
+            return;
+        }
+        s->held = true;
+        s->spin_at = at;
+    }
+    set_timer(s, arrival || s->end, at);
 }
 
 static void wake(struct sched *s)
@@ -96,7 +151,30 @@ static void on_fallback(EV_P_ ev_timer *w, int revents)
 {
     (void)loop;
     (void)revents;
-    wake(container_of(w, struct sched, fallback));
+    struct sched *s = container_of(w, struct sched, fallback);
+    s->timer_set = false;
+    wake(s);
+}
+
+/* One spin step: watches the clock until the arrival is due or for
+ * SPIN_STEP_NS, whichever is first. The idle watcher keeps the loop from
+ * blocking, so the next step follows the loop's next non-blocking poll. */
+static void on_spin(EV_P_ ev_idle *w, int revents)
+{
+    (void)revents;
+    struct sched *s = container_of(w, struct sched, spinner);
+    int64_t now = clock_now_ns();
+    int64_t stop = s->spin_at - now > SPIN_STEP_NS ? now + SPIN_STEP_NS : s->spin_at;
+    while (now < stop) {
+        cpu_relax();
+        now = clock_now_ns();
+    }
+    if (now < s->spin_at)
+        return;
+    ev_idle_stop(EV_A, w);
+    s->spinning = false;
+    s->spins++;
+    wake(s);
 }
 
 uint64_t sched_total(uint64_t rate, uint64_t requests, int64_t duration_ns)
@@ -129,6 +207,16 @@ void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t f
     s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     ev_io_init(&s->io, on_timerfd, s->tfd, EV_READ);
     ev_timer_init(&s->fallback, on_fallback, 0., 0.);
+    ev_idle_init(&s->spinner, on_spin);
+    /* Above the sockets' priority: an idle watcher of priority 0 would not
+     * run in a loop iteration that has I/O to handle, and a busy loop could
+     * then hold an arrival back indefinitely. */
+    ev_set_priority(&s->spinner, EV_MAXPRI);
+}
+
+void sched_spin(struct sched *s, int64_t spin_ns)
+{
+    s->spin = spin_ns > 0 ? spin_ns : 0;
 }
 
 void sched_start(struct sched *s, int64_t t0, int64_t end)
@@ -143,6 +231,10 @@ void sched_start(struct sched *s, int64_t t0, int64_t end)
 void sched_stop(struct sched *s)
 {
     s->stopped = true;
+    s->held = false;
+    s->spinning = false;
+    ev_idle_stop(s->loop, &s->spinner);
+    s->timer_set = false;
     if (s->tfd >= 0) {
         struct itimerspec off = {0};
         timerfd_settime(s->tfd, TFD_TIMER_ABSTIME, &off, NULL);
@@ -172,6 +264,8 @@ bool sched_take(struct sched *s, int64_t now, int64_t *intended)
 void sched_park(struct sched *s, uint32_t slot)
 {
     s->idle[s->nidle++] = slot;
+    if (s->held)
+        start_spin(s, s->spin_at); /* its window began when the timer was armed: within spin still */
 }
 
 uint64_t sched_backlog(struct sched *s, int64_t now)

@@ -14,7 +14,16 @@
  *
  * The wake-up is a timerfd (CLOCK_MONOTONIC, absolute time) watched by an
  * ev_io: libev's own timers wait in whole milliseconds, a timerfd fires
- * within tens of microseconds of its time. */
+ * within tens of microseconds of its time.
+ *
+ * With a spin (--spin T) the timerfd fires T before the next arrival and
+ * the worker busy-waits from there until the arrival is due, so the kernel's
+ * wake-up latency is paid before the arrival instead of after it. The spin
+ * is an ev_idle watcher at the highest priority: each step watches the
+ * clock for at most a few microseconds and returns to the loop, which polls
+ * the sockets without blocking in between, so responses are still read as
+ * they come. A spin never lasts longer than T: it starts only once the
+ * arrival is due within T. */
 #ifndef VOLLEY_SCHEDULE_H
 #define VOLLEY_SCHEDULE_H
 
@@ -44,6 +53,14 @@ struct sched {
     uint32_t nidle;
     bool stopped;        /* sched_stop was called: nothing more is sent */
     int tfd;             /* the timerfd, -1 when ev_timer is the fallback */
+    bool timer_set;      /* the timerfd (or the fallback) is armed, or fired and not yet re-armed */
+    int64_t spin;        /* --spin: ns before an arrival when the busy wait starts; 0: none */
+    int64_t spin_at;     /* the arrival the spin waits for (valid while spinning or held) */
+    bool spinning;       /* the idle watcher spins toward spin_at */
+    bool held;           /* within the spin window with no idle connection: the timer waits for
+                          * spin_at itself, and the next sched_park starts the spin */
+    uint64_t spins;      /* spins that ran up to their arrival's time (read-only to callers) */
+    ev_idle spinner;
     ev_io io;
     ev_timer fallback;   /* only when no timerfd could be created */
     struct ev_loop *loop;
@@ -64,6 +81,10 @@ uint64_t sched_total(uint64_t rate, uint64_t requests, int64_t duration_ns);
 
 /* How many of total arrivals worker `first` of `stride` takes. */
 uint64_t sched_share(uint64_t total, uint32_t first, uint32_t stride);
+
+/* --spin: from now on, wake spin_ns (> 0) before each arrival and busy-wait
+ * until it is due; 0 turns it off. Call before sched_start. */
+void sched_spin(struct sched *s, int64_t spin_ns);
 
 /* Starts the schedule: arrival 0 is due at t0; end (0: none) is when
  * on_end is called. Arms the wake-up for the first arrival. */
@@ -86,7 +107,8 @@ void sched_advance(struct sched *s, int64_t now);
  * parks it with sched_park). */
 bool sched_take(struct sched *s, int64_t now, int64_t *intended);
 
-/* A free connection waits for the next arrival. */
+/* A free connection waits for the next arrival (and starts a spin that
+ * was held for want of one). */
 void sched_park(struct sched *s, uint32_t slot);
 
 /* Arrivals due by now that were never sent (the queue at the end). */

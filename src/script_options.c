@@ -16,7 +16,7 @@ static const struct {
     const char *flag;
 } option_keys[] = {
     {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
-    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"},
+    {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"}, {"spin", "--spin"},
     {"tls_min", "--tls-min"}, {"tls_max", "--tls-max"}, {"ciphers", "--ciphers"},
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},

@@ -129,6 +129,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         /* An HTTP/2 connection waits once for each of its free streams. */
         sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns * w->shared.streams,
                    send_arrival, schedule_ended, w);
+        sched_spin(&w->sched, cfg->spin_ns);
         w->shared.sched = &w->sched;
         w->stats.open = true;
     }

@@ -34,6 +34,7 @@ struct worker_config {
     int64_t t0;              /* -R, --hlog: monotonic ns of the schedule's arrival 0 and
                               * of interval 0; set before the workers start */
     int64_t sched_end;       /* -R with -d: t0 + duration; 0 otherwise */
+    int64_t spin_ns;         /* -R --spin: busy-wait this long before each arrival; 0: off */
     int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
     const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
     bool http2;              /* requests as HTTP/2 streams (--h2c, --http2) */

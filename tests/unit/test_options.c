@@ -637,6 +637,41 @@ static void test_fail_if(void)
     parse_error(ARGV(URL, "--fail-if"), "--fail-if: needs a value", NULL, __LINE__);
     parse_error(ARGV("--fail-if", "p99\n< 1", URL), "\"p99\\n< 1\"", "needs a time unit", __LINE__);
     parse_error(ARGV("--fail-if", "p\x01 < 1", URL), "unknown figure \"p\\x01\"", NULL, __LINE__);
+/* --spin: a duration in 1us..10ms, only with -R (or with a script, whose
+ * options() may give -R: main.c checks that after it). */
+static void test_spin(void)
+{
+    struct options o;
+    if (parse_ok(&o, ARGV(URL), __LINE__)) {
+        CHECK_INT(o.spin_ns, 0);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-R", "1000", "--spin", "200us", URL), __LINE__)) {
+        CHECK_INT(o.spin_ns, 200000);
+        CHECK_UINT(o.rate, 1000);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--spin=1us", "-R", "1", URL), __LINE__)) {
+        CHECK_INT(o.spin_ns, 1000);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--spin", "10ms", "-R", "1", URL), __LINE__)) {
+        CHECK_INT(o.spin_ns, 10000000);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--spin", "50us", "-s", "x.lua", URL), __LINE__)) {
+        CHECK_INT(o.spin_ns, 50000);
+        options_free(&o);
+    }
+    parse_error(ARGV("--spin", "200us", URL), "--spin", "-R", __LINE__);
+    parse_error(ARGV("--spin", "200us", "-n", "5", URL), "--spin", "only with -R", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "fast", URL), "--spin", "\"fast\" is not a duration", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "0", URL), "--spin", "\"0\"", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "-5us", URL), "--spin", "-5us", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "0.5us", URL), "--spin", "out of range (1us..10ms)", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "11ms", URL), "--spin", "out of range", __LINE__);
+    parse_error(ARGV("-R", "10", "--spin", "1s", URL), "--spin", "\"1s\"", __LINE__);
+    parse_error(ARGV("-R", "10", URL, "--spin"), "--spin", "needs a value", __LINE__);
 }
 
 int main(void)
@@ -650,6 +685,7 @@ int main(void)
     test_wrk_forms();
     test_header_rules();
     test_errors();
+    test_spin();
     test_exit();
     test_fail_if();
     /* Last: if it fails, getopt state may be left behind for later parses. */

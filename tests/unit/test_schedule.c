@@ -1,13 +1,17 @@
 /* unit test for schedule.c: the exact schedule (no drift, every arrival once
  * over all workers), the run's total and shares, the queue's bookkeeping,
- * and the timerfd wake-up handing arrivals to parked connections in order,
- * never before they are due. */
+ * the timerfd wake-up handing arrivals to parked connections in order,
+ * never before they are due, and the spin (--spin): never early, bounded,
+ * yielding to I/O, not starved by a busy loop, held without an idle
+ * connection, stopped by sched_stop. */
 #include "schedule.h"
 
 #include "check.h"
 #include "clock.h"
 
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
 static void no_send(void *arg, uint32_t slot, int64_t intended, int64_t now)
 {
@@ -198,6 +202,215 @@ static void test_wake(struct ev_loop *loop)
     sched_free(&e);
 }
 
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct spin_run {
+    struct sched *s;
+    int n;
+    bool early;             /* an arrival went out before it was due */
+    int64_t cpu_last;       /* thread CPU at the last send */
+    int64_t cpu_most;       /* most thread CPU between two sends */
+    int pipe_w;             /* >= 0: a send writes a byte here */
+    int io_calls;           /* the pipe's watcher ran */
+    bool io_late;           /* ... after the next send, or while no spin was under way */
+    bool stop_on_io;        /* the second read stops the schedule */
+    bool spinner_stopped;   /* ... and the spinner was inactive after */
+};
+
+static void spin_send(void *arg, uint32_t slot, int64_t intended, int64_t now)
+{
+    struct spin_run *r = arg;
+    int64_t cpu = thread_cpu_ns();
+    if (r->n > 0 && cpu - r->cpu_last > r->cpu_most)
+        r->cpu_most = cpu - r->cpu_last;
+    r->cpu_last = cpu;
+    if (now < intended || clock_now_ns() < intended)
+        r->early = true;
+    r->n++;
+    if (r->pipe_w >= 0 && write(r->pipe_w, "x", 1) != 1)
+        r->early = true; /* not expected: fail loudly */
+    sched_park(r->s, slot);
+    if (sched_done(r->s))
+        ev_break(r->s->loop, EVBREAK_ALL);
+}
+
+static void on_guard(EV_P_ ev_timer *t, int revents)
+{
+    (void)t, (void)revents;
+    CHECK(!"the schedule did not finish in time");
+    ev_break(EV_A, EVBREAK_ALL);
+}
+
+/* Spins of 3 ms before arrivals 10 ms apart: every arrival once, in order,
+ * never early; most of them end a spin; the thread's CPU between two
+ * sends stays near the spin (it sleeps the rest), whatever the load, as a
+ * thread cannot use more CPU than the wall time its spin lasts. */
+static void test_spin_bounded(struct ev_loop *loop)
+{
+    struct sched s;
+    struct spin_run r = {.s = &s, .pipe_w = -1};
+    const int64_t spin = 3000000;
+    sched_init(&s, loop, 100, 0, 1, 20, 1, spin_send, no_end, &r);
+    sched_spin(&s, spin);
+    sched_park(&s, 0);
+    ev_timer guard;
+    ev_timer_init(&guard, on_guard, 10., 0.);
+    ev_timer_start(loop, &guard);
+    int64_t t0 = clock_now_ns() + 5000000, cpu0 = thread_cpu_ns(), wall0 = clock_now_ns();
+    sched_start(&s, t0, 0);
+    ev_run(loop, 0);
+    ev_timer_stop(loop, &guard);
+    int64_t cpu = thread_cpu_ns() - cpu0, wall = clock_now_ns() - wall0;
+    CHECK_INT(r.n, 20);
+    CHECK(!r.early);
+    CHECK(s.spins >= 1); /* a timerfd 3 ms late twenty times in a row: not a spin at all */
+    CHECK(r.cpu_most <= spin + 2000000);
+    CHECK(cpu < wall / 2);
+    CHECK(!ev_is_active(&s.spinner));
+    sched_stop(&s);
+    sched_free(&s);
+}
+
+static void on_pipe(EV_P_ ev_io *w, int revents)
+{
+    (void)revents;
+    struct spin_run *r = w->data;
+    char b;
+    if (read(w->fd, &b, 1) != 1)
+        return;
+    r->io_calls++;
+    if (!r->s->spinning || r->io_calls != r->n)
+        r->io_late = true;
+    if (r->stop_on_io && r->io_calls == 2) {
+        sched_stop(r->s);
+        r->spinner_stopped = !ev_is_active(&r->s->spinner);
+        ev_io_stop(EV_A, w);
+        ev_break(EV_A, EVBREAK_ALL);
+    }
+}
+
+/* A spin longer than the interval (300 ms at 4/s): the spin for the next
+ * arrival starts as soon as one is sent. What a send writes into a pipe is
+ * read while the spin goes on, not after it; sched_stop in the middle of
+ * a spin ends it, and nothing more is sent. */
+static void test_spin_yields(struct ev_loop *loop)
+{
+    struct sched s;
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    struct spin_run r = {.s = &s, .pipe_w = fds[1], .stop_on_io = true};
+    sched_init(&s, loop, 4, 0, 1, 3, 1, spin_send, no_end, &r);
+    sched_spin(&s, 300000000);
+    sched_park(&s, 0);
+    ev_io io;
+    ev_io_init(&io, on_pipe, fds[0], EV_READ);
+    io.data = &r;
+    ev_io_start(loop, &io);
+    ev_timer guard;
+    ev_timer_init(&guard, on_guard, 10., 0.);
+    ev_timer_start(loop, &guard);
+    sched_start(&s, clock_now_ns() + 1000000, 0);
+    ev_run(loop, 0);
+    ev_timer_stop(loop, &guard);
+    ev_io_stop(loop, &io);
+    CHECK_INT(r.n, 2);         /* arrival 2 never: stopped during its spin */
+    CHECK_INT(r.io_calls, 2);
+    CHECK(!r.io_late);
+    CHECK(r.spinner_stopped);
+    CHECK(!r.early);
+    for (int i = 0; i < 3; i++)
+        ev_run(loop, EVRUN_NOWAIT);
+    CHECK_INT(r.n, 2);
+    sched_free(&s);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+static void on_busy(EV_P_ ev_io *w, int revents)
+{
+    (void)loop, (void)revents;
+    (*(int *)w->data)++; /* never reads: the fd stays readable */
+}
+
+/* A loop with I/O to handle in every iteration still ends its spins: the
+ * spinner's priority is above the sockets'. At priority 0 it would never
+ * run, and the guard would end the loop with arrivals unsent. */
+static void test_spin_busy_loop(struct ev_loop *loop)
+{
+    struct sched s;
+    int fds[2];
+    CHECK(pipe(fds) == 0);
+    CHECK(write(fds[1], "x", 1) == 1);
+    struct spin_run r = {.s = &s, .pipe_w = -1};
+    sched_init(&s, loop, 100, 0, 1, 5, 1, spin_send, no_end, &r);
+    sched_spin(&s, 20000000);
+    sched_park(&s, 0);
+    int busy = 0;
+    ev_io io;
+    ev_io_init(&io, on_busy, fds[0], EV_READ);
+    io.data = &busy;
+    ev_io_start(loop, &io);
+    ev_timer guard;
+    ev_timer_init(&guard, on_guard, 10., 0.);
+    ev_timer_start(loop, &guard);
+    sched_start(&s, clock_now_ns() + 1000000, 0);
+    ev_run(loop, 0);
+    ev_timer_stop(loop, &guard);
+    ev_io_stop(loop, &io);
+    CHECK_INT(r.n, 5);
+    CHECK(s.spins >= 1);
+    CHECK(busy > 5);
+    CHECK(!r.early);
+    sched_stop(&s);
+    sched_free(&s);
+    close(fds[0]);
+    close(fds[1]);
+}
+
+/* The spin's window opens with no connection idle: no spin (nothing could
+ * be sent at its end), the timer waits for the arrival itself; a
+ * connection that parks then starts the spin. */
+static void test_spin_held(struct ev_loop *loop)
+{
+    struct sched s;
+    struct spin_run r = {.s = &s, .pipe_w = -1};
+    sched_init(&s, loop, 10, 0, 1, 1, 1, spin_send, no_end, &r);
+    sched_spin(&s, 100000000);
+    int64_t t0 = clock_now_ns() + 50000000; /* within the spin already */
+    sched_start(&s, t0, 0);
+    CHECK(s.held);
+    CHECK(!s.spinning);
+    CHECK(!ev_is_active(&s.spinner));
+    sched_park(&s, 0);
+    CHECK(!s.held);
+    CHECK(s.spinning);
+    ev_timer guard;
+    ev_timer_init(&guard, on_guard, 10., 0.);
+    ev_timer_start(loop, &guard);
+    ev_run(loop, 0);
+    ev_timer_stop(loop, &guard);
+    CHECK_INT(r.n, 1);
+    CHECK_UINT(s.spins, 1);
+    CHECK(!r.early);
+    sched_stop(&s);
+    sched_free(&s);
+
+    /* Without a spin nothing is ever held. */
+    struct sched p;
+    sched_init(&p, loop, 10, 0, 1, 1, 1, no_send, no_end, NULL);
+    sched_start(&p, clock_now_ns() + 50000000, 0);
+    CHECK(!p.held);
+    sched_park(&p, 0);
+    CHECK(!p.spinning);
+    sched_stop(&p);
+    sched_free(&p);
+}
+
 int main(void)
 {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
@@ -206,6 +419,10 @@ int main(void)
     test_advance(loop);
     test_take(loop);
     test_wake(loop);
+    test_spin_bounded(loop);
+    test_spin_yields(loop);
+    test_spin_busy_loop(loop);
+    test_spin_held(loop);
     ev_loop_destroy(loop);
     return check_exit("test_schedule");
 }
