@@ -637,6 +637,8 @@ static void test_fail_if(void)
     parse_error(ARGV(URL, "--fail-if"), "--fail-if: needs a value", NULL, __LINE__);
     parse_error(ARGV("--fail-if", "p99\n< 1", URL), "\"p99\\n< 1\"", "needs a time unit", __LINE__);
     parse_error(ARGV("--fail-if", "p\x01 < 1", URL), "unknown figure \"p\\x01\"", NULL, __LINE__);
+}
+
 /* --spin: a duration in 1us..10ms, only with -R (or with a script, whose
  * options() may give -R: main.c checks that after it). */
 static void test_spin(void)
