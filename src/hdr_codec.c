@@ -247,7 +247,14 @@ static int parse_header(const uint8_t *p, struct hist *out, size_t *payload_len,
         set_err(err, errlen, "normalizing index offset %d is not supported (only 0)", (int)offset);
         return -1;
     }
-    if (hist_init(out, lowest, highest, digits) != 0) {
+    int32_t counts = hist_counts_len(lowest, highest, digits);
+    if (counts > HDR_DECODE_MAX_COUNTS) {
+        set_err(err, errlen,
+                "histogram configuration too large: lowest %lld, highest %lld, %d digits need %d counts (at most %d)",
+                (long long)lowest, (long long)highest, (int)digits, (int)counts, HDR_DECODE_MAX_COUNTS);
+        return -1;
+    }
+    if (counts < 0 || hist_init(out, lowest, highest, digits) != 0) {
         set_err(err, errlen,
                 "unsupported histogram configuration: lowest %lld, highest %lld, %d digits",
                 (long long)lowest, (long long)highest, (int)digits);

@@ -18,6 +18,9 @@
  * in-memory buffer is a bug. */
 char *hdr_encode(const struct hist *h, size_t *len);
 
+/* The most counts a blob's header may declare (hdr_decode). */
+#define HDR_DECODE_MAX_COUNTS (1 << 22) /* 32 MB of counts: 5 digits up to 1 h in ns fit */
+
 /* Decodes len bytes of base64 text (the compressed V2 blob; the uncompressed
  * V2 blob, cookie 0x1c849313, is accepted as well) into *out, which is
  * initialised here with the blob's lowest, highest and significant digits.
@@ -32,7 +35,8 @@ char *hdr_encode(const struct hist *h, size_t *len);
  * NUL-terminated when errlen > 0) and *out left freed and zeroed; on success
  * the caller owns *out (hist_free). Hostile input is safe: at most the
  * counts array its header declares is allocated, plus at most 9 bytes per
- * entry of that array for the payload. */
+ * entry of that array for the payload, and a header that declares more
+ * than HDR_DECODE_MAX_COUNTS counts is refused before anything is. */
 int hdr_decode(const char *b64, size_t len, struct hist *out, char *err, size_t errlen);
 
 #endif

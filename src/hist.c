@@ -61,7 +61,8 @@ static int32_t buckets_to_cover(int sub_bucket_count_magnitude, int unit_magnitu
     return b;
 }
 
-int hist_init(struct hist *h, int64_t lowest, int64_t highest, int digits)
+/* Everything hist_init sets but the counts; -1 for an invalid configuration. */
+static int configure(struct hist *h, int64_t lowest, int64_t highest, int digits)
 {
     memset(h, 0, sizeof *h);
     if (lowest < 1 || lowest > INT64_MAX / 2 || highest < 2 * lowest)
@@ -90,9 +91,22 @@ int hist_init(struct hist *h, int64_t lowest, int64_t highest, int digits)
     h->sub_bucket_mask = (int64_t)(h->sub_bucket_count - 1) << unit_magnitude;
     h->bucket_count = buckets_to_cover(sub_bucket_count_magnitude, unit_magnitude, highest);
     h->counts_len = (h->bucket_count + 1) * h->sub_bucket_half_count;
-    h->counts = xcalloc((size_t)h->counts_len, sizeof *h->counts);
     h->min = INT64_MAX;
     return 0;
+}
+
+int hist_init(struct hist *h, int64_t lowest, int64_t highest, int digits)
+{
+    if (configure(h, lowest, highest, digits) < 0)
+        return -1;
+    h->counts = xcalloc((size_t)h->counts_len, sizeof *h->counts);
+    return 0;
+}
+
+int32_t hist_counts_len(int64_t lowest, int64_t highest, int digits)
+{
+    struct hist h;
+    return configure(&h, lowest, highest, digits) < 0 ? -1 : h.counts_len;
 }
 
 void hist_init_default(struct hist *h)

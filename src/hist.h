@@ -45,6 +45,10 @@ struct hist {
  * range). */
 int hist_init(struct hist *h, int64_t lowest, int64_t highest, int digits);
 
+/* The number of counts hist_init would allocate for this configuration
+ * (allocating nothing), or -1 if it is invalid. */
+int32_t hist_counts_len(int64_t lowest, int64_t highest, int digits);
+
 /* Same as hist_init(h, HIST_LOWEST, HIST_HIGHEST, HIST_DIGITS). */
 void hist_init_default(struct hist *h);
 
