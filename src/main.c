@@ -4,7 +4,10 @@
  * result file cannot be written, a script fails or no response completed,
  * 2 for a bad command line (a bad --fail-if included), 3 when -R's target
  * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
- * second SIGINT. After a run the most serious applies: 1, then 3, then 99. */
+ * second SIGINT. After a run the most serious applies: 1, then 3, then 99.
+ * `volley report` (cmd_report.c) has its own: 0, 1 or 2. */
+#include "cmd_report.h"
+#include "html.h"
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -38,6 +41,27 @@ static int write_json(FILE *f, const struct result *res, char *err, size_t errle
     (void)errlen;
     report_json(f, res->o, res->t, res->r);
     return 0;
+}
+
+/* The HTML report is rendered from the JSON text --json writes, parsed
+ * back: a live report and `volley report` of a saved one are the same. */
+static int write_html(FILE *f, const struct result *res, char *err, size_t errlen)
+{
+    char *json = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&json, &len);
+    if (!m) {
+        snprintf(err, errlen, "--html: out of memory");
+        return -1;
+    }
+    report_json(m, res->o, res->t, res->r);
+    fclose(m);
+    char why[400];
+    int rc = html_write(f, json, len, why, sizeof why);
+    if (rc < 0) /* a bug: volley's own JSON should always render */
+        snprintf(err, errlen, "--html: %s", why);
+    free(json);
+    return rc;
 }
 
 static int write_hlog(FILE *f, const struct result *res, char *err, size_t errlen)
@@ -211,6 +235,8 @@ static char **ab_command(int *argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     char **argv0 = argv;
     argv = ab_command(&argc, argv);
     char err[512];
@@ -250,6 +276,7 @@ int main(int argc, char **argv)
     if ((!o.script && target_parse(&t, o.url, err, sizeof err) < 0) ||
         run_check_fd_limit(&o, err, sizeof err) < 0 ||
         (o.json_path && outfile_check("--json", o.json_path, true, err, sizeof err) < 0) ||
+        (o.html_path && outfile_check("--html", o.html_path, false, err, sizeof err) < 0) ||
         (o.hlog_path && outfile_check("--hlog", o.hlog_path, false, err, sizeof err) < 0)) {
         status = die(2, err);
         goto out;
@@ -279,6 +306,8 @@ int main(int argc, char **argv)
         if (text)
             report_text(stdout, &o, &t, &r);
         if (o.json_path && write_result("--json", o.json_path, write_json, &res))
+            status = 1;
+        if (o.html_path && write_result("--html", o.html_path, write_html, &res))
             status = 1;
         if (report_rate_missed(stderr, &o, &r) && status == 0)
             status = 3; /* 1 wins over 3 */

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_SPIN };
 
@@ -41,6 +41,7 @@ static const struct option long_options[] = {
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
     {"json", required_argument, NULL, OPT_JSON},
+    {"html", required_argument, NULL, OPT_HTML},
     {"rate", required_argument, NULL, 'R'},
     {"spin", required_argument, NULL, OPT_SPIN},
     {"hlog", required_argument, NULL, OPT_HLOG},
@@ -431,6 +432,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_JSON:
             o->json_path = optarg;
+            break;
+        case OPT_HTML:
+            if (!*optarg || strcmp(optarg, "-") == 0)
+                return fail(err, errlen, "%s: \"%s\" is not a file name", "--html", optarg), OPTIONS_ERROR;
+            o->html_path = optarg;
             break;
         case OPT_HLOG:
             if (!*optarg)

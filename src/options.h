@@ -34,6 +34,7 @@ struct options {
     bool keepalive;        /* false with --no-keepalive */
     bool http10;           /* --http1.0 */
     const char *json_path; /* --json FILE or "-", NULL if not asked */
+    const char *html_path; /* --html FILE, NULL if not asked */
     const char *hlog_path; /* --hlog FILE or "-", NULL if not asked */
     int64_t hlog_interval_ns; /* --hlog-interval, default 1 s */
     const char *script;    /* -s PATH or NAME, NULL if none */

@@ -31,6 +31,7 @@ const char options_usage[] =
     "      --no-keepalive    a new connection for every request\n"
     "      --http1.0         send HTTP/1.0 requests\n"
     "      --json FILE       write the result as JSON (- for stdout)\n"
+    "      --html FILE       write the result as a self-contained HTML report\n"
     "      --hlog FILE       write an HdrHistogram interval log to FILE\n"
     "      --hlog-interval T one log interval every T (default 1s)\n"
     "      --fail-if EXPR    exit 99 unless EXPR holds after the run, e.g.\n"
@@ -57,4 +58,6 @@ const char options_usage[] =
     "      --streams N       concurrent streams per connection (default 1)\n"
     "      --h2-window N     receive window per stream and connection (default 16M)\n"
     "      --version         print the version\n"
-    "      --help            print this help\n";
+    "      --help            print this help\n"
+    "\n"
+    "  volley report RESULT.json --html FILE   render a saved --json result as HTML\n";

@@ -1,0 +1,513 @@
+/* The HTML report's page: the settings and summary, thresholds, latency,
+ * the over-time charts (html_series.c) and the tables, with the result's
+ * JSON embedded; every string from the result is escaped here. */
+#include "html.h"
+
+#include "fmt.h"
+#include "html_internal.h"
+#include "json_in.h"
+#include "utf8.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+void html_escape(FILE *out, const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '&': fputs("&amp;", out); i++; continue;
+        case '<': fputs("&lt;", out); i++; continue;
+        case '>': fputs("&gt;", out); i++; continue;
+        case '"': fputs("&quot;", out); i++; continue;
+        case '\'': fputs("&#39;", out); i++; continue;
+        }
+        uint32_t cp;
+        size_t k = utf8_decode(s + i, n - i, &cp);
+        if (k == 0 || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f) {
+            fputs("\xef\xbf\xbd", out); /* U+FFFD */
+            i += k ? k : 1;
+            continue;
+        }
+        fwrite(s + i, 1, k, out);
+        i += k;
+    }
+}
+
+static void esc(FILE *out, const char *s)
+{
+    if (s)
+        html_escape(out, s, strlen(s));
+}
+
+/* Field reading (html_internal.h). */
+
+void html_rd_fail(struct html_rd *rd, const char *path, const char *key, const char *fmt, ...)
+{
+    if (rd->failed)
+        return;
+    rd->failed = true;
+    char what[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (rd->errlen > 0)
+        snprintf(rd->err, rd->errlen, "%s%s%s: %s", path, key && *path ? "." : "", key ? key : "", what);
+}
+
+const struct json *html_rd_of(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                              enum json_type type, bool required)
+{
+    static const char *const names[] = {"null", "true or false", "a number", "a string", "an array", "an object"};
+    if (rd->failed)
+        return NULL;
+    const struct json *v = json_in_get(obj, key);
+    if (!v || v->type == JSON_NULL) {
+        if (required)
+            html_rd_fail(rd, path, key, "%s (expected %s)", v ? "null" : "missing", names[type]);
+        return NULL;
+    }
+    if (v->type != type) {
+        html_rd_fail(rd, path, key, "expected %s, found %s", names[type], json_in_type_name(v));
+        return NULL;
+    }
+    return v;
+}
+
+double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool required)
+{
+    const struct json *v = html_rd_of(rd, obj, path, key, JSON_NUMBER, required);
+    return v ? v->num : NAN;
+}
+
+const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                        bool required, size_t *len)
+{
+    const struct json *v = html_rd_of(rd, obj, path, key, JSON_STRING, required);
+    if (len)
+        *len = v ? v->len : 0;
+    return v ? v->s : NULL;
+}
+
+/* Formatting. */
+
+#define STYLE                                                                                          \
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:960px;padding:0 12px;color:#222;background:#fff}" \
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}" \
+    ".url{font-family:monospace;word-break:break-all;margin:0 0 12px}"                               \
+    "table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}" \
+    "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}"           \
+    ".kv th{background:none;font-weight:normal;color:#555}.pass{color:#17803d;font-weight:bold}.fail{color:#c62828;font-weight:bold}" \
+    ".none,.note{color:#666;font-style:italic}figure{margin:10px 0 22px}figcaption{font-weight:bold}" \
+    "svg{width:100%;height:auto;display:block}svg text{font-size:11px;fill:#555}.yl{text-anchor:end}.xl{text-anchor:middle}" \
+    ".grid{stroke:#eee}.axis{stroke:#999}polyline{fill:none;stroke-width:1.6}.dash polyline{stroke-dasharray:5 3}" \
+    ".legend{margin:2px 0}.key{margin-right:14px;white-space:nowrap}.key i{display:inline-block;width:18px;height:3px;margin:0 5px 4px 0;vertical-align:middle}" \
+    ".c0 polyline{stroke:#1f77b4}.c0 circle,.c0 i{fill:#1f77b4;background:#1f77b4}"                 \
+    ".c1 polyline{stroke:#ff7f0e}.c1 circle,.c1 i{fill:#ff7f0e;background:#ff7f0e}"                 \
+    ".c2 polyline{stroke:#2ca02c}.c2 circle,.c2 i{fill:#2ca02c;background:#2ca02c}"                 \
+    ".c3 polyline{stroke:#d62728}.c3 circle,.c3 i{fill:#d62728;background:#d62728}"                 \
+    ".c4 polyline{stroke:#9467bd}.c4 circle,.c4 i{fill:#9467bd;background:#9467bd}"                 \
+    ".c5 polyline{stroke:#8c564b}.c5 circle,.c5 i{fill:#8c564b;background:#8c564b}"                 \
+    ".c6 polyline{stroke:#17becf}.c6 circle,.c6 i{fill:#17becf;background:#17becf}"                 \
+    ".c7 polyline{stroke:#7f7f7f}.c7 circle,.c7 i{fill:#7f7f7f;background:#7f7f7f}"
+
+/* A number as the JSON had it: whole numbers without decimals, others
+ * with up to `dec` decimals; "-" for absent or null. */
+static void num(FILE *out, double v, int dec)
+{
+    if (isnan(v))
+        fputs("-", out);
+    else if (v == floor(v) && fabs(v) < 1e15)
+        fprintf(out, "%.0f", v);
+    else
+        fprintf(out, "%.*f", dec, v);
+}
+
+/* A time in microseconds as the text report writes times. */
+static void us(FILE *out, double v)
+{
+    char buf[32];
+    fputs(isnan(v) ? "-" : fmt_time(buf, sizeof buf, v * 1e3), out);
+}
+
+static void row_start(FILE *out, const char *label)
+{
+    fprintf(out, "<tr><th>");
+    esc(out, label);
+    fprintf(out, "</th><td>");
+}
+
+static void summary(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *opt = html_rd_of(rd, r, "", "options", JSON_OBJECT, true);
+    const struct json *req = html_rd_of(rd, r, "", "requests", JSON_OBJECT, true);
+    const struct json *bytes = html_rd_of(rd, r, "", "bytes", JSON_OBJECT, false);
+    const struct json *tls = html_rd_of(rd, r, "", "tls", JSON_OBJECT, false);
+    const struct json *h2 = html_rd_of(rd, r, "", "http2", JSON_OBJECT, false);
+    const struct json *rate = html_rd_of(rd, r, "", "rate", JSON_OBJECT, false);
+    const char *model = html_rd_str(rd, r, "", "model", false, NULL);
+    double completed = html_rd_num(rd, req, "requests", "completed", true);
+    double failed = html_rd_num(rd, req, "requests", "failed", true);
+    double rps = html_rd_num(rd, r, "", "requests_per_sec", true);
+    double dur = html_rd_num(rd, r, "", "duration", true);
+    char buf[32];
+    if (rd->failed)
+        return;
+
+    fprintf(out, "<h2>Settings and summary</h2>\n<table class=\"kv\" id=\"summary\">\n");
+    row_start(out, "Connections");
+    num(out, html_rd_num(rd, opt, "options", "connections", false), 0);
+    fprintf(out, "</td></tr>\n");
+    row_start(out, "Threads");
+    num(out, html_rd_num(rd, opt, "options", "threads", false), 0);
+    fprintf(out, "</td></tr>\n");
+    double asked_d = html_rd_num(rd, opt, "options", "duration", false);
+    double asked_n = html_rd_num(rd, opt, "options", "requests", false);
+    row_start(out, "Asked for");
+    if (!isnan(asked_n)) {
+        num(out, asked_n, 0);
+        fprintf(out, " requests%s", isnan(asked_d) ? "" : ", at most ");
+    }
+    if (!isnan(asked_d)) {
+        num(out, asked_d, 3);
+        fprintf(out, " s");
+    }
+    fprintf(out, "</td></tr>\n");
+    double orate = html_rd_num(rd, opt, "options", "rate", false);
+    row_start(out, "Model");
+    if (!isnan(orate)) {
+        fprintf(out, "open model at ");
+        num(out, orate, 3);
+        fprintf(out, " requests/s");
+    } else {
+        esc(out, model ? model : "closed");
+        fprintf(out, " loop");
+    }
+    fprintf(out, "</td></tr>\n");
+    row_start(out, "Protocol");
+    const char *hv = html_rd_str(rd, opt, "options", "http_version", false, NULL);
+    if (h2) {
+        fprintf(out, "HTTP/2 (");
+        esc(out, html_rd_str(rd, h2, "http2", "mode", false, NULL));
+        fprintf(out, "), ");
+        num(out, html_rd_num(rd, h2, "http2", "streams", false), 0);
+        fprintf(out, " streams per connection");
+    } else {
+        fprintf(out, "HTTP/");
+        esc(out, hv ? hv : "1.1");
+    }
+    if (tls) {
+        const char *proto = html_rd_str(rd, tls, "tls", "protocol", false, NULL);
+        const char *cipher = html_rd_str(rd, tls, "tls", "cipher", false, NULL);
+        fprintf(out, " over ");
+        esc(out, proto ? proto : "TLS");
+        if (cipher) {
+            fprintf(out, " ");
+            esc(out, cipher);
+        }
+    }
+    fprintf(out, "</td></tr>\n");
+    row_start(out, "Duration");
+    num(out, dur, 3);
+    fprintf(out, " s</td></tr>\n");
+    row_start(out, "Requests completed");
+    fprintf(out, "<span id=\"completed\">");
+    num(out, completed, 0);
+    fprintf(out, "</span></td></tr>\n");
+    row_start(out, "Requests failed");
+    fprintf(out, "<span id=\"failed\">");
+    num(out, failed, 0);
+    fprintf(out, "</span></td></tr>\n");
+    row_start(out, "Cut off");
+    num(out, html_rd_num(rd, req, "requests", "cut_off", false), 0);
+    fprintf(out, "</td></tr>\n");
+    row_start(out, "Requests/s");
+    num(out, rps, 2);
+    fprintf(out, "</td></tr>\n");
+    double bread = html_rd_num(rd, bytes, "bytes", "read", false);
+    double bwritten = html_rd_num(rd, bytes, "bytes", "written", false);
+    row_start(out, "Bytes read");
+    num(out, bread, 0);
+    if (!isnan(bread))
+        fprintf(out, " (%s)", fmt_bytes(buf, sizeof buf, bread));
+    fprintf(out, "</td></tr>\n");
+    row_start(out, "Bytes written");
+    num(out, bwritten, 0);
+    fprintf(out, "</td></tr>\n");
+    if (rate) {
+        bool met = true;
+        const struct json *m = html_rd_of(rd, rate, "rate", "met", JSON_BOOL, false);
+        if (m)
+            met = m->b;
+        row_start(out, "Rate sent");
+        num(out, html_rd_num(rd, rate, "rate", "sent_per_sec", false), 2);
+        fprintf(out, "/s of ");
+        num(out, html_rd_num(rd, rate, "rate", "target", false), 0);
+        fprintf(out, "/s: %s</td></tr>\n", met ? "<span class=\"pass\">met</span>" : "<span class=\"fail\">NOT met</span>");
+    }
+    fprintf(out, "</table>\n");
+}
+
+static void thresholds(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *th = html_rd_of(rd, r, "", "thresholds", JSON_ARRAY, false);
+    if (!th)
+        return;
+    fprintf(out, "<h2>Thresholds</h2>\n<table id=\"thresholds\"><tr><th>threshold</th><th class=\"n\">observed</th>"
+                 "<th class=\"n\">limit</th><th>result</th></tr>\n");
+    for (size_t i = 0; i < th->len && !rd->failed; i++) {
+        char at[48];
+        snprintf(at, sizeof at, "thresholds[%zu]", i);
+        const struct json *t = &th->items[i];
+        if (t->type != JSON_OBJECT) {
+            html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(t));
+            return;
+        }
+        const char *expr = html_rd_str(rd, t, at, "expr", true, NULL);
+        const char *unit = html_rd_str(rd, t, at, "unit", false, NULL);
+        const struct json *pass = html_rd_of(rd, t, at, "pass", JSON_BOOL, true);
+        double obs = html_rd_num(rd, t, at, "observed", false);
+        double limit = html_rd_num(rd, t, at, "limit", false);
+        if (rd->failed)
+            return;
+        fprintf(out, "<tr><td><code>");
+        esc(out, expr);
+        fprintf(out, "</code></td><td class=\"n\">");
+        if (isnan(obs))
+            fputs("no data", out);
+        else
+            fprintf(out, "%.6g", obs);
+        esc(out, isnan(obs) ? NULL : unit);
+        fprintf(out, "</td><td class=\"n\">");
+        num(out, limit, 3);
+        esc(out, unit);
+        fprintf(out, "</td><td>%s</td></tr>\n", pass->b ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">FAIL</span>");
+    }
+    fprintf(out, "</table>\n");
+}
+
+/* One row per histogram of the result that is present. */
+static void hist_table(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    static const char *const names[] = {"latency", "service", "sendlag", "connect", "waiting", "handshake"};
+    static const char *const keys[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "stdev"};
+    fprintf(out, "<table id=\"histograms\"><tr><th></th><th class=\"n\">count</th>");
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        fprintf(out, "<th class=\"n\">%s</th>", keys[k]);
+    fprintf(out, "</tr>\n");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const struct json *h = html_rd_of(rd, r, "", names[i], JSON_OBJECT, i == 0);
+        if (!h)
+            continue;
+        double count = html_rd_num(rd, h, names[i], "count", true);
+        if (i > 0 && !(count > 0))
+            continue;
+        fprintf(out, "<tr><th>%s</th><td class=\"n\">", names[i]);
+        num(out, count, 0);
+        fprintf(out, "</td>");
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+            fprintf(out, "<td class=\"n\">");
+            us(out, html_rd_num(rd, h, names[i], keys[k], false));
+            fprintf(out, "</td>");
+        }
+        fprintf(out, "</tr>\n");
+    }
+    fprintf(out, "</table>\n");
+}
+
+/* An object of name -> count as a two-column table (non-numbers refused). */
+static void counts_table(FILE *out, struct html_rd *rd, const struct json *r, const char *key, const char *head,
+                         const char *id, bool skip_zero)
+{
+    const struct json *o = html_rd_of(rd, r, "", key, JSON_OBJECT, false);
+    fprintf(out, "<table id=\"%s\"><tr><th>%s</th><th class=\"n\">count</th></tr>\n", id, head);
+    size_t shown = 0;
+    for (size_t i = 0; o && i < o->len && !rd->failed; i++) {
+        const struct json_member *m = &o->members[i];
+        if (m->value.type != JSON_NUMBER) {
+            html_rd_fail(rd, key, m->key, "expected a number, found %s", json_in_type_name(&m->value));
+            return;
+        }
+        if (skip_zero && m->value.num == 0)
+            continue;
+        fprintf(out, "<tr><td>");
+        html_escape(out, m->key, m->key_len);
+        fprintf(out, "</td><td class=\"n\">");
+        num(out, m->value.num, 3);
+        fprintf(out, "</td></tr>\n");
+        shown++;
+    }
+    if (!shown)
+        fprintf(out, "<tr><td colspan=\"2\" class=\"none\">none</td></tr>\n");
+    fprintf(out, "</table>\n");
+}
+
+static void failures_table(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *f = html_rd_of(rd, r, "", "failures", JSON_OBJECT, false);
+    const struct json *reasons = html_rd_of(rd, f, "failures", "reasons", JSON_ARRAY, false);
+    fprintf(out, "<table id=\"reasons\"><tr><th>validation failure reason</th><th class=\"n\">count</th></tr>\n");
+    size_t n = reasons ? reasons->len : 0;
+    for (size_t i = 0; i < n && !rd->failed; i++) {
+        char at[48];
+        snprintf(at, sizeof at, "failures.reasons[%zu]", i);
+        size_t len;
+        const char *why = html_rd_str(rd, &reasons->items[i], at, "reason", true, &len);
+        double c = html_rd_num(rd, &reasons->items[i], at, "count", true);
+        if (rd->failed)
+            return;
+        fprintf(out, "<tr><td>");
+        html_escape(out, why, len);
+        fprintf(out, "</td><td class=\"n\">");
+        num(out, c, 0);
+        fprintf(out, "</td></tr>\n");
+    }
+    double other = html_rd_num(rd, f, "failures", "other", false);
+    if (other > 0) {
+        fprintf(out, "<tr><td>");
+        num(out, html_rd_num(rd, f, "failures", "other_reasons", false), 0);
+        fprintf(out, " other reasons</td><td class=\"n\">");
+        num(out, other, 0);
+        fprintf(out, "</td></tr>\n");
+    }
+    if (n == 0)
+        fprintf(out, "<tr><td colspan=\"2\" class=\"none\">none</td></tr>\n");
+    fprintf(out, "</table>\n");
+}
+
+static void metrics_tables(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *m = html_rd_of(rd, r, "", "metrics", JSON_OBJECT, false);
+    const struct json *counters = html_rd_of(rd, m, "metrics", "counters", JSON_OBJECT, false);
+    const struct json *records = html_rd_of(rd, m, "metrics", "records", JSON_OBJECT, false);
+    if (rd->failed || ((!counters || !counters->len) && (!records || !records->len)))
+        return;
+    fprintf(out, "<h2>Custom metrics</h2>\n");
+    if (counters && counters->len) {
+        fprintf(out, "<table id=\"counters\"><tr><th>counter</th><th class=\"n\">total</th></tr>\n");
+        for (size_t i = 0; i < counters->len && !rd->failed; i++) {
+            const struct json_member *c = &counters->members[i];
+            double v = html_rd_num(rd, counters, "metrics.counters", c->key, false);
+            fprintf(out, "<tr><td>");
+            html_escape(out, c->key, c->key_len);
+            fprintf(out, "</td><td class=\"n\">");
+            if (isnan(v))
+                fputs("-", out);
+            else
+                fprintf(out, "%.15g", v);
+            fprintf(out, "</td></tr>\n");
+        }
+        fprintf(out, "</table>\n");
+    }
+    if (records && records->len) {
+        static const char *const keys[] = {"count", "min", "p50", "p90", "p99", "max", "mean"};
+        fprintf(out, "<table id=\"records\"><tr><th>record</th>");
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            fprintf(out, "<th class=\"n\">%s</th>", keys[k]);
+        fprintf(out, "</tr>\n");
+        for (size_t i = 0; i < records->len && !rd->failed; i++) {
+            const struct json_member *rec = &records->members[i];
+            const struct json *o = html_rd_of(rd, records, "metrics.records", rec->key, JSON_OBJECT, true);
+            if (!o)
+                break;
+            fprintf(out, "<tr><td>");
+            html_escape(out, rec->key, rec->key_len);
+            fprintf(out, "</td>");
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+                double v = html_rd_num(rd, o, "metrics.records", keys[k], false);
+                fprintf(out, "<td class=\"n\">");
+                if (isnan(v))
+                    fputs("-", out);
+                else
+                    fprintf(out, "%.6g", v);
+                fprintf(out, "</td>");
+            }
+            fprintf(out, "</tr>\n");
+        }
+        fprintf(out, "</table>\n");
+    }
+}
+
+/* The JSON text inside a <script> element: every '<' as \u003c. '<' can
+ * only stand inside a string in valid JSON, where \u003c is the same
+ * character, so the text still parses to the same value, and no "</script"
+ * or "<!--" can end or change the element. */
+static void embed_json(FILE *out, const char *text, size_t len)
+{
+    fprintf(out, "<script type=\"application/json\" id=\"volley-result\">");
+    size_t from = 0;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] == '<') {
+            fwrite(text + from, 1, i - from, out);
+            fputs("\\u003c", out);
+            from = i + 1;
+        }
+    fwrite(text + from, 1, len - from, out);
+    fprintf(out, "</script>\n");
+}
+
+int html_render(FILE *out, const struct json *r, const char *text, size_t text_len, char *err, size_t errlen)
+{
+    struct html_rd rd = {err, errlen, false};
+    if (errlen > 0)
+        err[0] = '\0';
+    if (r->type != JSON_OBJECT) {
+        snprintf(err, errlen, "the result: expected an object, found %s", json_in_type_name(r));
+        return -1;
+    }
+    const struct json *target = html_rd_of(&rd, r, "", "target", JSON_OBJECT, true);
+    size_t url_len;
+    const char *url = html_rd_str(&rd, target, "target", "url", true, &url_len);
+    const char *version = html_rd_str(&rd, r, "", "version", true, NULL);
+    if (rd.failed)
+        return -1;
+
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>volley: ");
+    html_escape(out, url, url_len);
+    fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>volley report</h1>\n<p class=\"url\">", STYLE);
+    html_escape(out, url, url_len);
+    fprintf(out, "</p>\n<p class=\"note\">volley ");
+    esc(out, version);
+    double start = html_rd_num(&rd, r, "", "start_time", false);
+    if (!isnan(start) && start >= 0 && start < 1e11) {
+        time_t s = (time_t)start;
+        struct tm tm;
+        char when[64];
+        if (gmtime_r(&s, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
+            fprintf(out, ", started %s", when);
+    }
+    fprintf(out, "</p>\n");
+    summary(out, &rd, r);
+    thresholds(out, &rd, r);
+    fprintf(out, "<h2>Latency</h2>\n");
+    hist_table(out, &rd, r);
+    html_percentiles(out, &rd, r);
+    fprintf(out, "<h2>Over time</h2>\n");
+    html_series(out, &rd, r);
+    fprintf(out, "<h2>Responses and failures</h2>\n");
+    counts_table(out, &rd, r, "status", "status", "status", false);
+    counts_table(out, &rd, r, "errors", "failed requests by kind", "errors", true);
+    failures_table(out, &rd, r);
+    metrics_tables(out, &rd, r);
+    embed_json(out, text, text_len);
+    fprintf(out, "</body></html>\n");
+    return rd.failed ? -1 : 0;
+}
+
+int html_write(FILE *out, const char *text, size_t len, char *err, size_t errlen)
+{
+    struct json root;
+    if (json_in_parse(text, len, &root, err, errlen) < 0)
+        return -1;
+    int rc = html_render(out, &root, text, len, err, errlen);
+    json_in_free(&root);
+    return rc;
+}
