@@ -169,6 +169,7 @@ void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
     static const char *const names[] = {"latency", "service"};
     static const char *const labels[] = {"latency", "service time"};
     struct hist h[2];
+    double cap[2]; /* the exact max, ms: the decoded one is its bucket's top */
     int nh = 0, which[2];
     int64_t count = 0;
     for (int k = 0; k < 2; k++) {
@@ -179,6 +180,8 @@ void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
             hist_free(&h[nh]);
             continue;
         }
+        double max = html_rd_num(rd, obj, names[k], "max", false);
+        cap[nh] = isnan(max) ? INFINITY : max / 1e3;
         if (h[nh].count > count)
             count = h[nh].count;
         which[nh++] = k;
@@ -196,7 +199,7 @@ void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
         x[i] = pow(10, decades * (double)i / DIST_POINTS);
         double p = 100 * (1 - 1 / x[i]);
         for (int k = 0; k < nh; k++)
-            y[k][i] = (double)hist_percentile(&h[k], p) / 1e6;
+            y[k][i] = fmin((double)hist_percentile(&h[k], p) / 1e6, cap[k]);
     }
     struct html_line lines[2];
     for (int k = 0; k < nh; k++)

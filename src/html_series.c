@@ -104,9 +104,13 @@ struct html_bin *html_series_bins(struct html_rd *rd, const struct json *points,
             add_point(rd, p, at, b, &acc, &have);
         }
         if (have) {
-            b->p50 = (double)hist_percentile(&acc, 50) / 1e3;
-            b->p90 = (double)hist_percentile(&acc, 90) / 1e3;
-            b->p99 = (double)hist_percentile(&acc, 99) / 1e3;
+            /* The decoded max is its bucket's top; capped at the points'
+             * exact max, the percentiles are what the run's own histogram
+             * gives (it caps them at its exact max too). */
+            double cap = isnan(b->max) ? INFINITY : b->max;
+            b->p50 = fmin((double)hist_percentile(&acc, 50) / 1e3, cap);
+            b->p90 = fmin((double)hist_percentile(&acc, 90) / 1e3, cap);
+            b->p99 = fmin((double)hist_percentile(&acc, 99) / 1e3, cap);
             if (isnan(b->max))
                 b->max = (double)acc.max / 1e3;
             hist_free(&acc);
