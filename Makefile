@@ -11,13 +11,19 @@ SANITIZE   ?= 0
 PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-dev luajit \
            lua-busted zlib1g-dev libssl-dev openssl libnghttp2-dev python3 wrk apache2-utils nghttp2-client nghttp2-server python3-h2 nginx-light \
            default-jre-headless libhdrhistogram-java
+# Needed by `make test` only (not `make demo`): headless Chromium renders the
+# HTML report in tests/integration/test_html_chromium.sh.
+TEST_PACKAGES = chromium
 
-.PHONY: all deps build build-asan demo test test-asan test-long bench clean install
+.PHONY: all deps test-deps build build-asan demo test test-asan test-long bench clean install
 
 all: build
 
 deps:
 	@scripts/install-deps.sh $(PACKAGES)
+
+test-deps:
+	@scripts/install-deps.sh $(TEST_PACKAGES)
 
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DVOLLEY_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF)
@@ -33,11 +39,11 @@ demo: build
 	@scripts/demo.sh $(BUILD)
 
 # In CI (CI=true) the sanitizer build runs the whole suite as well.
-test: build
+test: build test-deps
 	cd $(BUILD) && ctest --output-on-failure -j 2 -LE long
 	@if [ "$$CI" = "true" ]; then $(MAKE) --no-print-directory test-asan; fi
 
-test-asan: build-asan
+test-asan: build-asan test-deps
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j 2 -LE long
 
 test-long: build

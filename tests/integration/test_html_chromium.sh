@@ -1,0 +1,83 @@
+# The HTML report in a real browser: headless Chromium renders it, the DOM
+# holds the charts and the run's numbers, and the page fetched nothing.
+# Fetches are read from Chromium's net log: every request a page makes
+# carries the page's site (file://) in its network isolation key, which
+# tells them from Chromium's own background requests. A canary page with
+# an <img> and a stylesheet from elsewhere proves that the check sees
+# fetches. A screenshot is saved ($VOLLEY_SCREENSHOT, when set, gets a
+# copy: docs/img/report.png is made that way). Skipped (status 77) when
+# Chromium (Debian's chromium, a `make test` dependency) is not there or
+# cannot start.
+source "$TESTLIB"
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROMIUM" ]; then
+    echo "SKIP: chromium not found (apt-get install -y chromium; make test installs it)"
+    exit 77
+fi
+
+# chrome ARGS...: headless Chromium with a fresh profile, no background
+# services, every non-loopback request sent to a closed proxy port; at
+# most 60 s.
+chrome() {
+    timeout -k 5 60 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --disable-default-apps \
+        --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
+        --user-data-dir="$T/profile" "$@" 2> "$T/chromium.err"
+}
+
+echo '<!DOCTYPE html><p id="x">ok</p>' > "$T/probe.html"
+if ! chrome --dump-dom "file://$T/probe.html" > "$T/probe.dom" || ! grep -q '<p id="x">ok</p>' "$T/probe.dom"; then
+    echo "SKIP: chromium cannot run here: $(tail -3 "$T/chromium.err")"
+    exit 77
+fi
+
+start_target
+U="http://127.0.0.1:$PORT"
+
+# page_fetches NETLOG: the URLs a page (file://) requested, one a line.
+page_fetches() {
+    python3 - "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+types = {v: k for k, v in j["constants"]["logEventTypes"].items()}
+for e in j["events"]:
+    p = e.get("params", {})
+    if types.get(e["type"]) == "URL_REQUEST_START_JOB" and "file://" in p.get("network_isolation_key", "") \
+            and not p.get("url", "").startswith("file:"):
+        print(p["url"])
+PY
+}
+
+rc=0; "$VOLLEY" -q -c 4 -n 3000 --html "$T/a.html" "$U/" 2> "$T/a.err" || rc=$?
+check_eq "$rc" 0 "run: exit status"
+# Whether a stats request counts itself: d is 0 or 1.
+s1=$(target_stat received)
+s2=$(target_stat received)
+d=$((s2 - s1))
+
+chrome --log-net-log="$T/net.json" --dump-dom "file://$T/a.html" > "$T/a.dom" || fail "chromium --dump-dom failed: $(tail -3 "$T/chromium.err")"
+check_grep "$T/a.dom" '<span id="completed">3000</span>' "DOM: completed requests"
+check_grep "$T/a.dom" '<span id="failed">0</span>' "DOM: failed requests"
+check_grep "$T/a.dom" 'Latency by percentile' "DOM: the distribution chart"
+check_ge "$(grep -o '<svg ' "$T/a.dom" | wc -l)" 3 "DOM: svg charts"
+check_ge "$(grep -o '<polyline ' "$T/a.dom" | wc -l)" 5 "DOM: lines drawn"
+check_grep "$T/a.dom" 'id="volley-result"' "DOM: the embedded result"
+check_eq "$(page_fetches "$T/net.json" | wc -l)" 0 "the report fetched nothing: $(page_fetches "$T/net.json" | head -3)"
+check_eq "$(target_stat received)" "$((s2 + d))" "no request reached the target from the page"
+
+# The canary: a page that does fetch is caught.
+printf '<!DOCTYPE html><img src="%s/canary.png"><link rel="stylesheet" href="https://example.invalid/x.css">' "$U" > "$T/canary.html"
+chrome --log-net-log="$T/canary.json" --dump-dom "file://$T/canary.html" > /dev/null || true
+check_eq "$(page_fetches "$T/canary.json" | sort | tr '\n' ' ')" "$U/canary.png https://example.invalid/x.css " "the canary's fetches are seen"
+
+# A screenshot.
+chrome --hide-scrollbars --window-size=1000,2600 --screenshot="$T/report.png" "file://$T/a.html" > /dev/null || true
+if [ -s "$T/report.png" ] && [ "$(head -c 8 "$T/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+    ok
+    [ -n "${VOLLEY_SCREENSHOT:-}" ] && cp "$T/report.png" "$VOLLEY_SCREENSHOT"
+else
+    fail "no screenshot: $(tail -3 "$T/chromium.err")"
+fi
+
+finish
