@@ -1,0 +1,58 @@
+/* libFuzzer target for the JSON reader and the HTML report: any bytes go to
+ * json_in_parse; it must fail with a message or build a tree, never crash.
+ * A tree is rendered by html_render: it must fail with a message naming a
+ * field, or write a page with exactly one <script> (the embedded JSON, of
+ * type application/json): nothing from the input may open another.
+ *
+ * Linked with replay_main.c instead of libFuzzer this is a plain program over
+ * files: the ctest unit.fuzz_json_in_corpus. */
+#include "html.h"
+#include "json_in.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void require(int ok, const char *what, const char *detail)
+{
+    if (ok)
+        return;
+    fprintf(stderr, "fuzz_json_in: %s: %.2000s\n", what, detail ? detail : "");
+    abort();
+}
+
+static size_t count(const char *s, size_t n, const char *needle)
+{
+    size_t k = 0, m = strlen(needle);
+    for (size_t i = 0; i + m <= n; i++)
+        if (memcmp(s + i, needle, m) == 0)
+            k++;
+    return k;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    struct json v;
+    char err[512];
+    err[0] = 'x';
+    err[1] = '\0';
+    if (json_in_parse(text, size, &v, err, sizeof err) < 0) {
+        require(strncmp(err, "line ", 5) == 0, "a parse error without its place", err);
+        return 0;
+    }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    int rc = html_render(f, &v, text, size, err, sizeof err);
+    fclose(f);
+    if (rc < 0)
+        require(err[0] != '\0' && strchr(err, ':') != NULL, "a render error without a field", err);
+    else
+        require(count(out, len, "<script") == 1 && count(out, len, "</script") == 1,
+                "a page with more than the one script element", out);
+    free(out);
+    json_in_free(&v);
+    return 0;
+}
