@@ -172,7 +172,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
     double *x = xcalloc(n, sizeof *x), *y = xcalloc(n * 10, sizeof *y);
     double xmax = 0;
     for (size_t i = 0; i < n; i++) {
-        x[i] = b[i].t;
+        x[i] = b[i].t + b[i].secs / 2; /* a column's figures are over its whole span */
         if (b[i].t + b[i].secs > xmax)
             xmax = b[i].t + b[i].secs;
     }
