@@ -23,7 +23,7 @@
  * to max. */
 static double nice_step(double max, int steps)
 {
-    if (!(max > 0))
+    if (!(max > 0) || !isfinite(max))
         return 1;
     double raw = max / steps;
     double mag = pow(10, floor(log10(raw)));
@@ -78,7 +78,10 @@ void html_chart(FILE *out, const struct html_chart *c)
     fprintf(out, "</title>\n");
 
     /* y grid and labels */
-    for (double y = 0; y <= ytop * (1 + 1e-9); y += ystep) {
+    /* Counted loops: a hostile result's values may be near DBL_MAX, where
+     * y += ystep would reach infinity and never pass it. */
+    for (int k = 0; k <= 20 && k * ystep <= ytop * (1 + 1e-9); k++) {
+        double y = k * ystep;
         char lab[32];
         num_label(lab, sizeof lab, y);
         double py = px_y(y, ytop);
@@ -101,8 +104,9 @@ void html_chart(FILE *out, const struct html_chart *c)
             fprintf(out, "</text>\n");
         }
     } else {
-        double span = c->xmax - c->xmin, xstep = nice_step(span, 8);
-        for (double x = ceil(c->xmin / xstep) * xstep; x <= c->xmax * (1 + 1e-9); x += xstep) {
+        double span = c->xmax - c->xmin, xstep = nice_step(span, 8), x0 = ceil(c->xmin / xstep) * xstep;
+        for (int k = 0; k <= 20 && isfinite(xstep) && x0 + k * xstep <= c->xmax * (1 + 1e-9); k++) {
+            double x = x0 + k * xstep;
             char lab[32];
             num_label(lab, sizeof lab, x);
             double px = px_x(c, x);

@@ -290,11 +290,39 @@ static void bad_fields(void)
     free(hdr);
 }
 
+/* Extreme values a hostile file may hold render, and end. */
+static void extremes(void)
+{
+    char *hdr = empty_hdr();
+    char *base = malloc(sizeof hostile + strlen(hdr));
+    sprintf(base, hostile, hdr);
+    const char *from = "\"points\": []";
+    const char *to = "\"interval\": 86400, \"points\": [{\"t\": 1e300, \"requests\": 9e15, \"status\": {\"2xx\": 9e15}},"
+                     " {\"t\": -1e308, \"errors\": {\"read\": 1}}, {\"t\": 1.7e308}]";
+    char *at = strstr(base, from);
+    char *doc = malloc(strlen(base) + strlen(to) + 1);
+    memcpy(doc, base, (size_t)(at - base));
+    strcpy(doc + (at - base), to);
+    strcat(doc, at + strlen(from));
+    /* the interval key is now there twice: the first one (1) is read */
+    int rc;
+    char err[400];
+    char *out = render_text(doc, &rc, err, sizeof err);
+    if (!CHECK(rc == 0))
+        fprintf(stderr, "%s\n", err);
+    CHECK_CONTAINS(out, "Responses per second by status class");
+    free(out);
+    free(doc);
+    free(base);
+    free(hdr);
+}
+
 int main(void)
 {
     escaping();
     hostile_result();
     downsampling();
     bad_fields();
+    extremes();
     return check_exit("test_html");
 }
