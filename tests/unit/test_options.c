@@ -315,6 +315,11 @@ static void test_each_option(void)
         CHECK_STR(o.json_path, "-");
         options_free(&o);
     }
+    if (parse_ok(&o, ARGV("--html", "out.html", URL), __LINE__)) {
+        CHECK_STR(o.html_path, "out.html");
+        CHECK(o.json_path == NULL);
+        options_free(&o);
+    }
     if (parse_ok(&o, ARGV("-q", URL), __LINE__)) {
         CHECK(o.quiet);
         options_free(&o);
@@ -425,6 +430,8 @@ static void test_wrk_forms(void)
     }
     parse_error(ARGV("-T", "soon", URL), "-T", "soon", __LINE__);
     parse_error(ARGV("--timeout", "soon", URL), "--timeout", "soon", __LINE__);
+    parse_error(ARGV("--html", "-", URL), "--html", "\"-\" is not a file name", __LINE__);
+    parse_error(ARGV("--html", "", URL), "--html", "is not a file name", __LINE__);
 
     if (parse_ok(&o, ARGV("-s", "s.lua", URL, "a", "-c", "3", "b", "--", "c", "-d"), __LINE__)) {
         CHECK_STR(o.url, URL);
