@@ -294,6 +294,23 @@ static void on_pipe(EV_P_ ev_io *w, int revents)
     }
 }
 
+/* Starts s 1 ms from now and runs the loop with a reader cb (data) on fd,
+ * under a 10 s guard, until something breaks it. */
+static void run_with_reader(struct ev_loop *loop, struct sched *s, int fd, void (*cb)(EV_P_ ev_io *, int), void *data)
+{
+    ev_io io;
+    ev_io_init(&io, cb, fd, EV_READ);
+    io.data = data;
+    ev_io_start(loop, &io);
+    ev_timer guard;
+    ev_timer_init(&guard, on_guard, 10., 0.);
+    ev_timer_start(loop, &guard);
+    sched_start(s, clock_now_ns() + 1000000, 0);
+    ev_run(loop, 0);
+    ev_timer_stop(loop, &guard);
+    ev_io_stop(loop, &io);
+}
+
 /* A spin longer than the interval (300 ms at 4/s): the spin for the next
  * arrival starts as soon as one is sent. What a send writes into a pipe is
  * read while the spin goes on, not after it; sched_stop in the middle of
@@ -307,17 +324,7 @@ static void test_spin_yields(struct ev_loop *loop)
     sched_init(&s, loop, 4, 0, 1, 3, 1, spin_send, no_end, &r);
     sched_spin(&s, 300000000);
     sched_park(&s, 0);
-    ev_io io;
-    ev_io_init(&io, on_pipe, fds[0], EV_READ);
-    io.data = &r;
-    ev_io_start(loop, &io);
-    ev_timer guard;
-    ev_timer_init(&guard, on_guard, 10., 0.);
-    ev_timer_start(loop, &guard);
-    sched_start(&s, clock_now_ns() + 1000000, 0);
-    ev_run(loop, 0);
-    ev_timer_stop(loop, &guard);
-    ev_io_stop(loop, &io);
+    run_with_reader(loop, &s, fds[0], on_pipe, &r);
     CHECK_INT(r.n, 2);         /* arrival 2 never: stopped during its spin */
     CHECK_INT(r.io_calls, 2);
     CHECK(!r.io_late);
@@ -351,17 +358,7 @@ static void test_spin_busy_loop(struct ev_loop *loop)
     sched_spin(&s, 20000000);
     sched_park(&s, 0);
     int busy = 0;
-    ev_io io;
-    ev_io_init(&io, on_busy, fds[0], EV_READ);
-    io.data = &busy;
-    ev_io_start(loop, &io);
-    ev_timer guard;
-    ev_timer_init(&guard, on_guard, 10., 0.);
-    ev_timer_start(loop, &guard);
-    sched_start(&s, clock_now_ns() + 1000000, 0);
-    ev_run(loop, 0);
-    ev_timer_stop(loop, &guard);
-    ev_io_stop(loop, &io);
+    run_with_reader(loop, &s, fds[0], on_busy, &busy);
     CHECK_INT(r.n, 5);
     CHECK(s.spins >= 1);
     CHECK(busy > 5);
