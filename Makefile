@@ -22,8 +22,10 @@ all: build
 deps:
 	@scripts/install-deps.sh $(PACKAGES)
 
+# Everything `make test` needs, in one `apt-get update` (it runs before
+# build's own deps, which then find them all present).
 test-deps:
-	@scripts/install-deps.sh $(TEST_PACKAGES)
+	@scripts/install-deps.sh $(PACKAGES) $(TEST_PACKAGES)
 
 $(BUILD)/Makefile: CMakeLists.txt
 	cmake -S . -B $(BUILD) -DVOLLEY_SANITIZE=$(if $(filter 1,$(SANITIZE)),ON,OFF)
@@ -39,11 +41,11 @@ demo: build
 	@scripts/demo.sh $(BUILD)
 
 # In CI (CI=true) the sanitizer build runs the whole suite as well.
-test: build test-deps
+test: test-deps build
 	cd $(BUILD) && ctest --output-on-failure -j 2 -LE long
 	@if [ "$$CI" = "true" ]; then $(MAKE) --no-print-directory test-asan; fi
 
-test-asan: build-asan test-deps
+test-asan: test-deps build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j 2 -LE long
 
 test-long: build
