@@ -125,6 +125,9 @@ void report_health_text(FILE *out, const struct options *o, const struct run_res
     if (r->stats.completed) {
         if (o->rate)
             fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h.busy);
+        else if (o->http2 != OPTIONS_H1 && o->streams > 1) /* each stream slot holds a request */
+            fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h.busy,
+                    (uint64_t)o->connections * o->streams);
         else
             fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h.busy, o->connections);
     }
