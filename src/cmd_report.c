@@ -36,9 +36,7 @@ static __attribute__((format(printf, 2, 3))) int fail(int status, const char *fm
     return status;
 }
 
-/* Reads the whole file at path (at most JSON_IN_MAX_BYTES) into *text.
- * Returns 0, or -1 with err naming path. */
-static int read_result(const char *path, char **text, size_t *len, char *err, size_t errlen)
+int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -118,7 +116,7 @@ int cmd_report(int argc, char **argv)
         return fail(2, "%s", err);
     char *text;
     size_t len;
-    if (read_result(result, &text, &len, err, sizeof err) < 0)
+    if (cmd_report_read(result, &text, &len, err, sizeof err) < 0)
         return fail(1, "%s", err);
     struct json root;
     if (json_in_parse(text, len, &root, err, sizeof err) < 0) {

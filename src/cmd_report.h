@@ -8,4 +8,11 @@
  * parsed or rendered or the file not written, 2 a bad command line. */
 int cmd_report(int argc, char **argv);
 
+#include <stddef.h>
+
+/* Reads the whole file at path (at most JSON_IN_MAX_BYTES) into *text, a
+ * malloc'd buffer of *len bytes (not NUL-terminated) that the caller
+ * frees. Returns 0, or -1 with err naming path. Also `volley compare`'s. */
+int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
+
 #endif

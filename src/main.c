@@ -5,7 +5,9 @@
  * 2 for a bad command line (a bad --fail-if included), 3 when -R's target
  * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
  * second SIGINT. After a run the most serious applies: 1, then 3, then 99.
- * `volley report` (cmd_report.c) has its own: 0, 1 or 2. */
+ * `volley report` (cmd_report.c) has its own: 0, 1 or 2; `volley compare`
+ * (cmd_compare.c) 0, 1, 2 or 99. */
+#include "cmd_compare.h"
 #include "cmd_report.h"
 #include "html.h"
 #include "options.h"
@@ -237,6 +239,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return cmd_compare(argc - 1, argv + 1);
     char **argv0 = argv;
     argv = ab_command(&argc, argv);
     char err[512];

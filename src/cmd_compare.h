@@ -1,0 +1,13 @@
+/* The `volley compare` subcommand: two saved results side by side. */
+#ifndef VOLLEY_CMD_COMPARE_H
+#define VOLLEY_CMD_COMPARE_H
+
+/* Runs `volley compare ARGS`: argv[0] is "compare", the rest BASE.json
+ * NEW.json and --fail-if EXPR options. Prints the table on stdout, its
+ * errors (one line) on stderr, and returns the exit status: 0 compared
+ * (every limit held), 1 a file could not be read or parsed, 2 a bad
+ * command line (a bad --fail-if included, checked before any file is
+ * read), 99 a limit failed. */
+int cmd_compare(int argc, char **argv);
+
+#endif

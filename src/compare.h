@@ -1,0 +1,136 @@
+/* `volley compare`: two saved results (untrusted --json files) read into
+ * figures, the change of each figure judged better, worse or the same
+ * within the noise of the runs' per-second samples, and the --fail-if
+ * limits on those changes (docs/usage.md#volley-compare). */
+#ifndef VOLLEY_COMPARE_H
+#define VOLLEY_COMPARE_H
+
+#include "hist.h"
+#include "json_in.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define COMPARE_KINDS 8 /* error kinds, in the JSON's order */
+extern const char *const compare_error_kinds[COMPARE_KINDS];
+
+/* Where a figure comes from. */
+enum compare_src {
+    COMPARE_RPS,     /* requests_per_sec */
+    COMPARE_ERRORS,  /* failed / started, in percent (one kind, or all) */
+    COMPARE_NON2XX,  /* responses outside 200..399 / all responses, percent */
+    COMPARE_LATENCY, /* the histograms, values in ns */
+    COMPARE_SERVICE, /* (-R) */
+    COMPARE_SENDLAG, /* (-R) */
+};
+
+enum compare_stat { COMPARE_PCT, COMPARE_MAX, COMPARE_MEAN };
+
+/* How a figure's values read: the units of its limits, how it prints. */
+enum compare_kind {
+    COMPARE_TIME,  /* ns */
+    COMPARE_RATE,  /* requests per second; higher is better */
+    COMPARE_SHARE, /* a percentage 0..100; changes in percentage points */
+};
+
+struct compare_figure {
+    enum compare_src src;
+    enum compare_stat stat; /* histograms */
+    double pct;             /* COMPARE_PCT: 0..100 */
+    int kind;               /* COMPARE_ERRORS: 0..7, or -1 for all kinds */
+};
+
+/* One second of a run (series.points), as figures; NAN where the second
+ * has no data for it. lat: latency p50 p90 p99 p99.9 max mean, ns. */
+struct compare_point {
+    double rps, errors, kinds[COMPARE_KINDS], non2xx, lat[6];
+};
+
+/* A result file read for comparison. Read-only to callers; filled by
+ * compare_load. The strings point into the JSON tree it was read from
+ * (valid while that tree is). NAN or NULL: absent from the file. */
+struct compare_run {
+    struct hist hist[3];  /* latency, service, sendlag (ns) */
+    bool has_hist[3];     /* the object is there (service, sendlag: -R) */
+    double exact_max[3];  /* the JSON's exact max and mean, ns; NAN when empty */
+    double exact_mean[3];
+    double rps, started, failed, kinds[COMPARE_KINDS], responses, non2xx;
+    struct compare_point *points; /* whole seconds only (owned) */
+    size_t npoints;
+    /* settings, for the warnings */
+    const char *model, *scheme, *method, *url, *http2;
+    double rate, connections, threads, duration, requests;
+};
+
+/* Reads root, a parsed result, into *r. Returns 0 (the caller then frees
+ * *r with compare_free), or -1 with one line in err naming the field
+ * ("latency.hdr: ...", "requests.started: missing (expected a number)");
+ * *r then owns nothing. */
+int compare_load(struct compare_run *r, const struct json *root, char *err, size_t errlen);
+
+void compare_free(struct compare_run *r);
+
+/* The figure's value in r (ns, 1/s or percent), or NAN when r has no data
+ * for it (nothing completed, nothing started, no service histogram). */
+double compare_value(const struct compare_run *r, const struct compare_figure *f);
+
+/* The figure's kind (TIME, RATE, SHARE) and whether a lower value is better
+ * (every figure but requests/s). */
+enum compare_kind compare_figure_kind(const struct compare_figure *f);
+
+/* The figure's per-second values in r into out (up to max), returning how
+ * many there are: only for the figures the text table shows (other
+ * percentiles have none). */
+size_t compare_samples(const struct compare_run *r, const struct compare_figure *f, double *out, size_t max);
+
+/* The noise rule: the change between two runs that is within their noise,
+ * in the figure's unit, from each run's per-second samples (s, n values)
+ * and its whole-run value v. A run's spread is the (sample) standard
+ * deviation of its samples relative to their mean, times v; the noise is
+ * twice the larger of the two runs' spreads. NAN (unknown) when either
+ * run has fewer than 3 samples. */
+double compare_noise(const double *sb, size_t nb, double vb, const double *sn, size_t nn, double vn);
+
+enum compare_verdict { COMPARE_NODATA, COMPARE_SAME, COMPARE_BETTER, COMPARE_WORSE };
+
+/* The verdict on base -> new for a figure of that kind: NODATA when either
+ * is NAN; SAME when |new - base| is within noise (NAN: unknown, then only
+ * the floor counts) or the floor, 1 % of base for times and rates (none
+ * for shares); else BETTER or WORSE by the figure's direction. */
+enum compare_verdict compare_judge(enum compare_kind kind, double base, double new_, double noise);
+
+/* Limits: `FIGURE OP CHANGE`, FAIL when the change from BASE to NEW is OP
+ * CHANGE (docs/usage.md#volley-compare). */
+enum compare_op { COMPARE_LT, COMPARE_LE, COMPARE_GT, COMPARE_GE };
+
+struct compare_limit {
+    char *expr; /* as written (owned) */
+    struct compare_figure fig;
+    enum compare_op op;
+    double value;  /* the change: percent (relative, or points for shares),
+                    * or ns, or requests/s */
+    bool relative; /* VALUE ended in % on a time or a rate */
+    const char *unit; /* as written: "%", "ms", NULL */
+};
+
+/* Parses expr into *l. Returns 0, or -1 with one line in err:
+ * `--fail-if "EXPR": WHAT IS WRONG` naming the part; *l owns nothing. */
+int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, size_t errlen);
+
+void compare_limit_free(struct compare_limit *l);
+
+/* Whether l fails for base -> new; the change it judged (in l's unit:
+ * percent, percentage points, ns or 1/s) in *change, NAN with no data (a
+ * limit on a figure without data fails). A relative change from a base of
+ * 0 is +inf (or 0 when new is 0 too). */
+bool compare_limit_fails(const struct compare_limit *l, double base, double new_, double *change);
+
+/* The figure's name as limits spell it ("p99", "service.p99.9",
+ * "errors.timeout", "rps") into buf; with table true as the text table
+ * prints it ("latency p99", "send lag p99", "requests/s"). Returns buf. */
+char *compare_figure_name(const struct compare_figure *f, bool table, char *buf, size_t len);
+
+/* "<", "<=", ">", ">=". */
+const char *compare_op_name(enum compare_op op);
+
+#endif
