@@ -1,0 +1,299 @@
+/* Unit test for compare.c and compare_limit.c: the verdict's direction per
+ * kind of figure, the noise rule and its floor, the limits' grammar (every
+ * error with its message), relative and absolute limits, and reading a
+ * hand-made result (figures, per-second samples, errors naming fields). */
+#include "compare.h"
+
+#include "check.h"
+#include "hdr_codec.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define MS 1000000.0
+
+static void test_judge(void)
+{
+    /* times: lower is better; 1 % of base is the floor */
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 120, 5), COMPARE_WORSE);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 80, 5), COMPARE_BETTER);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 104, 5), COMPARE_SAME);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 105, 5), COMPARE_SAME); /* the band's edge is in it */
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 100.9, 0), COMPARE_SAME);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 101.5, 0), COMPARE_WORSE);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 101.5, NAN), COMPARE_WORSE);
+    CHECK_INT(compare_judge(COMPARE_TIME, 100, 100.5, NAN), COMPARE_SAME);
+    /* rates: higher is better */
+    CHECK_INT(compare_judge(COMPARE_RATE, 1000, 900, 10), COMPARE_WORSE);
+    CHECK_INT(compare_judge(COMPARE_RATE, 1000, 1100, 10), COMPARE_BETTER);
+    CHECK_INT(compare_judge(COMPARE_RATE, 1000, 1009, 0), COMPARE_SAME);
+    /* shares: lower is better, no floor */
+    CHECK_INT(compare_judge(COMPARE_SHARE, 0, 0.001, 0), COMPARE_WORSE);
+    CHECK_INT(compare_judge(COMPARE_SHARE, 0, 0, 0), COMPARE_SAME);
+    CHECK_INT(compare_judge(COMPARE_SHARE, 1, 0.5, 0.2), COMPARE_BETTER);
+    CHECK_INT(compare_judge(COMPARE_SHARE, 1, 1.1, 0.2), COMPARE_SAME);
+    /* no data */
+    CHECK_INT(compare_judge(COMPARE_TIME, NAN, 1, 0), COMPARE_NODATA);
+    CHECK_INT(compare_judge(COMPARE_RATE, 1, NAN, 0), COMPARE_NODATA);
+}
+
+static void test_noise(void)
+{
+    double a[] = {90, 100, 110}, flat[] = {100, 100, 100}, zeros[] = {0, 0, 0, 0};
+    /* fewer than 3 samples in either run: unknown */
+    CHECK(isnan(compare_noise(a, 2, 100, a, 3, 100)));
+    CHECK(isnan(compare_noise(a, 3, 100, a, 1, 100)));
+    CHECK(isnan(compare_noise(a, 3, NAN, a, 3, 100)));
+    /* sd 10 around a mean of 100: spread 10 % of the figure; twice the larger */
+    CHECK(fabs(compare_noise(a, 3, 100, flat, 3, 100) - 20) < 1e-9);
+    CHECK(fabs(compare_noise(flat, 3, 100, a, 3, 100) - 20) < 1e-9);
+    /* applied to the run's own figure (a p99 whose per-second mean differs) */
+    CHECK(fabs(compare_noise(a, 3, 200, flat, 3, 100) - 40) < 1e-9);
+    CHECK(compare_noise(flat, 3, 100, flat, 3, 100) == 0);
+    /* all-zero samples have no spread */
+    CHECK(compare_noise(zeros, 4, 0, zeros, 4, 0) == 0);
+    CHECK(compare_noise(zeros, 4, 0, a, 3, 1) > 0);
+}
+
+/* Parses expr and checks the figure's limit name, value and unit. */
+static void limit_ok(const char *expr, const char *name, double value, bool relative, int line)
+{
+    struct compare_limit l;
+    char err[512] = "", buf[64];
+    check_ctx("compare_limit_parse(\"%s\"), line %d", expr, line);
+    if (!CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), 0)) {
+        fprintf(stderr, "    error: %s\n", err);
+        return;
+    }
+    CHECK_STR(compare_figure_name(&l.fig, false, buf, sizeof buf), name);
+    CHECK(fabs(l.value - value) < 1e-6 * fmax(1, fabs(value)));
+    CHECK_INT(l.relative, relative);
+    CHECK_STR(l.expr, expr);
+    compare_limit_free(&l);
+    check_ctx(NULL);
+}
+
+static void limit_bad(const char *expr, const char *msg, int line)
+{
+    struct compare_limit l;
+    char err[512] = "";
+    check_ctx("compare_limit_parse(\"%s\"), line %d", expr, line);
+    CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), -1);
+    CHECK_STR(err, msg);
+    CHECK(l.expr == NULL);
+    check_ctx(NULL);
+}
+
+static void test_parse(void)
+{
+    limit_ok("p99 > +10%", "p99", 10, true, __LINE__);
+    limit_ok("p99>+10%", "p99", 10, true, __LINE__);
+    limit_ok("latency.p99.9 >= +2.5ms", "p99.9", 2.5 * MS, false, __LINE__);
+    limit_ok("mean > +250us", "mean", 250e3, false, __LINE__);
+    limit_ok("max > +1s", "max", 1e9, false, __LINE__);
+    limit_ok("p95 > +1m", "p95", 60e9, false, __LINE__);
+    limit_ok("rps < -5%", "rps", -5, true, __LINE__);
+    limit_ok("rps <= -500", "rps", -500, false, __LINE__);
+    limit_ok("errors > +0.1%", "errors", 0.1, false, __LINE__); /* percentage points */
+    limit_ok("errors.timeout > +1%", "errors.timeout", 1, false, __LINE__);
+    limit_ok("non2xx > +0%", "non2xx", 0, false, __LINE__);
+    limit_ok("service.p99 > +10%", "service.p99", 10, true, __LINE__);
+    limit_ok("sendlag.max > +1ms", "sendlag.max", MS, false, __LINE__);
+
+    limit_bad("p99 > 10%", "--fail-if \"p99 > 10%\": 10%: a change needs its sign (+10% or -10%, +2ms)", __LINE__);
+    limit_bad("p100x > +1%",
+              "--fail-if \"p100x > +1%\": unknown figure \"p100x\" (rps, p50, p99, p99.9, max, mean, errors, "
+              "errors.KIND, non2xx, service.p99, sendlag.p99, ...)",
+              __LINE__);
+    limit_bad("p101 > +1%",
+              "--fail-if \"p101 > +1%\": unknown figure \"p101\" (rps, p50, p99, p99.9, max, mean, errors, "
+              "errors.KIND, non2xx, service.p99, sendlag.p99, ...)",
+              __LINE__);
+    limit_bad("errors.nope > +1%",
+              "--fail-if \"errors.nope > +1%\": unknown figure \"errors.nope\" (rps, p50, p99, p99.9, max, mean, "
+              "errors, errors.KIND, non2xx, service.p99, sendlag.p99, ...)",
+              __LINE__);
+    limit_bad("> +1%", "--fail-if \"> +1%\": expected a figure (p99, rps, errors, ...) at \"> +1%\"", __LINE__);
+    limit_bad("p99 == +1%", "--fail-if \"p99 == +1%\": unknown operator \"==\" (a change takes <, <=, > or >=)",
+              __LINE__);
+    limit_bad("p99", "--fail-if \"p99\": expected an operator (<, <=, >, >=) after the figure, found \"\"", __LINE__);
+    limit_bad("p99 >", "--fail-if \"p99 >\": expected a change after the operator (+10%, -5%, +2ms)", __LINE__);
+    limit_bad("p99 > +5",
+              "--fail-if \"p99 > +5\": +5: a time's change takes % (relative) or a time unit (ns, us, ms, s, m)",
+              __LINE__);
+    limit_bad("p99 > +1e3ms", "--fail-if \"p99 > +1e3ms\": +1e3ms: a time's change takes % (relative) or a time "
+                              "unit (ns, us, ms, s, m)",
+              __LINE__);
+    limit_bad("p99 > +.ms", "--fail-if \"p99 > +.ms\": +.ms: not a number (digits, one '.', no exponent)", __LINE__);
+    limit_bad("rps < -5ms",
+              "--fail-if \"rps < -5ms\": -5ms: rps's change is a plain number (requests/s) or % (relative)", __LINE__);
+    limit_bad("errors > +1",
+              "--fail-if \"errors > +1\": +1: a share's change is in percentage points, written with % (+0.1%)",
+              __LINE__);
+    limit_bad("p99 > +1% abort", "--fail-if \"p99 > +1% abort\": unexpected \"abort\" after the change", __LINE__);
+}
+
+static bool fails(const char *expr, double base, double new_, double *change)
+{
+    struct compare_limit l;
+    char err[256];
+    if (!CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), 0))
+        return false;
+    bool f = compare_limit_fails(&l, base, new_, change);
+    compare_limit_free(&l);
+    return f;
+}
+
+static void test_limits(void)
+{
+    double c;
+    CHECK(fails("p99 > +10%", 4.8 * MS, 6.12 * MS, &c));
+    CHECK(fabs(c - 27.5) < 1e-9);
+    CHECK(!fails("p99 > +10%", 100, 109, &c));
+    CHECK(!fails("p99 > +10%", 100, 110, &c)); /* > is strict */
+    CHECK(fails("p99 >= +10%", 100, 110, &c));
+    CHECK(!fails("p99 > +10%", 100, 50, &c));
+    CHECK(fails("rps < -5%", 1000, 940, &c));
+    CHECK(fabs(c + 6) < 1e-9);
+    CHECK(!fails("rps < -5%", 1000, 960, &c));
+    CHECK(fails("rps < -50", 1000, 940, &c));
+    CHECK(fabs(c + 60) < 1e-9);
+    CHECK(fails("p99 > +5ms", 1 * MS, 6.5 * MS, &c));
+    CHECK(fabs(c - 5.5 * MS) < 1e-3);
+    CHECK(!fails("p99 > +5ms", 1 * MS, 5.5 * MS, &c));
+    /* shares change in percentage points */
+    CHECK(fails("errors > +0.1%", 0, 0.2, &c));
+    CHECK(fabs(c - 0.2) < 1e-12);
+    CHECK(!fails("errors > +0.1%", 5, 5.05, &c));
+    /* a relative change from 0 */
+    CHECK(fails("p99 > +10%", 0, 1, &c));
+    CHECK(isinf(c) && c > 0);
+    CHECK(!fails("p99 > +10%", 0, 0, &c));
+    CHECK(c == 0);
+    /* no data fails */
+    CHECK(fails("service.p99 > +10%", NAN, 5, &c));
+    CHECK(isnan(c));
+}
+
+/* A result whose latency histogram holds us[0..n) (µs), its "count" written
+ * as latency_count, and npts points of 300 + 10 t requests each, every one
+ * with the same histogram. Returns malloc'd text. */
+static char *result_text(const double *us, size_t n, size_t npts, const char *latency_count)
+{
+    struct hist h;
+    hist_init_default(&h);
+    for (size_t i = 0; i < n; i++)
+        hist_record(&h, (int64_t)(us[i] * 1e3));
+    char *b64 = hdr_encode(&h, NULL);
+    size_t cap = 4096 + npts * (strlen(b64) + 400);
+    char *t = xmalloc(cap);
+    size_t at = (size_t)snprintf(t, cap,
+                                 "{\"target\": {\"url\": \"http://127.0.0.1:1/\", \"scheme\": \"http\"},"
+                                 "\"options\": {\"connections\": 10, \"threads\": 2, \"duration\": 3, \"method\": \"GET\"},"
+                                 "\"model\": \"closed\", \"duration\": %zu.0, \"requests_per_sec\": 1000,"
+                                 "\"requests\": {\"started\": 1000, \"completed\": 990, \"failed\": 10, \"cut_off\": 0},"
+                                 "\"status\": {\"200\": 980, \"503\": 10},"
+                                 "\"errors\": {\"connect\": 0, \"timeout\": 10},"
+                                 "\"latency\": {\"count\": %s, \"max\": null, \"mean\": null, \"hdr\": \"%s\"},"
+                                 "\"series\": {\"interval\": 1, \"points\": [",
+                                 npts, latency_count, b64);
+    for (size_t i = 0; i < npts; i++)
+        at += (size_t)snprintf(t + at, cap - at,
+                               "%s{\"t\": %zu, \"requests\": %zu, \"status\": {\"2xx\": %zu, \"5xx\": 1},"
+                               "\"errors\": {\"timeout\": %d}, \"latency\": {\"count\": %lld, \"hdr\": \"%s\"}}",
+                               i ? "," : "", i, 300 + 10 * i, 300 + 10 * i, (int)(i % 2), (long long)h.count, b64);
+    snprintf(t + at, cap - at, "]}}");
+    free(b64);
+    hist_free(&h);
+    return t;
+}
+
+static int load_text(const char *text, struct compare_run *r, char *err, size_t errlen, struct json *root)
+{
+    if (json_in_parse(text, strlen(text), root, err, errlen) < 0)
+        return -2;
+    return compare_load(r, root, err, errlen);
+}
+
+static void test_load(void)
+{
+    double us[100];
+    for (int i = 0; i < 100; i++)
+        us[i] = 100 + i; /* 100..199 us */
+    char err[512] = "", *t = result_text(us, 100, 4, "100");
+    struct json root;
+    struct compare_run r;
+    if (CHECK_INT(load_text(t, &r, err, sizeof err, &root), 0)) {
+        struct compare_figure p50 = {.src = COMPARE_LATENCY, .stat = COMPARE_PCT, .pct = 50, .kind = -1};
+        CHECK(fabs(compare_value(&r, &p50) - 149.0e3) < 200);
+        struct compare_figure mx = {.src = COMPARE_LATENCY, .stat = COMPARE_MAX, .kind = -1};
+        CHECK(fabs(compare_value(&r, &mx) - 199e3) < 200); /* max null: the histogram's */
+        struct compare_figure er = {.src = COMPARE_ERRORS, .kind = -1};
+        CHECK(fabs(compare_value(&r, &er) - 1.0) < 1e-12); /* 10 of 1000 started */
+        er.kind = 3;
+        CHECK(fabs(compare_value(&r, &er) - 1.0) < 1e-12);
+        struct compare_figure nx = {.src = COMPARE_NON2XX, .kind = -1};
+        CHECK(fabs(compare_value(&r, &nx) - 100.0 * 10 / 990) < 1e-12);
+        struct compare_figure svc = {.src = COMPARE_SERVICE, .stat = COMPARE_PCT, .pct = 99, .kind = -1};
+        CHECK(isnan(compare_value(&r, &svc)));
+        struct compare_figure rps = {.src = COMPARE_RPS, .kind = -1};
+        CHECK(compare_value(&r, &rps) == 1000);
+        double s[8];
+        CHECK_INT(compare_samples(&r, &rps, s, 8), 4);
+        CHECK(s[0] == 300 && s[3] == 330);
+        CHECK_INT(compare_samples(&r, &p50, s, 8), 4);
+        CHECK_INT(compare_samples(&r, &svc, s, 8), 0);
+        struct compare_figure p95 = {.src = COMPARE_LATENCY, .stat = COMPARE_PCT, .pct = 95, .kind = -1};
+        CHECK_INT(compare_samples(&r, &p95, s, 8), 0);
+        CHECK_STR(r.method, "GET");
+        CHECK(r.connections == 10);
+        compare_free(&r);
+    } else {
+        fprintf(stderr, "    error: %s\n", err);
+    }
+    json_in_free(&root);
+    free(t);
+
+    /* the count must be what the histogram holds */
+    t = result_text(us, 100, 0, "7");
+    CHECK_INT(load_text(t, &r, err, sizeof err, &root), -1);
+    CHECK_STR(err, "latency.count: 7, but its hdr histogram holds 100 values");
+    json_in_free(&root);
+    free(t);
+
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"[1]", "expected a result object, found an array"},
+        {"{}", "requests_per_sec: missing (expected a number)"},
+        {"{\"requests_per_sec\": 1, \"duration\": 1, \"requests\": {}}", "requests.started: missing (expected a number)"},
+        {"{\"requests_per_sec\": 1, \"duration\": 1, \"requests\": {\"started\": -1}}",
+         "requests.started: expected a count (a whole number from 0), found -1"},
+        {"{\"requests_per_sec\": 1, \"duration\": 1, \"requests\": {\"started\": 1}, \"errors\": {}, \"status\": {},"
+         " \"latency\": {\"count\": 0, \"hdr\": \"HISTFAAAAzz\"}}",
+         NULL},
+        {"{\"requests_per_sec\": \"x\"}", "requests_per_sec: expected a number, found a string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        check_ctx("bad result %zu", i);
+        err[0] = '\0';
+        CHECK_INT(load_text(bad[i].text, &r, err, sizeof err, &root), -1);
+        if (bad[i].msg)
+            CHECK_STR(err, bad[i].msg);
+        else
+            CHECK_CONTAINS(err, "latency.hdr: ");
+        json_in_free(&root);
+    }
+    check_ctx(NULL);
+}
+
+int main(void)
+{
+    test_judge();
+    test_noise();
+    test_parse();
+    test_limits();
+    test_load();
+    return check_exit("test_compare");
+}
