@@ -60,4 +60,6 @@ const char options_usage[] =
     "      --version         print the version\n"
     "      --help            print this help\n"
     "\n"
-    "  volley report RESULT.json --html FILE   render a saved --json result as HTML\n";
+    "  volley report RESULT.json --html FILE   render a saved --json result as HTML\n"
+    "  volley compare BASE.json NEW.json [--fail-if 'p99 > +10%']...\n"
+    "                                          compare two saved results (better, worse, same within noise)\n";
