@@ -78,7 +78,7 @@ static void unload(struct loaded *f)
 static void describe_model(const struct compare_run *r, char *buf, size_t len)
 {
     if (!isnan(r->rate))
-        snprintf(buf, len, "open model at %.0f/s", r->rate);
+        snprintf(buf, len, "open model at %.10g/s", r->rate);
     else if (r->model && strcmp(r->model, "open") == 0)
         snprintf(buf, len, "open model");
     else
