@@ -28,18 +28,6 @@ static const char compare_usage[] =
     "  --fail-if EXPR  FAIL (exit 99) when the change from BASE to NEW is so:\n"
     "                  'p99 > +10%', 'rps < -5%', 'p99 > +2ms', 'errors > +0.1%' (points)\n";
 
-static __attribute__((format(printf, 2, 3))) int fail(int status, const char *fmt, ...)
-{
-    char msg[1200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fputs("volley compare: ", stderr);
-    quote_write(stderr, msg);
-    fputc('\n', stderr);
-    return status;
-}
 
 /* A loaded file: its text, its tree, its figures. */
 struct loaded {
@@ -56,11 +44,11 @@ static int load(struct loaded *f, const char *path)
     size_t len;
     f->path = path;
     if (cmd_report_read(path, &f->text, &len, err, sizeof err) < 0)
-        return fail(1, "%s", err);
+        return cmd_fail("compare", 1, "%s", err);
     if (json_in_parse(f->text, len, &f->root, err, sizeof err) < 0)
-        return fail(1, "%s: %s", path, err);
+        return cmd_fail("compare", 1, "%s: %s", path, err);
     if (compare_load(&f->run, &f->root, err, sizeof err) < 0)
-        return fail(1, "%s: %s", path, err);
+        return cmd_fail("compare", 1, "%s: %s", path, err);
     f->ok = true;
     return 0;
 }
@@ -330,7 +318,7 @@ static size_t judge_limits(const struct compare_limit *ls, size_t nl, const stru
     }
     if (failed) {
         fflush(stdout);
-        fail(99, "%zu of %zu limits failed: %s%s", failed, nl, names, failed > 5 ? " and more" : "");
+        cmd_fail("compare", 99, "%zu of %zu limits failed: %s%s", failed, nl, names, failed > 5 ? " and more" : "");
     }
     return failed;
 }
@@ -350,28 +338,28 @@ int cmd_compare(int argc, char **argv)
         }
         if (strcmp(a, "--fail-if") == 0) {
             if (i + 1 >= argc) {
-                status = fail(2, "--fail-if: needs an expression ('p99 > +10%%')");
+                status = cmd_fail("compare", 2, "--fail-if: needs an expression ('p99 > +10%%')");
                 break;
             }
             expr = argv[++i];
         } else if (strncmp(a, "--fail-if=", 10) == 0) {
             expr = a + 10;
         } else if (strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0) {
-            status = fail(2, "--html: not there yet for volley compare (the text table only)");
+            status = cmd_fail("compare", 2, "--html: not there yet for volley compare (the text table only)");
         } else if (a[0] == '-' && a[1] != '\0') {
-            status = fail(2, "%s: unknown option (volley compare takes --fail-if EXPR)", a);
+            status = cmd_fail("compare", 2, "%s: unknown option (volley compare takes --fail-if EXPR)", a);
         } else if (nfiles == 2) {
-            status = fail(2, "%s: two result files only (BASE.json NEW.json)", a);
+            status = cmd_fail("compare", 2, "%s: two result files only (BASE.json NEW.json)", a);
         } else {
             files[nfiles++] = a;
         }
         if (expr && compare_limit_parse(&ls[nl++], expr, err, sizeof err) < 0) {
             nl--;
-            status = fail(2, "%s", err);
+            status = cmd_fail("compare", 2, "%s", err);
         }
     }
     if (status == 0 && nfiles < 2)
-        status = fail(2, "needs two result files (usage: volley compare BASE.json NEW.json [--fail-if EXPR]...)");
+        status = cmd_fail("compare", 2, "needs two result files (usage: volley compare BASE.json NEW.json [--fail-if EXPR]...)");
     if (status != 0)
         goto out;
 

@@ -23,14 +23,14 @@ static const char report_usage[] =
     "  renders a result saved with --json as a self-contained HTML report\n"
     "  (volley report supports only --html FILE so far)\n";
 
-static __attribute__((format(printf, 2, 3))) int fail(int status, const char *fmt, ...)
+int cmd_fail(const char *cmd, int status, const char *fmt, ...)
 {
     char msg[1200];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs("volley report: ", stderr);
+    fprintf(stderr, "volley %s: ", cmd);
     quote_write(stderr, msg); /* file names and the result's keys: no control bytes on the terminal */
     fputc('\n', stderr);
     return status;
@@ -91,48 +91,48 @@ int cmd_report(int argc, char **argv)
         }
         if (strcmp(a, "--html") == 0) {
             if (i + 1 >= argc)
-                return fail(2, "--html: needs a file name");
+                return cmd_fail("report", 2, "--html: needs a file name");
             html = argv[++i];
         } else if (strncmp(a, "--html=", 7) == 0) {
             html = a + 7;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return fail(2, "%s: unknown option (volley report supports --html FILE)", a);
+            return cmd_fail("report", 2, "%s: unknown option (volley report supports --html FILE)", a);
         } else if (result) {
-            return fail(2, "%s: one result file at a time (already given %s)", a, result);
+            return cmd_fail("report", 2, "%s: one result file at a time (already given %s)", a, result);
         } else {
             result = a;
         }
     }
     if (!result)
-        return fail(2, "missing RESULT.json (usage: volley report RESULT.json --html FILE)");
+        return cmd_fail("report", 2, "missing RESULT.json (usage: volley report RESULT.json --html FILE)");
     if (!html)
-        return fail(2, "--html FILE is needed: volley report supports only --html so far (the text report of "
+        return cmd_fail("report", 2, "--html FILE is needed: volley report supports only --html so far (the text report of "
                        "a saved result is not there yet)");
     if (!*html || strcmp(html, "-") == 0)
-        return fail(2, "--html: \"%s\" is not a file name", html);
+        return cmd_fail("report", 2, "--html: \"%s\" is not a file name", html);
 
     char err[600];
     if (outfile_check("--html", html, false, err, sizeof err) < 0)
-        return fail(2, "%s", err);
+        return cmd_fail("report", 2, "%s", err);
     char *text;
     size_t len;
     if (cmd_report_read(result, &text, &len, err, sizeof err) < 0)
-        return fail(1, "%s", err);
+        return cmd_fail("report", 1, "%s", err);
     struct json root;
     if (json_in_parse(text, len, &root, err, sizeof err) < 0) {
         free(text);
-        return fail(1, "%s: %s", result, err);
+        return cmd_fail("report", 1, "%s: %s", result, err);
     }
     int status = 0;
     struct outfile of;
     FILE *f = outfile_open(&of, "--html", html, err, sizeof err);
     if (!f) {
-        status = fail(1, "%s", err);
+        status = cmd_fail("report", 1, "%s", err);
     } else if (html_render(f, &root, text, len, err, sizeof err) < 0) {
         outfile_abandon(&of);
-        status = fail(1, "%s: %s", result, err);
+        status = cmd_fail("report", 1, "%s: %s", result, err);
     } else if (outfile_commit(&of, err, sizeof err) < 0) {
-        status = fail(1, "%s", err);
+        status = cmd_fail("report", 1, "%s", err);
     }
     json_in_free(&root);
     free(text);

@@ -15,4 +15,9 @@ int cmd_report(int argc, char **argv);
  * frees. Returns 0, or -1 with err naming path. Also `volley compare`'s. */
 int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_t errlen);
 
+/* Prints "volley CMD: MESSAGE" on stderr (MESSAGE from fmt, escaped: file
+ * names and a result's keys may hold control bytes) and returns status.
+ * Also `volley compare`'s. */
+int cmd_fail(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif

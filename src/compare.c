@@ -18,19 +18,6 @@ const char *const compare_error_kinds[COMPARE_KINDS] = {"connect", "read",      
 static const char *const hist_keys[3] = {"latency", "service", "sendlag"};
 static const double point_pcts[4] = {50, 90, 99, 99.9};
 
-/* A count: a whole number from 0; absent or null is 0. */
-static double count_of(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
-{
-    double v = html_rd_num(rd, obj, path, key, false);
-    if (isnan(v))
-        return 0;
-    if (v < 0 || v > 9e15 || v != floor(v)) {
-        html_rd_fail(rd, path, key, "expected a count (a whole number from 0), found %.17g", v);
-        return 0;
-    }
-    return v;
-}
-
 /* Decodes obj.hdr (obj at path) into *h; 0 or -1 with rd failed. */
 static int decode(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
 {
@@ -54,7 +41,7 @@ static void read_hist(struct html_rd *rd, struct compare_run *r, const struct js
     if (decode(rd, o, hist_keys[i], &r->hist[i]) < 0)
         return;
     r->has_hist[i] = true;
-    double count = count_of(rd, o, hist_keys[i], "count");
+    double count = html_rd_count(rd, o, hist_keys[i], "count");
     if (!rd->failed && count != (double)r->hist[i].count)
         html_rd_fail(rd, hist_keys[i], "count", "%.17g, but its hdr histogram holds %lld values", count,
                      (long long)r->hist[i].count);
@@ -75,7 +62,7 @@ static void read_status(struct html_rd *rd, const struct json *st, const char *p
     *all = *bad = 0;
     for (size_t i = 0; st && i < st->len && !rd->failed; i++) {
         const char *k = st->members[i].key;
-        double n = count_of(rd, st, path, k);
+        double n = html_rd_count(rd, st, path, k);
         *all += n;
         if (strlen(k) != 3 || (k[0] != '2' && k[0] != '3'))
             *bad += n;
@@ -85,14 +72,14 @@ static void read_status(struct html_rd *rd, const struct json *st, const char *p
 static void read_point(struct html_rd *rd, const struct json *p, const char *at, double span,
                        struct compare_point *cp)
 {
-    double req = count_of(rd, p, at, "requests");
+    double req = html_rd_count(rd, p, at, "requests");
     cp->rps = req / span;
     char sub[96];
     snprintf(sub, sizeof sub, "%s.errors", at);
     const struct json *er = html_rd_of(rd, p, at, "errors", JSON_OBJECT, false);
     double failed = 0;
     for (int k = 0; k < COMPARE_KINDS; k++) {
-        cp->kinds[k] = count_of(rd, er, sub, compare_error_kinds[k]);
+        cp->kinds[k] = html_rd_count(rd, er, sub, compare_error_kinds[k]);
         failed += cp->kinds[k];
     }
     /* A second's requests started are not in the series: completed + failed
@@ -108,7 +95,7 @@ static void read_point(struct html_rd *rd, const struct json *p, const char *at,
         cp->lat[s] = NAN;
     snprintf(sub, sizeof sub, "%s.latency", at);
     const struct json *lat = html_rd_of(rd, p, at, "latency", JSON_OBJECT, false);
-    if (!lat || count_of(rd, lat, sub, "count") == 0 || rd->failed)
+    if (!lat || html_rd_count(rd, lat, sub, "count") == 0 || rd->failed)
         return;
     struct hist h;
     if (decode(rd, lat, sub, &h) < 0)
@@ -172,11 +159,11 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
     const struct json *req = html_rd_of(&rd, root, "", "requests", JSON_OBJECT, true);
     if (req && !json_in_get(req, "started"))
         html_rd_fail(&rd, "requests", "started", "missing (expected a number)");
-    r->started = count_of(&rd, req, "requests", "started");
-    r->failed = count_of(&rd, req, "requests", "failed");
+    r->started = html_rd_count(&rd, req, "requests", "started");
+    r->failed = html_rd_count(&rd, req, "requests", "failed");
     const struct json *er = html_rd_of(&rd, root, "", "errors", JSON_OBJECT, true);
     for (int k = 0; k < COMPARE_KINDS; k++)
-        r->kinds[k] = count_of(&rd, er, "errors", compare_error_kinds[k]);
+        r->kinds[k] = html_rd_count(&rd, er, "errors", compare_error_kinds[k]);
     read_status(&rd, html_rd_of(&rd, root, "", "status", JSON_OBJECT, true), "status", &r->responses,
                 &r->non2xx);
     for (int i = 0; i < 3; i++)

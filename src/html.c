@@ -86,6 +86,18 @@ double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path,
     return v ? v->num : NAN;
 }
 
+double html_rd_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
+{
+    double v = html_rd_num(rd, obj, path, key, false);
+    if (isnan(v))
+        return 0;
+    if (v < 0 || v > 9e15 || v != floor(v)) {
+        html_rd_fail(rd, path, key, "expected a count (a whole number from 0), found %.17g", v);
+        return 0;
+    }
+    return v;
+}
+
 const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
                         bool required, size_t *len)
 {

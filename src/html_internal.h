@@ -24,6 +24,10 @@ struct html_rd {
  * absent. path names obj in messages ("requests"; "" for the root). */
 double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool required);
 
+/* obj's member key as a count: a whole number from 0 (at most 9e15);
+ * absent or null is 0; anything else an error (and 0). */
+double html_rd_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key);
+
 /* obj's member key as a string (NULL when null or absent and not
  * required); *len its length when len is not NULL. */
 const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *path, const char *key,

@@ -17,38 +17,25 @@
 const char *const html_status_classes[6] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
 const char *const html_error_kinds[8] = {"connect", "read", "write", "timeout", "parse", "validation", "tls", "protocol"};
 
-/* A count: a non-negative integer; absent is 0. */
-static int64_t count_of(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
-{
-    double v = html_rd_num(rd, obj, path, key, false);
-    if (isnan(v))
-        return 0;
-    if (v < 0 || v > 9e15 || v != floor(v)) {
-        html_rd_fail(rd, path, key, "expected a count (a whole number from 0), found %.17g", v);
-        return 0;
-    }
-    return (int64_t)v;
-}
-
 /* Adds point p (at path) into column b, its histogram into *acc. */
 static void add_point(struct html_rd *rd, const struct json *p, const char *path, struct html_bin *b,
                       struct hist *acc, bool *have)
 {
-    b->requests += count_of(rd, p, path, "requests");
-    b->bytes += count_of(rd, p, path, "bytes");
-    b->sent += count_of(rd, p, path, "sent");
+    b->requests += (int64_t)html_rd_count(rd, p, path, "requests");
+    b->bytes += (int64_t)html_rd_count(rd, p, path, "bytes");
+    b->sent += (int64_t)html_rd_count(rd, p, path, "sent");
     char sub[96];
     snprintf(sub, sizeof sub, "%s.status", path);
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     for (int k = 0; k < 6; k++)
-        b->status[k] += count_of(rd, st, sub, html_status_classes[k]);
+        b->status[k] += (int64_t)html_rd_count(rd, st, sub, html_status_classes[k]);
     snprintf(sub, sizeof sub, "%s.errors", path);
     const struct json *er = html_rd_of(rd, p, path, "errors", JSON_OBJECT, false);
     for (int k = 0; k < 8; k++)
-        b->errors[k] += count_of(rd, er, sub, html_error_kinds[k]);
+        b->errors[k] += (int64_t)html_rd_count(rd, er, sub, html_error_kinds[k]);
     snprintf(sub, sizeof sub, "%s.latency", path);
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
-    int64_t n = count_of(rd, lat, sub, "count");
+    int64_t n = (int64_t)html_rd_count(rd, lat, sub, "count");
     if (n == 0 || rd->failed)
         return;
     size_t len;
