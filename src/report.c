@@ -417,7 +417,11 @@ static void json_metrics(FILE *out, const struct metrics *ms)
             fprintf(out, ", \"%s\": ", ps[k].key);
             json_out_num(out, metrics_percentile(h, ps[k].p), JSON_OUT_G);
         }
-        fprintf(out, ", \"clamped\": %" PRId64 "}", h->clamped);
+        fprintf(out, ", \"clamped\": %" PRId64 ", \"hdr\": ", h->clamped);
+        char *hdr = hdr_encode(h, NULL); /* the values (thousandths), for volley report --fail-if */
+        json_out_str(out, hdr);
+        free(hdr);
+        fprintf(out, "}");
     }
     fprintf(out, "}},\n");
 }
@@ -483,6 +487,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 
     json_num(out, "  \"start_time\": ", r->start_epoch, 6);
     json_num(out, ",\n  \"duration\": ", secs, 6);
+    fprintf(out, ",\n  \"duration_ns\": %" PRId64, r->duration_ns);
     fprintf(out, ",\n  \"interrupted\": %s,\n", r->interrupted ? "true" : "false");
     fprintf(out, "  \"unreachable\": ");
     if (r->unreachable)

@@ -50,6 +50,10 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
  * 99 (unless a more serious one applies). */
 bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r);
 
+/* The report's Thresholds block alone (nothing without thresholds): for
+ * `volley report RESULT.json --fail-if`. */
+void report_thresholds(FILE *out, const struct options *o, const struct run_result *r);
+
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 

@@ -118,3 +118,8 @@ bool report_thresholds_failed(FILE *err, const struct options *o, const struct r
     fputc('\n', err);
     return true;
 }
+
+void report_thresholds(FILE *out, const struct options *o, const struct run_result *r)
+{
+    report_thresholds_text(out, o, r);
+}

@@ -2,12 +2,16 @@
  * json_in_parse; it must fail with a message or build a tree, never crash.
  * A tree is rendered by html_render: it must fail with a message naming a
  * field, or write a page with exactly one <script> (the embedded JSON, of
- * type application/json): nothing from the input may open another.
+ * type application/json): nothing from the input may open another. It is
+ * also loaded as figures for thresholds (result_load): a result or a
+ * message naming a field.
  *
  * Linked with replay_main.c instead of libFuzzer this is a plain program over
  * files: the ctest unit.fuzz_json_in_corpus. */
 #include "html.h"
 #include "json_in.h"
+#include "result_load.h"
+#include "stats.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +57,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(count(out, len, "<script") == 1 && count(out, len, "</script") == 1,
                 "a page with more than the one script element", out);
     free(out);
+    struct stats s;
+    stats_init(&s);
+    int64_t ns;
+    uint64_t rate;
+    if (result_load(&v, &s, &ns, &rate, err, sizeof err) < 0)
+        require(err[0] != '\0', "a load error without a message", NULL);
+    else
+        require(ns >= 0, "a negative duration", NULL);
+    stats_free(&s);
     json_in_free(&v);
     return 0;
 }

@@ -194,4 +194,41 @@ check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dur
     "abort: the duration is the run's own"
 run_volley ab2 -c 4 -d 1.5s --timeout 200ms --fail-if 'p99 < 10s abort' "$url/"
 check_eq "$RC $(jth ab2 0 aborted)" "0 false" "abort: a threshold that holds does not stop the run"
+# volley report RESULT.json --fail-if: the thresholds judged again on a
+# saved result, with no traffic: the same block as the run printed, the
+# same exit statuses; a bad expression is 2, a bad file 1.
+cat > "$T/rec.lua" <<'LUA'
+response = function(status, headers, body)
+  volley.record("items", 3)
+  volley.counter("seen", 1)
+end
+LUA
+stop_target
+start_target
+url="http://127.0.0.1:$PORT"
+ths=(--fail-if 'p99 < 10s' --fail-if 'metric.items.p99 < 5' --fail-if 'status.200 == 300' --fail-if 'metric.seen == 300'
+     --fail-if 'errors > 0' --fail-if 'rps > 1')
+run_volley saved -n 300 -c 4 -s "$T/rec.lua" "${ths[@]}" "$url/"
+check_eq "$RC" 99 "saved: the run exits 99 (errors > 0 fails)"
+before=$(target_stat received)
+RC=0
+"$VOLLEY" report "$T/saved.json" "${ths[@]}" > "$T/rep.out" 2> "$T/rep.err" || RC=$?
+check_eq "$RC" 99 "report --fail-if: exit 99"
+sed -n '/^Thresholds:$/,$p' "$T/saved.out" > "$T/run.block"
+if cmp -s "$T/run.block" "$T/rep.out"; then ok; else fail "report --fail-if: not the run's block: $(diff "$T/run.block" "$T/rep.out" | head -5)"; fi
+check_grep "$T/rep.err" '^volley: 1 of 6 thresholds failed: "errors > 0"$' "report --fail-if: the stderr line"
+check_eq "$(target_stat received)" "$before" "report --fail-if: nothing sent"
+RC=0
+"$VOLLEY" report "$T/saved.json" --fail-if 'p99 < 10s' --fail-if 'metric.seen == 300' > /dev/null 2>&1 || RC=$?
+check_eq "$RC" 0 "report --fail-if: all hold, exit 0"
+RC=0
+"$VOLLEY" report "$T/saved.json" --fail-if 'service.p99 < 1s' > /dev/null 2> "$T/rep2.err" || RC=$?
+check_eq "$RC" 2 "report --fail-if: service.* of a closed-loop result is refused"
+check_grep "$T/rep2.err" '^volley report: --fail-if "service.p99 < 1s": service.p99: service times are kept only with -R' \
+    "report --fail-if: the message"
+head -c 300 "$T/saved.json" > "$T/cut.json"
+RC=0
+"$VOLLEY" report "$T/cut.json" --fail-if 'p99 < 1s' > /dev/null 2> "$T/rep3.err" || RC=$?
+check_eq "$RC" 1 "report --fail-if: a truncated file"
+check_grep "$T/rep3.err" "^volley report: $T/cut.json: " "report --fail-if: names the file"
 finish
