@@ -184,8 +184,8 @@ static inline void stats_status(struct stats *s, unsigned status)
 }
 
 /* Counts a completed response, its status and its timings (ns), ended at
- * monotonic time now. Hot path: no allocation (but for --hlog's once per
- * interval). */
+ * monotonic time now. Hot path: no allocation (but once a second, when the
+ * series hands a second over, and once per --hlog interval). */
 static inline void stats_complete(struct stats *s, int64_t now, unsigned status, int64_t latency, int64_t connect,
                                   int64_t waiting)
 {
