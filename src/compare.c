@@ -4,7 +4,6 @@
  * readers are the HTML report's), every histogram decoded with caps. */
 #include "compare.h"
 
-#include "hdr_codec.h"
 #include "html_internal.h"
 #include "xalloc.h"
 
@@ -18,27 +17,12 @@ const char *const compare_error_kinds[COMPARE_KINDS] = {"connect", "read",      
 static const char *const hist_keys[3] = {"latency", "service", "sendlag"};
 static const double point_pcts[4] = {50, 90, 99, 99.9};
 
-/* Decodes obj.hdr (obj at path) into *h; 0 or -1 with rd failed. */
-static int decode(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
-{
-    size_t len;
-    const char *b64 = html_rd_str(rd, obj, path, "hdr", true, &len);
-    if (!b64)
-        return -1;
-    char err[256];
-    if (hdr_decode(b64, len, h, err, sizeof err) < 0) {
-        html_rd_fail(rd, path, "hdr", "%s", err);
-        return -1;
-    }
-    return 0;
-}
-
 static void read_hist(struct html_rd *rd, struct compare_run *r, const struct json *root, int i)
 {
     const struct json *o = html_rd_of(rd, root, "", hist_keys[i], JSON_OBJECT, i == 0);
     if (!o)
         return;
-    if (decode(rd, o, hist_keys[i], &r->hist[i]) < 0)
+    if (!html_rd_hist(rd, o, hist_keys[i], &r->hist[i]))
         return;
     r->has_hist[i] = true;
     double count = html_rd_count(rd, o, hist_keys[i], "count");
@@ -98,7 +82,7 @@ static void read_point(struct html_rd *rd, const struct json *p, const char *at,
     if (!lat || html_rd_count(rd, lat, sub, "count") == 0 || rd->failed)
         return;
     struct hist h;
-    if (decode(rd, lat, sub, &h) < 0)
+    if (!html_rd_hist(rd, lat, sub, &h))
         return;
     if (h.count > 0) {
         for (int s = 0; s < 4; s++)

@@ -5,6 +5,8 @@
 
 #include "fmt.h"
 #include "html_internal.h"
+
+#include "hdr_codec.h"
 #include "json_in.h"
 #include "utf8.h"
 
@@ -96,6 +98,20 @@ double html_rd_count(struct html_rd *rd, const struct json *obj, const char *pat
         return 0;
     }
     return v;
+}
+
+bool html_rd_hist(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
+{
+    size_t len;
+    const char *b64 = html_rd_str(rd, obj, path, "hdr", true, &len);
+    if (!b64)
+        return false;
+    char err[256];
+    if (hdr_decode(b64, len, h, err, sizeof err) < 0) {
+        html_rd_fail(rd, path, "hdr", "%s", err);
+        return false;
+    }
+    return true;
 }
 
 const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *path, const char *key,

@@ -1,7 +1,6 @@
 /* The HTML report's charts as inline SVG, drawn here: a line chart with
  * axes, ticks and a legend, and the latency percentile distribution on
  * HdrHistogram's log axis (x = 1 / (1 - p)). */
-#include "hdr_codec.h"
 #include "hist.h"
 #include "html.h"
 #include "html_internal.h"
@@ -153,21 +152,6 @@ static const struct html_tick dist_ticks[] = {
     {1, "0%"}, {2, "50%"}, {10, "90%"}, {100, "99%"}, {1e3, "99.9%"}, {1e4, "99.99%"}, {1e5, "99.999%"}, {1e6, "99.9999%"},
 };
 
-/* Decodes obj.hdr into h; false (with rd failed) when it cannot. */
-static bool decode_hdr(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
-{
-    size_t len;
-    const char *b64 = html_rd_str(rd, obj, path, "hdr", true, &len);
-    if (!b64)
-        return false;
-    char err[256];
-    if (hdr_decode(b64, len, h, err, sizeof err) < 0) {
-        html_rd_fail(rd, path, "hdr", "%s", err);
-        return false;
-    }
-    return true;
-}
-
 void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
 {
     static const char *const names[] = {"latency", "service"};
@@ -178,7 +162,7 @@ void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
     int64_t count = 0;
     for (int k = 0; k < 2; k++) {
         const struct json *obj = html_rd_of(rd, result, "", names[k], JSON_OBJECT, k == 0);
-        if (!obj || !decode_hdr(rd, obj, names[k], &h[nh]))
+        if (!obj || !html_rd_hist(rd, obj, names[k], &h[nh]))
             continue;
         if (h[nh].count == 0) {
             hist_free(&h[nh]);

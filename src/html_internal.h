@@ -4,6 +4,7 @@
 #ifndef VOLLEY_HTML_INTERNAL_H
 #define VOLLEY_HTML_INTERNAL_H
 
+#include "hist.h"
 #include "json_in.h"
 
 #include <stdbool.h>
@@ -27,6 +28,11 @@ double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path,
 /* obj's member key as a count: a whole number from 0 (at most 9e15);
  * absent or null is 0; anything else an error (and 0). */
 double html_rd_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key);
+
+/* obj's "hdr" (obj at path) decoded into *h (hdr_decode, capped), which the
+ * caller then owns (hist_free). Returns false, with rd failed, when it is
+ * missing or does not decode. */
+bool html_rd_hist(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h);
 
 /* obj's member key as a string (NULL when null or absent and not
  * required); *len its length when len is not NULL. */

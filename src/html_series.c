@@ -1,7 +1,6 @@
 /* The HTML report over time, from the result's "series": columns of
  * consecutive seconds (exactly merged, never sampled) and the charts drawn
  * from them. */
-#include "hdr_codec.h"
 #include "hist.h"
 #include "html.h"
 #include "html_internal.h"
@@ -38,16 +37,9 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     int64_t n = (int64_t)html_rd_count(rd, lat, sub, "count");
     if (n == 0 || rd->failed)
         return;
-    size_t len;
-    const char *b64 = html_rd_str(rd, lat, sub, "hdr", true, &len);
-    if (!b64)
-        return;
     struct hist h;
-    char err[256];
-    if (hdr_decode(b64, len, &h, err, sizeof err) < 0) {
-        html_rd_fail(rd, sub, "hdr", "%s", err);
+    if (!html_rd_hist(rd, lat, sub, &h))
         return;
-    }
     if (!*have) {
         *acc = h;
         *have = true;

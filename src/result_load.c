@@ -3,7 +3,6 @@
  * field of the first error. */
 #include "result_load.h"
 
-#include "hdr_codec.h"
 #include "html_internal.h"
 #include "metrics.h"
 
@@ -19,16 +18,9 @@ static void load_hist(struct html_rd *rd, const struct json *root, const char *k
     const struct json *obj = html_rd_of(rd, root, "", key, JSON_OBJECT, required);
     if (!obj)
         return;
-    size_t len;
-    const char *b64 = html_rd_str(rd, obj, key, "hdr", true, &len);
-    if (!b64)
-        return;
     struct hist h;
-    char why[200];
-    if (hdr_decode(b64, len, &h, why, sizeof why) < 0) {
-        html_rd_fail(rd, key, "hdr", "%s", why);
+    if (!html_rd_hist(rd, obj, key, &h))
         return;
-    }
     if (hist_merge(into, &h) < 0)
         html_rd_fail(rd, key, "hdr", "a histogram of another configuration");
     hist_free(&h);
@@ -90,16 +82,13 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
             html_rd_fail(rd, "metrics.records", name, "also a counter");
             return;
         }
-        size_t len;
-        const char *b64 = rec ? html_rd_str(rd, rec, "metrics.records", "hdr", false, &len) : NULL;
-        if (!b64)
+        if (!rec || !json_in_get(rec, "hdr"))
             continue; /* a result from before records kept their values: no data */
+        char path[300];
+        snprintf(path, sizeof path, "metrics.records.%s", name);
         struct hist h;
-        char why[200];
-        if (hdr_decode(b64, len, &h, why, sizeof why) < 0) {
-            html_rd_fail(rd, "metrics.records", name, "hdr: %s", why);
+        if (!html_rd_hist(rd, rec, path, &h))
             return;
-        }
         if (hist_merge(&ms->m[id].values, &h) < 0)
             html_rd_fail(rd, "metrics.records", name, "hdr: a histogram of another configuration");
         hist_free(&h);
