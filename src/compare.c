@@ -4,16 +4,18 @@
  * readers are the HTML report's), every histogram decoded with caps. */
 #include "compare.h"
 
+#include "stats.h"
+
 #include "html_internal.h"
 #include "xalloc.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const compare_error_kinds[COMPARE_KINDS] = {"connect", "read",       "write", "timeout",
-                                                        "parse",   "validation", "tls",   "protocol"};
+static_assert(COMPARE_KINDS == STATS_ERR_KINDS, "a result counts every failure kind");
 static const char *const hist_keys[3] = {"latency", "service", "sendlag"};
 static const double point_pcts[4] = {50, 90, 99, 99.9};
 
@@ -63,7 +65,7 @@ static void read_point(struct html_rd *rd, const struct json *p, const char *at,
     const struct json *er = html_rd_of(rd, p, at, "errors", JSON_OBJECT, false);
     double failed = 0;
     for (int k = 0; k < COMPARE_KINDS; k++) {
-        cp->kinds[k] = html_rd_count(rd, er, sub, compare_error_kinds[k]);
+        cp->kinds[k] = html_rd_count(rd, er, sub, stats_error_name(k));
         failed += cp->kinds[k];
     }
     /* A second's requests started are not in the series: completed + failed
@@ -147,7 +149,7 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
     r->failed = html_rd_count(&rd, req, "requests", "failed");
     const struct json *er = html_rd_of(&rd, root, "", "errors", JSON_OBJECT, true);
     for (int k = 0; k < COMPARE_KINDS; k++)
-        r->kinds[k] = html_rd_count(&rd, er, "errors", compare_error_kinds[k]);
+        r->kinds[k] = html_rd_count(&rd, er, "errors", stats_error_name(k));
     read_status(&rd, html_rd_of(&rd, root, "", "status", JSON_OBJECT, true), "status", &r->responses,
                 &r->non2xx);
     for (int i = 0; i < 3; i++)

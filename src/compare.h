@@ -12,7 +12,6 @@
 #include <stddef.h>
 
 #define COMPARE_KINDS 8 /* error kinds, in the JSON's order */
-extern const char *const compare_error_kinds[COMPARE_KINDS];
 
 /* Where a figure comes from. */
 enum compare_src {

@@ -3,6 +3,8 @@
  * a run's --fail-if, which says what must hold), and its evaluation. */
 #include "compare.h"
 
+#include "stats.h"
+
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -73,7 +75,7 @@ static int parse_figure(const char *fig, size_t len, struct compare_figure *f)
     if (strncmp(s, "errors.", 7) == 0) {
         f->src = COMPARE_ERRORS;
         for (int k = 0; k < COMPARE_KINDS; k++)
-            if (strcmp(s + 7, compare_error_kinds[k]) == 0)
+            if (strcmp(s + 7, stats_error_name(k)) == 0)
                 f->kind = k;
         return f->kind < 0 ? -1 : 0;
     }
@@ -230,7 +232,7 @@ char *compare_figure_name(const struct compare_figure *f, bool table, char *buf,
         if (f->kind < 0)
             snprintf(buf, len, "%s", src);
         else
-            snprintf(buf, len, "%s.%s", src, compare_error_kinds[f->kind]);
+            snprintf(buf, len, "%s.%s", src, stats_error_name(f->kind));
         return buf;
     default:
         break;

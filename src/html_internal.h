@@ -88,13 +88,11 @@ struct html_bin {
     double secs;  /* the seconds it covers (points x interval) */
     int64_t requests, bytes, sent;
     int64_t status[6]; /* 1xx 2xx 3xx 4xx 5xx other */
-    int64_t errors[8]; /* in html_error_kinds' order */
+    int64_t errors[8]; /* by kind, as stats_error_name */
     int64_t lat_count;
     double p50, p90, p99, max; /* us; NAN when lat_count is 0 */
 };
 
-extern const char *const html_status_classes[6];
-extern const char *const html_error_kinds[8];
 
 /* Reads series.points (an array; path names it in errors) into at most
  * max_bins columns: ceil(n / max_bins) consecutive points each, their

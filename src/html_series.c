@@ -4,6 +4,9 @@
 #include "hist.h"
 #include "html.h"
 #include "html_internal.h"
+
+#include "series.h"
+#include "stats.h"
 #include "xalloc.h"
 
 #include <math.h>
@@ -13,8 +16,6 @@
 
 #define MAX_COLUMNS 600
 
-const char *const html_status_classes[6] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
-const char *const html_error_kinds[8] = {"connect", "read", "write", "timeout", "parse", "validation", "tls", "protocol"};
 
 /* Adds point p (at path) into column b, its histogram into *acc. */
 static void add_point(struct html_rd *rd, const struct json *p, const char *path, struct html_bin *b,
@@ -27,11 +28,11 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     snprintf(sub, sizeof sub, "%s.status", path);
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     for (int k = 0; k < 6; k++)
-        b->status[k] += (int64_t)html_rd_count(rd, st, sub, html_status_classes[k]);
+        b->status[k] += (int64_t)html_rd_count(rd, st, sub, series_class_name(k));
     snprintf(sub, sizeof sub, "%s.errors", path);
     const struct json *er = html_rd_of(rd, p, path, "errors", JSON_OBJECT, false);
     for (int k = 0; k < 8; k++)
-        b->errors[k] += (int64_t)html_rd_count(rd, er, sub, html_error_kinds[k]);
+        b->errors[k] += (int64_t)html_rd_count(rd, er, sub, stats_error_name(k));
     snprintf(sub, sizeof sub, "%s.latency", path);
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
     int64_t n = (int64_t)html_rd_count(rd, lat, sub, "count");
@@ -168,7 +169,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         }
         if (any) {
             static const int colors[6] = {5, 2, 6, 4, 3, 7};
-            lines[k] = (struct html_line){html_status_classes[s], &y[k * n], colors[s], false};
+            lines[k] = (struct html_line){series_class_name(s), &y[k * n], colors[s], false};
             k++;
         }
     }
@@ -200,7 +201,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
             any |= b[i].errors[e] > 0;
         }
         if (any) {
-            lines[k] = (struct html_line){html_error_kinds[e], &y[k * n], (3 + e) % 8, false};
+            lines[k] = (struct html_line){stats_error_name(e), &y[k * n], (3 + e) % 8, false};
             k++;
         }
     }

@@ -9,14 +9,12 @@
 
 #include <inttypes.h>
 
-static const char *const class_names[SERIES_CLASSES] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
-
 static void point_json(FILE *out, const struct options *o, const struct series_point *p, size_t t)
 {
     fprintf(out, "    {\"t\": %zu, \"requests\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"status\": {", t,
             p->c.requests, p->c.bytes);
     for (int i = 0; i < SERIES_CLASSES; i++)
-        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", class_names[i], p->c.status[i]);
+        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", series_class_name(i), p->c.status[i]);
     fprintf(out, "}, \"errors\": {");
     for (int e = 0; e < SERIES_KINDS; e++)
         fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), p->c.errors[e]);

@@ -25,6 +25,12 @@ static void lat_init(struct hist *h)
     (void)rc;
 }
 
+const char *series_class_name(int i)
+{
+    static const char *const names[SERIES_CLASSES] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
+    return names[i];
+}
+
 /* The worker's cumulative counts now. */
 static void counts_of(const struct stats *s, struct series_counts *c)
 {

@@ -29,6 +29,10 @@
 
 struct stats;
 
+/* A status class's name, as the JSON writes it: "1xx" .. "5xx", "other"
+ * (i < SERIES_CLASSES). */
+const char *series_class_name(int i);
+
 /* What a second counted (or a run, summed). */
 struct series_counts {
     uint64_t requests; /* completed */
