@@ -31,7 +31,8 @@ const char *series_class_name(int i)
     return names[i];
 }
 
-/* The worker's cumulative counts now. */
+/* The worker's cumulative counts now, but the status classes (a second's
+ * come from its codes: classes_of). */
 static void counts_of(const struct stats *s, struct series_counts *c)
 {
     memset(c, 0, sizeof *c);
@@ -40,9 +41,14 @@ static void counts_of(const struct stats *s, struct series_counts *c)
     c->sent = s->arrivals;
     for (int e = 0; e < STATS_ERR_KINDS; e++)
         c->errors[e] = s->errors[e];
-    c->status[SERIES_CLASSES - 1] = s->status[0];
-    for (int code = 100; code < STATS_STATUS_MAX; code++)
-        c->status[code / 100 - 1] += s->status[code];
+}
+
+/* The classes of responses counted by code (as stats.status). */
+static void classes_of(const uint64_t *codes, uint64_t *classes)
+{
+    classes[SERIES_CLASSES - 1] = codes[0];
+    for (int code = 100; code < SERIES_CODES; code++)
+        classes[code / 100 - 1] += codes[code];
 }
 
 static void counts_add(struct series_counts *dst, const struct series_counts *src)
@@ -130,16 +136,17 @@ void series_rec_free(struct series_rec *r)
  * starts the next one's counts from now's. */
 static void hand_over(struct series_rec *r)
 {
-    struct series_counts now, delta;
+    struct series_counts now;
     counts_of(r->cum, &now);
-    counts_sub(&delta, &now, &r->base);
+    struct series_sec sec = {.index = r->cur, .latency = NULL, .sendlag = NULL};
+    counts_sub(&sec.c, &now, &r->base);
     r->base = now;
-    if (!r->dirty && !r->lag_dirty && counts_zero(&delta))
-        return;
-    struct series_sec sec = {.index = r->cur, .c = delta, .latency = NULL, .sendlag = NULL};
     for (int i = 0; i < SERIES_CODES; i++)
         sec.codes[i] = r->cum->status[i] - r->base_codes[i];
     memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
+    classes_of(sec.codes, sec.c.status);
+    if (!r->dirty && !r->lag_dirty && counts_zero(&sec.c))
+        return;
     /* The histograms go with the record; fresh ones take their places (an
      * allocation once a second, not per request). */
     if (r->dirty)
