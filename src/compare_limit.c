@@ -4,6 +4,7 @@
 #include "compare.h"
 
 #include "stats.h"
+#include "threshold.h"
 
 #include "xalloc.h"
 
@@ -15,11 +16,6 @@
 
 static const char *const src_names[] = {"rps", "errors", "non2xx", "latency", "service", "sendlag"};
 static const char *const table_names[] = {"requests/s", "errors", "non-2xx/3xx", "latency", "service", "send lag"};
-
-static const struct {
-    const char *name;
-    double ns;
-} time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
 
 static int bad(char *err, size_t errlen, const char *expr, const char *fmt, const char *part)
 {
@@ -170,12 +166,11 @@ int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, si
         l->unit = "%";
         l->relative = kind != COMPARE_SHARE;
     } else if (kind == COMPARE_TIME) {
-        for (size_t i = 0; i < sizeof time_units / sizeof time_units[0]; i++)
-            if (strlen(time_units[i].name) == ulen && strncmp(unit, time_units[i].name, ulen) == 0) {
-                l->unit = time_units[i].name;
-                v *= time_units[i].ns;
-            }
-        if (!l->unit)
+        double ns;
+        l->unit = threshold_time_unit(unit, ulen, &ns);
+        if (l->unit)
+            v *= ns;
+        else
             return bad(err, errlen, expr,
                        "%s: a time's change takes %% (relative) or a time unit (ns, us, ms, s, m)", vbuf);
     } else if (kind == COMPARE_RATE) {

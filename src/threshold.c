@@ -410,6 +410,14 @@ static const struct time_unit *time_unit(const char *u, size_t n)
     return NULL;
 }
 
+const char *threshold_time_unit(const char *u, size_t n, double *ns)
+{
+    const struct time_unit *tu = time_unit(u, n);
+    if (tu)
+        *ns = tu->ns;
+    return tu ? tu->name : NULL;
+}
+
 /* VALUE, checked against the figure's kind. */
 static int parse_value(struct parser *ps, const char *fig)
 {

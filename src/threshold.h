@@ -95,6 +95,11 @@ int threshold_parse(struct threshold *th, const char *expr, bool open_model, cha
 int threshold_parse_all(const char *const *exprs, size_t n, bool open_model, struct threshold **out, char *err,
                         size_t errlen);
 
+/* The time unit u[0..n) of the grammar ("ns", "us", "ms", "s", "m"): its
+ * canonical name and, in *ns, nanoseconds per unit; NULL when u is none.
+ * Also `volley compare`'s limits use it. */
+const char *threshold_time_unit(const char *u, size_t n, double *ns);
+
 /* Frees what threshold_parse allocated. */
 void threshold_free(struct threshold *th);
 
