@@ -1,8 +1,10 @@
-/* `volley report RESULT.json --html FILE`: renders a saved result (the
- * --json file of an earlier run, untrusted) as the HTML report, with the
- * same code as a live run's --html. Exit status: 0 written, 1 the result
- * could not be read, parsed or rendered, or FILE not written, 2 a bad
- * command line (docs/usage.md#volley-report). */
+/* `volley report RESULT.json`: a saved result (the --json file of an
+ * earlier run, untrusted) read back and reported again with the run's own
+ * code: the text report byte for byte as the run printed it, the JSON
+ * (--json), the HTML report (--html), and the thresholds judged again
+ * (the saved ones, or --fail-if's). Exit status as the run's: 0, 1 (also
+ * the result unreadable or a file not written), 2 a bad command line, 3
+ * -R's rate not met, 99 a threshold failed (docs/usage.md#volley-report). */
 #include "cmd_report.h"
 
 #include "html.h"
@@ -11,7 +13,7 @@
 #include "outfile.h"
 #include "quote.h"
 #include "report.h"
-#include "result_load.h"
+#include "result_run.h"
 #include "run.h"
 #include "threshold.h"
 #include "xalloc.h"
@@ -24,10 +26,14 @@
 #include <sys/stat.h>
 
 static const char report_usage[] =
-    "Usage: volley report RESULT.json [--html FILE] [--fail-if EXPR]...\n"
-    "  --html FILE     renders a result saved with --json as a self-contained HTML report\n"
-    "  --fail-if EXPR  judges a threshold again on the saved result (as a run's\n"
-    "                  --fail-if; exit 99 when one fails); repeatable\n";
+    "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--fail-if EXPR]... [-q]\n"
+    "  prints the text report of a result saved with --json, as the run printed it,\n"
+    "  and judges its thresholds again (exit status as the run's: 3 rate not met,\n"
+    "  99 a threshold failed); nothing is sent\n"
+    "  --json FILE     writes the result again (\"-\": on stdout, instead of the text)\n"
+    "  --html FILE     writes the self-contained HTML report\n"
+    "  --fail-if EXPR  judges this threshold instead of the saved ones; repeatable\n"
+    "  -q              no text report\n";
 
 int cmd_fail(const char *cmd, int status, const char *fmt, ...)
 {
@@ -86,94 +92,64 @@ int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_
     return 0;
 }
 
-static int render(const char *result, const char *html, const char **exprs, size_t n);
+/* What to make of the result. */
+struct wants {
+    const char *json, *html;
+    const char **exprs;
+    size_t nexprs;
+    bool quiet;
+};
 
-/* --fail-if: the thresholds judged again on the saved result; their block
- * on stdout, the failures' line on stderr. Returns 0, 99 (one failed), 1
- * (the result is unreadable) or 2 (a bad expression). */
-static int judge(const char *result, const struct json *root, const char **exprs, size_t n)
+/* --json: the result written again from what was read back. */
+static int write_json(const struct result_run *rr, const char *path, char *err, size_t errlen)
 {
-    char err[600];
-    struct stats s;
-    stats_init(&s);
-    int64_t duration_ns;
-    uint64_t rate;
-    int status = 0;
-    struct options o = {.fail_if = exprs, .nfail_if = n};
-    struct run_result r = {0};
-    if (result_load(root, &s, &duration_ns, &rate, err, sizeof err) < 0) {
-        status = cmd_fail("report", 1, "%s: %s", result, err);
-    } else if (threshold_parse_all(exprs, n, rate != 0, &o.thresholds, err, sizeof err) < 0) {
-        status = cmd_fail("report", 2, "%s", err);
+    struct outfile of;
+    FILE *f = outfile_open(&of, "--json", path, err, errlen);
+    if (!f)
+        return -1;
+    report_json(f, &rr->o, &rr->t, &rr->r);
+    return outfile_commit(&of, err, errlen);
+}
+
+/* --html: the page of the saved text as it is, or, with other thresholds
+ * judged (--fail-if), of the result written again with their outcomes. */
+static int write_html(const struct result_run *rr, const struct wants *w, const struct json *root,
+                      const char *text, size_t len, const char *result, char *err, size_t errlen)
+{
+    char *again = NULL;
+    size_t again_len = 0;
+    if (w->nexprs) {
+        FILE *m = open_memstream(&again, &again_len);
+        if (!m) {
+            snprintf(err, errlen, "--html: %s", strerror(errno));
+            return -1;
+        }
+        report_json(m, &rr->o, &rr->t, &rr->r);
+        fclose(m);
+    }
+    struct outfile of;
+    FILE *f = outfile_open(&of, "--html", w->html, err, errlen);
+    int rc = -1;
+    char why[400];
+    if (!f)
+        ;
+    else if ((again ? html_write(f, again, again_len, why, sizeof why)
+                    : html_render(f, root, text, len, why, sizeof why)) < 0) {
+        outfile_abandon(&of);
+        snprintf(err, errlen, "%s: %s", result, why);
     } else {
-        r.thresholds = xcalloc(n, sizeof *r.thresholds);
-        for (size_t i = 0; i < n; i++)
-            threshold_eval(&o.thresholds[i], &s, duration_ns, &r.thresholds[i]);
-        report_thresholds(stdout, &o, &r);
-        fflush(stdout);
-        if (report_thresholds_failed(stderr, &o, &r))
-            status = 99;
+        rc = outfile_commit(&of, err, errlen);
     }
-    free(r.thresholds);
-    threshold_free_all(o.thresholds, n);
-    stats_free(&s);
-    return status;
+    free(again);
+    return rc;
 }
 
-int cmd_report(int argc, char **argv)
-{
-    const char *result = NULL, *html = NULL;
-    const char **exprs = xcalloc((size_t)argc, sizeof *exprs); /* --fail-if's, at most one per word */
-    size_t nexprs = 0;
-    int status = 0;
-    for (int i = 1; i < argc && status == 0; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(report_usage, stdout);
-            free(exprs);
-            return 0;
-        }
-        if (strcmp(a, "--html") == 0 || strcmp(a, "--fail-if") == 0) {
-            if (i + 1 >= argc)
-                status = cmd_fail("report", 2, "%s: needs a value", a);
-            else if (a[2] == 'h')
-                html = argv[++i];
-            else
-                exprs[nexprs++] = argv[++i];
-        } else if (strncmp(a, "--html=", 7) == 0) {
-            html = a + 7;
-        } else if (strncmp(a, "--fail-if=", 10) == 0) {
-            exprs[nexprs++] = a + 10;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            status = cmd_fail("report", 2, "%s: unknown option (volley report supports --html FILE and --fail-if EXPR)", a);
-        } else if (result) {
-            status = cmd_fail("report", 2, "%s: one result file at a time (already given %s)", a, result);
-        } else {
-            result = a;
-        }
-    }
-    if (status == 0 && !result)
-        status = cmd_fail("report", 2, "missing RESULT.json (usage: volley report RESULT.json [--html FILE] [--fail-if EXPR]...)");
-    if (status == 0 && !html && !nexprs)
-        status = cmd_fail("report", 2, "--html FILE or --fail-if EXPR is needed: those are what volley report does so "
-                                       "far (the text report of a saved result is not there yet)");
-    if (status == 0 && html && (!*html || strcmp(html, "-") == 0))
-        status = cmd_fail("report", 2, "--html: \"%s\" is not a file name", html);
-    if (status != 0) {
-        free(exprs);
-        return status;
-    }
-    status = render(result, html, exprs, nexprs);
-    free(exprs);
-    return status;
-}
-
-/* Reads result and writes the HTML (html may be NULL) and judges the
- * thresholds (exprs; n may be 0). Returns the exit status. */
-static int render(const char *result, const char *html, const char **exprs, size_t n)
+/* Reads result and does what w asks. Returns the exit status. */
+static int render(const char *result, const struct wants *w)
 {
     char err[600];
-    if (html && outfile_check("--html", html, false, err, sizeof err) < 0)
+    if ((w->html && outfile_check("--html", w->html, false, err, sizeof err) < 0) ||
+        (w->json && outfile_check("--json", w->json, true, err, sizeof err) < 0))
         return cmd_fail("report", 2, "%s", err);
     char *text;
     size_t len;
@@ -184,20 +160,89 @@ static int render(const char *result, const char *html, const char **exprs, size
         free(text);
         return cmd_fail("report", 1, "%s: %s", result, err);
     }
+    struct result_run rr;
     int status = 0;
-    struct outfile of;
-    FILE *f = html ? outfile_open(&of, "--html", html, err, sizeof err) : NULL;
-    if (html && !f) {
-        status = cmd_fail("report", 1, "%s", err);
-    } else if (html && html_render(f, &root, text, len, err, sizeof err) < 0) {
-        outfile_abandon(&of);
+    switch (result_run_load(&root, w->exprs, w->nexprs, &rr, err, sizeof err)) {
+    case RESULT_RUN_FILE:
         status = cmd_fail("report", 1, "%s: %s", result, err);
-    } else if (html && outfile_commit(&of, err, sizeof err) < 0) {
-        status = cmd_fail("report", 1, "%s", err);
+        break;
+    case RESULT_RUN_EXPR:
+        status = cmd_fail("report", 2, "%s", err);
+        break;
     }
-    if (status == 0 && n)
-        status = judge(result, &root, exprs, n);
+    /* As main does after a run, in its order: the report, the files, the
+     * rate, the thresholds, and last why it stopped or that nothing
+     * completed. */
+    const struct options *o = &rr.o;
+    const struct run_result *r = &rr.r;
+    if (status == 0) {
+        if (!w->quiet && !(w->json && strcmp(w->json, "-") == 0)) {
+            report_header(stdout, o, &rr.t, r);
+            report_text(stdout, o, &rr.t, r);
+        }
+        fflush(stdout);
+        if (w->json && write_json(&rr, w->json, err, sizeof err) < 0)
+            status = cmd_fail("report", 1, "%s", err);
+        if (w->html && write_html(&rr, w, &root, text, len, result, err, sizeof err) < 0)
+            status = cmd_fail("report", 1, "%s", err);
+        if (report_rate_missed(stderr, o, r) && status == 0)
+            status = 3;
+        if (report_thresholds_failed(stderr, o, r) && status == 0)
+            status = 99;
+        if (report_stop_reason(stderr, &rr.t, r) || report_none_completed(stderr, r))
+            status = 1;
+    }
+    result_run_free(&rr);
     json_in_free(&root);
     free(text);
+    return status;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *result = NULL;
+    struct wants w = {.exprs = xcalloc((size_t)argc, sizeof *w.exprs)}; /* --fail-if's, at most one per word */
+    int status = 0;
+    for (int i = 1; i < argc && status == 0; i++) {
+        const char *a = argv[i];
+        const char **value = strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0   ? &w.html
+                             : strcmp(a, "--json") == 0 || strncmp(a, "--json=", 7) == 0 ? &w.json
+                             : strcmp(a, "--fail-if") == 0 || strncmp(a, "--fail-if=", 10) == 0
+                                 ? &w.exprs[w.nexprs]
+                                 : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(report_usage, stdout);
+            free(w.exprs);
+            return 0;
+        }
+        if (value) {
+            const char *eq = strchr(a, '=');
+            if (!eq && i + 1 >= argc)
+                status = cmd_fail("report", 2, "%s: needs a value", a);
+            else
+                *value = eq ? eq + 1 : argv[++i];
+            if (value == &w.exprs[w.nexprs])
+                w.nexprs++;
+        } else if (strcmp(a, "-q") == 0) {
+            w.quiet = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = cmd_fail("report", 2, "%s: unknown option (volley report takes --json FILE, --html FILE, "
+                                           "--fail-if EXPR and -q)", a);
+        } else if (result) {
+            status = cmd_fail("report", 2, "%s: one result file at a time (already given %s)", a, result);
+        } else {
+            result = a;
+        }
+    }
+    if (status == 0 && !result)
+        status = cmd_fail("report", 2, "missing RESULT.json (usage: volley report RESULT.json [--json FILE] "
+                                       "[--html FILE] [--fail-if EXPR]... [-q])");
+    if (status == 0 && w.html && (!*w.html || strcmp(w.html, "-") == 0))
+        status = cmd_fail("report", 2, "--html: \"%s\" is not a file name", w.html);
+    if (status == 0 && w.json && !*w.json)
+        status = cmd_fail("report", 2, "--json: \"\" is not a file name");
+    if (status == 0)
+        status = render(result, &w);
+    free(w.exprs);
     return status;
 }

@@ -46,3 +46,14 @@ void json_out_num(FILE *out, double v, int decimals)
     else
         fprintf(out, "%.*f", decimals, v);
 }
+
+void json_out_u128(FILE *out, unsigned __int128 v)
+{
+    char d[40]; /* 2^128 has 39 digits */
+    size_t n = sizeof d;
+    do {
+        d[--n] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v);
+    fprintf(out, "\"%.*s\"", (int)(sizeof d - n), d + n);
+}

@@ -24,4 +24,9 @@ void json_out_str(FILE *out, const char *s);
  * null when v is infinite or NaN, which JSON cannot represent. */
 void json_out_num(FILE *out, double v, int decimals);
 
+/* Writes v as a JSON string of its decimal digits ("123"): a histogram's
+ * exact sums outgrow both int64 and double's 53 bits, and a string keeps
+ * every digit for any reader. */
+void json_out_u128(FILE *out, unsigned __int128 v);
+
 #endif

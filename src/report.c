@@ -61,6 +61,8 @@ static void reasons_text(FILE *out, const struct stats *s)
             more++;
         }
     }
+    more += s->reasons_more; /* a saved result's reasons past the ones it lists */
+    rest += s->reasons_more_count;
     if (more)
         fprintf(out, "    validation: %zu other reason%s (%" PRIu64 ")\n", more, more == 1 ? "" : "s", rest);
 }
@@ -139,20 +141,9 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
 double report_sent_rate(const struct options *o, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
-    if (!o->rate || s->arrivals == 0)
+    if (!o->rate || s->arrivals == 0 || r->sent_span_ns <= 0)
         return 0;
-    int64_t span;
-    if (s->unsent > 0) {
-        span = r->t_end - r->t0;
-        if (o->duration_ns && span > o->duration_ns)
-            span = o->duration_ns;
-    } else {
-        /* Through the last arrival's own interval; later when it went out
-         * late (a server or a pool too slow for the rate). */
-        int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
-        span = (s->last_send > due_end ? s->last_send : due_end) - r->t0;
-    }
-    return span > 0 ? (double)s->arrivals * 1e9 / (double)span : 0;
+    return (double)s->arrivals * 1e9 / (double)r->sent_span_ns;
 }
 
 /* -R: whether the rate sent reached the target (the report's, the JSON's
@@ -367,6 +358,17 @@ static void hist_figure(FILE *out, const char *key, const struct hist *h, double
         fputs("null", out);
 }
 
+/* ", \"sum\": \"N\", \"sum_sq\": \"N\"": the exact sums the mean and
+ * the standard deviation come from, which the "hdr" encoding leaves out;
+ * with them a saved result gives the same figures again (volley report). */
+static void json_exact_sums(FILE *out, const struct hist *h)
+{
+    fputs(", \"sum\": ", out);
+    json_out_u128(out, (unsigned __int128)h->sum);
+    fputs(", \"sum_sq\": ", out);
+    json_out_u128(out, h->sum_sq);
+}
+
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last)
 {
     static const struct { const char *key; double p; } ps[] = {
@@ -379,7 +381,9 @@ void report_json_hist(FILE *out, const char *name, const struct hist *h, int las
     hist_figure(out, "stdev", h, hist_stdev(h));
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
         hist_figure(out, ps[i].key, h, (double)hist_percentile(h, ps[i].p));
-    fprintf(out, ", \"clamped\": %" PRId64 ", \"hdr\": ", h->clamped);
+    fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
+    json_exact_sums(out, h);
+    fputs(", \"hdr\": ", out);
     char *hdr = hdr_encode(h, NULL);
     json_out_str(out, hdr);
     fprintf(out, "}%s\n", last ? "" : ",");
@@ -389,7 +393,14 @@ void report_json_hist(FILE *out, const char *name, const struct hist *h, int las
 static void json_metrics(FILE *out, const struct metrics *ms)
 {
     static const struct { const char *key; double p; } ps[] = {{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}};
-    fprintf(out, "  \"metrics\": {\"counters\": {");
+    /* "order": every name in the order the text report lists them (first
+     * use), which the split into counters and records loses. */
+    fprintf(out, "  \"metrics\": {\"order\": [");
+    for (size_t i = 0; i < ms->n; i++) {
+        fputs(i ? ", " : "", out);
+        json_out_str(out, ms->m[i].name);
+    }
+    fprintf(out, "], \"clashes\": %zu, \"counters\": {", ms->clashes);
     int n = 0;
     for (size_t i = 0; i < ms->n; i++) {
         const struct metric *m = &ms->m[i];
@@ -417,7 +428,9 @@ static void json_metrics(FILE *out, const struct metrics *ms)
             fprintf(out, ", \"%s\": ", ps[k].key);
             json_out_num(out, metrics_percentile(h, ps[k].p), JSON_OUT_G);
         }
-        fprintf(out, ", \"clamped\": %" PRId64 ", \"hdr\": ", h->clamped);
+        fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
+        json_exact_sums(out, h);
+        fputs(", \"hdr\": ", out);
         char *hdr = hdr_encode(h, NULL); /* the values (thousandths), for volley report --fail-if */
         json_out_str(out, hdr);
         free(hdr);
@@ -467,6 +480,8 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     json_num(out, ", \"timeout\": ", (double)o->timeout_ns / 1e9, 6);
     fprintf(out, ", \"keepalive\": %s, \"http_version\": \"%s\", ", o->keepalive ? "true" : "false",
             o->http10 ? "1.0" : "1.1");
+    fprintf(out, "\"latency_distribution\": %s, \"verbose\": %s, ", o->latency ? "true" : "false",
+            o->verbose ? "true" : "false");
     if (o->rate)
         fprintf(out, "\"rate\": %" PRIu64, o->rate);
     else
@@ -481,8 +496,8 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         double sent = report_sent_rate(o, r);
         fprintf(out, "  \"rate\": {\"target\": %" PRIu64, o->rate);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
-        fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s},\n", s->arrivals, s->unsent,
-                rate_met(o, sent) ? "true" : "false");
+        fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
+                s->arrivals, s->unsent, rate_met(o, sent) ? "true" : "false", r->sent_span_ns);
     }
 
     json_num(out, "  \"start_time\": ", r->start_epoch, 6);
@@ -529,7 +544,8 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, ", \"count\": %" PRIu64 "}", s->reasons[i].count);
     }
     fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
-            s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0, rest);
+            (s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0) + s->reasons_more,
+            rest + s->reasons_more_count);
     json_metrics(out, &s->metrics);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);

@@ -19,6 +19,7 @@
 struct health {
     double busy;           /* requests in flight on average (Little's law) */
     bool per_conn;         /* the per-connection figures below are set */
+    uint32_t nconns;       /* connection slots */
     uint64_t min, median, max;
     uint32_t starved;      /* connections with less than a tenth of the median's responses */
     uint32_t idle_at_end;  /* connections without a response in the last window */
@@ -81,8 +82,17 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         h->lag_late = lag_median(se, se->npoints - q, se->npoints);
         h->lag_known = h->lag_early >= 0 && h->lag_late >= 0;
     }
+    h->window_ns = r->duration_ns / 10 > SERIES_NS ? r->duration_ns / 10 : SERIES_NS;
+    if (s->nslots == 0 && r->saved_conns.n) { /* a saved result read back */
+        const struct run_conns *c = &r->saved_conns;
+        h->per_conn = true;
+        h->nconns = c->n, h->min = c->min, h->median = c->median, h->max = c->max;
+        h->starved = c->starved, h->idle_at_end = c->idle_at_end;
+        return;
+    }
     if (s->nslots == 0)
         return;
+    h->nconns = s->nslots;
     uint64_t *done = malloc(s->nslots * sizeof *done);
     if (!done)
         return;
@@ -94,7 +104,6 @@ static void compute(const struct options *o, const struct run_result *r, struct 
     h->median = done[s->nslots / 2]; /* the upper median: half of them got at least this */
     h->max = done[s->nslots - 1];
     free(done);
-    h->window_ns = r->duration_ns / 10 > SERIES_NS ? r->duration_ns / 10 : SERIES_NS;
     for (uint32_t i = 0; i < s->nslots; i++) {
         const struct stats_slot *sl = &s->slots[i];
         if (sl->done * 10 < h->median)
@@ -114,7 +123,7 @@ static bool lag_grew(const struct health *h)
  * uneven use is normal) that ran long enough to judge. */
 static bool judged(const struct options *o, const struct run_result *r, const struct health *h)
 {
-    return h->per_conn && !o->rate && r->stats.nslots >= 2 && r->duration_ns >= JUDGE_NS && !r->interrupted &&
+    return h->per_conn && !o->rate && h->nconns >= 2 && r->duration_ns >= JUDGE_NS && !r->interrupted &&
            h->max >= 20;
 }
 
@@ -138,9 +147,9 @@ void report_health_text(FILE *out, const struct options *o, const struct run_res
         fprintf(out, "  Warning: the server served only some connections:");
         if (h.starved)
             fprintf(out, " %u of %u got less than a tenth of the median's responses (%" PRIu64 ")%s", h.starved,
-                    r->stats.nslots, h.median, h.idle_at_end ? ";" : "");
+                    h.nconns, h.median, h.idle_at_end ? ";" : "");
         if (h.idle_at_end)
-            fprintf(out, " %u of %u got no response in the last %.1fs", h.idle_at_end, r->stats.nslots,
+            fprintf(out, " %u of %u got no response in the last %.1fs", h.idle_at_end, h.nconns,
                     (double)h.window_ns / 1e9);
         fprintf(out, "\n");
     }
@@ -167,9 +176,9 @@ void report_health_json(FILE *out, const struct options *o, const struct run_res
     json_out_num(out, h.busy, 3);
     if (h.per_conn) {
         fprintf(out,
-                ", \"responses\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64 ", \"max\": %" PRIu64
-                "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ",
-                h.min, h.median, h.max, h.starved, h.idle_at_end);
+                ", \"count\": %u, \"responses\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64
+                ", \"max\": %" PRIu64 "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ",
+                h.nconns, h.min, h.median, h.max, h.starved, h.idle_at_end);
         json_out_num(out, (double)h.window_ns / 1e9, 3);
         fprintf(out, ", \"warning\": %s", judged(o, r, &h) && (h.starved || h.idle_at_end) ? "true" : "false");
     }
@@ -188,7 +197,7 @@ void report_health_json(FILE *out, const struct options *o, const struct run_res
         json_out_num(out, (double)w->cpu_ns / 1e9, 6);
         fprintf(out, ", \"busy\": ");
         json_out_num(out, w->wall_ns > 0 ? (double)w->cpu_ns / (double)w->wall_ns : 0, 3);
-        fprintf(out, "}");
+        fprintf(out, ", \"cpu_ns\": %" PRId64 ", \"wall_ns\": %" PRId64 "}", w->cpu_ns, w->wall_ns);
     }
     fprintf(out, "],\n");
 }

@@ -11,8 +11,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The histogram obj.key's "hdr" decoded and merged into into (a missing
- * optional one leaves it empty). */
+/* A decimal string of at most 38 digits ("sum", "sum_sq") into *out;
+ * false (with rd failed) when it is not one. */
+static bool load_u128(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                      unsigned __int128 *out)
+{
+    size_t len;
+    const char *d = html_rd_str(rd, obj, path, key, true, &len);
+    if (!d)
+        return false;
+    unsigned __int128 v = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (d[i] < '0' || d[i] > '9' || len > 38) { /* 38 digits stay below 2^127 */
+            html_rd_fail(rd, path, key, "expected a string of at most 38 decimal digits");
+            return false;
+        }
+        v = v * 10 + (unsigned)(d[i] - '0');
+    }
+    if (len == 0) {
+        html_rd_fail(rd, path, key, "expected a string of at most 38 decimal digits");
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* The exact figures the "hdr" encoding leaves out, when the file has them
+ * ("sum" and "sum_sq", written since 0.1.0's report command): min, max
+ * (obj's, scale units of a recorded value each), sum, sum of squares and
+ * the clamped count, into h (decoded from the same obj). Without them h
+ * keeps hdr_decode's bucket estimates. */
+static void load_exact(struct html_rd *rd, const struct json *obj, const char *path, double scale, struct hist *h)
+{
+    if (!json_in_get(obj, "sum") || h->count == 0)
+        return;
+    unsigned __int128 sum, sum_sq;
+    if (!load_u128(rd, obj, path, "sum", &sum) || !load_u128(rd, obj, path, "sum_sq", &sum_sq))
+        return;
+    double min = html_rd_num(rd, obj, path, "min", true), max = html_rd_num(rd, obj, path, "max", true);
+    double clamped = html_rd_count(rd, obj, path, "clamped");
+    if (rd->failed)
+        return;
+    int64_t lo = (int64_t)llround(min * scale), hi = (int64_t)llround(max * scale);
+    if (!(min * scale >= 0 && max * scale <= (double)h->highest && lo <= hi)) {
+        html_rd_fail(rd, path, "min", "min and max out of the histogram's range (or min above max)");
+        return;
+    }
+    h->min = lo;
+    h->max = hi;
+    h->sum = (__int128)sum;
+    h->sum_sq = sum_sq;
+    h->clamped = clamped <= (double)h->count ? (int64_t)clamped : h->count;
+}
+
+/* The histogram obj.key's "hdr" decoded, with its exact figures, and
+ * merged into into (a missing optional one leaves it empty). */
 static void load_hist(struct html_rd *rd, const struct json *root, const char *key, bool required, struct hist *into)
 {
     const struct json *obj = html_rd_of(rd, root, "", key, JSON_OBJECT, required);
@@ -21,7 +74,8 @@ static void load_hist(struct html_rd *rd, const struct json *root, const char *k
     struct hist h;
     if (!html_rd_hist(rd, obj, key, &h))
         return;
-    if (hist_merge(into, &h) < 0)
+    load_exact(rd, obj, key, 1e3, &h); /* min and max in us */
+    if (!rd->failed && hist_merge(into, &h) < 0)
         html_rd_fail(rd, key, "hdr", "a histogram of another configuration");
     hist_free(&h);
 }
@@ -64,6 +118,18 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
 {
     const struct json *m = html_rd_of(rd, root, "", "metrics", JSON_OBJECT, false);
     const struct json *counters = m ? html_rd_of(rd, m, "metrics", "counters", JSON_OBJECT, false) : NULL;
+    const struct json *records = m ? html_rd_of(rd, m, "metrics", "records", JSON_OBJECT, false) : NULL;
+    /* "order": the names in the order the text report lists them */
+    const struct json *order = m ? html_rd_of(rd, m, "metrics", "order", JSON_ARRAY, false) : NULL;
+    for (size_t i = 0; order && i < order->len && !rd->failed; i++) {
+        const struct json *name = &order->items[i];
+        bool counter = name->type == JSON_STRING && json_in_get(counters, name->s);
+        if (name->type != JSON_STRING || (!counter && !json_in_get(records, name->s)))
+            html_rd_fail(rd, "metrics", "order", "item %zu: not the name of a counter or a record", i);
+        else
+            metrics_id(ms, name->s, counter ? METRIC_COUNTER : METRIC_RECORD);
+    }
+    ms->clashes = m ? (size_t)html_rd_count(rd, m, "metrics", "clashes") : 0;
     for (size_t i = 0; counters && i < counters->len && !rd->failed; i++) {
         const char *name = counters->members[i].key;
         double v = html_rd_num(rd, counters, "metrics.counters", name, false);
@@ -73,7 +139,6 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
         else if (!isnan(v))
             metrics_add(ms, id, v);
     }
-    const struct json *records = m ? html_rd_of(rd, m, "metrics", "records", JSON_OBJECT, false) : NULL;
     for (size_t i = 0; records && i < records->len && !rd->failed; i++) {
         const char *name = records->members[i].key;
         const struct json *rec = html_rd_of(rd, records, "metrics.records", name, JSON_OBJECT, true);
@@ -89,9 +154,69 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
         struct hist h;
         if (!html_rd_hist(rd, rec, path, &h))
             return;
-        if (hist_merge(&ms->m[id].values, &h) < 0)
+        load_exact(rd, rec, path, METRIC_SCALE, &h);
+        if (!rd->failed && hist_merge(&ms->m[id].values, &h) < 0)
             html_rd_fail(rd, "metrics.records", name, "hdr: a histogram of another configuration");
         hist_free(&h);
+    }
+}
+
+/* A failure kind's reasons ("reasons": [...], "other": N in obj at path). */
+static void load_kind_reasons(struct html_rd *rd, const struct json *obj, const char *path, enum stats_error kind,
+                              struct stats *s)
+{
+    const struct json *list = html_rd_of(rd, obj, path, "reasons", JSON_ARRAY, false);
+    for (size_t i = 0; list && i < list->len && !rd->failed; i++) {
+        char at[48];
+        snprintf(at, sizeof at, "%s.reasons[%zu]", path, i);
+        const struct json *r = &list->items[i];
+        const char *reason = r->type == JSON_OBJECT ? html_rd_str(rd, r, at, "reason", true, NULL) : NULL;
+        if (r->type != JSON_OBJECT)
+            html_rd_fail(rd, at, NULL, "expected an object");
+        double n = r->type == JSON_OBJECT ? html_rd_count(rd, r, at, "count") : 0;
+        if (reason && !rd->failed)
+            stats_kind_reason(s, kind, reason, (uint64_t)n);
+    }
+    s->kind_reasons[kind].other += (uint64_t)html_rd_count(rd, obj, path, "other");
+}
+
+/* The counts beside the headline ones: connections, -R's arrivals, the
+ * validation reasons not listed, TLS handshakes and HTTP/2's figures. */
+static void load_counts(struct html_rd *rd, const struct json *root, struct stats *s)
+{
+    s->connects = (uint64_t)html_rd_count(rd, root, "", "connections_opened");
+    const struct json *rate = html_rd_of(rd, root, "", "rate", JSON_OBJECT, false);
+    if (rate) {
+        s->arrivals = (uint64_t)html_rd_count(rd, rate, "rate", "sent");
+        s->unsent = (uint64_t)html_rd_count(rd, rate, "rate", "unsent");
+    }
+    const struct json *f = html_rd_of(rd, root, "", "failures", JSON_OBJECT, false);
+    if (f) {
+        s->reasons_more = (size_t)html_rd_count(rd, f, "failures", "other_reasons");
+        s->reasons_more_count = (uint64_t)html_rd_count(rd, f, "failures", "other");
+    }
+    const struct json *tls = html_rd_of(rd, root, "", "tls", JSON_OBJECT, false);
+    if (tls) {
+        const struct json *hs = html_rd_of(rd, tls, "tls", "handshakes", JSON_OBJECT, false);
+        s->tls_full = hs ? (uint64_t)html_rd_count(rd, hs, "tls.handshakes", "full") : 0;
+        s->tls_resumed = hs ? (uint64_t)html_rd_count(rd, hs, "tls.handshakes", "resumed") : 0;
+        load_kind_reasons(rd, tls, "tls", STATS_ERR_TLS, s);
+    }
+    const struct json *h2 = html_rd_of(rd, root, "", "http2", JSON_OBJECT, false);
+    if (h2) {
+        s->h2_connections = (uint64_t)html_rd_count(rd, h2, "http2", "connections");
+        s->h1_fallbacks = (uint64_t)html_rd_count(rd, h2, "http2", "http1_fallbacks");
+        s->h2_retried = (uint64_t)html_rd_count(rd, h2, "http2", "retried");
+        double most = html_rd_count(rd, h2, "http2", "max_streams_open");
+        double limit = html_rd_count(rd, h2, "http2", "server_limit");
+        if (most > UINT32_MAX || limit > UINT32_MAX)
+            html_rd_fail(rd, "http2", "max_streams_open", "more streams than volley opens");
+        s->h2_max_streams = (uint32_t)(most > UINT32_MAX ? 0 : most);
+        s->h2_peer_limit = (uint32_t)(limit > UINT32_MAX ? 0 : limit);
+        const struct json *hb = html_rd_of(rd, h2, "http2", "header_bytes", JSON_OBJECT, false);
+        s->h2_header_wire = hb ? (uint64_t)html_rd_count(rd, hb, "http2.header_bytes", "wire") : 0;
+        s->h2_header_decoded = hb ? (uint64_t)html_rd_count(rd, hb, "http2.header_bytes", "decoded") : 0;
+        load_kind_reasons(rd, h2, "http2", STATS_ERR_PROTOCOL, s);
     }
 }
 
@@ -100,7 +225,7 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
 {
     struct html_rd rd = {err, errlen, false};
     if (root->type != JSON_OBJECT) {
-        html_rd_fail(&rd, "", NULL, "expected an object (a result saved with --json)");
+        snprintf(err, errlen, "the result: expected an object, found %s", json_in_type_name(root));
         return -1;
     }
     const struct json *req = html_rd_of(&rd, root, "", "requests", JSON_OBJECT, true);
@@ -133,7 +258,9 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_hist(&rd, root, "waiting", true, &s->waiting);
     load_hist(&rd, root, "service", false, &s->service);
     load_hist(&rd, root, "sendlag", false, &s->sendlag);
+    load_hist(&rd, root, "handshake", false, &s->handshake);
     load_reasons(&rd, root, s);
     load_metrics(&rd, root, &s->metrics);
+    load_counts(&rd, root, s);
     return rd.failed ? -1 : 0;
 }

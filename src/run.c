@@ -275,6 +275,22 @@ static int init_script(const struct options *o, const struct target *t, struct s
     return 0;
 }
 
+/* -R: the time the arrivals sent went out over. With arrivals never sent,
+ * the run's (at most -d); else through the last arrival's own interval, or
+ * later when it went out late (a server or a pool too slow for the rate). */
+static int64_t sent_span(const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!o->rate || s->arrivals == 0)
+        return 0;
+    if (s->unsent > 0) {
+        int64_t span = r->t_end - r->t0;
+        return o->duration_ns && span > o->duration_ns ? o->duration_ns : span;
+    }
+    int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
+    return (s->last_send > due_end ? s->last_send : due_end) - r->t0;
+}
+
 int run_execute(const struct options *o, const struct target *t, struct script *main_script,
                 run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen)
 {
@@ -462,6 +478,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (res->duration_ns < span)
             res->duration_ns = span;
     }
+    res->sent_span_ns = sent_span(o, res);
     series_pad(&res->series, res->duration_ns);
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */

@@ -22,6 +22,8 @@ struct run_result {
     double start_epoch;  /* wall clock at the start, seconds since the epoch */
     int64_t duration_ns; /* start -> last worker ended */
     int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
+    int64_t sent_span_ns; /* -R: the time the arrivals sent went out over (the rate
+                           * sent is arrivals / span; 0 with nothing sent) */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
     bool tls_known;      /* https: tls holds what the start-up probe's handshake agreed on */
     struct tls_info tls; /* (set by main before the run; run_execute leaves it) */
@@ -36,6 +38,13 @@ struct run_result {
         int64_t wall_ns;  /* and how long it ran */
     } *workers;
     uint32_t nworkers;
+    /* A saved result read back (volley report) has no per-connection counts
+     * (stats.nslots is 0): the figures the report derives from them, as the
+     * run wrote them. n == 0: none. */
+    struct run_conns {
+        uint32_t n, starved, idle_at_end;
+        uint64_t min, median, max;
+    } saved_conns;
     uint32_t nintervals;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */

@@ -281,6 +281,16 @@ static void take(struct series *s, struct series_sec *sec)
     hist_drop(&sec->sendlag);
 }
 
+/* pt (owning its hist) becomes point npoints. */
+static void push(struct series *s, struct series_point pt)
+{
+    if (s->npoints == s->cap) {
+        s->cap = xgrow(s->cap, s->npoints + 1, 64);
+        s->points = xrealloc(s->points, s->cap * sizeof *s->points);
+    }
+    s->points[s->npoints++] = pt;
+}
+
 /* The oldest pending second becomes point npoints. */
 static void complete_one(struct series *s)
 {
@@ -306,11 +316,14 @@ static void complete_one(struct series *s)
         memmove(s->pend, s->pend + 1, (s->npend - 1) * sizeof *s->pend);
         s->npend--;
     }
-    if (s->npoints == s->cap) {
-        s->cap = xgrow(s->cap, s->npoints + 1, 64);
-        s->points = xrealloc(s->points, s->cap * sizeof *s->points);
-    }
-    s->points[s->npoints++] = pt;
+    push(s, pt);
+}
+
+void series_append(struct series *s, const struct series_point *p)
+{
+    struct series_point pt = *p;
+    pt.hist = p->hist ? xstrdup(p->hist) : NULL;
+    push(s, pt);
 }
 
 void series_finish(struct series *s)

@@ -139,6 +139,10 @@ struct series {
 void series_init(struct series *s, struct series_rec **recs, uint32_t nrecs);
 void series_free(struct series *s);
 
+/* Appends a copy of p (and of its hist text) as the next point: a series
+ * read back from a saved result (series_init(s, NULL, 0) first). */
+void series_append(struct series *s, const struct series_point *p);
+
 /* Takes what the workers handed over and completes the seconds every
  * worker is past; with all (the workers have stopped), every second. */
 void series_collect(struct series *s, bool all);

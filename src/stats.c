@@ -191,6 +191,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
         stats_add_reason(dst, src->reasons[i].reason, src->reasons[i].count);
+    dst->reasons_more += src->reasons_more;
+    dst->reasons_more_count += src->reasons_more_count;
     if (src->nsamples && !dst->nsamples && !dst->heads_len) {
         /* The first worker's samples: taken over, not copied (a copy would
          * touch as much memory again: a page fault per 64 samples). */

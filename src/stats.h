@@ -90,6 +90,9 @@ struct stats {
     struct stats_reason *reasons; /* validation failures by reason (filled when
                                    * the worker ends, not on the request path) */
     size_t nreasons;
+    size_t reasons_more;          /* a saved result read back (volley report): the reasons
+                                   * it counted but did not list one by one, */
+    uint64_t reasons_more_count;  /* and their failures; 0 in a run */
     struct metrics metrics; /* the script's volley.counter / volley.record */
     struct stats_sample *samples; /* with --samples: every completed request, in order */
     size_t nsamples, samples_cap;

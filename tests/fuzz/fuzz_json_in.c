@@ -3,14 +3,19 @@
  * A tree is rendered by html_render: it must fail with a message naming a
  * field, or write a page with exactly one <script> (the embedded JSON, of
  * type application/json): nothing from the input may open another. It is
- * also loaded as figures for thresholds (result_load): a result or a
- * message naming a field.
+ * also loaded as figures for thresholds (result_load) and as a whole run
+ * (result_run_load): a result or a message naming a field; a run loaded
+ * is printed as the text report and written as JSON, which must be valid
+ * again (volley report's two outputs).
  *
  * Linked with replay_main.c instead of libFuzzer this is a plain program over
  * files: the ctest unit.fuzz_json_in_corpus. */
 #include "html.h"
+#include "json_check.h"
 #include "json_in.h"
+#include "report.h"
 #include "result_load.h"
+#include "result_run.h"
 #include "stats.h"
 
 #include <stdint.h>
@@ -66,6 +71,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         require(ns >= 0, "a negative duration", NULL);
     stats_free(&s);
+    struct result_run rr;
+    static const char *const expr[] = {"p99 < 1s"};
+    for (size_t n = 0; n < 2; n++) { /* the saved thresholds, then one of ours */
+        if (result_run_load(&v, expr, n, &rr, err, sizeof err) < 0) {
+            require(err[0] != '\0', "a run load error without a message", NULL);
+        } else {
+            f = open_memstream(&out, &len);
+            report_header(f, &rr.o, &rr.t, &rr.r);
+            report_text(f, &rr.o, &rr.t, &rr.r);
+            fclose(f);
+            free(out);
+            f = open_memstream(&out, &len);
+            report_json(f, &rr.o, &rr.t, &rr.r);
+            fclose(f);
+            require(json_check(out, len), "volley report's JSON is not valid", out);
+            free(out);
+        }
+        result_run_free(&rr);
+    }
     json_in_free(&v);
     return 0;
 }

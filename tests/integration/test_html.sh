@@ -134,12 +134,12 @@ bad_report array "^volley report: $T/array.json: the result: expected an object,
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"
 
 # Bad command lines: exit 2.
-rc=0; "$VOLLEY" report "$T/out/a.json" 2> "$T/nohtml.err" || rc=$?
-check_eq "$rc" 2 "no --html: exit status"
-check_grep "$T/nohtml.err" "^volley report: --html FILE or --fail-if EXPR is needed" "no --html: the message"
+rc=0; "$VOLLEY" report 2> "$T/nofile.err" || rc=$?
+check_eq "$rc" 2 "no result file: exit status"
+check_grep "$T/nofile.err" "^volley report: missing RESULT.json" "no result file: the message"
 rc=0; "$VOLLEY" report "$T/out/a.json" --text 2> "$T/unknown.err" || rc=$?
 check_eq "$rc" 2 "unknown option: exit status"
-check_grep "$T/unknown.err" "^volley report: --text: unknown option \(volley report supports --html FILE and --fail-if EXPR\)$" "unknown option: the message"
+check_grep "$T/unknown.err" "^volley report: --text: unknown option \(volley report takes --json FILE, --html FILE, --fail-if EXPR and -q\)$" "unknown option: the message"
 rc=0; "$VOLLEY" report "$T/out/a.json" --html "$T/nodir/x.html" 2> "$T/nodir.err" || rc=$?
 check_eq "$rc" 2 "unwritable --html: exit status"
 rc=0; "$VOLLEY" -q -n 10 --html "$T/nodir/x.html" "$U/" 2> "$T/runnodir.err" || rc=$?

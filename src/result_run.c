@@ -1,0 +1,361 @@
+/* A saved result back into options, target and run result; see
+ * result_run.h. The counters and histograms come through result_load;
+ * this file reads the settings, the run's own figures (its times, workers,
+ * connections, series) and judges the thresholds again. */
+#include "result_run.h"
+
+#include "html_internal.h"
+#include "result_load.h"
+#include "threshold.h"
+#include "xalloc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* obj's member key as a bool; absent or null is dflt. */
+static bool rd_bool(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool dflt)
+{
+    const struct json *v = html_rd_of(rd, obj, path, key, JSON_BOOL, false);
+    return v ? v->b : dflt;
+}
+
+/* obj's member key, seconds (a number or null), as ns in [0, max_s]; null
+ * or absent is 0. */
+static int64_t rd_seconds(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                          double max_s)
+{
+    double v = html_rd_num(rd, obj, path, key, false);
+    if (isnan(v))
+        return 0;
+    if (!(v >= 0 && v <= max_s)) {
+        html_rd_fail(rd, path, key, "expected seconds from 0 to %g", max_s);
+        return 0;
+    }
+    return (int64_t)llround(v * 1e9);
+}
+
+/* A count that must fit a uint32_t and be at least lo. */
+static uint32_t rd_u32(struct html_rd *rd, const struct json *obj, const char *path, const char *key, uint32_t lo)
+{
+    double v = html_rd_count(rd, obj, path, key);
+    if (!rd->failed && (v < lo || v > UINT32_MAX)) {
+        html_rd_fail(rd, path, key, "expected a whole number from %u to %u", lo, UINT32_MAX);
+        return lo;
+    }
+    return (uint32_t)v;
+}
+
+static void load_options(struct html_rd *rd, const struct json *root, struct options *o)
+{
+    const struct json *op = html_rd_of(rd, root, "", "options", JSON_OBJECT, true);
+    if (!op)
+        return;
+    o->connections = rd_u32(rd, op, "options", "connections", 1);
+    o->threads = rd_u32(rd, op, "options", "threads", 1);
+    o->duration_ns = rd_seconds(rd, op, "options", "duration", 1e7);
+    o->requests = (uint64_t)html_rd_count(rd, op, "options", "requests");
+    o->method = html_rd_str(rd, op, "options", "method", true, NULL);
+    const struct json *hs = html_rd_of(rd, op, "options", "headers", JSON_ARRAY, false);
+    o->headers = xcalloc(hs && hs->len ? hs->len : 1, sizeof *o->headers);
+    for (size_t i = 0; hs && i < hs->len && !rd->failed; i++) {
+        if (hs->items[i].type != JSON_STRING)
+            html_rd_fail(rd, "options", "headers", "item %zu: expected a string", i);
+        else
+            o->headers[o->nheaders++] = hs->items[i].s;
+    }
+    o->body_len = (size_t)html_rd_count(rd, op, "options", "body_bytes");
+    o->timeout_ns = rd_seconds(rd, op, "options", "timeout", 1e7);
+    o->keepalive = rd_bool(rd, op, "options", "keepalive", true);
+    const char *v = html_rd_str(rd, op, "options", "http_version", false, NULL);
+    o->http10 = v && strcmp(v, "1.0") == 0;
+    o->rate = (uint64_t)html_rd_count(rd, op, "options", "rate");
+    o->spin_ns = rd_seconds(rd, op, "options", "spin", 1);
+    o->latency = rd_bool(rd, op, "options", "latency_distribution", false);
+    o->verbose = rd_bool(rd, op, "options", "verbose", false);
+    const struct json *h2 = html_rd_of(rd, root, "", "http2", JSON_OBJECT, false);
+    if (h2) {
+        const char *mode = html_rd_str(rd, h2, "http2", "mode", true, NULL);
+        o->http2 = !mode                        ? OPTIONS_H2_ALPN
+                   : strcmp(mode, "h2c") == 0    ? OPTIONS_H2C
+                   : strcmp(mode, "strict") == 0 ? OPTIONS_H2_STRICT
+                                                 : OPTIONS_H2_ALPN;
+        o->streams = rd_u32(rd, h2, "http2", "streams", 1);
+    }
+}
+
+/* "127.0.0.1:8080" or "[::1]:8080" (net_addr_string's form) into a. */
+static bool parse_address(const char *s, struct target_addr *a)
+{
+    char host[64];
+    const char *colon = strrchr(s, ':');
+    if (!colon || (size_t)(colon - s) >= sizeof host)
+        return false;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    if (*end || port < 0 || port > 65535 || end == colon + 1)
+        return false;
+    memcpy(host, s, (size_t)(colon - s));
+    host[colon - s] = '\0';
+    memset(a, 0, sizeof *a);
+    size_t hl = strlen(host);
+    if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') {
+        struct sockaddr_in6 *in6 = (void *)&a->sa;
+        host[hl - 1] = '\0';
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)port);
+        a->len = sizeof *in6;
+        return inet_pton(AF_INET6, host + 1, &in6->sin6_addr) == 1;
+    }
+    struct sockaddr_in *in = (void *)&a->sa;
+    in->sin_family = AF_INET;
+    in->sin_port = htons((uint16_t)port);
+    a->len = sizeof *in;
+    return inet_pton(AF_INET, host, &in->sin_addr) == 1;
+}
+
+static void load_target(struct html_rd *rd, const struct json *root, struct target *t)
+{
+    const struct json *tg = html_rd_of(rd, root, "", "target", JSON_OBJECT, true);
+    const char *url = tg ? html_rd_str(rd, tg, "target", "url", true, NULL) : NULL;
+    const char *addr = tg ? html_rd_str(rd, tg, "target", "address", true, NULL) : NULL;
+    if (rd->failed)
+        return;
+    char err[400];
+    if (target_parse(t, url, err, sizeof err) < 0) {
+        html_rd_fail(rd, "target", "url", "%s", err);
+        return;
+    }
+    t->addrs = xcalloc(1, sizeof *t->addrs);
+    if (!parse_address(addr, &t->addrs[0])) {
+        html_rd_fail(rd, "target", "address", "expected ADDRESS:PORT (\"127.0.0.1:80\", \"[::1]:80\")");
+        return;
+    }
+    t->naddrs = 1;
+}
+
+/* The errno whose strerror is msg (the JSON's "unreachable"); EIO when
+ * none is. */
+static int errno_of(const char *msg)
+{
+    for (int e = 1; e < 256; e++)
+        if (strcmp(strerror(e), msg) == 0)
+            return e;
+    return EIO;
+}
+
+static void copy_str(struct html_rd *rd, const struct json *obj, const char *key, char *dst, size_t len)
+{
+    const char *v = html_rd_str(rd, obj, "tls", key, false, NULL);
+    snprintf(dst, len, "%s", v ? v : "");
+}
+
+static void load_tls(struct html_rd *rd, const struct json *root, struct run_result *r)
+{
+    const struct json *tls = html_rd_of(rd, root, "", "tls", JSON_OBJECT, false);
+    if (!tls)
+        return;
+    struct tls_info *i = &r->tls;
+    copy_str(rd, tls, "protocol", i->protocol, sizeof i->protocol);
+    copy_str(rd, tls, "cipher", i->cipher, sizeof i->cipher);
+    copy_str(rd, tls, "group", i->group, sizeof i->group);
+    copy_str(rd, tls, "sni", i->sni, sizeof i->sni);
+    copy_str(rd, tls, "alpn", i->alpn, sizeof i->alpn);
+    r->tls_known = i->protocol[0] != '\0'; /* the probe's handshake: null without one */
+}
+
+static void load_workers(struct html_rd *rd, const struct json *root, struct run_result *r)
+{
+    const struct json *ws = html_rd_of(rd, root, "", "workers", JSON_ARRAY, false);
+    size_t n = ws ? ws->len : 0;
+    if (n > 100000) {
+        html_rd_fail(rd, "", "workers", "more threads than volley runs");
+        return;
+    }
+    r->workers = xcalloc(n ? n : 1, sizeof *r->workers);
+    for (size_t i = 0; i < n && !rd->failed; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "workers[%zu]", i);
+        const struct json *w = &ws->items[i];
+        if (w->type != JSON_OBJECT) {
+            html_rd_fail(rd, path, NULL, "expected an object");
+            return;
+        }
+        /* cpu_ns and wall_ns exactly; an older result's seconds and share */
+        double cpu = html_rd_count(rd, w, path, "cpu_ns"), wall = html_rd_count(rd, w, path, "wall_ns");
+        if (!json_in_get(w, "cpu_ns")) {
+            double busy = html_rd_num(rd, w, path, "busy", false);
+            cpu = (double)rd_seconds(rd, w, path, "cpu", 1e7);
+            wall = busy > 0 ? cpu / busy : 0;
+        }
+        r->workers[r->nworkers++] = (struct run_worker){(int64_t)cpu, (int64_t)wall};
+    }
+}
+
+static void load_conns(struct html_rd *rd, const struct json *root, struct run_result *r)
+{
+    const struct json *c = html_rd_of(rd, root, "", "connections", JSON_OBJECT, false);
+    const struct json *resp = c ? html_rd_of(rd, c, "connections", "responses", JSON_OBJECT, false) : NULL;
+    if (!resp)
+        return;
+    struct run_conns *k = &r->saved_conns;
+    k->min = (uint64_t)html_rd_count(rd, resp, "connections.responses", "min");
+    k->median = (uint64_t)html_rd_count(rd, resp, "connections.responses", "median");
+    k->max = (uint64_t)html_rd_count(rd, resp, "connections.responses", "max");
+    k->starved = rd_u32(rd, c, "connections", "starved", 0);
+    k->idle_at_end = rd_u32(rd, c, "connections", "idle_at_end", 0);
+    k->n = json_in_get(c, "count") ? rd_u32(rd, c, "connections", "count", 1) : 1;
+}
+
+/* us (3 decimals, as the series writes them) back to ns. */
+static int64_t rd_us(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
+{
+    double v = html_rd_num(rd, obj, path, key, false);
+    if (isnan(v))
+        return 0;
+    if (!(v >= 0 && v <= 4e9)) {
+        html_rd_fail(rd, path, key, "expected microseconds from 0 to 4e9");
+        return 0;
+    }
+    return (int64_t)llround(v * 1e3);
+}
+
+static void load_point(struct html_rd *rd, const struct json *p, const char *path, struct series_point *pt)
+{
+    pt->c.requests = (uint64_t)html_rd_count(rd, p, path, "requests");
+    pt->c.bytes = (uint64_t)html_rd_count(rd, p, path, "bytes");
+    pt->c.sent = (uint64_t)html_rd_count(rd, p, path, "sent");
+    char sub[64];
+    const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.status", path);
+    for (int k = 0; st && k < SERIES_CLASSES; k++)
+        pt->c.status[k] = (uint64_t)html_rd_count(rd, st, sub, series_class_name(k));
+    const struct json *er = html_rd_of(rd, p, path, "errors", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.errors", path);
+    for (int k = 0; er && k < SERIES_KINDS; k++)
+        pt->c.errors[k] = (uint64_t)html_rd_count(rd, er, sub, stats_error_name(k));
+    const struct json *lag = html_rd_of(rd, p, path, "sendlag", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.sendlag", path);
+    if (lag) {
+        pt->sendlag_count = (uint64_t)html_rd_count(rd, lag, sub, "count");
+        pt->sendlag_p50 = rd_us(rd, lag, sub, "p50");
+        pt->sendlag_p99 = rd_us(rd, lag, sub, "p99");
+    }
+    const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.latency", path);
+    if (lat) {
+        pt->latency_count = (uint64_t)html_rd_count(rd, lat, sub, "count");
+        pt->p50 = rd_us(rd, lat, sub, "p50");
+        pt->p90 = rd_us(rd, lat, sub, "p90");
+        pt->p99 = rd_us(rd, lat, sub, "p99");
+        pt->max = rd_us(rd, lat, sub, "max");
+        /* kept as text: written again as it was, decoded where drawn */
+        pt->hist = (char *)html_rd_str(rd, lat, sub, "hdr", false, NULL);
+    }
+}
+
+/* Into s, empty (series_init'ed with no recorders). */
+static void load_series(struct html_rd *rd, const struct json *root, struct series *s)
+{
+    const struct json *se = html_rd_of(rd, root, "", "series", JSON_OBJECT, false);
+    const struct json *pts = se ? html_rd_of(rd, se, "series", "points", JSON_ARRAY, false) : NULL;
+    for (size_t i = 0; pts && i < pts->len && !rd->failed; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "series.points[%zu]", i);
+        const struct json *p = &pts->items[i];
+        struct series_point pt = {0};
+        if (p->type != JSON_OBJECT)
+            html_rd_fail(rd, path, NULL, "expected an object");
+        else
+            load_point(rd, p, path, &pt);
+        if (!rd->failed)
+            series_append(s, &pt); /* copies the hist text */
+    }
+}
+
+/* The thresholds: exprs, or the saved ones; parsed and judged on r. */
+static int judge(struct html_rd *rd, const struct json *root, const char *const *exprs, size_t n,
+                 struct options *o, struct run_result *r)
+{
+    const struct json *saved = html_rd_of(rd, root, "", "thresholds", JSON_ARRAY, false);
+    bool mine = n > 0;
+    if (!mine)
+        n = saved ? saved->len : 0;
+    if (rd->failed || n == 0)
+        return 0;
+    o->fail_if = xcalloc(n, sizeof *o->fail_if);
+    for (size_t i = 0; i < n && !rd->failed; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "thresholds[%zu]", i);
+        const struct json *th = mine ? NULL : &saved->items[i];
+        if (th && th->type != JSON_OBJECT)
+            html_rd_fail(rd, path, NULL, "expected an object");
+        o->fail_if[i] = mine ? exprs[i] : th->type == JSON_OBJECT ? html_rd_str(rd, th, path, "expr", true, NULL) : "";
+    }
+    if (rd->failed)
+        return RESULT_RUN_FILE;
+    char err[600];
+    if (threshold_parse_all(o->fail_if, n, o->rate != 0, &o->thresholds, err, sizeof err) < 0) {
+        snprintf(rd->err, rd->errlen, "%s%s", mine ? "" : "thresholds: ", err);
+        rd->failed = true;
+        return mine ? RESULT_RUN_EXPR : RESULT_RUN_FILE;
+    }
+    o->nfail_if = n;
+    r->thresholds = xcalloc(n, sizeof *r->thresholds);
+    for (size_t i = 0; i < n; i++) {
+        threshold_eval(&o->thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
+        if (!mine) /* a threshold that stopped the run stopped it */
+            r->thresholds[i].aborted = rd_bool(rd, &saved->items[i], "thresholds", "aborted", false);
+    }
+    return 0;
+}
+
+int result_run_load(const struct json *root, const char *const *exprs, size_t n, struct result_run *rr, char *err,
+                    size_t errlen)
+{
+    memset(rr, 0, sizeof *rr);
+    stats_init(&rr->r.stats);
+    series_init(&rr->r.series, NULL, 0);
+    struct run_result *r = &rr->r;
+    uint64_t rate;
+    if (result_load(root, &r->stats, &r->duration_ns, &rate, err, errlen) < 0)
+        return RESULT_RUN_FILE;
+    struct html_rd rd = {err, errlen, false};
+    load_options(&rd, root, &rr->o);
+    load_target(&rd, root, &rr->t);
+    r->start_epoch = html_rd_num(&rd, root, "", "start_time", false);
+    if (isnan(r->start_epoch))
+        r->start_epoch = 0;
+    r->interrupted = rd_bool(&rd, root, "", "interrupted", false);
+    const char *unreachable = html_rd_str(&rd, root, "", "unreachable", false, NULL);
+    r->unreachable = unreachable ? errno_of(unreachable) : 0;
+    const struct json *rt = html_rd_of(&rd, root, "", "rate", JSON_OBJECT, false);
+    if (rt) {
+        double span = html_rd_count(&rd, rt, "rate", "sent_span_ns");
+        double sent = html_rd_num(&rd, rt, "rate", "sent_per_sec", false);
+        if (!json_in_get(rt, "sent_span_ns") && sent > 0) /* an older result */
+            span = (double)r->stats.arrivals * 1e9 / sent;
+        r->sent_span_ns = (int64_t)span;
+    }
+    r->t_end = r->duration_ns;
+    load_tls(&rd, root, r);
+    load_workers(&rd, root, r);
+    load_conns(&rd, root, r);
+    load_series(&rd, root, &r->series);
+    return rd.failed ? RESULT_RUN_FILE : judge(&rd, root, exprs, n, &rr->o, r);
+}
+
+void result_run_free(struct result_run *rr)
+{
+    stats_free(&rr->r.stats);
+    series_free(&rr->r.series);
+    free(rr->r.workers);
+    free(rr->r.thresholds);
+    target_free(&rr->t);
+    options_free(&rr->o);
+    memset(rr, 0, sizeof *rr);
+}
