@@ -134,16 +134,12 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
     ".kv th{background:none;font-weight:normal;color:#555}.pass{color:#17803d;font-weight:bold}.fail{color:#c62828;font-weight:bold}" \
     ".none,.note{color:#666;font-style:italic}figure{margin:10px 0 22px}figcaption{font-weight:bold}" \
     "svg{width:100%;height:auto;display:block}svg text{font-size:11px;fill:#555}.yl{text-anchor:end}.xl{text-anchor:middle}" \
-    ".grid{stroke:#eee}.axis{stroke:#999}polyline{fill:none;stroke-width:1.6}.dash polyline{stroke-dasharray:5 3}" \
+    ".grid{stroke:#eee}.axis{stroke:#999}polyline{fill:none;stroke-width:1.6;stroke:var(--c)}.dash polyline{stroke-dasharray:5 3}" \
+    "polygon{fill:var(--c);stroke:none}circle,.key i{fill:var(--c);background:var(--c)}"              \
     ".legend{margin:2px 0}.key{margin-right:14px;white-space:nowrap}.key i{display:inline-block;width:18px;height:3px;margin:0 5px 4px 0;vertical-align:middle}" \
-    ".c0 polyline{stroke:#1f77b4}.c0 circle,.c0 i{fill:#1f77b4;background:#1f77b4}"                 \
-    ".c1 polyline{stroke:#ff7f0e}.c1 circle,.c1 i{fill:#ff7f0e;background:#ff7f0e}"                 \
-    ".c2 polyline{stroke:#2ca02c}.c2 circle,.c2 i{fill:#2ca02c;background:#2ca02c}"                 \
-    ".c3 polyline{stroke:#d62728}.c3 circle,.c3 i{fill:#d62728;background:#d62728}"                 \
-    ".c4 polyline{stroke:#9467bd}.c4 circle,.c4 i{fill:#9467bd;background:#9467bd}"                 \
-    ".c5 polyline{stroke:#8c564b}.c5 circle,.c5 i{fill:#8c564b;background:#8c564b}"                 \
-    ".c6 polyline{stroke:#17becf}.c6 circle,.c6 i{fill:#17becf;background:#17becf}"                 \
-    ".c7 polyline{stroke:#7f7f7f}.c7 circle,.c7 i{fill:#7f7f7f;background:#7f7f7f}"
+    ".stacked .key i{height:10px;margin-bottom:1px}"                                                   \
+    ".c0{--c:#1f77b4}.c1{--c:#ff7f0e}.c2{--c:#2ca02c}.c3{--c:#d62728}"                                 \
+    ".c4{--c:#9467bd}.c5{--c:#8c564b}.c6{--c:#17becf}.c7{--c:#7f7f7f}"
 
 /* A number as the JSON had it: whole numbers without decimals, others
  * with up to `dec` decimals; "-" for absent or null. */
@@ -462,13 +458,32 @@ static void metrics_tables(FILE *out, struct html_rd *rd, const struct json *r)
     }
 }
 
-/* The JSON text inside a <script> element: every '<' as \u003c. '<' can
- * only stand inside a string in valid JSON, where \u003c is the same
- * character, so the text still parses to the same value, and no "</script"
- * or "<!--" can end or change the element. */
-static void embed_json(FILE *out, const char *text, size_t len)
+void html_page_start(FILE *out, const char *title, size_t len)
 {
-    fprintf(out, "<script type=\"application/json\" id=\"volley-result\">");
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>volley: ");
+    html_escape(out, title, len);
+    fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n", STYLE);
+}
+
+const char *html_utc(double start, char *buf, size_t len)
+{
+    if (!(start >= 0 && start < 1e11))
+        return NULL;
+    time_t s = (time_t)start;
+    struct tm tm;
+    if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        return NULL;
+    return buf;
+}
+
+/* '<' can only stand inside a string in valid JSON, where \u003c is the
+ * same character, so the text still parses to the same value, and no
+ * "</script" or "<!--" can end or change the element. */
+void html_embed_json(FILE *out, const char *id, const char *text, size_t len)
+{
+    fprintf(out, "<script type=\"application/json\" id=\"%s\">", id);
     size_t from = 0;
     for (size_t i = 0; i < len; i++)
         if (text[i] == '<') {
@@ -496,22 +511,14 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     if (rd.failed)
         return -1;
 
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                 "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n"
-                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>volley: ");
-    html_escape(out, url, url_len);
-    fprintf(out, "</title>\n<style>%s</style></head>\n<body>\n<h1>volley report</h1>\n<p class=\"url\">", STYLE);
+    html_page_start(out, url, url_len);
+    fprintf(out, "<h1>volley report</h1>\n<p class=\"url\">");
     html_escape(out, url, url_len);
     fprintf(out, "</p>\n<p class=\"note\">volley ");
     esc(out, version);
-    double start = html_rd_num(&rd, r, "", "start_time", false);
-    if (!isnan(start) && start >= 0 && start < 1e11) {
-        time_t s = (time_t)start;
-        struct tm tm;
-        char when[64];
-        if (gmtime_r(&s, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
-            fprintf(out, ", started %s", when);
-    }
+    char when[64];
+    if (html_utc(html_rd_num(&rd, r, "", "start_time", false), when, sizeof when))
+        fprintf(out, ", started %s", when);
     fprintf(out, "</p>\n");
     summary(out, &rd, r);
     thresholds(out, &rd, r);
@@ -525,7 +532,7 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     counts_table(out, &rd, r, "errors", "failed requests by kind", "errors", true);
     failures_table(out, &rd, r);
     metrics_tables(out, &rd, r);
-    embed_json(out, text, text_len);
+    html_embed_json(out, "volley-result", text, text_len);
     fprintf(out, "</body></html>\n");
     return rd.failed ? -1 : 0;
 }

@@ -1,9 +1,10 @@
-/* The HTML report's charts as inline SVG, drawn here: a line chart with
- * axes, ticks and a legend, and the latency percentile distribution on
- * HdrHistogram's log axis (x = 1 / (1 - p)). */
+/* The HTML pages' charts as inline SVG, drawn here: a chart of lines (or
+ * of stacked bands) with axes, ticks and a legend, and latency percentile
+ * distributions on HdrHistogram's log axis (x = 1 / (1 - p)). */
 #include "hist.h"
 #include "html.h"
 #include "html_internal.h"
+#include "xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -52,30 +53,26 @@ static double px_y(double y, double ymax)
     return H - BOTTOM - (ymax > 0 ? y / ymax : 0) * (H - TOP - BOTTOM);
 }
 
-void html_chart(FILE *out, const struct html_chart *c)
+/* A line's x values and their number: its own, or the chart's. */
+static const double *line_x(const struct html_chart *c, const struct html_line *ln, size_t *n)
 {
-    double ymax = 0;
-    for (size_t l = 0; l < c->nlines; l++)
-        for (size_t i = 0; i < c->n; i++)
-            if (isfinite(c->lines[l].y[i]) && c->lines[l].y[i] > ymax)
-                ymax = c->lines[l].y[i];
-    double ystep = nice_step(ymax, 5);
-    double ytop = ymax > 0 ? ceil(ymax / ystep) * ystep : 1;
-    if (ymax <= 0)
-        ystep = 0.2;
+    *n = ln->x ? ln->n : c->n;
+    return ln->x ? ln->x : c->x;
+}
 
-    fprintf(out, "<figure class=\"chart\"><figcaption>");
-    html_escape(out, c->title, strlen(c->title));
-    fprintf(out, "</figcaption>\n<div class=\"legend\">");
+static void legend(FILE *out, const struct html_chart *c)
+{
+    fprintf(out, "<div class=\"legend\">");
     for (size_t l = 0; l < c->nlines; l++) {
         fprintf(out, "<span class=\"key c%d%s\"><i></i>", c->lines[l].color, c->lines[l].dashed ? " dash" : "");
         html_escape(out, c->lines[l].name, strlen(c->lines[l].name));
         fprintf(out, "</span>");
     }
-    fprintf(out, "</div>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", W, H);
-    html_escape(out, c->title, strlen(c->title));
-    fprintf(out, "</title>\n");
+    fprintf(out, "</div>\n");
+}
 
+static void axes(FILE *out, const struct html_chart *c, double ytop, double ystep)
+{
     /* y grid and labels */
     /* Counted loops: a hostile result's values may be near DBL_MAX, where
      * y += ystep would reach infinity and never pass it. */
@@ -117,31 +114,109 @@ void html_chart(FILE *out, const struct html_chart *c)
     fprintf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", LEFT, H - BOTTOM, W - RIGHT,
             H - BOTTOM);
     fprintf(out, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", LEFT, TOP, LEFT, H - BOTTOM);
+}
 
-    /* the lines: a polyline per run of finite values; dots when few */
+/* The lines: a polyline per run of finite values; dots when few. */
+static void draw_lines(FILE *out, const struct html_chart *c, double ytop)
+{
     for (size_t l = 0; l < c->nlines; l++) {
         const struct html_line *ln = &c->lines[l];
+        size_t n;
+        const double *x = line_x(c, ln, &n);
         fprintf(out, "<g class=\"c%d%s\">", ln->color, ln->dashed ? " dash" : "");
         bool open = false;
-        for (size_t i = 0; i < c->n; i++) {
-            if (!isfinite(ln->y[i]) || !isfinite(c->x[i])) {
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(ln->y[i]) || !isfinite(x[i])) {
                 if (open)
                     fprintf(out, "\"/>");
                 open = false;
                 continue;
             }
-            fprintf(out, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", px_x(c, c->x[i]), px_y(ln->y[i], ytop));
+            fprintf(out, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", px_x(c, x[i]), px_y(ln->y[i], ytop));
             open = true;
         }
         if (open)
             fprintf(out, "\"/>");
-        if (c->n <= 60)
-            for (size_t i = 0; i < c->n; i++)
-                if (isfinite(ln->y[i]) && isfinite(c->x[i]))
-                    fprintf(out, "<circle r=\"2.5\" cx=\"%.1f\" cy=\"%.1f\"/>", px_x(c, c->x[i]), px_y(ln->y[i], ytop));
+        if (n <= 60)
+            for (size_t i = 0; i < n; i++)
+                if (isfinite(ln->y[i]) && isfinite(x[i]))
+                    fprintf(out, "<circle r=\"2.5\" cx=\"%.1f\" cy=\"%.1f\"/>", px_x(c, x[i]), px_y(ln->y[i], ytop));
         fprintf(out, "</g>\n");
     }
+}
+
+/* The running sums of the stacked bands: sum[l * n + i] is the sum of
+ * lines 0..l-1 at x[i] (NAN and negative values as 0), for l = 0..nlines.
+ * Malloc'd; the caller frees. */
+static double *stack_sums(const struct html_chart *c)
+{
+    size_t n = c->n;
+    double *sum = xcalloc((c->nlines + 1) * (n ? n : 1), sizeof *sum);
+    for (size_t l = 0; l < c->nlines; l++)
+        for (size_t i = 0; i < n; i++) {
+            double v = c->lines[l].y[i];
+            sum[(l + 1) * n + i] = sum[l * n + i] + (isfinite(v) && v > 0 ? v : 0);
+        }
+    return sum;
+}
+
+/* One band: along its top from xmin to xmax, back along its bottom. */
+static void draw_bands(FILE *out, const struct html_chart *c, const double *sum, double ytop)
+{
+    size_t n = c->n;
+    for (size_t l = 0; l < c->nlines && n > 0; l++) {
+        const double *lo = &sum[l * n], *hi = &sum[(l + 1) * n];
+        fprintf(out, "<g class=\"c%d\"><polygon points=\"%.1f,%.1f", c->lines[l].color, px_x(c, c->xmin),
+                px_y(hi[0], ytop));
+        for (size_t i = 0; i < n; i++)
+            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(hi[i], ytop));
+        fprintf(out, " %.1f,%.1f %.1f,%.1f", px_x(c, c->xmax), px_y(hi[n - 1], ytop), px_x(c, c->xmax),
+                px_y(lo[n - 1], ytop));
+        for (size_t i = n; i-- > 0;)
+            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(lo[i], ytop));
+        fprintf(out, " %.1f,%.1f\"/></g>\n", px_x(c, c->xmin), px_y(lo[0], ytop));
+    }
+}
+
+void html_chart(FILE *out, const struct html_chart *c)
+{
+    double *sum = c->stacked ? stack_sums(c) : NULL;
+    double ymax = 0;
+    if (sum) {
+        for (size_t i = 0; i < c->n; i++)
+            if (sum[c->nlines * c->n + i] > ymax)
+                ymax = sum[c->nlines * c->n + i];
+    } else {
+        for (size_t l = 0; l < c->nlines; l++) {
+            size_t n;
+            line_x(c, &c->lines[l], &n);
+            for (size_t i = 0; i < n; i++)
+                if (isfinite(c->lines[l].y[i]) && c->lines[l].y[i] > ymax)
+                    ymax = c->lines[l].y[i];
+        }
+    }
+    double ystep = nice_step(ymax, 5);
+    double ytop = ymax > 0 && isfinite(ymax) ? ceil(ymax / ystep) * ystep : 1;
+    if (!(ymax > 0) || !isfinite(ymax))
+        ystep = 0.2;
+
+    fprintf(out, "<figure class=\"chart%s\"", c->stacked ? " stacked" : "");
+    if (c->id)
+        fprintf(out, " id=\"%s\"", c->id);
+    fprintf(out, "><figcaption>");
+    html_escape(out, c->title, strlen(c->title));
+    fprintf(out, "</figcaption>\n");
+    legend(out, c);
+    fprintf(out, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", W, H);
+    html_escape(out, c->title, strlen(c->title));
+    fprintf(out, "</title>\n");
+    axes(out, c, ytop, ystep);
+    if (sum)
+        draw_bands(out, c, sum, ytop);
+    else
+        draw_lines(out, c, ytop);
     fprintf(out, "</svg></figure>\n");
+    free(sum);
 }
 
 /* The distribution's points: x = 1 / (1 - p) from 1 to 10^decades, log
@@ -152,60 +227,71 @@ static const struct html_tick dist_ticks[] = {
     {1, "0%"}, {2, "50%"}, {10, "90%"}, {100, "99%"}, {1e3, "99.9%"}, {1e4, "99.99%"}, {1e5, "99.999%"}, {1e6, "99.9999%"},
 };
 
+void html_dist_chart(FILE *out, const char *title, const char *id, const struct html_dist *d, size_t n)
+{
+    int64_t count = 0;
+    size_t k = 0;
+    struct html_line *lines = xcalloc(n ? n : 1, sizeof *lines);
+    double *y = xcalloc((n ? n : 1) * (DIST_POINTS + 1), sizeof *y);
+    for (size_t i = 0; i < n; i++)
+        if (d[i].h->count > count)
+            count = d[i].h->count;
+    /* as many decades as the count resolves, 2 to 6 */
+    int decades = count > 0 ? (int)ceil(log10((double)count)) : 2;
+    decades = decades < 2 ? 2 : decades > 6 ? 6 : decades;
+    double x[DIST_POINTS + 1];
+    for (int j = 0; j <= DIST_POINTS; j++)
+        x[j] = pow(10, decades * (double)j / DIST_POINTS);
+    for (size_t i = 0; i < n; i++) {
+        if (d[i].h->count == 0)
+            continue;
+        double *yk = &y[k * (DIST_POINTS + 1)];
+        for (int j = 0; j <= DIST_POINTS; j++)
+            yk[j] = fmin((double)hist_percentile(d[i].h, 100 * (1 - 1 / x[j])) / 1e6, d[i].cap_ms);
+        lines[k++] = (struct html_line){d[i].name, yk, d[i].color, d[i].dashed, NULL, 0};
+    }
+    if (k == 0) {
+        fprintf(out, "<p class=\"none\">No latency was recorded: there is no distribution to draw.</p>\n");
+    } else {
+        struct html_chart c = {
+            .title = title,
+            .id = id,
+            .yunit = "ms",
+            .x = x,
+            .n = DIST_POINTS + 1,
+            .xmin = 1,
+            .xmax = pow(10, decades),
+            .logx = true,
+            .xticks = dist_ticks,
+            .nxticks = sizeof dist_ticks / sizeof dist_ticks[0],
+            .lines = lines,
+            .nlines = k,
+        };
+        html_chart(out, &c);
+    }
+    free(lines);
+    free(y);
+}
+
 void html_percentiles(FILE *out, struct html_rd *rd, const struct json *result)
 {
     static const char *const names[] = {"latency", "service"};
     static const char *const labels[] = {"latency", "service time"};
     struct hist h[2];
-    double cap[2]; /* the exact max, ms: the decoded one is its bucket's top */
-    int nh = 0, which[2];
-    int64_t count = 0;
+    struct html_dist d[2];
+    size_t nd = 0, drawn = 0;
     for (int k = 0; k < 2; k++) {
         const struct json *obj = html_rd_of(rd, result, "", names[k], JSON_OBJECT, k == 0);
-        if (!obj || !html_rd_hist(rd, obj, names[k], &h[nh]))
+        if (!obj || !html_rd_hist(rd, obj, names[k], &h[nd]))
             continue;
-        if (h[nh].count == 0) {
-            hist_free(&h[nh]);
-            continue;
-        }
+        /* the exact max, ms: the decoded one is its bucket's top */
         double max = html_rd_num(rd, obj, names[k], "max", false);
-        cap[nh] = isnan(max) ? INFINITY : max / 1e3;
-        if (h[nh].count > count)
-            count = h[nh].count;
-        which[nh++] = k;
+        d[nd] = (struct html_dist){labels[k], &h[nd], isnan(max) ? INFINITY : max / 1e3, k, k == 1};
+        drawn += h[nd].count > 0;
+        nd++;
     }
-    if (nh == 0) {
-        fprintf(out, "<p class=\"none\">No latency was recorded: there is no distribution to draw.</p>\n");
-        return;
-    }
-    /* as many decades as the count resolves, 2 to 6 */
-    int decades = (int)ceil(log10((double)count));
-    decades = decades < 2 ? 2 : decades > 6 ? 6 : decades;
-    double xmax = pow(10, decades);
-    double x[DIST_POINTS + 1], y[2][DIST_POINTS + 1];
-    for (int i = 0; i <= DIST_POINTS; i++) {
-        x[i] = pow(10, decades * (double)i / DIST_POINTS);
-        double p = 100 * (1 - 1 / x[i]);
-        for (int k = 0; k < nh; k++)
-            y[k][i] = fmin((double)hist_percentile(&h[k], p) / 1e6, cap[k]);
-    }
-    struct html_line lines[2];
-    for (int k = 0; k < nh; k++)
-        lines[k] = (struct html_line){labels[which[k]], y[k], which[k], which[k] == 1};
-    struct html_chart c = {
-        .title = nh > 1 ? "Latency and service time by percentile" : "Latency by percentile",
-        .yunit = "ms",
-        .x = x,
-        .n = DIST_POINTS + 1,
-        .xmin = 1,
-        .xmax = xmax,
-        .logx = true,
-        .xticks = dist_ticks,
-        .nxticks = sizeof dist_ticks / sizeof dist_ticks[0],
-        .lines = lines,
-        .nlines = (size_t)nh,
-    };
-    html_chart(out, &c);
-    for (int k = 0; k < nh; k++)
+    html_dist_chart(out, drawn > 1 ? "Latency and service time by percentile" : "Latency by percentile",
+                    "percentiles", d, nd);
+    for (size_t k = 0; k < nd; k++)
         hist_free(&h[k]);
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLUMNS 600
 
 
 /* Adds point p (at path) into column b, its histogram into *acc. */
@@ -106,79 +105,106 @@ struct html_bin *html_series_bins(struct html_rd *rd, const struct json *points,
     return bins;
 }
 
-/* Draws one chart of k lines over the columns. */
-static void chart(FILE *out, const char *title, const char *yunit, const double *x, size_t n, double xmax,
-                  const struct html_line *lines, size_t k)
+bool html_series_cols(struct html_rd *rd, const struct json *result, size_t max_bins, struct html_cols *c,
+                      const char **why)
 {
-    struct html_chart c = {
-        .title = title, .yunit = yunit, .xunit = "s", .x = x, .n = n,
-        .xmin = 0, .xmax = xmax > 0 ? xmax : 1, .lines = lines, .nlines = k,
-    };
-    html_chart(out, &c);
-}
-
-void html_series(FILE *out, struct html_rd *rd, const struct json *result)
-{
+    memset(c, 0, sizeof *c);
+    *why = NULL;
     const struct json *series = html_rd_of(rd, result, "", "series", JSON_OBJECT, false);
     if (!series) {
-        fprintf(out, "<p class=\"none\">This result has no series (it is from a volley before 0.1.0's series).</p>\n");
-        return;
+        *why = "This result has no series (it is from a volley before 0.1.0's series).";
+        return false;
     }
     double interval = html_rd_num(rd, series, "series", "interval", false);
     if (isnan(interval))
         interval = 1;
     if (!(interval > 0 && interval <= 86400)) {
         html_rd_fail(rd, "series", "interval", "expected a number of seconds above 0, found %g", interval);
-        return;
+        return false;
     }
-    double target = html_rd_num(rd, series, "series", "target_rate", false);
+    c->target = html_rd_num(rd, series, "series", "target_rate", false);
     const struct json *points = html_rd_of(rd, series, "series", "points", JSON_ARRAY, true);
-    size_t n;
-    struct html_bin *b = html_series_bins(rd, points, "series.points", interval, MAX_COLUMNS, &n);
-    if (!b) {
-        if (!rd->failed)
-            fprintf(out, "<p class=\"none\">The series has no points.</p>\n");
-        return;
+    c->b = html_series_bins(rd, points, "series.points", interval, max_bins, &c->n);
+    if (!c->b) {
+        *why = "The series has no points.";
+        return false;
     }
-    size_t per = (points->len + MAX_COLUMNS - 1) / MAX_COLUMNS;
-    if (per > 1)
-        fprintf(out, "<p class=\"note\">%zu seconds in %zu columns of %zu seconds each: counts are summed and "
-                     "latency histograms merged, so every column is exact.</p>\n", points->len, n, per);
-    /* The last point is a part-second: its rates are over the part. */
+    c->npoints = points->len;
+    c->per = (points->len + max_bins - 1) / max_bins;
     double duration = html_rd_num(rd, result, "", "duration", false);
-    struct html_bin *last = &b[n - 1];
+    struct html_bin *last = &c->b[c->n - 1];
     if (duration > last->t && duration < last->t + last->secs)
         last->secs = duration - last->t;
-    double *x = xcalloc(n, sizeof *x), *y = xcalloc(n * 10, sizeof *y);
-    double xmax = 0;
-    for (size_t i = 0; i < n; i++) {
-        x[i] = b[i].t + b[i].secs / 2; /* a column's figures are over its whole span */
-        if (b[i].t + b[i].secs > xmax)
-            xmax = b[i].t + b[i].secs;
+    c->x = xcalloc(c->n, sizeof *c->x);
+    for (size_t i = 0; i < c->n; i++) {
+        c->x[i] = c->b[i].t + c->b[i].secs / 2; /* a column's figures are over its whole span */
+        if (c->b[i].t + c->b[i].secs > c->xmax)
+            c->xmax = c->b[i].t + c->b[i].secs;
     }
+    return true;
+}
+
+void html_cols_free(struct html_cols *c)
+{
+    free(c->b);
+    free(c->x);
+    memset(c, 0, sizeof *c);
+}
+
+/* Draws one chart of k lines (or stacked bands) over the columns. */
+static void chart(FILE *out, const char *title, const char *id, bool stacked, const char *yunit,
+                  const struct html_cols *cols, const struct html_line *lines, size_t k)
+{
+    struct html_chart c = {
+        .title = title, .id = id, .yunit = yunit, .xunit = "s", .x = cols->x, .n = cols->n, .xmin = 0,
+        .xmax = cols->xmax > 0 ? cols->xmax : 1, .stacked = stacked, .lines = lines, .nlines = k,
+    };
+    html_chart(out, &c);
+}
+
+/* Status classes from the bottom of the stack up: the successes, then the
+ * redirects and the errors, the rare 1xx and "other" on top. */
+static const int class_order[6] = {1, 2, 3, 4, 0, 5};
+static const int class_colors[6] = {5, 2, 6, 1, 3, 7}; /* by class: 1xx brown, 2xx green, ... */
+
+void html_series(FILE *out, struct html_rd *rd, const struct json *result)
+{
+    struct html_cols cols;
+    const char *why;
+    if (!html_series_cols(rd, result, HTML_SERIES_COLUMNS, &cols, &why)) {
+        if (!rd->failed)
+            fprintf(out, "<p class=\"none\">%s</p>\n", why);
+        return;
+    }
+    size_t n = cols.n;
+    const struct html_bin *b = cols.b;
+    if (cols.per > 1)
+        fprintf(out, "<p class=\"note\">%zu seconds in %zu columns of %zu seconds each: counts are summed and "
+                     "latency histograms merged, so every column is exact.</p>\n", cols.npoints, n, cols.per);
+    double *y = xcalloc(n * 10, sizeof *y);
     struct html_line lines[10];
     size_t k;
 
-    /* requests/s by status class: the classes that occurred */
+    /* responses/s by status class, stacked: the classes that occurred */
     k = 0;
-    for (int s = 0; s < 6; s++) {
+    for (int o = 0; o < 6; o++) {
+        int s = class_order[o];
         bool any = false;
         for (size_t i = 0; i < n; i++) {
             y[k * n + i] = (double)b[i].status[s] / b[i].secs;
             any |= b[i].status[s] > 0;
         }
         if (any) {
-            static const int colors[6] = {5, 2, 6, 4, 3, 7};
-            lines[k] = (struct html_line){series_class_name(s), &y[k * n], colors[s], false};
+            lines[k] = (struct html_line){series_class_name(s), &y[k * n], class_colors[s], false, NULL, 0};
             k++;
         }
     }
     if (k == 0) {
         for (size_t i = 0; i < n; i++)
             y[i] = (double)b[i].requests / b[i].secs;
-        lines[k++] = (struct html_line){"completed", y, 2, false};
+        lines[k++] = (struct html_line){"completed", y, 2, false, NULL, 0};
     }
-    chart(out, "Responses per second by status class", "responses/s", x, n, xmax, lines, k);
+    chart(out, "Responses per second by status class", "status-classes", true, "responses/s", &cols, lines, k);
 
     /* latency percentiles */
     static const char *const lat_names[] = {"p50", "p90", "p99", "max"};
@@ -189,8 +215,8 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         y[3 * n + i] = b[i].max / 1e3;
     }
     for (k = 0; k < 4; k++)
-        lines[k] = (struct html_line){lat_names[k], &y[k * n], (int)k, k == 3};
-    chart(out, "Latency over time", "ms", x, n, xmax, lines, 4);
+        lines[k] = (struct html_line){lat_names[k], &y[k * n], (int)k, k == 3, NULL, 0};
+    chart(out, "Latency over time", "latency", false, "ms", &cols, lines, 4);
 
     /* errors by kind: the kinds that occurred */
     k = 0;
@@ -201,28 +227,28 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
             any |= b[i].errors[e] > 0;
         }
         if (any) {
-            lines[k] = (struct html_line){stats_error_name(e), &y[k * n], (3 + e) % 8, false};
+            lines[k] = (struct html_line){stats_error_name(e), &y[k * n], (3 + e) % 8, false, NULL, 0};
             k++;
         }
     }
     if (k > 0)
-        chart(out, "Failed requests per second by kind", "failures/s", x, n, xmax, lines, k);
+        chart(out, "Failed requests per second by kind", "failures", false, "failures/s", &cols, lines, k);
     else
         fprintf(out, "<p class=\"none\">No request failed.</p>\n");
 
     /* -R: sent per second against the target rate */
-    if (!isnan(target)) {
+    if (!isnan(cols.target)) {
         for (size_t i = 0; i < n; i++) {
-            y[0 * n + i] = target;
+            y[0 * n + i] = cols.target;
             y[1 * n + i] = (double)b[i].sent / b[i].secs;
             y[2 * n + i] = (double)b[i].requests / b[i].secs;
         }
-        lines[0] = (struct html_line){"target rate", &y[0], 3, true};
-        lines[1] = (struct html_line){"sent", &y[n], 0, false};
-        lines[2] = (struct html_line){"completed", &y[2 * n], 2, false};
-        chart(out, "Requests sent per second against the target rate (-R)", "requests/s", x, n, xmax, lines, 3);
+        lines[0] = (struct html_line){"target rate", &y[0], 3, true, NULL, 0};
+        lines[1] = (struct html_line){"sent", &y[n], 0, false, NULL, 0};
+        lines[2] = (struct html_line){"completed", &y[2 * n], 2, false, NULL, 0};
+        chart(out, "Requests sent per second against the target rate (-R)", "sent", false, "requests/s", &cols,
+              lines, 3);
     }
-    free(x);
     free(y);
-    free(b);
+    html_cols_free(&cols);
 }

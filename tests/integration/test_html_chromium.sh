@@ -1,5 +1,6 @@
 # The HTML report in a real browser: headless Chromium renders it, the DOM
-# holds the charts and the run's numbers, and the page fetched nothing.
+# holds the charts (the status classes stacked) and the run's numbers, and
+# the page fetched nothing.
 # Fetches are read from Chromium's net log: every request a page makes
 # carries the page's site (file://) in its network isolation key, which
 # tells them from Chromium's own background requests. A canary page with
@@ -63,6 +64,8 @@ check_grep "$T/a.dom" 'Latency by percentile' "DOM: the distribution chart"
 check_ge "$(grep -o '<svg ' "$T/a.dom" | wc -l)" 3 "DOM: svg charts"
 check_ge "$(grep -o '<polyline ' "$T/a.dom" | wc -l)" 5 "DOM: lines drawn"
 check_grep "$T/a.dom" 'id="volley-result"' "DOM: the embedded result"
+check_grep "$T/a.dom" '<figure class="chart stacked" id="status-classes">' "DOM: the status classes, stacked"
+check_ge "$(sed -n '/id="status-classes"/,/<\/figure>/p' "$T/a.dom" | grep -o '<polygon ' | wc -l)" 1 "DOM: the status classes' bands"
 check_eq "$(page_fetches "$T/net.json" | wc -l)" 0 "the report fetched nothing: $(page_fetches "$T/net.json" | head -3)"
 check_eq "$(target_stat received)" "$((s2 + d))" "no request reached the target from the page"
 

@@ -1,6 +1,8 @@
 /* html: hostile strings are escaped, the embedded JSON parses back to the
  * same value, columns of merged points have exactly the percentiles of the
- * merged histograms, and a bad field gives one error naming it. */
+ * merged histograms, stacked bands sit on the sums of those below, lines
+ * of their own x share the axes, and a bad field gives one error naming
+ * it. */
 #include "hdr_codec.h"
 #include "hist.h"
 #include "html.h"
@@ -317,6 +319,54 @@ static void extremes(void)
     free(hdr);
 }
 
+/* The charts' SVG, drawn into a string. */
+static char *chart_text(const struct html_chart *c)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    html_chart(f, c);
+    fclose(f);
+    return out;
+}
+
+/* Stacked bands: each from the sum of the bands below to that sum plus its
+ * values (NAN as 0), held flat to the axis' ends; the y axis up to their
+ * total. Plot area: x 70..860 for 0..2, y 244 (0) up to 26 (the top). */
+static void stacked(void)
+{
+    const double x[2] = {0.5, 1.5}, a[2] = {1, 2}, b[2] = {3, NAN};
+    const struct html_line lines[2] = {{"2xx", a, 2, false, NULL, 0}, {"5xx", b, 3, false, NULL, 0}};
+    struct html_chart c = {.title = "t", .id = "s", .yunit = "r/s", .xunit = "s", .x = x, .n = 2, .xmin = 0,
+                           .xmax = 2, .stacked = true, .lines = lines, .nlines = 2};
+    char *out = chart_text(&c);
+    CHECK_CONTAINS(out, "<figure class=\"chart stacked\" id=\"s\">");
+    /* the total's top, 4, is the axis' top: 244 - 4 x 54.5 = 26 */
+    CHECK_CONTAINS(out, ">4</text>");
+    CHECK(strstr(out, ">5</text>") == NULL);
+    CHECK_CONTAINS(out, "<g class=\"c2\"><polygon points=\"70.0,189.5 267.5,189.5 662.5,135.0 860.0,135.0 "
+                        "860.0,244.0 662.5,244.0 267.5,244.0 70.0,244.0\"/></g>");
+    CHECK_CONTAINS(out, "<g class=\"c3\"><polygon points=\"70.0,26.0 267.5,26.0 662.5,135.0 860.0,135.0 "
+                        "860.0,135.0 662.5,135.0 267.5,189.5 70.0,189.5\"/></g>");
+    CHECK(strstr(out, "<polyline") == NULL);
+    free(out);
+}
+
+/* Lines with x of their own (two runs of different lengths) on one chart:
+ * each drawn at its own x, the y axis up to the largest of either. */
+static void own_x(void)
+{
+    const double xa[2] = {0.5, 1.5}, ya[2] = {1, 2}, xb[1] = {1}, yb[1] = {4};
+    const struct html_line lines[2] = {{"BASE", ya, 0, false, xa, 2}, {"NEW", yb, 1, false, xb, 1}};
+    struct html_chart c = {.title = "t", .yunit = "r/s", .xunit = "s", .xmin = 0, .xmax = 2, .lines = lines,
+                           .nlines = 2};
+    char *out = chart_text(&c);
+    CHECK_CONTAINS(out, "<figure class=\"chart\">");
+    CHECK_CONTAINS(out, "<g class=\"c0\"><polyline points=\"267.5,189.5 662.5,135.0\"/>");
+    CHECK_CONTAINS(out, "<g class=\"c1\"><polyline points=\"465.0,26.0\"/>");
+    free(out);
+}
+
 int main(void)
 {
     escaping();
@@ -324,5 +374,7 @@ int main(void)
     downsampling();
     bad_fields();
     extremes();
+    stacked();
+    own_x();
     return check_exit("test_html");
 }
