@@ -132,4 +132,50 @@ char *compare_figure_name(const struct compare_figure *f, bool table, char *buf,
 /* "<", "<=", ">", ">=". */
 const char *compare_op_name(enum compare_op op);
 
+/* The comparison as the table shows it (compare_table.c), for the text
+ * on stdout and the HTML page alike. */
+
+#define COMPARE_SETTINGS 7 /* model, -c, -t, protocol, method, URL, length */
+
+/* One setting of both runs, described as the warnings name it ("open
+ * model at 1000/s", "-d 3s", "unknown"), control bytes escaped. */
+struct compare_setting {
+    const char *name; /* "connections (-c)", "model" */
+    const char *what; /* as a warning names them: "connections (-c)", "models" */
+    char base[300], new_[300];
+    bool differ;
+};
+
+/* Fills out[0..COMPARE_SETTINGS) with the settings of b and n. */
+void compare_settings(const struct compare_run *b, const struct compare_run *n, struct compare_setting *out);
+
+#define COMPARE_MAX_ROWS 40
+
+/* One figure of the table: each cell as the text table prints it. */
+struct compare_row {
+    struct compare_figure fig;
+    enum compare_verdict verdict;
+    char name[64];    /* "latency p99" */
+    char base[64];    /* "62.0us", "174777.3", "0.1%", "-" (no data) */
+    char new_[64];
+    char diff[48];    /* the absolute change: "+5.32ms", "-1358.3", "+0.2pp" */
+    char rel[64];     /* relative to BASE, "+8576.6%"; "" for a share, no data or a BASE of 0 */
+    char verdict_text[64]; /* "worse", "same (noise ±87.6%)", "better (noise unknown)", "no data" */
+};
+
+/* The table's rows, in its order (docs/usage.md#volley-compare: the rows
+ * of figures neither run has are left out), into rows (up to max).
+ * Returns their number. */
+size_t compare_table(const struct compare_run *b, const struct compare_run *n, struct compare_row *rows, size_t max);
+
+/* A limit judged on b -> n. */
+struct compare_judged {
+    bool fails;
+    char change[48]; /* the change it judged: "+8576.6%", "+0pp", "+2.10ms", "no data" */
+};
+
+/* Judges ls[0..nl) into out[0..nl). Returns how many failed. */
+size_t compare_judge_limits(const struct compare_limit *ls, size_t nl, const struct compare_run *b,
+                            const struct compare_run *n, struct compare_judged *out);
+
 #endif

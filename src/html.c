@@ -139,7 +139,9 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
     ".legend{margin:2px 0}.key{margin-right:14px;white-space:nowrap}.key i{display:inline-block;width:18px;height:3px;margin:0 5px 4px 0;vertical-align:middle}" \
     ".stacked .key i{height:10px;margin-bottom:1px}"                                                   \
     ".c0{--c:#1f77b4}.c1{--c:#ff7f0e}.c2{--c:#2ca02c}.c3{--c:#d62728}"                                 \
-    ".c4{--c:#9467bd}.c5{--c:#8c564b}.c6{--c:#17becf}.c7{--c:#7f7f7f}"
+    ".c4{--c:#9467bd}.c5{--c:#8c564b}.c6{--c:#17becf}.c7{--c:#7f7f7f}"                                 \
+    ".better{color:#17803d;font-weight:bold}.worse{color:#c62828;font-weight:bold}.same,.nodata{color:#666}" \
+    ".warn{color:#a15c00}tr.differ td{background:#fff4e0}"
 
 /* A number as the JSON had it: whole numbers without decimals, others
  * with up to `dec` decimals; "-" for absent or null. */

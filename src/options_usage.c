@@ -61,5 +61,5 @@ const char options_usage[] =
     "      --help            print this help\n"
     "\n"
     "  volley report RESULT.json --html FILE   render a saved --json result as HTML\n"
-    "  volley compare BASE.json NEW.json [--fail-if 'p99 > +10%']...\n"
+    "  volley compare BASE.json NEW.json [--html FILE] [--fail-if 'p99 > +10%']...\n"
     "                                          compare two saved results (better, worse, same within noise)\n";

@@ -3,7 +3,9 @@
 # "worse" and a `p99 > +10%` limit fails it (exit 99); a run compared with
 # itself is "same" throughout (exit 0); a -c that differs is warned about;
 # a truncated or edited file gets one line naming it and the field (exit
-# 1); a bad --fail-if is exit 2 before any file is read.
+# 1); a bad --fail-if is exit 2 before any file is read. --html writes the
+# same comparison as a page, both results embedded, and leaves the text
+# on stdout as it is.
 source "$TESTLIB"
 
 start_target
@@ -56,6 +58,106 @@ compare abs "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1s'
 check_eq "$RC" 0 "abs: +1s holds"
 compare abs2 "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1ms'
 check_eq "$RC" 99 "abs: +1ms fails"
+
+# --html: the same text on stdout and stderr, and a page with the table's
+# rows (each cell as the text has it), the limits and both results.
+compare page "$T/base.json" "$T/slow.json" --fail-if 'p99 > +10%' --fail-if 'errors > +1%' --html "$T/page.html"
+check_eq "$RC" 99 "page: exit status"
+if cmp -s "$T/page.out" "$T/slower.out"; then ok; else fail "page: stdout is not the text without --html"; fi
+if cmp -s "$T/page.err" "$T/slower.err"; then ok; else fail "page: stderr is not the one without --html"; fi
+# check_page HTML TEXT BASE NEW: the page's table is the text's, its
+# limits and their verdicts too, both results are embedded (parse, equal
+# the files), and nothing outside them can run or be fetched.
+check_page() {
+    if python3 - "$@" <<'PY'; then ok; else fail "$1: not the page of $2"; fi
+import html as H, json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+text = open(sys.argv[2], encoding="utf-8").read().split("\n")
+bad = []
+# the table: the text's rows (cells apart by 2 blanks or more) against the page's
+head = text.index(next(l for l in text if l.startswith("figure ")))
+rows = []
+for l in text[head + 1:]:
+    if not l:
+        break
+    rows.append(re.split(r" {2,}", l))
+cell = r'<td class="n">(.*?)</td>'
+got = re.findall(r'<tr><td>(.*?)</td>' + cell * 4 + r'<td><span class="(\w+)">(.*?)</span></td></tr>', page)
+got = [[H.unescape(c) for c in g] for g in got]
+if len(got) != len(rows): bad.append("%d rows, the text has %d" % (len(got), len(rows)))
+for g, r in zip(got, rows):
+    name, base, new, diff, rel, cls, verdict = g
+    change = diff + (" (" + rel + ")" if rel else "")
+    if [name, base, new, change, verdict] != r: bad.append("row %r is %r in the text" % (g, r))
+    if cls != {"no": "nodata"}.get(verdict.split(" ")[0], verdict.split(" ")[0]): bad.append("class %s for %s" % (cls, verdict))
+# the limits: expression, change and verdict as the text has them (ok is pass)
+lim = [re.split(r" {2,}", l.strip()) for l in text if l.startswith("  ")]
+got = re.findall(r'<tr><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span></td></tr>', page)
+got = [[H.unescape(g[0]), g[1], {"pass": "ok", "FAIL": "FAIL"}[g[2]]] for g in got]
+if got != lim: bad.append("limits %r, the text has %r" % (got, lim))
+# both results, whole
+for id_, f in (("volley-base", sys.argv[3]), ("volley-new", sys.argv[4])):
+    tag = '<script type="application/json" id="%s">' % id_
+    start = page.index(tag) + len(tag)
+    body = page[start:page.index("</script>", start)]
+    if "<" in body: bad.append(id_ + ": a '<' inside")
+    if json.loads(body) != json.load(open(f, encoding="utf-8")): bad.append(id_ + ": not " + f)
+if page.count("<script") != 2: bad.append("a script element other than the two results")
+outside = re.sub(r'<script type="application/json".*?</script>', "", page, flags=re.S)
+for pat in (r"\bsrc\s*=", r"\bhref\s*=", r"url\(", r"@import", r"<link", r"<img"):
+    if re.search(pat, outside, re.I): bad.append(pat)
+for id_ in ("settings", "comparison", "cmp-percentiles", "cmp-rps", "cmp-p99"):
+    if 'id="%s"' % id_ not in page: bad.append("no #" + id_)
+if bad:
+    print(bad, file=sys.stderr); sys.exit(1)
+PY
+}
+check_page "$T/page.html" "$T/page.out" "$T/base.json" "$T/slow.json"
+check_grep "$T/page.html" '<tr><td>latency p50</td>.*<span class="worse">worse</span>' "page: p50 worse, in red"
+check_grep "$T/page.html" '<tr><td><code>p99 &gt; \+10%</code></td><td class="n">\+[0-9.]+%</td><td><span class="fail">FAIL</span>' "page: the p99 limit fails"
+check_grep "$T/page.html" '<tr><td><code>errors &gt; \+1%</code></td><td class="n">\+0pp</td><td><span class="pass">pass</span>' "page: the errors limit holds"
+check_grep "$T/page.html" '<p class="warn">Warning: URLs differ: ' "page: the settings warning"
+check_grep "$T/page.html" '<tr class="differ"><th>URL</th>' "page: the URL row marked"
+# --html=FILE, a run with itself: exit 0, the same text, no warning.
+compare pageself "$T/base.json" "$T/base.json" --fail-if 'p99 > +10%' --fail-if 'rps < -5%' --html="$T/self.html"
+check_eq "$RC" 0 "page of a run with itself: exit status"
+if cmp -s "$T/pageself.out" "$T/self.out"; then ok; else fail "page of a run with itself: stdout differs"; fi
+check_page "$T/self.html" "$T/pageself.out" "$T/base.json" "$T/base.json"
+if grep -q 'class="warn"\|class="differ"' "$T/self.html"; then fail "page of a run with itself: a warning"; else ok; fi
+# A page a result does not render into (a point without its "t", which
+# the table does without) is a bad file: exit 1, nothing printed, the
+# file at FILE left as it was.
+python3 - "$T/base.json" "$T/no_t.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["series"]["points"][1]["t"]
+json.dump(r, open(sys.argv[2], "w"))
+PY
+echo keep > "$T/keep.html"
+compare not "$T/base.json" "$T/no_t.json" --html "$T/keep.html"
+check_eq "$RC" 1 "page that does not render: exit status"
+check_eq "$(cat "$T/not.err")" "volley compare: $T/no_t.json: series.points[1].t: missing (expected a number)" "page that does not render: message"
+check_eq "$(wc -c < "$T/not.out")" 0 "page that does not render: nothing printed"
+check_eq "$(cat "$T/keep.html")" keep "page that does not render: FILE untouched"
+compare not_text "$T/base.json" "$T/no_t.json"
+check_eq "$RC" 0 "the same files without --html: exit status"
+# FILE that fails when written, at the end (/dev/full): the text all the
+# same, exit 1 (also over a failed limit's 99).
+compare full "$T/base.json" "$T/slow.json" --fail-if 'p99 > +10%' --fail-if 'errors > +1%' --html /dev/full
+check_eq "$RC" 1 "--html /dev/full: exit status"
+if cmp -s "$T/full.out" "$T/slower.out"; then ok; else fail "--html /dev/full: stdout differs"; fi
+check_grep "$T/full.err" '^volley compare: --html: /dev/full: No space left on device$' "--html /dev/full: message"
+# A path that cannot be written: exit 2 before the files are read (these
+# do not exist); "-" is stdout, where the text goes.
+compare nodir "$T/nope1.json" "$T/nope2.json" --html "$T/nodir/x.html"
+check_eq "$RC" 2 "--html in a missing folder: exit status"
+check_grep "$T/nodir.err" "^volley compare: --html: $T/nodir/x.html: No such file or directory$" "--html in a missing folder: message"
+compare dash "$T/base.json" "$T/base.json" --html -
+check_eq "$RC" 2 "--html -: exit status"
+check_eq "$(cat "$T/dash.err")" 'volley compare: --html: "-" is not a file name' "--html -: message"
+compare novalue "$T/base.json" "$T/base.json" --html
+check_eq "$RC" 2 "--html without a value: exit status"
+check_eq "$(cat "$T/novalue.err")" 'volley compare: --html: needs a file name' "--html without a value: message"
 
 # Settings that differ: one warning line each, before the table.
 compare wide "$T/base.json" "$T/wide.json"

@@ -1,12 +1,13 @@
-# The HTML report in a real browser: headless Chromium renders it, the DOM
-# holds the charts (the status classes stacked) and the run's numbers, and
-# the page fetched nothing.
+# The HTML report and volley compare's page in a real browser: headless
+# Chromium renders them, the DOM holds the charts (the report's status
+# classes stacked) and the run's numbers, and the pages fetched nothing.
 # Fetches are read from Chromium's net log: every request a page makes
 # carries the page's site (file://) in its network isolation key, which
 # tells them from Chromium's own background requests. A canary page with
 # an <img> and a stylesheet from elsewhere proves that the check sees
 # fetches. A screenshot is saved ($VOLLEY_SCREENSHOT, when set, gets a
-# copy: docs/img/report.png is made that way). Skipped (status 77) when
+# copy: docs/img/report.png is made that way; the compare page's is
+# $T/compare.png). Skipped (status 77) when
 # Chromium (Debian's chromium, a `make test` dependency) is not there or
 # cannot start.
 source "$TESTLIB"
@@ -50,7 +51,7 @@ for e in j["events"]:
 PY
 }
 
-rc=0; "$VOLLEY" -q -c 4 -n 3000 --html "$T/a.html" "$U/" 2> "$T/a.err" || rc=$?
+rc=0; "$VOLLEY" -q -c 4 -n 3000 --json "$T/a.json" --html "$T/a.html" "$U/" 2> "$T/a.err" || rc=$?
 check_eq "$rc" 0 "run: exit status"
 # Whether a stats request counts itself: d is 0 or 1.
 s1=$(target_stat received)
@@ -68,6 +69,25 @@ check_grep "$T/a.dom" '<figure class="chart stacked" id="status-classes">' "DOM:
 check_ge "$(sed -n '/id="status-classes"/,/<\/figure>/p' "$T/a.dom" | grep -o '<polygon ' | wc -l)" 1 "DOM: the status classes' bands"
 check_eq "$(page_fetches "$T/net.json" | wc -l)" 0 "the report fetched nothing: $(page_fetches "$T/net.json" | head -3)"
 check_eq "$(target_stat received)" "$((s2 + d))" "no request reached the target from the page"
+
+# volley compare's page: a second run against the first.
+rc=0; "$VOLLEY" -q -c 2 -n 3000 --json "$T/b.json" "$U/" 2> "$T/b.err" || rc=$?
+check_eq "$rc" 0 "second run: exit status"
+s1=$(target_stat received)
+rc=0; "$VOLLEY" compare "$T/a.json" "$T/b.json" --fail-if 'errors > +50%' --html "$T/c.html" > "$T/c.out" 2> "$T/c.err" || rc=$?
+check_eq "$rc" 0 "compare: exit status"
+chrome --log-net-log="$T/cnet.json" --dump-dom "file://$T/c.html" > "$T/c.dom" || fail "chromium --dump-dom of the compare page failed: $(tail -3 "$T/chromium.err")"
+for id in settings comparison limits cmp-percentiles cmp-rps cmp-p99 volley-base volley-new; do
+    check_grep "$T/c.dom" "id=\"$id\"" "compare DOM: #$id"
+done
+check_grep "$T/c.dom" '<p class="warn">Warning: connections \(-c\) differ: 4 in BASE, 2 in NEW</p>' "compare DOM: the settings warning"
+check_grep "$T/c.dom" '<tr><td>latency p99</td>' "compare DOM: the table"
+check_ge "$(grep -o '<svg ' "$T/c.dom" | wc -l)" 3 "compare DOM: svg charts"
+check_ge "$(grep -o '<polyline ' "$T/c.dom" | wc -l)" 6 "compare DOM: two lines a chart"
+check_eq "$(page_fetches "$T/cnet.json" | wc -l)" 0 "the compare page fetched nothing: $(page_fetches "$T/cnet.json" | head -3)"
+check_eq "$(target_stat received)" "$((s1 + d))" "no request reached the target from the compare page"
+chrome --hide-scrollbars --window-size=1000,2600 --screenshot="$T/compare.png" "file://$T/c.html" > /dev/null || true
+check_eq "$(head -c 8 "$T/compare.png" 2> /dev/null | od -An -tx1 | tr -d ' \n')" 89504e470d0a1a0a "the compare page's screenshot"
 
 # The canary: a page that does fetch is caught.
 printf '<!DOCTYPE html><img src="%s/canary.png"><link rel="stylesheet" href="https://example.invalid/x.css">' "$U" > "$T/canary.html"

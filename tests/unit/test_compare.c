@@ -1,8 +1,12 @@
-/* Unit test for compare.c and compare_limit.c: the verdict's direction per
- * kind of figure, the noise rule and its floor, the limits' grammar (every
- * error with its message), relative and absolute limits, and reading a
- * hand-made result (figures, per-second samples, errors naming fields). */
+/* Unit test for compare.c, compare_limit.c and the --html page: the
+ * verdict's direction per kind of figure, the noise rule and its floor, the
+ * limits' grammar (every error with its message), relative and absolute
+ * limits, reading a hand-made result (figures, per-second samples, errors
+ * naming fields), and a page of hostile results whose strings are all
+ * escaped, both results embedded whole. */
 #include "compare.h"
+#include "html_compare.h"
+#include "json_in.h"
 
 #include "check.h"
 #include "hdr_codec.h"
@@ -10,6 +14,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MS 1000000.0
 
@@ -288,6 +293,127 @@ static void test_load(void)
     check_ctx(NULL);
 }
 
+/* text with every "from" replaced by "to" (malloc'd). */
+static char *replace(const char *text, const char *from, const char *to)
+{
+    size_t n = 0, fl = strlen(from), tl = strlen(to);
+    for (const char *p = strstr(text, from); p; p = strstr(p + fl, from))
+        n++;
+    char *out = xmalloc(strlen(text) + n * tl + 1), *o = out;
+    for (const char *p = text, *q; *p; p = q + fl) {
+        q = strstr(p, from);
+        if (!q) {
+            strcpy(o, p);
+            return out;
+        }
+        memcpy(o, p, (size_t)(q - p));
+        o += q - p;
+        memcpy(o, to, tl);
+        o += tl;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The text of the <script type="application/json" id="ID"> element of page
+ * (malloc'd), or NULL; its element is blanked out of page. */
+static char *embedded(char *page, const char *id)
+{
+    char tag[96];
+    snprintf(tag, sizeof tag, "<script type=\"application/json\" id=\"%s\">", id);
+    char *at = strstr(page, tag), *end = at ? strstr(at, "</script>") : NULL;
+    if (!end)
+        return NULL;
+    char *body = strndup(at + strlen(tag), (size_t)(end - at - strlen(tag)));
+    memset(at, ' ', (size_t)(end + strlen("</script>") - at));
+    return body;
+}
+
+/* Both results' JSON as the same value: equal texts once \u003c is '<'. */
+static bool same_json(const char *embedded_text, const char *file_text)
+{
+    char *back = replace(embedded_text, "\\u003c", "<");
+    bool same = strcmp(back, file_text) == 0 && strchr(embedded_text, '<') == NULL;
+    free(back);
+    return same;
+}
+
+static void test_page(void)
+{
+    double us[100];
+    for (int i = 0; i < 100; i++)
+        us[i] = 100 + 3 * i;
+    char *plain = result_text(us, 100, 4, "100");
+    char *t1 = replace(plain, "http://127.0.0.1:1/", "http://127.0.0.1:1/</script><script>alert(1)</script><!--");
+    char *t2 = replace(plain, "\"GET\"", "\"<b>POST\\u0007</b>\"");
+    const char *texts[2] = {t1, t2}, *paths[2] = {"<i>base</i>.json", "new'\".json"};
+    struct json root[2];
+    struct compare_run r[2];
+    char err[512];
+    for (int i = 0; i < 2; i++) {
+        if (!CHECK_INT(load_text(texts[i], &r[i], err, sizeof err, &root[i]), 0)) {
+            fprintf(stderr, "    error: %s\n", err);
+            return;
+        }
+    }
+    struct compare_setting set[COMPARE_SETTINGS];
+    struct compare_row rows[COMPARE_MAX_ROWS];
+    struct compare_limit l[2];
+    struct compare_judged j[2];
+    compare_settings(&r[0], &r[1], set);
+    size_t nrows = compare_table(&r[0], &r[1], rows, COMPARE_MAX_ROWS);
+    CHECK(compare_limit_parse(&l[0], "p99 > +10%", err, sizeof err) == 0);
+    CHECK(compare_limit_parse(&l[1], "errors >= +0%", err, sizeof err) == 0);
+    CHECK_INT(compare_judge_limits(l, 2, &r[0], &r[1], j), 1);
+    struct html_compare c = {.settings = set, .rows = rows, .nrows = nrows, .limits = l, .judged = j, .nlimits = 2};
+    for (int i = 0; i < 2; i++)
+        c.run[i] = (struct html_compare_run){paths[i], &root[i], texts[i], strlen(texts[i]), &r[i]};
+    char *page = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&page, &len);
+    CHECK_INT(html_compare(f, &c, err, sizeof err), 0);
+    fclose(f);
+
+    char *base = embedded(page, "volley-base"), *new_ = embedded(page, "volley-new");
+    CHECK(base && same_json(base, t1));
+    CHECK(new_ && same_json(new_, t2));
+    /* outside the two results nothing of the strings is markup */
+    CHECK(strstr(page, "<script") == NULL);
+    CHECK(strstr(page, "<!--") == NULL && strstr(page, "<b>") == NULL && strstr(page, "<i>base") == NULL);
+    CHECK_CONTAINS(page, "&lt;i&gt;base&lt;/i&gt;.json");
+    CHECK_CONTAINS(page, "new&#39;&quot;.json");
+    CHECK_CONTAINS(page, "http://127.0.0.1:1/&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;!--");
+    /* the method as the warning describes it: control bytes as \x07 */
+    CHECK_CONTAINS(page, "<p class=\"warn\">Warning: methods differ: GET in BASE, &lt;b&gt;POST\\x07&lt;/b&gt; in NEW</p>");
+    CHECK_CONTAINS(page, "<tr class=\"differ\"><th>method</th>");
+    CHECK_CONTAINS(page, "<tr><td><code>p99 &gt; +10%</code></td><td class=\"n\">+0.0%</td>"
+                         "<td><span class=\"pass\">pass</span></td></tr>");
+    CHECK_CONTAINS(page, "<tr><td><code>errors &gt;= +0%</code></td><td class=\"n\">+0pp</td>"
+                         "<td><span class=\"fail\">FAIL</span></td></tr>");
+    /* a row per figure, the same results: every verdict the same */
+    size_t trs = 0;
+    for (const char *p = strstr(page, "<tr><td>"); p; p = strstr(p + 1, "<tr><td>"))
+        trs++;
+    CHECK_INT(trs, nrows + 2); /* and the two limits */
+    CHECK_CONTAINS(page, "<tr><td>latency p99</td><td class=\"n\">");
+    CHECK(strstr(page, "class=\"worse\"") == NULL && strstr(page, "class=\"better\"") == NULL);
+    CHECK_CONTAINS(page, "id=\"cmp-percentiles\"");
+    CHECK_CONTAINS(page, "id=\"cmp-rps\"");
+    CHECK_CONTAINS(page, "id=\"cmp-p99\"");
+
+    free(base);
+    free(new_);
+    free(page);
+    for (int i = 0; i < 2; i++) {
+        compare_limit_free(&l[i]);
+        compare_free(&r[i]);
+        json_in_free(&root[i]);
+    }
+    free(t1);
+    free(t2);
+    free(plain);
+}
+
 int main(void)
 {
     test_judge();
@@ -295,5 +421,6 @@ int main(void)
     test_parse();
     test_limits();
     test_load();
+    test_page();
     return check_exit("test_compare");
 }
