@@ -6,8 +6,8 @@
 # tells them from Chromium's own background requests. A canary page with
 # an <img> and a stylesheet from elsewhere proves that the check sees
 # fetches. A screenshot is saved ($VOLLEY_SCREENSHOT, when set, gets a
-# copy: docs/img/report.png is made that way; the compare page's is
-# $T/compare.png). Skipped (status 77) when
+# copy; docs/img's two are taken with these same Chromium flags from the
+# runs their captions describe; the compare page's is $T/compare.png). Skipped (status 77) when
 # Chromium (Debian's chromium, a `make test` dependency) is not there or
 # cannot start.
 source "$TESTLIB"
