@@ -1,9 +1,12 @@
 /* Interval histograms for --hlog: each worker records its values a second
  * time into small per-interval histograms; when an interval ends (seen at
- * the first value after it, or when the worker stops) they are encoded
- * (HdrHistogram V2, hdr_codec.h) and kept as text, and the live histograms
- * start over. After the run, intervals_write merges the workers' intervals
- * of the same number and tag and writes the interval log (hlog.h).
+ * the first value after it, or at the worker's 100 ms tick, or when the
+ * worker stops) they are encoded (HdrHistogram V2, hdr_codec.h) and handed
+ * to the main thread under a short lock, and the live histograms start
+ * over. The main thread (struct intervals_log, intervals_log.c) merges the
+ * workers' intervals of the same number and tag as soon as every worker is
+ * past them and writes them to the interval log (hlog.h), so the log grows
+ * as the run goes and memory does not.
  *
  * Each value goes into the interval in which it was recorded (when its
  * request ended), so the intervals of a tag add up to the whole-run
@@ -13,6 +16,8 @@
 
 #include "hist.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +38,9 @@ struct interval_blob {
     char *b64;
 };
 
+/* A worker's interval histograms. Fields are intervals.c's: the worker's
+ * thread records, the main thread takes finished intervals
+ * (intervals_log_collect). */
 struct intervals {
     int64_t t0;        /* monotonic ns where interval 0 starts */
     int64_t len_ns;    /* interval length */
@@ -41,8 +49,11 @@ struct intervals {
     int64_t cur_end;   /* where it ends (monotonic ns) */
     bool dirty;        /* something was recorded in cur */
     struct hist h[IV_TAGS];
-    struct interval_blob *blobs;
-    size_t nblobs, cap;
+    pthread_mutex_t lock;        /* guards blobs and nblobs */
+    struct interval_blob *blobs; /* finished, not taken yet, in interval order */
+    size_t nblobs, cap;          /* cap stays: taking them allocates nothing here */
+    _Atomic uint64_t done_below; /* every interval below it has been handed over */
+    atomic_bool finished;        /* the worker has stopped: all is handed over */
 };
 
 /* Sets up iv (allocates its histograms: start-up only). */
@@ -50,14 +61,18 @@ void intervals_init(struct intervals *iv, int64_t len_ns, int ntags);
 
 /* Interval 0 starts at t0 (monotonic ns), the run's start. */
 void intervals_start(struct intervals *iv, int64_t t0);
+
+/* Frees iv's histograms and whatever it still holds. */
 void intervals_free(struct intervals *iv);
 
-/* Closes the interval being recorded and moves to the one holding now. */
+/* Closes the interval being recorded (handing it over) and moves to the
+ * one holding now. */
 void intervals_roll(struct intervals *iv, int64_t now);
 
 /* Records value (ns) of tag at monotonic time now. Cheap except when an
  * interval ends, about once per interval length: then the finished
- * interval is encoded (one allocation for its text). */
+ * interval is encoded (one allocation for its text per tag) and handed
+ * over. */
 static inline void intervals_record(struct intervals *iv, int64_t now, enum interval_tag tag, int64_t value)
 {
     if (now >= iv->cur_end)
@@ -66,14 +81,54 @@ static inline void intervals_record(struct intervals *iv, int64_t now, enum inte
     iv->dirty = true;
 }
 
-/* Encodes what the interval being recorded holds (the worker stopped). */
+/* The worker's 100 ms tick: a worker that records nothing still moves past
+ * the intervals that have ended, so the log does not wait for it. */
+static inline void intervals_tick(struct intervals *iv, int64_t now)
+{
+    if (now >= iv->cur_end)
+        intervals_roll(iv, now);
+}
+
+/* The worker stopped: the interval being recorded is handed over, and
+ * with it everything. */
 void intervals_finish(struct intervals *iv);
 
-/* Writes the interval log of the n workers' intervals ivs[0..n-1] to f: the header
- * with start_epoch (wall-clock seconds of t0) and comment, then for every
- * interval from 0 up to the one holding end (monotonic ns), one line per
- * tag, empty intervals included. Returns 0, or -1 with err. */
-int intervals_write(FILE *f, const struct intervals *ivs, size_t n, double start_epoch, int64_t end,
-                    const char *comment, char *err, size_t errlen);
+/* The interval log being written (main thread only). Fields are
+ * intervals_log.c's. */
+struct intervals_log {
+    FILE *f;                 /* the log; not owned */
+    struct intervals **ivs;  /* the workers' (the array is owned, not they) */
+    size_t n;
+    int64_t t0, len_ns;
+    int ntags;
+    uint64_t next;           /* the first interval not written yet */
+    struct interval_queue {  /* per worker: intervals taken, not written yet */
+        struct interval_blob *b;
+        size_t n, cap;
+    } *q;
+    struct hist sum;         /* an interval's tag, merged */
+    char err[256];           /* non-empty: the log failed; nothing more is written */
+};
+
+/* Starts the log of the n workers' intervals ivs[0..n-1] (an array the log
+ * owns from now on; n >= 1, each set up by intervals_init with the same
+ * length and tags) on f: writes the header with start_epoch (wall-clock
+ * seconds of t0, where interval 0 starts) and comment, and flushes it. */
+void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **ivs, size_t n, int64_t t0,
+                         double start_epoch, const char *comment);
+
+/* Takes what the workers handed over and writes every interval that all of
+ * them are past (one that stopped is past all), each with a line per tag,
+ * empty intervals included, in order; flushes what it wrote. */
+void intervals_log_collect(struct intervals_log *l);
+
+/* The workers have stopped: writes the rest, up to the interval holding end
+ * (monotonic ns), and flushes. The workers' intervals are not touched
+ * again. Returns 0, or -1 with err if anything could not be written (at
+ * any time during the run). */
+int intervals_log_finish(struct intervals_log *l, int64_t end, char *err, size_t errlen);
+
+/* Frees what the log holds (not f). */
+void intervals_log_free(struct intervals_log *l);
 
 #endif

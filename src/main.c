@@ -66,11 +66,6 @@ static int write_html(FILE *f, const struct result *res, char *err, size_t errle
     return rc;
 }
 
-static int write_hlog(FILE *f, const struct result *res, char *err, size_t errlen)
-{
-    return run_write_hlog(f, res->o, res->t, res->r, err, errlen);
-}
-
 /* The report's header, once the scripts' setup() and init() have printed
  * what they print (wrk's order). */
 static void print_header(void *arg)
@@ -97,6 +92,18 @@ static int write_result(const char *opt, const char *path,
         return die(1, err);
     }
     return outfile_commit(&of, err, sizeof err) < 0 ? die(1, err) : 0;
+}
+
+/* The --hlog log the run wrote as it went: renamed into place, or removed
+ * if it could not be written whole. Returns 0, or 1 (said). */
+static int end_hlog(struct outfile *of, const struct run_result *r)
+{
+    char err[512];
+    if (r->hlog_error[0]) {
+        outfile_abandon(of);
+        return die(1, r->hlog_error);
+    }
+    return outfile_commit(of, err, sizeof err) < 0 ? die(1, err) : 0;
 }
 
 /* HTTP/2 options against the URL and the script. Returns 0 or 2 with err. */
@@ -300,12 +307,22 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    /* --hlog is written as the run goes: opened now that the run goes (a
+     * run that never starts leaves the path as it was). */
+    struct outfile hlog_of;
+    FILE *hlog = NULL;
+    if (o.hlog_path && !(hlog = outfile_open_partial(&hlog_of, "--hlog", o.hlog_path, err, sizeof err))) {
+        status = die(1, err);
+        goto out;
+    }
     /* With --json - the JSON owns stdout; the text report is then not printed. */
     bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
     bool text = !o.quiet && !json_stdout;
     struct result res = {&o, &t, &r};
-    if (run_execute(&o, &t, ms, text ? print_header : NULL, &res, &r, err, sizeof err) < 0) {
+    if (run_execute(&o, &t, ms, hlog, text ? print_header : NULL, &res, &r, err, sizeof err) < 0) {
         status = die(1, err);
+        if (hlog)
+            outfile_abandon(&hlog_of);
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
@@ -317,7 +334,7 @@ int main(int argc, char **argv)
             status = 3; /* 1 wins over 3 */
         if (report_thresholds_failed(stderr, &o, &r) && status == 0)
             status = 99; /* 1 and 3 win: the load was not what was asked */
-        if (o.hlog_path && write_result("--hlog", o.hlog_path, write_hlog, &res))
+        if (hlog && end_hlog(&hlog_of, &r))
             status = 1;
         fflush(stdout);
         if (run_done(ms, &r, err, sizeof err) < 0)

@@ -73,7 +73,10 @@ int outfile_check(const char *opt, const char *path, bool allow_stdout, char *er
     return rc;
 }
 
-FILE *outfile_open(struct outfile *of, const char *opt, const char *path, char *err, size_t errlen)
+/* outfile_open and outfile_open_partial: the temporary file is
+ * NAME.partial.XXXXXX when partial, else .NAME.XXXXXX. */
+static FILE *open_result(struct outfile *of, const char *opt, const char *path, bool partial, char *err,
+                         size_t errlen)
 {
     *of = (struct outfile){.opt = opt, .path = path};
     if (strcmp(path, "-") == 0)
@@ -82,26 +85,27 @@ FILE *outfile_open(struct outfile *of, const char *opt, const char *path, char *
     bool exists = stat(path, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
         /* A device, a pipe, a terminal: written as it is, never replaced. */
-        if (!(of->f = fopen(path, "w")))
+        if (!(of->f = fopen(path, "we")))
             snprintf(err, errlen, "%s: %s: %s", opt, path, strerror(errno));
         return of->f;
     }
     of->dest = destination(path);
     char *dir = folder_of(of->dest);
     const char *base = strrchr(of->dest, '/') ? strrchr(of->dest, '/') + 1 : of->dest;
-    size_t n = strlen(dir) + strlen(base) + 16;
+    size_t n = strlen(dir) + strlen(base) + sizeof "/.partial.XXXXXX"; /* the longer of the two */
     of->tmp = xmalloc(n);
-    snprintf(of->tmp, n, "%s/.%s.XXXXXX", dir, base);
+    snprintf(of->tmp, n, partial ? "%s/%s.partial.XXXXXX" : "%s/.%s.XXXXXX", dir, base);
     free(dir);
-    int fd = mkstemp(of->tmp);
+    int fd = mkostemp(of->tmp, O_CLOEXEC); /* not inherited by a script's os.execute() */
     if (fd < 0) {
         snprintf(err, errlen, "%s: %s: %s", opt, path, strerror(errno));
         free(of->tmp);
         of->tmp = NULL;
         return NULL;
     }
-    /* The mode a plain fopen would give, or the replaced file's own. The
-     * workers have ended: nothing else reads the umask now. */
+    /* The mode a plain fopen would give, or the replaced file's own. No
+     * worker runs while a result file is opened (before the run, or after
+     * it): nothing else reads the umask now. */
     mode_t mask = umask(0);
     umask(mask);
     mode_t mode = exists ? st.st_mode & 07777 : 0666 & ~mask;
@@ -112,6 +116,16 @@ FILE *outfile_open(struct outfile *of, const char *opt, const char *path, char *
         return NULL;
     }
     return of->f;
+}
+
+FILE *outfile_open(struct outfile *of, const char *opt, const char *path, char *err, size_t errlen)
+{
+    return open_result(of, opt, path, false, err, errlen);
+}
+
+FILE *outfile_open_partial(struct outfile *of, const char *opt, const char *path, char *err, size_t errlen)
+{
+    return open_result(of, opt, path, true, err, errlen);
 }
 
 void outfile_abandon(struct outfile *of)

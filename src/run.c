@@ -40,8 +40,11 @@ struct run {
     ev_async worker_exited;
     ev_timer deadline;
     ev_signal sigint, sigterm;
-    ev_timer tick;        /* four times a second: the workers' seconds collected, progress drawn */
+    ev_timer tick;        /* four times a second: the workers' seconds collected, --hlog's
+                           * finished intervals written, progress drawn */
     struct series *series;
+    struct intervals_log hlog; /* --hlog: the log written as the run goes */
+    bool hlog_on;
     struct progress progress;
     int64_t t0;
     const struct options *o;
@@ -122,6 +125,8 @@ static void on_tick(EV_P_ ev_timer *w, int revents)
     (void)revents;
     struct run *r = ev_userdata(EV_A);
     series_collect(r->series, false);
+    if (r->hlog_on)
+        intervals_log_collect(&r->hlog);
     int64_t elapsed = clock_now_ns() - r->t0;
     size_t holding = check_thresholds(r, elapsed);
     progress_update(&r->progress, r->series, elapsed, holding, r->o->nfail_if);
@@ -291,7 +296,33 @@ static int64_t sent_span(const struct options *o, const struct run_result *r)
     return (s->last_send > due_end ? s->last_send : due_end) - r->t0;
 }
 
-int run_execute(const struct options *o, const struct target *t, struct script *main_script,
+/* The --hlog log's comment line: what ran, and the histograms' units. */
+static void hlog_comment(const struct options *o, const struct target *t, char *buf, size_t len)
+{
+    char mode[64];
+    if (o->rate)
+        snprintf(mode, sizeof mode, "open model rate=%" PRIu64 "/s", o->rate);
+    else
+        snprintf(mode, sizeof mode, "closed loop");
+    snprintf(buf, len, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d", VOLLEY_VERSION,
+             t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST, HIST_DIGITS);
+}
+
+/* --hlog: the log starts on f with its header; the workers' intervals are
+ * collected from now on. */
+static void start_hlog(struct run *r, FILE *f, const struct options *o, const struct target *t, uint32_t made,
+                       int64_t t0, double start_epoch)
+{
+    char comment[512];
+    hlog_comment(o, t, comment, sizeof comment);
+    struct intervals **ivs = xcalloc(made, sizeof *ivs);
+    for (uint32_t i = 0; i < made; i++)
+        ivs[i] = &r->workers[i].intervals;
+    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment);
+    r->hlog_on = true;
+}
+
+int run_execute(const struct options *o, const struct target *t, struct script *main_script, FILE *hlog,
                 run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen)
 {
     struct worker_config cfg = {
@@ -305,7 +336,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .rate = o->rate,
         .spin_ns = o->spin_ns,
         .nworkers = o->threads,
-        .hlog_interval_ns = o->hlog_path ? o->hlog_interval_ns : 0,
+        .hlog_interval_ns = hlog ? o->hlog_interval_ns : 0,
         .http2 = o->http2 != OPTIONS_H1,
         .http2_strict = o->http2 == OPTIONS_H2_STRICT,
         .streams = o->streams,
@@ -398,6 +429,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* After the start: the workers need not wait for the header's write. */
+    if (rc == 0 && hlog)
+        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch);
     if (rc != 0) {
         r.nworkers = started; /* wait only for those that run */
         stop_workers(&r);
@@ -435,19 +469,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             t_end = r.workers[i].t_end;
     }
     series_finish(&res->series);
+    res->hlog_error[0] = '\0';
+    if (r.hlog_on)
+        intervals_log_finish(&r.hlog, t_end, res->hlog_error, sizeof res->hlog_error);
+    intervals_log_free(&r.hlog);
     res->workers = xcalloc(started ? started : 1, sizeof *res->workers);
     res->nworkers = started;
     for (uint32_t i = 0; i < started; i++)
         res->workers[i] = (struct run_worker){r.workers[i].cpu_ns, r.workers[i].t_end - r.workers[i].t_begin};
-    /* --hlog: the workers' intervals outlive them, for main to write. */
-    res->intervals = o->hlog_path && made ? xcalloc(made, sizeof *res->intervals) : NULL;
-    res->nintervals = 0;
-    for (uint32_t i = 0; i < made && res->intervals; i++) {
-        if (!r.workers[i].stats.intervals)
-            continue;
-        res->intervals[res->nintervals++] = r.workers[i].intervals;
-        r.workers[i].stats.intervals = NULL;
-    }
     for (uint32_t i = 0; i < made; i++) {
         stats_free(&r.workers[i].stats);
         worker_free(&r.workers[i]);
@@ -501,30 +530,11 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
                        res->tls_known ? &res->tls : NULL, err, errlen);
 }
 
-int run_write_hlog(FILE *f, const struct options *o, const struct target *t, const struct run_result *res,
-                   char *err, size_t errlen)
-{
-    char mode[64], comment[512];
-    if (o->rate)
-        snprintf(mode, sizeof mode, "open model rate=%" PRIu64 "/s", o->rate);
-    else
-        snprintf(mode, sizeof mode, "closed loop");
-    snprintf(comment, sizeof comment, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d",
-             VOLLEY_VERSION, t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST,
-             HIST_DIGITS);
-    return intervals_write(f, res->intervals, res->nintervals, res->start_epoch, res->t_end, comment, err, errlen);
-}
-
 void run_result_free(struct run_result *res)
 {
     free(res->workers);
     res->workers = NULL;
     series_free(&res->series);
-    for (uint32_t i = 0; i < res->nintervals; i++)
-        intervals_free(&res->intervals[i]);
-    free(res->intervals);
-    res->intervals = NULL;
-    res->nintervals = 0;
     for (uint32_t i = 0; i < res->nthreads; i++)
         script_free(res->threads[i].state);
     free(res->threads);

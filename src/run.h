@@ -31,7 +31,7 @@ struct run_result {
     char script_error[512]; /* non-empty: stopped because a script hook failed */
     struct threshold_result *thresholds; /* --fail-if: the outcome of each of o's
                                           * thresholds on stats, in order (owned) */
-    struct intervals *intervals; /* --hlog: each worker's interval histograms */
+    char hlog_error[256]; /* --hlog: non-empty: the log could not be written (why) */
     struct series series; /* per-second figures, merged (series_finish'ed) */
     struct run_worker {   /* each worker thread: */
         int64_t cpu_ns;   /* its CPU time */
@@ -45,7 +45,6 @@ struct run_result {
         uint32_t n, starved, idle_at_end;
         uint64_t min, median, max;
     } saved_conns;
-    uint32_t nintervals;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */
     struct script_thread *threads;
@@ -59,22 +58,22 @@ typedef void (*run_ready_fn)(void *arg);
 
 /* Runs the load described by o against t's chosen address and fills *res.
  * main_script: the script's main state (run_load_script), or NULL without
- * -s; its setup() is called for each thread. ready (may be NULL) is called
+ * -s; its setup() is called for each thread. hlog: with --hlog, the open
+ * file the interval log is written to as the run goes (the header when the
+ * workers start, then each interval every worker is past, flushed; the
+ * rest after they stop), else NULL; the caller closes it (a failure to
+ * write it is in res->hlog_error). ready (may be NULL) is called
  * with ready_arg just before the workers start. Returns 0, or -1 with err when
  * the run could not start (threads, loops, a script that fails to load or
  * in setup() or init()); nothing was sent then. o's thresholds are
  * evaluated on the merged stats (res->thresholds). Call run_result_free
  * after. */
-int run_execute(const struct options *o, const struct target *t, struct script *main_script,
+int run_execute(const struct options *o, const struct target *t, struct script *main_script, FILE *hlog,
                 run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen);
 
 /* Calls the script's done() with the results (after the report). Returns
  * 0, or -1 with err. */
 int run_done(struct script *main_script, const struct run_result *res, char *err, size_t errlen);
-
-/* Writes the --hlog interval log of res to f. Returns 0, or -1 with err. */
-int run_write_hlog(FILE *f, const struct options *o, const struct target *t, const struct run_result *res,
-                   char *err, size_t errlen);
 
 /* Frees the stats and the workers' script states of res. */
 void run_result_free(struct run_result *res);

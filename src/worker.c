@@ -150,7 +150,9 @@ static void stop_connections(struct worker *w)
     }
 }
 
-/* wrk's "requests" statistics: completions per second, per 100 ms. */
+/* wrk's "requests" statistics: completions per second, per 100 ms. Also
+ * closes a series second or --hlog interval that has ended, so a worker
+ * that records nothing does not hold the others' back. */
 static void on_sample(EV_P_ ev_timer *t, int revents)
 {
     (void)t;
@@ -158,7 +160,10 @@ static void on_sample(EV_P_ ev_timer *t, int revents)
     struct worker *w = ev_userdata(EV_A);
     hist_record(&w->stats.rate, (int64_t)((w->stats.completed - w->sampled) * 10));
     w->sampled = w->stats.completed;
-    series_rec_tick(&w->series, clock_now_ns());
+    int64_t now = clock_now_ns();
+    series_rec_tick(&w->series, now);
+    if (w->stats.intervals)
+        intervals_tick(&w->intervals, now);
 }
 
 /* -R: the schedule ends; what was due and never sent is counted. */

@@ -65,7 +65,8 @@ struct worker {
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
     struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
-    ev_timer sampler;        /* every 100 ms: completed per second into stats.rate */
+    ev_timer sampler;        /* every 100 ms: completed per second into stats.rate; a
+                              * series second or --hlog interval that ended, closed */
     uint64_t sampled;        /* completed at the last sample */
     struct ev_loop *loop;
     struct conn_shared shared;

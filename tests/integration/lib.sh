@@ -59,6 +59,14 @@ start_target() {
 
 stop_target() { kill "$TPID" 2>/dev/null || true; wait "$TPID" 2>/dev/null || true; }
 
+# signal_wait SIGNAL PID: sends SIGNAL (INT, TERM, KILL) to PID, a job of
+# this shell, and waits for it to end; its exit status in RC.
+signal_wait() {
+    kill "-$1" "$2"
+    RC=0
+    wait "$2" 2>/dev/null || RC=$?
+}
+
 # target_stat KEY [HOST]: one counter from the server's /__stats.
 target_stat() {
     local host=${2:-127.0.0.1}

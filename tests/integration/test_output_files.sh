@@ -1,6 +1,10 @@
-# Result files (--json, --hlog): written whole after the run or not at all;
-# a run that never starts leaves what was there; volley never removes a
-# path it did not create (devices, pipes), and leaves no temporary files.
+# Result files (--json, --hlog): never half there under their own name; a
+# run that never starts leaves what was there; volley never removes a path
+# it did not create (devices, pipes). --json is written after the run, and
+# a killed run leaves no temporary file for it; --hlog is written as the
+# run goes to NAME.partial.XXXXXX, renamed to NAME when the run ends (also
+# on SIGTERM), and a killed run leaves it there with every interval that
+# was complete.
 source "$TESTLIB"
 
 start_target
@@ -72,21 +76,68 @@ rm "$D/link.json"
 check_eq "$(stat -c %a "$D/new.json")" 640 "new file: mode from the umask"
 rm "$D/new.json"
 
-# A run that fails to start (a script error in init()) leaves the file.
+# A run that fails to start (a script error in init()) leaves the files,
+# and removes the --hlog partial file it had opened.
 echo important > "$D/keep.json"
+echo important > "$D/keep.hlog"
 printf 'function init(args) error("no init") end\n' > "$T/initerr.lua"
-vrun initerr --json "$D/keep.json" -s "$T/initerr.lua" -n 5 "$url"
+vrun initerr --json "$D/keep.json" --hlog "$D/keep.hlog" -s "$T/initerr.lua" -n 5 "$url"
 check_eq "$RC" 1 "init() error: exit status"
 check_eq "$(cat "$D/keep.json")" important "init() error: --json file untouched"
+check_eq "$(cat "$D/keep.hlog")" important "init() error: --hlog file untouched"
+only_files "init() error" keep.json keep.hlog
 
 # A killed run leaves the previous result whole and no temporary file.
 "$VOLLEY" -q --json "$D/keep.json" -d 20s -c 2 "$url" > /dev/null 2>&1 &
 vpid=$!
 sleep 0.5
-kill -KILL "$vpid"
-wait "$vpid" 2>/dev/null || true
+signal_wait KILL "$vpid"
 check_eq "$(cat "$D/keep.json")" important "killed run: --json file untouched"
 only_files "killed run" keep.json keep.hlog
+
+# interval_lines FILE: the hlog's interval lines (not the header's).
+interval_lines() { grep -cE '^(Tag=[a-z]+,)?[0-9]+\.[0-9]{3},' "$1" || true; }
+
+# A killed run with --hlog keeps what it measured: NAME untouched, and
+# NAME.partial.XXXXXX holding the header and each interval that was
+# complete (flushed as it went). If the machine is slow to get 2 intervals
+# out in 2.5 s, it waits for them (up to 10 s more) before the kill: what
+# is tested is that they are still there after it, not how soon they came.
+"$VOLLEY" -q --hlog "$D/keep.hlog" --hlog-interval 500ms -d 20s -c 2 "$url" > /dev/null 2>&1 &
+vpid=$!
+sleep 2.5
+for _ in $(seq 1 100); do
+    p=$(ls "$D"/keep.hlog.partial.* 2>/dev/null | head -n 1)
+    [ -n "$p" ] && [ "$(interval_lines "$p")" -ge 2 ] && break
+    sleep 0.1
+done
+signal_wait KILL "$vpid"
+check_eq "$(cat "$D/keep.hlog")" important "killed --hlog run: --hlog file untouched"
+partials=("$D"/keep.hlog.partial.*)
+check_eq "${#partials[@]}" 1 "killed --hlog run: one partial file"
+p=${partials[0]}
+if [ -f "$p" ]; then
+    check_grep "$p" '^#\[Histogram log format version 1\.3\]$' "killed --hlog run: the partial file's header"
+    check_grep "$p" '^"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"$' \
+        "killed --hlog run: the partial file's legend"
+    check_ge "$(interval_lines "$p")" 2 "killed --hlog run: intervals in the partial file"
+    check_eq "$(grep -cE '^[0-9]+\.[0-9]{3},0\.500,' "$p")" "$(interval_lines "$p")" \
+        "killed --hlog run: whole intervals only"
+fi
+# Unlike the killed --json run above, this one leaves a file beside the
+# others, by design: the partial log is what the run measured.
+only_files "killed --hlog run" keep.json keep.hlog "$(basename "$p")"
+rm -f "$D"/keep.hlog.partial.*
+
+# SIGTERM ends the run as a deadline would: the partial file becomes NAME.
+"$VOLLEY" -q --hlog "$D/keep.hlog" --hlog-interval 500ms -d 20s -c 2 "$url" > /dev/null 2>&1 &
+vpid=$!
+sleep 1.5
+signal_wait TERM "$vpid"
+check_eq "$RC" 0 "SIGTERM --hlog run: exit status"
+check_grep "$D/keep.hlog" '^#\[Histogram log format version 1\.3\]$' "SIGTERM --hlog run: the new log"
+check_ge "$(interval_lines "$D/keep.hlog")" 1 "SIGTERM --hlog run: intervals"
+only_files "SIGTERM --hlog run" keep.json keep.hlog
 
 # Bad paths are bad options: exit 2 before anything is sent.
 before=$(target_stat received)

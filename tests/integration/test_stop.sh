@@ -18,9 +18,7 @@ timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0
     > "$T/int.out" 2> "$T/int.err" &
 vpid=$!
 sleep 1
-kill -INT "$vpid"
-RC=0
-wait "$vpid" || RC=$?
+signal_wait INT "$vpid"
 check_eq "$RC" 0 "SIGINT: exit status"
 check_adds_up int
 check_eq "$(jget "$T/int.json" interrupted)" True "SIGINT: marked interrupted"
@@ -39,9 +37,7 @@ timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int0.json" "http://127.
 vpid=$!
 for _ in $(seq 1 250); do grep -q '^  1 thread' "$T/int0.out" 2>/dev/null && break; sleep 0.02; done
 sleep 0.3
-kill -INT "$vpid"
-RC=0
-wait "$vpid" || RC=$?
+signal_wait INT "$vpid"
 check_adds_up int0
 check_no_response int0 "SIGINT at once" "no request failed; [1-4] cut off; interrupted"
 check_eq "$(jget "$T/int0.json" interrupted)" True "SIGINT at once: marked interrupted"

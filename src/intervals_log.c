@@ -1,0 +1,154 @@
+/* Interval histograms for --hlog, the main thread's side: the workers'
+ * finished intervals taken as the run goes, merged by number and tag once
+ * every worker is past them, written to the log and freed; see
+ * intervals.h. */
+#include "intervals.h"
+
+#include "hdr_codec.h"
+#include "hlog.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The Java log processor's default unit: the log's max column in ms. */
+#define HLOG_MAX_RATIO 1e6
+
+static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag"};
+
+void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **ivs, size_t n, int64_t t0,
+                         double start_epoch, const char *comment)
+{
+    memset(l, 0, sizeof *l);
+    l->f = f;
+    l->ivs = ivs;
+    l->n = n;
+    l->t0 = t0;
+    l->len_ns = ivs[0]->len_ns;
+    l->ntags = ivs[0]->ntags;
+    l->q = xcalloc(n, sizeof *l->q);
+    hist_init_default(&l->sum);
+    if (hlog_header(f, start_epoch, comment) < 0 || fflush(f) != 0)
+        snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
+}
+
+/* Worker w's handed-over intervals join the end of its queue. */
+static void take(struct intervals_log *l, size_t w)
+{
+    struct intervals *iv = l->ivs[w];
+    struct interval_queue *q = &l->q[w];
+    pthread_mutex_lock(&iv->lock);
+    if (iv->nblobs > 0) {
+        if (q->n + iv->nblobs > q->cap) {
+            q->cap = xgrow(q->cap, q->n + iv->nblobs, 64);
+            q->b = xrealloc(q->b, q->cap * sizeof *q->b);
+        }
+        memcpy(q->b + q->n, iv->blobs, iv->nblobs * sizeof *iv->blobs);
+        q->n += iv->nblobs;
+        iv->nblobs = 0;
+    }
+    pthread_mutex_unlock(&iv->lock);
+}
+
+/* Merges tag t of interval idx over the workers, whose queues hold it
+ * from from[w] on, and writes its line; end: see write_below. */
+static void write_line(struct intervals_log *l, const size_t *from, uint64_t idx, int t, int64_t end)
+{
+    hist_reset(&l->sum);
+    for (size_t w = 0; w < l->n && !l->err[0]; w++) {
+        const struct interval_queue *q = &l->q[w];
+        for (size_t i = from[w]; i < q->n && q->b[i].index == idx; i++) {
+            if (q->b[i].tag != (enum interval_tag)t)
+                continue;
+            struct hist part;
+            if (hdr_decode(q->b[i].b64, strlen(q->b[i].b64), &part, l->err, sizeof l->err) < 0)
+                return;
+            if (hist_merge(&l->sum, &part) < 0)
+                snprintf(l->err, sizeof l->err, "--hlog: interval %llu: histograms of different configurations",
+                         (unsigned long long)idx);
+            hist_free(&part);
+        }
+    }
+    if (l->err[0])
+        return;
+    double start = (double)(idx * (uint64_t)l->len_ns) / 1e9;
+    /* Only the interval holding the run's end can be shorter. */
+    int64_t span = end - l->t0 - (int64_t)idx * l->len_ns;
+    double length = (double)(span < l->len_ns ? span : l->len_ns) / 1e9;
+    if (hlog_interval(l->f, tag_names[t], start, length, &l->sum, HLOG_MAX_RATIO) < 0)
+        snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
+}
+
+/* Writes intervals next .. below-1 and frees them (a failed log only
+ * frees them). end: where the run ended, or INT64_MAX while it goes (an
+ * interval every worker is past is whole). */
+static void write_below(struct intervals_log *l, uint64_t below, int64_t end)
+{
+    if (l->next >= below)
+        return;
+    size_t *pos = xcalloc(l->n, sizeof *pos); /* each queue's first blob not written */
+    for (; l->next < below; l->next++) {
+        for (int t = 0; t < l->ntags && !l->err[0]; t++)
+            write_line(l, pos, l->next, t, end);
+        for (size_t w = 0; w < l->n; w++) {
+            struct interval_queue *q = &l->q[w];
+            for (; pos[w] < q->n && q->b[pos[w]].index <= l->next; pos[w]++)
+                free(q->b[pos[w]].b64);
+        }
+    }
+    for (size_t w = 0; w < l->n; w++) {
+        struct interval_queue *q = &l->q[w];
+        if (pos[w] > 0) {
+            memmove(q->b, q->b + pos[w], (q->n - pos[w]) * sizeof *q->b);
+            q->n -= pos[w];
+        }
+    }
+    free(pos);
+    if (!l->err[0] && fflush(l->f) != 0)
+        snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
+}
+
+void intervals_log_collect(struct intervals_log *l)
+{
+    uint64_t below = UINT64_MAX;
+    for (size_t w = 0; w < l->n; w++) {
+        /* Read before taking: what it says is handed over is there by then. */
+        bool finished = atomic_load(&l->ivs[w]->finished);
+        uint64_t done = atomic_load(&l->ivs[w]->done_below);
+        take(l, w);
+        if (!finished && done < below)
+            below = done;
+    }
+    /* Every worker stopped: the rest waits for the run's end (finish). */
+    if (below != UINT64_MAX)
+        write_below(l, below, INT64_MAX);
+}
+
+int intervals_log_finish(struct intervals_log *l, int64_t end, char *err, size_t errlen)
+{
+    for (size_t w = 0; w < l->n; w++)
+        take(l, w);
+    /* Up to the interval holding end; nothing can lie past it. */
+    uint64_t last = end > l->t0 ? (uint64_t)((end - l->t0 - 1) / l->len_ns) : 0;
+    write_below(l, last + 1, end);
+    free(l->ivs);
+    l->ivs = NULL;
+    if (!l->err[0])
+        return 0;
+    snprintf(err, errlen, "%s", l->err);
+    return -1;
+}
+
+void intervals_log_free(struct intervals_log *l)
+{
+    for (size_t w = 0; l->q && w < l->n; w++) {
+        for (size_t i = 0; i < l->q[w].n; i++)
+            free(l->q[w].b[i].b64);
+        free(l->q[w].b);
+    }
+    free(l->q);
+    free(l->ivs);
+    hist_free(&l->sum);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,162 @@
+/* unit test for intervals.c and intervals_log.c (--hlog): the log written
+ * as the run goes, with collects between the workers' records, is byte for
+ * byte the log written at once at the end; collect writes an interval only
+ * when every worker still running is past it (one that stopped holds
+ * nothing back, one that records nothing moves on at its tick) and frees
+ * what it wrote; empty intervals get their lines; only the interval
+ * holding the end is shorter. */
+#include "intervals.h"
+
+#include "check.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define T0 INT64_C(5000000000)
+#define LEN INT64_C(500000000) /* 500 ms */
+#define W 3
+
+struct out {
+    char *text;
+    size_t len;
+    FILE *f;
+};
+
+static void out_open(struct out *o)
+{
+    o->text = NULL;
+    o->len = 0;
+    o->f = open_memstream(&o->text, &o->len);
+}
+
+/* Interval lines written so far (flushed). */
+static int lines(const struct out *o)
+{
+    int n = 0;
+    for (size_t i = 0; i < o->len; i++)
+        if (o->text[i] == '\n' && i + 1 < o->len && o->text[i + 1] != '#' && o->text[i + 1] != '"')
+            n++;
+    return n;
+}
+
+static void start(struct intervals *iv, struct intervals_log *l, struct out *o, int ntags)
+{
+    struct intervals **ivs = xcalloc(W, sizeof *ivs);
+    for (int w = 0; w < W; w++) {
+        intervals_init(&iv[w], LEN, ntags);
+        intervals_start(&iv[w], T0);
+        ivs[w] = &iv[w];
+    }
+    out_open(o);
+    intervals_log_start(l, o->f, ivs, W, T0, 1700000000.25, "test");
+}
+
+static void end(struct intervals *iv, struct intervals_log *l, struct out *o, int64_t at)
+{
+    char err[256];
+    for (int w = 0; w < W; w++)
+        intervals_finish(&iv[w]);
+    CHECK_INT(intervals_log_finish(l, at, err, sizeof err), 0);
+    intervals_log_free(l);
+    for (int w = 0; w < W; w++)
+        intervals_free(&iv[w]);
+    fclose(o->f);
+}
+
+/* Worker w's values, in time order over all workers: worker 1 records
+ * nothing in intervals 4..6, nobody in interval 8; the run ends at 5.3 s.
+ * With stream, the log collects every few records. */
+static void run(struct out *o, bool stream)
+{
+    struct intervals iv[W];
+    struct intervals_log l;
+    start(iv, &l, o, IV_TAGS);
+    for (int64_t now = T0; now < T0 + INT64_C(5300000000); now += 3000000) {
+        uint64_t idx = (uint64_t)((now - T0) / LEN);
+        for (int w = 0; w < W; w++) {
+            int64_t k = (now - T0) / 3000000;
+            if ((w == 1 && idx >= 4 && idx <= 6) || idx == 8 || (k + w) % (w + 2))
+                continue;
+            intervals_record(&iv[w], now, IV_LATENCY, 1000 + k * 12345 + w);
+            if (k % 3)
+                intervals_record(&iv[w], now, IV_SERVICE, 500 + k * 999);
+            intervals_record(&iv[w], now, IV_SENDLAG, 10 + k);
+        }
+        if (stream && (now - T0) % 100000000 == 0) {
+            for (int w = 0; w < W; w++)
+                intervals_tick(&iv[w], now);
+            intervals_log_collect(&l);
+        }
+    }
+    if (stream) {
+        /* Streamed: everything but the last interval (and the one before,
+         * not yet past for all at the last collect) is out already, and
+         * every line written is a whole one. */
+        CHECK(lines(o) >= 3 * 9);
+        CHECK(!strstr(o->text, ",0.300,"));
+    }
+    end(iv, &l, o, T0 + INT64_C(5300000001));
+}
+
+static void test_same_bytes(void)
+{
+    struct out once, streamed;
+    run(&once, false);
+    run(&streamed, true);
+    CHECK_MEM(streamed.text, streamed.len, once.text, once.len);
+    /* 11 intervals (0 .. 10, the last 0.300 s), 3 tags each, 8 empty */
+    CHECK_INT(lines(&once), 33);
+    CHECK_CONTAINS(once.text, "\n4.000,0.500,0.000,HISTF");
+    CHECK_CONTAINS(once.text, "\nTag=sendlag,5.000,0.300,");
+    free(once.text);
+    free(streamed.text);
+}
+
+/* Collect waits for the slowest running worker; a stopped one is past
+ * everything; an idle one moves on at its tick; what is written is freed. */
+static void test_collect(void)
+{
+    struct intervals iv[W];
+    struct intervals_log l;
+    struct out o;
+    start(iv, &l, &o, 1);
+    for (int w = 0; w < W; w++)
+        intervals_record(&iv[w], T0 + 1, IV_LATENCY, 1000);
+    intervals_record(&iv[0], T0 + 3 * LEN, IV_LATENCY, 1000); /* worker 0 in interval 3 */
+    intervals_record(&iv[1], T0 + 2 * LEN, IV_LATENCY, 1000); /* worker 1 in interval 2 */
+    intervals_log_collect(&l);
+    CHECK_INT(lines(&o), 0); /* worker 2 is still in interval 0 */
+    intervals_tick(&iv[2], T0 + LEN + 7);                    /* idle: it moves to interval 1 */
+    intervals_log_collect(&l);
+    CHECK_INT(lines(&o), 1);
+    CHECK_UINT(l.next, 1);
+    for (int w = 0; w < W; w++)
+        CHECK_UINT(l.q[w].n, 0); /* interval 0 written and freed; nothing else handed over */
+    intervals_finish(&iv[2]); /* stops: past everything */
+    intervals_log_collect(&l);
+    CHECK_INT(lines(&o), 2); /* worker 1 is in interval 2 */
+    intervals_record(&iv[1], T0 + 3 * LEN + 5, IV_LATENCY, 1000);
+    intervals_log_collect(&l);
+    CHECK_INT(lines(&o), 3);
+    intervals_record(&iv[0], T0 + 4 * LEN, IV_LATENCY, 1000); /* hands interval 3 over */
+    intervals_log_collect(&l);
+    CHECK_INT(lines(&o), 3); /* worker 1 is in interval 3 */
+    CHECK_UINT(l.q[0].n, 1); /* worker 0's interval 3 waits */
+    CHECK_UINT(l.q[1].n, 0);
+    intervals_finish(&iv[0]);
+    intervals_finish(&iv[1]);
+    intervals_log_collect(&l); /* all stopped: the rest waits for the end */
+    CHECK_INT(lines(&o), 3);
+    end(iv, &l, &o, T0 + 4 * LEN + 1);
+    CHECK_INT(lines(&o), 5);
+    CHECK_CONTAINS(o.text, "\n2.000,0.000,");
+    free(o.text);
+}
+
+int main(void)
+{
+    test_same_bytes();
+    test_collect();
+    return check_exit("test_intervals");
+}
