@@ -54,7 +54,7 @@ static double how_far(const struct progress *p, const struct series *s, int64_t 
 /* The latest complete second, or NULL before the first. */
 static const struct series_point *last_second(const struct series *s)
 {
-    return s->npoints ? &s->points[s->npoints - 1] : NULL;
+    return s->npoints ? &s->last : NULL;
 }
 
 /* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
@@ -108,8 +108,11 @@ void progress_update(struct progress *p, const struct series *s, int64_t elapsed
         /* requests per second over the last 10 complete seconds */
         uint64_t n = 0;
         size_t k = 0;
-        for (; k < 10 && k < s->npoints; k++)
-            n += s->points[s->npoints - 1 - k].c.requests;
+        for (; k < 10 && k < s->npoints; k++) {
+            struct series_point pt;
+            series_point_get(s, s->npoints - 1 - k, &pt, NULL, NULL); /* empty if it cannot be read */
+            n += pt.c.requests;
+        }
         how_far(p, s, elapsed_ns, where, sizeof where);
         figures(p, s, k ? (double)n / (double)k : -1, holding, nthresholds, figs, sizeof figs);
         fprintf(p->out, "volley: %s  %s\n", where, figs);

@@ -43,9 +43,11 @@ static int64_t lag_median(const struct series *s, size_t from, size_t to)
 {
     int64_t v[64];
     size_t n = 0;
-    for (size_t i = from; i < to && n < 64; i++)
-        if (s->points[i].sendlag_count)
-            v[n++] = s->points[i].sendlag_p50;
+    for (size_t i = from; i < to && n < 64; i++) {
+        struct series_point p;
+        if (series_point_get(s, i, &p, NULL, NULL) == 0 && p.sendlag_count)
+            v[n++] = p.sendlag_p50;
+    }
     if (n == 0)
         return -1;
     for (size_t i = 1; i < n; i++) /* n <= 64: insertion sort */

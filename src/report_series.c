@@ -8,6 +8,7 @@
 #include "stats.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 
 static void point_json(FILE *out, const struct options *o, const struct series_point *p, size_t t)
 {
@@ -52,9 +53,14 @@ void report_series_json(FILE *out, const struct options *o, const struct run_res
     if (o->rate)
         fprintf(out, "\"target_rate\": %" PRIu64 ", ", o->rate);
     fprintf(out, "\"points\": [");
+    char *hist = NULL; /* each point's text, read back into one buffer */
+    size_t cap = 0;
     for (size_t i = 0; i < s->npoints; i++) {
+        struct series_point p;
+        series_point_get(s, i, &p, &hist, &cap); /* a point that cannot be read is empty (said) */
         fprintf(out, "%s\n", i ? "," : "");
-        point_json(out, o, &s->points[i], i);
+        point_json(out, o, &p, i);
     }
+    free(hist);
     fprintf(out, "%s]},\n", s->npoints ? "\n  " : "");
 }

@@ -2,6 +2,7 @@
 #include "series.h"
 
 #include "hdr_codec.h"
+#include "series_store.h"
 #include "stats.h"
 #include "xalloc.h"
 
@@ -223,9 +224,7 @@ void series_free(struct series *s)
 {
     free(s->recs);
     hist_free(&s->total_latency);
-    for (size_t i = 0; i < s->npoints; i++)
-        free(s->points[i].hist);
-    free(s->points);
+    series_store_free(s->store);
     for (size_t i = 0; i < s->npend; i++) {
         hist_drop(&s->pend[i].h);
         hist_drop(&s->pend[i].lag);
@@ -281,16 +280,6 @@ static void take(struct series *s, struct series_sec *sec)
     hist_drop(&sec->sendlag);
 }
 
-/* pt (owning its hist) becomes point npoints. */
-static void push(struct series *s, struct series_point pt)
-{
-    if (s->npoints == s->cap) {
-        s->cap = xgrow(s->cap, s->npoints + 1, 64);
-        s->points = xrealloc(s->points, s->cap * sizeof *s->points);
-    }
-    s->points[s->npoints++] = pt;
-}
-
 /* The oldest pending second becomes point npoints. */
 static void complete_one(struct series *s)
 {
@@ -316,14 +305,24 @@ static void complete_one(struct series *s)
         memmove(s->pend, s->pend + 1, (s->npend - 1) * sizeof *s->pend);
         s->npend--;
     }
-    push(s, pt);
+    series_append(s, &pt);
+    free(pt.hist);
 }
 
 void series_append(struct series *s, const struct series_point *p)
 {
-    struct series_point pt = *p;
-    pt.hist = p->hist ? xstrdup(p->hist) : NULL;
-    push(s, pt);
+    if (!s->store)
+        s->store = series_store_new();
+    series_store_put(s->store, p);
+    s->last = *p;
+    s->last.hist = NULL;
+    s->npoints++;
+}
+
+int series_point_get(const struct series *s, size_t i, struct series_point *p, char **hist, size_t *cap)
+{
+    assert(i < s->npoints && "series_point_get: no such point");
+    return series_store_get(s->store, i, p, hist, cap);
 }
 
 void series_finish(struct series *s)

@@ -3,7 +3,11 @@
  * "series". Each worker records into its own recorder (struct series_rec)
  * and, when a second ends, hands that second to the main thread (a short
  * lock, once a second); the main thread merges the workers' seconds into
- * the run's points (struct series) as they become complete.
+ * the run's points (struct series) as they become complete. Complete
+ * points are spooled to an anonymous temporary file (series_store.c) and
+ * read back when the report is written, so memory does not grow with the
+ * run's length; only the running totals and the latest point stay in
+ * memory, for the progress line and the live thresholds.
  *
  * A second's counts are the worker's cumulative counters at its end minus
  * those at its start, so the points of a run add up to its totals exactly.
@@ -117,12 +121,16 @@ struct series_point {
     char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
 };
 
-/* The run's series, on the main thread. */
+struct series_store;
+
+/* The run's series, on the main thread. Callers may read npoints, last,
+ * total and total_codes (read-only); the rest is series.c's. */
 struct series {
     struct series_rec **recs; /* the workers' recorders */
     uint32_t nrecs;
-    struct series_point *points; /* complete seconds, 0 .. npoints-1 */
-    size_t npoints, cap;
+    size_t npoints;              /* complete seconds, 0 .. npoints-1 (series_point_get) */
+    struct series_point last;    /* the latest of them (hist NULL; zero before the first) */
+    struct series_store *store;  /* where the points are kept (series_store.c); NULL before the first */
     struct series_counts total;  /* everything handed over so far */
     uint64_t total_codes[SERIES_CODES];
     struct hist total_latency;   /* and its latencies (the points' precision) */
@@ -135,13 +143,26 @@ struct series {
     size_t npend;
 };
 
-/* recs: an array the series owns from now on. */
+/* recs: an array the series owns from now on (NULL with nrecs 0: a series
+ * filled by series_append alone, such as one read back from a result). */
 void series_init(struct series *s, struct series_rec **recs, uint32_t nrecs);
 void series_free(struct series *s);
 
-/* Appends a copy of p (and of its hist text) as the next point: a series
- * read back from a saved result (series_init(s, NULL, 0) first). */
+/* Appends *p as point npoints, copying it and its hist text (the caller
+ * keeps p). The point goes to the series' temporary file (made at the
+ * first point, in $TMPDIR or /tmp, unlinked at once so nothing is left
+ * behind); if that file cannot be made or written, to memory from then
+ * on, after one line on stderr ("volley: series: ..."). No point is ever
+ * lost. */
 void series_append(struct series *s, const struct series_point *p);
+
+/* Reads point i (< npoints) into *p. With hist non-NULL, p->hist is its
+ * text (or NULL: it had none) in *hist, a buffer of *cap bytes the call
+ * grows as needed (xrealloc; start with NULL and 0, free when done), valid
+ * until the next call with it; with hist NULL, p->hist is NULL. Returns 0,
+ * or -1 when the temporary file cannot be read (said on stderr once; *p is
+ * then an empty point). */
+int series_point_get(const struct series *s, size_t i, struct series_point *p, char **hist, size_t *cap);
 
 /* Takes what the workers handed over and completes the seconds every
  * worker is past; with all (the workers have stopped), every second. */
