@@ -18,7 +18,7 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_SPIN };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_SPIN, OPT_STAGES };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -44,6 +44,7 @@ static const struct option long_options[] = {
     {"html", required_argument, NULL, OPT_HTML},
     {"rate", required_argument, NULL, 'R'},
     {"spin", required_argument, NULL, OPT_SPIN},
+    {"stages", required_argument, NULL, OPT_STAGES},
     {"hlog", required_argument, NULL, OPT_HLOG},
     {"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
     {"quiet", no_argument, NULL, 'q'},
@@ -309,6 +310,42 @@ static void set_defaults(struct options *o)
     o->h2_window = UINT32_C(1) << 24;
 }
 
+/* --stages: the curve from -R's or -c's value (0 when not given); with -R
+ * the rate's (o->rate becomes its peak), else the connections' (-c
+ * becomes its peak). The run lasts the stages. Returns 0, or -1 with err. */
+static int apply_stages(struct options *o, bool rate_set, bool connections_set, bool duration_set, char *err,
+                        size_t errlen)
+{
+    const char *why = NULL;
+    if (duration_set || o->requests)
+        why = "cannot be combined with -d or -n (the stages are the run's length)";
+    else if (!rate_set && o->http2 != OPTIONS_H1)
+        why = "connections that come and go are not there for HTTP/2 yet (a rate, -R with --stages, is)";
+    else if (!rate_set && o->one_first)
+        why = "cannot be combined with --one-first";
+    if (why) {
+        snprintf(err, errlen, "--stages: %s", why);
+        return -1;
+    }
+    o->stages = xmalloc(sizeof *o->stages);
+    double start = rate_set ? (double)o->rate : connections_set ? (double)o->connections : 0;
+    if (stages_parse(o->stages, o->stages_spec, start, err, errlen) < 0)
+        return -1;
+    double peak = stages_peak(o->stages);
+    if (peak < 1 || (!rate_set && peak > 1000000)) {
+        snprintf(err, errlen, "--stages: %s", peak < 1 ? "every target is 0: nothing would be sent"
+                                                       : "more than 1000000 connections (-c's limit; with -R the "
+                                                         "targets are a rate)");
+        return -1;
+    }
+    o->duration_ns = o->stages->total_ns;
+    if (rate_set)
+        o->rate = (uint64_t)peak;
+    else
+        o->connections = (uint32_t)peak;
+    return 0;
+}
+
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
     set_defaults(o);
@@ -321,7 +358,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         }
     }
     uint64_t n;
-    bool threads_set = false, duration_set = false, body_set = false;
+    bool threads_set = false, duration_set = false, body_set = false, rate_set = false, connections_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
     o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
@@ -335,6 +372,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->connections = (uint32_t)n;
+            connections_set = true;
             break;
         case 't':
             if (parse_bounded("-t", optarg, 1, 1024, &n, err, errlen) < 0)
@@ -353,8 +391,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             break;
         case 'R':
-            if (parse_bounded("-R", optarg, 1, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
+            /* 0 only with --stages: a rate that ramps up from nothing */
+            if (parse_bounded("-R", optarg, 0, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
                 return OPTIONS_ERROR;
+            rate_set = true;
+            break;
+        case OPT_STAGES:
+            o->stages_spec = optarg;
             break;
         case OPT_SPIN:
             if (options_parse_duration(optarg, &o->spin_ns) < 0)
@@ -565,6 +608,14 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         return fail(err, errlen, "%s: needs --cert (the certificate of the key)%s", "--key", ""), OPTIONS_ERROR;
     if (o->cacert && !o->verify)
         o->verify = true; /* a CA file is only given to verify against */
+    if (o->stages_spec) {
+        if (apply_stages(o, rate_set, connections_set, duration_set, err, errlen) < 0)
+            return OPTIONS_ERROR;
+        duration_set = true;
+    } else if (rate_set && o->rate == 0) {
+        snprintf(err, errlen, "-R: 0 only with --stages (a rate that ramps up from nothing)");
+        return OPTIONS_ERROR;
+    }
     if (!duration_set && o->requests == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
     if (threads_set) {
@@ -599,6 +650,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 
 void options_free(struct options *o)
 {
+    free(o->stages);
+    o->stages = NULL;
     free((void *)o->body);
     free(o->headers);
     free(o->script_args);

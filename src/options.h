@@ -4,6 +4,8 @@
 #ifndef VOLLEY_OPTIONS_H
 #define VOLLEY_OPTIONS_H
 
+#include "stages.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,7 +19,11 @@ struct options {
     uint32_t threads;      /* -t, 1..connections */
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
     uint64_t requests;     /* -n; 0 = bounded by duration */
-    uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop */
+    uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop.
+                            * With --stages: the curve's peak */
+    const char *stages_spec; /* --stages as given, NULL if none */
+    struct stages *stages; /* --stages parsed (owned): the rate's curve with -R, else the
+                            * connections' (then -c is its peak); the run lasts its length */
     int64_t spin_ns;       /* --spin: with -R, busy-wait this long before each arrival; 0 = off */
     const char *method;    /* -m, default GET */
     const char **headers;  /* -H values, "Name: value", in order */

@@ -110,6 +110,19 @@ static const char *fmt_duration(char *buf, size_t len, int64_t ns)
     return buf;
 }
 
+/* --stages: ", stages from S: D to N, D to N" (unit after each value). */
+static void stages_text(FILE *out, const struct options *o, const char *unit)
+{
+    const struct stages *st = o->stages;
+    if (!st)
+        return;
+    char d[32];
+    fprintf(out, ", %sstages from %.0f%s:", o->rate ? "" : "connections in ", st->start, unit);
+    for (size_t i = 0; i < st->n; i++)
+        fprintf(out, "%s %s to %.0f%s", i ? "," : "", fmt_duration(d, sizeof d, st->s[i].dur_ns), st->s[i].target,
+                unit);
+}
+
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
@@ -126,14 +139,18 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
             o->connections, o->connections == 1 ? "" : "s",
             o->keepalive ? "keep-alive" : "a new connection per request");
     if (o->rate) {
-        fprintf(out, "open model at %" PRIu64 " requests/s", o->rate);
+        fprintf(out, "open model at %" PRIu64 " requests/s%s", o->rate, o->stages ? " at most" : "");
+        stages_text(out, o, "/s");
         if (o->spin_ns % 1000 == 0 && o->spin_ns)
             fprintf(out, ", spin %" PRId64 "us", o->spin_ns / 1000);
         else if (o->spin_ns)
             fprintf(out, ", spin %.3fus", (double)o->spin_ns / 1e3);
         fputc('\n', out);
-    } else
-        fprintf(out, "closed loop\n");
+    } else {
+        fprintf(out, "closed loop");
+        stages_text(out, o, "");
+        fputc('\n', out);
+    }
     report_tls_header(out, t, r);
     report_h2_header(out, o);
 }
@@ -148,8 +165,11 @@ double report_sent_rate(const struct options *o, const struct run_result *r)
 
 /* -R: whether the rate sent reached the target (the report's, the JSON's
  * and the exit status's one criterion). */
-static bool rate_met(const struct options *o, double sent)
+static bool rate_met(const struct options *o, const struct run_result *r, double sent)
 {
+    const struct stats *s = &r->stats;
+    if (o->stages) /* a curve has no one rate: what it asked for by the end went out */
+        return (double)s->arrivals >= RATE_MET_SHARE * (double)(s->arrivals + s->unsent);
     return sent >= RATE_MET_SHARE * (double)o->rate;
 }
 
@@ -158,8 +178,13 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
     if (!o->rate || r->interrupted || r->unreachable || r->script_error[0])
         return false;
     double sent = report_sent_rate(o, r);
-    if (rate_met(o, sent))
+    if (rate_met(o, r, sent))
         return false;
+    if (o->stages) {
+        fprintf(err, "volley: --stages: target rate not met: %" PRIu64 " of %" PRIu64 " arrivals never sent\n",
+                r->stats.unsent, r->stats.arrivals + r->stats.unsent);
+        return true;
+    }
     fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
             o->rate, sent, r->stats.unsent);
     return true;
@@ -170,11 +195,20 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
 {
     const struct stats *s = &r->stats;
     double sent = report_sent_rate(o, r);
-    fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n", o->rate,
-            sent, s->arrivals, s->unsent);
-    if (rate_met(o, sent))
+    if (o->stages)
+        fprintf(out, "  Rate: %" PRIu64 " scheduled by the stages, %.2f/s sent on average; %" PRIu64 " sent, %" PRIu64
+                     " never sent\n",
+                s->arrivals + s->unsent, sent, s->arrivals, s->unsent);
+    else
+        fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n",
+                o->rate, sent, s->arrivals, s->unsent);
+    if (rate_met(o, r, sent))
         return;
-    fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (", sent, o->rate);
+    if (o->stages)
+        fprintf(out, "  Target rate NOT met: %" PRIu64 " of %" PRIu64 " arrivals never sent (", s->unsent,
+                s->arrivals + s->unsent);
+    else
+        fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (", sent, o->rate);
     if (s->completed) { /* else no timing figures at all (report_text) */
         char p50[32], p99[32];
         fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
@@ -497,7 +531,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, "  \"rate\": {\"target\": %" PRIu64, o->rate);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
         fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
-                s->arrivals, s->unsent, rate_met(o, sent) ? "true" : "false", r->sent_span_ns);
+                s->arrivals, s->unsent, rate_met(o, r, sent) ? "true" : "false", r->sent_span_ns);
     }
 
     json_num(out, "  \"start_time\": ", r->start_epoch, 6);

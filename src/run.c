@@ -334,6 +334,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .one_first = o->one_first,
         .heads = o->heads,
         .rate = o->rate,
+        .stages = o->stages,
         .spin_ns = o->spin_ns,
         .nworkers = o->threads,
         .hlog_interval_ns = hlog ? o->hlog_interval_ns : 0,
@@ -369,7 +370,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     uint64_t unlimited = UINT64_MAX;
     /* -R: arrival k goes to worker k mod W, so the shares follow from the
      * run's total (-n, or what -d's schedule holds). */
-    uint64_t arrivals = o->rate ? sched_total(o->rate, o->requests, o->duration_ns) : 0;
+    uint64_t arrivals = !o->rate ? 0 : o->stages ? stages_arrivals(o->stages)
+                                              : sched_total(o->rate, o->requests, o->duration_ns);
     int rc = 0;
     uint32_t made = 0, conn_base = 0;
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
@@ -502,7 +504,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
      * end of the last arrival's own interval (-n N: N / rate). Not when it
      * was stopped early. */
     if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0] && !r.aborted_run) {
-        bool by_d = o->duration_ns && arrivals == sched_total(o->rate, 0, o->duration_ns);
+        bool by_d = o->duration_ns && (o->stages || arrivals == sched_total(o->rate, 0, o->duration_ns));
         int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
         if (res->duration_ns < span)
             res->duration_ns = span;

@@ -14,7 +14,25 @@
 int64_t sched_time(const struct sched *s, uint64_t j)
 {
     unsigned __int128 k = (unsigned __int128)s->first + (unsigned __int128)j * s->stride;
+    if (s->curve) {
+        int64_t t = stages_due(s->curve, (uint64_t)k);
+        return t == INT64_MAX ? INT64_MAX : s->t0 + t;
+    }
     return s->t0 + (int64_t)(k * 1000000000u / s->rate);
+}
+
+/* --stages: the last arrival of the run due by t ns from the start (one is:
+ * arrival 0 is due at 0). N(t) rounded down is it but for rounding; the
+ * due times themselves decide. */
+static uint64_t curve_last_due(const struct stages *curve, int64_t t)
+{
+    double n = stages_integral(curve, t);
+    uint64_t k = n > 0 ? (uint64_t)n : 0;
+    while (stages_due(curve, k + 1) <= t)
+        k++;
+    while (k > 0 && stages_due(curve, k) > t)
+        k--;
+    return k;
 }
 
 void sched_advance(struct sched *s, int64_t now)
@@ -24,8 +42,13 @@ void sched_advance(struct sched *s, int64_t now)
     /* Arrival k is due when floor(k * 1e9 / rate) <= now - t0, that is
      * when k * 1e9 < (now - t0 + 1) * rate: the last due one is
      * ceil((now - t0 + 1) * rate / 1e9) - 1. */
-    unsigned __int128 x = (unsigned __int128)(now - s->t0 + 1) * s->rate;
-    unsigned __int128 k_last = (x + 999999999u) / 1000000000u - 1;
+    unsigned __int128 k_last;
+    if (s->curve) {
+        k_last = curve_last_due(s->curve, now - s->t0);
+    } else {
+        unsigned __int128 x = (unsigned __int128)(now - s->t0 + 1) * s->rate;
+        k_last = (x + 999999999u) / 1000000000u - 1;
+    }
     uint64_t due = (uint64_t)((k_last - s->first) / s->stride) + 1; /* k_last >= first: arrival `due` was due */
     s->due = due < s->count ? due : s->count;
 }
@@ -212,6 +235,11 @@ void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t f
      * run in a loop iteration that has I/O to handle, and a busy loop could
      * then hold an arrival back indefinitely. */
     ev_set_priority(&s->spinner, EV_MAXPRI);
+}
+
+void sched_curve(struct sched *s, const struct stages *curve)
+{
+    s->curve = curve;
 }
 
 void sched_spin(struct sched *s, int64_t spin_ns)

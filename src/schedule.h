@@ -27,6 +27,8 @@
 #ifndef VOLLEY_SCHEDULE_H
 #define VOLLEY_SCHEDULE_H
 
+#include "stages.h"
+
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +43,7 @@ typedef void (*sched_end_fn)(void *arg);
 struct sched {
     int64_t t0;          /* when arrival 0 is due (monotonic ns) */
     uint64_t rate;       /* arrivals per second over the whole run */
+    const struct stages *curve; /* --stages: the rate's curve, which decides instead of rate */
     uint64_t first;      /* this worker's first arrival number (w) */
     uint64_t stride;     /* workers (W) */
     uint64_t count;      /* this worker's arrivals in all */
@@ -81,6 +84,10 @@ uint64_t sched_total(uint64_t rate, uint64_t requests, int64_t duration_ns);
 
 /* How many of total arrivals worker `first` of `stride` takes. */
 uint64_t sched_share(uint64_t total, uint32_t first, uint32_t stride);
+
+/* --stages: arrival k is due at t0 + stages_due(curve, k) instead of
+ * k / rate (curve outlives s). Call before sched_start. */
+void sched_curve(struct sched *s, const struct stages *curve);
 
 /* --spin: from now on, wake spin_ns (> 0) before each arrival and busy-wait
  * until it is due; 0 turns it off. Call before sched_start. */

@@ -130,6 +130,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         sched_init(&w->sched, w->loop, cfg->rate, id, cfg->nworkers, budget, nconns * w->shared.streams,
                    send_arrival, schedule_ended, w);
         sched_spin(&w->sched, cfg->spin_ns);
+        if (cfg->stages)
+            sched_curve(&w->sched, cfg->stages);
         w->shared.sched = &w->sched;
         w->stats.open = true;
     }

@@ -30,6 +30,8 @@ struct worker_config {
     bool one_first;          /* --one-first */
     bool heads;              /* --heads */
     uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
+    const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
+                                  * connections' (NULL: none) */
     uint32_t nworkers;       /* -R: how many workers share the schedule */
     int64_t t0;              /* -R, --hlog: monotonic ns of the schedule's arrival 0 and
                               * of interval 0; set before the workers start */
