@@ -380,6 +380,10 @@ void conn_script_failed(struct conn *c)
 void conn_next_request(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    if (c->id >= sh->active) { /* retired by the stages, its request ended: closes */
+        go_idle(c);
+        return;
+    }
     if (sh->budget == 0) {
         go_idle(c);
         if (sh->in_flight == 0)

@@ -79,6 +79,9 @@ struct conn_shared {
     struct conn_h2_fixed *h2_fixed; /* HTTP/2: req taken apart, made once (conn_h2.c) */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
+    uint32_t active;             /* --stages without -R: slots below it may start requests; one
+                                  * at or above it closes when its request has ended (UINT32_MAX:
+                                  * all may) */
     uint64_t in_flight;          /* started and not yet ended */
 };
 

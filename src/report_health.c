@@ -122,10 +122,10 @@ static bool lag_grew(const struct health *h)
 
 /* Whether the connection figures are worth a warning: a closed loop (in
  * the open model connections are handed arrivals as they are free, so
- * uneven use is normal) that ran long enough to judge. */
+ * uneven use is normal; with --stages the curve retires connections) that ran long enough to judge. */
 static bool judged(const struct options *o, const struct run_result *r, const struct health *h)
 {
-    return h->per_conn && !o->rate && h->nconns >= 2 && r->duration_ns >= JUDGE_NS && !r->interrupted &&
+    return h->per_conn && !o->rate && !o->stages && h->nconns >= 2 && r->duration_ns >= JUDGE_NS && !r->interrupted &&
            h->max >= 20;
 }
 

@@ -40,6 +40,7 @@ static void counts_of(const struct stats *s, struct series_counts *c)
     c->requests = s->completed;
     c->bytes = s->bytes_read;
     c->sent = s->arrivals;
+    c->conn_samples = s->conn_samples;
     for (int e = 0; e < STATS_ERR_KINDS; e++)
         c->errors[e] = s->errors[e];
 }
@@ -57,6 +58,7 @@ static void counts_add(struct series_counts *dst, const struct series_counts *sr
     dst->requests += src->requests;
     dst->bytes += src->bytes;
     dst->sent += src->sent;
+    dst->conn_samples += src->conn_samples;
     for (int i = 0; i < SERIES_CLASSES; i++)
         dst->status[i] += src->status[i];
     for (int e = 0; e < SERIES_KINDS; e++)
@@ -68,6 +70,7 @@ static void counts_sub(struct series_counts *dst, const struct series_counts *a,
     dst->requests = a->requests - b->requests;
     dst->bytes = a->bytes - b->bytes;
     dst->sent = a->sent - b->sent;
+    dst->conn_samples = a->conn_samples - b->conn_samples;
     for (int i = 0; i < SERIES_CLASSES; i++)
         dst->status[i] = a->status[i] - b->status[i];
     for (int e = 0; e < SERIES_KINDS; e++)

@@ -44,6 +44,8 @@ struct series_counts {
     uint64_t status[SERIES_CLASSES];
     uint64_t errors[SERIES_KINDS]; /* failed requests by kind (stats_error_name) */
     uint64_t sent;     /* -R: arrivals sent */
+    uint64_t conn_samples; /* --stages without -R: connections open, summed over the
+                            * worker's 100 ms samples (a second's / 10 = its mean) */
 };
 
 /* One worker's second, handed to the main thread. */

@@ -156,6 +156,7 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->connects += src->connects;
     dst->open |= src->open;
     dst->arrivals += src->arrivals;
+    dst->conn_samples += src->conn_samples;
     dst->tls_full += src->tls_full;
     dst->tls_resumed += src->tls_resumed;
     for (int k = 0; k < STATS_ERR_KINDS; k++) {

@@ -78,6 +78,8 @@ struct stats {
     uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
     int64_t last_due;    /* -R: when the latest arrival sent was due */
+    uint64_t conn_samples; /* --stages without -R: connections open at each 100 ms
+                            * sample, summed (the series' achieved connections) */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
     struct series_rec *series;   /* the worker's per-second recorder (not merged), or NULL */
     struct stats_slot {          /* per connection slot: responses and the last one's time */

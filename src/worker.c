@@ -77,6 +77,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .rbuf_size = READ_BUFFER_SIZE,
         .stats = &w->stats,
         .budget = budget,
+        .active = cfg->stages && !cfg->rate ? stages_share(cfg->stages->start, id, cfg->nworkers) : UINT32_MAX,
         .in_flight = 0,
         .script = script,
         .script_request = script && script_has(script, SCRIPT_REQUEST), /* a hook call per request */
@@ -161,11 +162,32 @@ static void on_sample(EV_P_ ev_timer *t, int revents)
     (void)revents;
     struct worker *w = ev_userdata(EV_A);
     hist_record(&w->stats.rate, (int64_t)((w->stats.completed - w->sampled) * 10));
+    if (w->cfg->stages && !w->cfg->rate) /* the connections the stages achieved */
+        for (uint32_t i = 0; i < w->nconns; i++)
+            w->stats.conn_samples += w->conns[i].fd >= 0;
     w->sampled = w->stats.completed;
     int64_t now = clock_now_ns();
     series_rec_tick(&w->series, now);
     if (w->stats.intervals)
         intervals_tick(&w->intervals, now);
+}
+
+/* --stages without -R: the worker's share of the connections the curve
+ * asks for now. More: idle slots below it start; fewer: the slots above it
+ * close as their requests end (conn_next_request), none is cut off. */
+static void on_stage(EV_P_ ev_timer *t, int revents)
+{
+    (void)t;
+    (void)revents;
+    struct worker *w = ev_userdata(EV_A);
+    uint32_t want = stages_share(stages_value(w->cfg->stages, clock_now_ns() - w->cfg->t0), w->id, w->cfg->nworkers);
+    if (want > w->nconns)
+        want = w->nconns;
+    uint32_t was = w->shared.active;
+    w->shared.active = want;
+    for (uint32_t i = was; i < want; i++)
+        if (w->conns[i].state == CONN_IDLE && w->shared.budget > 0)
+            conn_start(&w->conns[i]);
 }
 
 /* -R: the schedule ends; what was due and never sent is counted. */
@@ -242,6 +264,9 @@ static void *worker_main(void *arg)
         ev_async_send(w->loop, &w->stop); /* asked before the watcher was there */
     ev_timer_init(&w->sampler, on_sample, 0.1, 0.1);
     ev_timer_start(w->loop, &w->sampler);
+    ev_timer_init(&w->stager, on_stage, 0.01, 0.01);
+    if (w->cfg->stages && !w->cfg->rate)
+        ev_timer_start(w->loop, &w->stager);
     /* A script without request(): the request is what init() left in
      * wrk.*, the same for every request of this worker, as in wrk. */
     if (w->script && !w->shared.script_request && static_request(w) < 0)
@@ -265,6 +290,7 @@ static void *worker_main(void *arg)
     stop_schedule(w);
     stop_connections(w);
     ev_timer_stop(w->loop, &w->sampler);
+    ev_timer_stop(w->loop, &w->stager);
     w->gave_up = w->shared.gave_up;
     if (w->script)
         script_take_reasons(w->script, &w->stats);

@@ -67,6 +67,7 @@ struct worker {
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
     struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
+    ev_timer stager;         /* --stages without -R: every 10 ms, the connections' target */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate; a
                               * series second or --hlog interval that ended, closed */
     uint64_t sampled;        /* completed at the last sample */

@@ -106,7 +106,8 @@ import sys
 lines = [l.split() for l in open(sys.argv[1])]
 r = [int(l[1]) for l in lines if l[0] == "r" and len(l) == 2]
 s = [(int(l[1]), int(l[2])) for l in lines if l[0] == "s" and len(l) == 3]
-assert len(r) + len(s) == len(lines), "unknown lines"
+ac = [int(l[1]) for l in lines if l[0] in ("a", "c") and len(l) == 2]
+assert len(r) + len(s) + len(ac) == len(lines), "unknown lines"
 assert len(r) == 12, "%d r lines" % len(r)
 assert len(s) == 2, "%d s lines" % len(s)
 assert all(a <= b for a, b in zip(r, r[1:])), "r not non-decreasing"

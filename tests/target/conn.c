@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE   /* accept4 */
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -247,6 +248,8 @@ static void conn_close(struct conn *c)
     if (c->ssl)
         tls_conn_free(c);
     close(c->fd);
+    if (timing_log)
+        fprintf(timing_log, "c %" PRIu64 "\n", mono_ns());
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -606,6 +609,8 @@ static void on_accept(struct ev_loop *l, ev_io *w, int revents)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (timing_log)
+            fprintf(timing_log, "a %" PRIu64 "\n", mono_ns());
         struct conn *c = calloc(1, sizeof *c);
         if (!c)
             die("out of memory");
