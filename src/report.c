@@ -473,6 +473,25 @@ static void json_metrics(FILE *out, const struct metrics *ms)
     fprintf(out, "}},\n");
 }
 
+/* ", \"stages\": {...}" (null without --stages): the spec as given, what
+ * its targets are, the start, and each stage. */
+static void json_stages(FILE *out, const struct options *o)
+{
+    const struct stages *st = o->stages;
+    if (!st) {
+        fputs(", \"stages\": null", out);
+        return;
+    }
+    fputs(", \"stages\": {\"spec\": ", out);
+    json_out_str(out, o->stages_spec);
+    fprintf(out, ", \"of\": \"%s\", \"start\": %.0f, \"stages\": [", o->rate ? "rate" : "connections", st->start);
+    for (size_t i = 0; i < st->n; i++) {
+        json_num(out, i ? ", {\"duration\": " : "{\"duration\": ", (double)st->s[i].dur_ns / 1e9, 6);
+        fprintf(out, ", \"target\": %.0f}", st->s[i].target);
+    }
+    fputs("]}", out);
+}
+
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -524,6 +543,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         json_num(out, ", \"spin\": ", (double)o->spin_ns / 1e9, 9);
     else
         fprintf(out, ", \"spin\": null");
+    json_stages(out, o);
     fprintf(out, "},\n");
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {

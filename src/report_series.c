@@ -20,6 +20,18 @@ static void point_json(FILE *out, const struct options *o, const struct series_p
     for (int e = 0; e < SERIES_KINDS; e++)
         fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), p->c.errors[e]);
     fprintf(out, "}");
+    if (o->stages) { /* what the curve asked for in this second, and what was achieved */
+        const struct stages *st = o->stages;
+        int64_t from = (int64_t)t * SERIES_NS, to = from + SERIES_NS;
+        fprintf(out, ", \"target\": ");
+        if (o->rate) {
+            json_out_num(out, stages_integral(st, to) - stages_integral(st, from), 3);
+        } else {
+            json_out_num(out, stages_value(st, from + SERIES_NS / 2), 3);
+            fprintf(out, ", \"connections\": ");
+            json_out_num(out, (double)p->c.conn_samples / 10, 1);
+        }
+    }
     if (o->rate) {
         fprintf(out, ", \"sent\": %" PRIu64 ", \"sendlag\": {\"count\": %" PRIu64, p->c.sent, p->sendlag_count);
         if (p->sendlag_count) {

@@ -75,6 +75,15 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     o->http10 = v && strcmp(v, "1.0") == 0;
     o->rate = (uint64_t)html_rd_count(rd, op, "options", "rate");
     o->spin_ns = rd_seconds(rd, op, "options", "spin", 1);
+    const struct json *sg = html_rd_of(rd, op, "options", "stages", JSON_OBJECT, false);
+    const char *spec = sg ? html_rd_str(rd, sg, "options.stages", "spec", true, NULL) : NULL;
+    if (spec && !rd->failed) {
+        char why[300];
+        o->stages_spec = spec;
+        o->stages = xmalloc(sizeof *o->stages);
+        if (stages_parse(o->stages, spec, html_rd_count(rd, sg, "options.stages", "start"), why, sizeof why) < 0)
+            html_rd_fail(rd, "options.stages", "spec", "%s", why);
+    }
     o->latency = rd_bool(rd, op, "options", "latency_distribution", false);
     o->verbose = rd_bool(rd, op, "options", "verbose", false);
     const struct json *h2 = html_rd_of(rd, root, "", "http2", JSON_OBJECT, false);
@@ -229,6 +238,10 @@ static void load_point(struct html_rd *rd, const struct json *p, const char *pat
     pt->c.requests = (uint64_t)html_rd_count(rd, p, path, "requests");
     pt->c.bytes = (uint64_t)html_rd_count(rd, p, path, "bytes");
     pt->c.sent = (uint64_t)html_rd_count(rd, p, path, "sent");
+    double conns = html_rd_num(rd, p, path, "connections", false); /* --stages: the mean of 10 samples */
+    if (!isnan(conns) && !(conns >= 0 && conns <= 1e7))
+        html_rd_fail(rd, path, "connections", "expected a number from 0");
+    pt->c.conn_samples = isnan(conns) || rd->failed ? 0 : (uint64_t)llround(conns * 10);
     char sub[64];
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     snprintf(sub, sizeof sub, "%s.status", path);

@@ -20,7 +20,7 @@ static const struct {
     {"tls_min", "--tls-min"}, {"tls_max", "--tls-max"}, {"ciphers", "--ciphers"},
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
-    {"streams", "--streams"}, {"h2_window", "--h2-window"},
+    {"streams", "--streams"}, {"h2_window", "--h2-window"}, {"stages", "--stages"},
 };
 
 /* The boolean keys: the word added when the value is `when`. */
