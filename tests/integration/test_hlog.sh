@@ -98,7 +98,7 @@ bad() {
 }
 bad '^volley: --hlog: /nonexistent/x.hlog: No such file or directory$' --hlog /nonexistent/x.hlog "$url"
 bad '^volley: --hlog-interval: "0.5ms" is not a duration of at least 1ms' --hlog-interval 0.5ms "$url"
-bad '^volley: -R: 0 is out of range' -R 0 "$url"
+bad '^volley: -R: 0 only with --stages' -R 0 "$url"
 bad '^volley: -R: "fast" is not a number$' -R fast "$url"
 bad '^volley: --one-first: cannot be combined with -R' -R 10 --one-first "$url"
 finish

@@ -115,7 +115,7 @@ for (start, end), after in zip(s, (5, 10)):
     assert 300e6 <= end - start < 400e6, "stall of %d ns" % (end - start)
     assert r[after - 1] <= start and end <= r[after], "stall not after request %d" % after
 # the log is in event order: each stall line right after its request's line
-kinds = "".join(l[0] for l in lines)
+kinds = "".join(l[0] for l in lines if l[0] in "rs")
 assert kinds == "rrrrrsrrrrrsrr", kinds
 PY
 
