@@ -119,6 +119,10 @@ struct html_bin {
     int64_t errors[8]; /* by kind, as stats_error_name */
     int64_t lat_count;
     double p50, p90, p99, max; /* us; NAN when lat_count is 0 */
+    /* --stages: the points' "target" and "connections" summed, and how many
+     * points had each (0: none) */
+    double target, conns;
+    int ntarget, nconns;
 };
 
 

@@ -23,6 +23,11 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     b->requests += (int64_t)html_rd_count(rd, p, path, "requests");
     b->bytes += (int64_t)html_rd_count(rd, p, path, "bytes");
     b->sent += (int64_t)html_rd_count(rd, p, path, "sent");
+    double tg = html_rd_num(rd, p, path, "target", false), cn = html_rd_num(rd, p, path, "connections", false);
+    if (!isnan(tg))
+        b->target += tg, b->ntarget++;
+    if (!isnan(cn))
+        b->conns += cn, b->nconns++;
     char sub[96];
     snprintf(sub, sizeof sub, "%s.status", path);
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
@@ -239,7 +244,8 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
     /* -R: sent per second against the target rate */
     if (!isnan(cols.target)) {
         for (size_t i = 0; i < n; i++) {
-            y[0 * n + i] = cols.target;
+            /* --stages: the arrivals the curve asked for in the column */
+            y[0 * n + i] = b[i].ntarget ? b[i].target / b[i].secs : cols.target;
             y[1 * n + i] = (double)b[i].sent / b[i].secs;
             y[2 * n + i] = (double)b[i].requests / b[i].secs;
         }
@@ -248,6 +254,19 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         lines[2] = (struct html_line){"completed", &y[2 * n], 2, false, NULL, 0};
         chart(out, "Requests sent per second against the target rate (-R)", "sent", false, "requests/s", &cols,
               lines, 3);
+    }
+    /* --stages without -R: the connections asked for and those open */
+    bool conns = false;
+    for (size_t i = 0; i < n; i++)
+        conns |= b[i].nconns > 0;
+    if (conns) {
+        for (size_t i = 0; i < n; i++) {
+            y[0 * n + i] = b[i].ntarget ? b[i].target / b[i].ntarget : NAN;
+            y[1 * n + i] = b[i].nconns ? b[i].conns / b[i].nconns : NAN;
+        }
+        lines[0] = (struct html_line){"target", &y[0], 3, true, NULL, 0};
+        lines[1] = (struct html_line){"open", &y[n], 0, false, NULL, 0};
+        chart(out, "Connections against the stages", "connections", false, "connections", &cols, lines, 2);
     }
     free(y);
     html_cols_free(&cols);

@@ -48,7 +48,7 @@ assert sum(p["sent"] for p in pts) == 8000, [p["sent"] for p in pts]
 PY
 
 start_target --timing-log "$T/closed.log"
-run_volley closed --stages 1s:20,1s:20,1s:5,1s:5,1s:0 -t 2 "http://127.0.0.1:$PORT/delay/5"
+run_volley closed --stages 1s:20,1s:20,1s:5,1s:5,1s:0 -t 2 --html "$T/closed.html" "http://127.0.0.1:$PORT/delay/5"
 check_eq "$RC" 0 "connections: exit status"
 check_grep "$T/closed.out" "closed loop, connections in stages from 0: 1s to 20, 1s to 20, 1s to 5, 1s to 5, 1s to 0" \
     "connections: the header says the stages"
@@ -81,6 +81,8 @@ assert r["options"]["stages"]["of"] == "connections", r["options"]["stages"]
 assert abs(pts[1]["connections"] - 20) <= 1 and abs(pts[3]["connections"] - 5) <= 1, pts[:4]
 assert [p["target"] for p in pts[:5]] == [10, 20, 12.5, 5, 2.5], [p["target"] for p in pts]
 PY
+
+check_grep "$T/closed.html" "Connections against the stages" "connections: the HTML's chart"
 
 # volley report re-prints a run with stages as it was printed.
 rc=0
