@@ -4,6 +4,7 @@
 #include "fmt.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #define BAR_WIDTH 20
@@ -60,15 +61,19 @@ static const struct series_point *last_second(const struct series *s)
 /* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
  * given (rps < 0: none yet), the errors so far, the last second's
  * percentiles. */
-static void figures(const struct progress *p, const struct series *s, double rps, size_t holding, size_t nth,
-                    char *buf, size_t len)
+static void figures(const struct progress *p, const struct series *s, double rps, int64_t elapsed_ns, size_t holding,
+                    size_t nth, char *buf, size_t len)
 {
     const struct series_point *pt = last_second(s);
     char p50[32], p99[32];
     uint64_t errors = errors_of(&s->total);
     int n = rps < 0 ? snprintf(buf, len, "- req/s") : snprintf(buf, len, "%.0f req/s", rps);
+    const struct stages *st = p->o->stages; /* the curve's target now */
     if (p->o->rate && n >= 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, " (target %" PRIu64 ")", p->o->rate);
+        n += snprintf(buf + n, len - (size_t)n, " (target %.0f)",
+                      st ? stages_value(st, elapsed_ns) : (double)p->o->rate);
+    else if (st && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "  connections %.0f", floor(stages_value(st, elapsed_ns)));
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  %serrors %" PRIu64 "%s", p->color && errors ? "\033[31m" : "",
                       errors, p->color && errors ? "\033[0m" : "");
@@ -94,7 +99,7 @@ void progress_update(struct progress *p, const struct series *s, int64_t elapsed
         double rps = pt ? (double)pt->c.requests
                      : elapsed_ns > 0 ? (double)series_ended(s) * 1e9 / (double)elapsed_ns
                                       : -1;
-        figures(p, s, rps, holding, nthresholds, figs, sizeof figs);
+        figures(p, s, rps, elapsed_ns, holding, nthresholds, figs, sizeof figs);
         char bar[BAR_WIDTH + 1];
         int full = (int)(done * BAR_WIDTH);
         for (int i = 0; i < BAR_WIDTH; i++)
@@ -114,7 +119,7 @@ void progress_update(struct progress *p, const struct series *s, int64_t elapsed
             n += pt.c.requests;
         }
         how_far(p, s, elapsed_ns, where, sizeof where);
-        figures(p, s, k ? (double)n / (double)k : -1, holding, nthresholds, figs, sizeof figs);
+        figures(p, s, k ? (double)n / (double)k : -1, elapsed_ns, holding, nthresholds, figs, sizeof figs);
         fprintf(p->out, "volley: %s  %s\n", where, figs);
         fflush(p->out);
         while (p->next_line_ns <= elapsed_ns)
