@@ -3,6 +3,7 @@
  * is wrong. */
 #include "options.h"
 
+#include "field.h"
 #include "quote.h"
 #include "threshold.h"
 #include "xalloc.h"
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
@@ -146,74 +146,32 @@ static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_
     return 0;
 }
 
-/* RFC 9110 token characters, for method and header names. */
-static int is_token(const char *s, size_t n)
-{
-    if (n == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch <= 32 || ch >= 127 || strchr("\"(),/:;<=>?@[\\]{}", ch))
-            return 0;
-    }
-    return 1;
-}
-
-/* A -H value: a token, a colon, and a value without control bytes but TAB
- * (CR or LF would split the header; the others are not field content in
- * RFC 9110 and some servers cut the line there). */
-static int check_header(const char *h, char *err, size_t errlen)
-{
-    const char *colon = strchr(h, ':');
-    if (!colon || !is_token(h, (size_t)(colon - h)))
-        return fail(err, errlen, "%s: \"%s\" is not a 'Name: value' header", "-H", h);
-    for (const unsigned char *p = (const unsigned char *)colon + 1; *p; p++)
-        if ((*p < 0x20 && *p != '\t') || *p == 0x7f)
-            return fail(err, errlen, "%s: \"%s\" contains a control character (only TAB is allowed)", "-H", h);
-    return 0;
-}
-
-/* The value of header h ("Name: value") without leading blanks if its name
- * is name in any case, else NULL. */
-static const char *header_value(const char *h, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncasecmp(h, name, n) != 0 || h[n] != ':')
-        return NULL;
-    return h + n + 1 + strspn(h + n + 1, " \t");
-}
-
 /* -H headers that frame the body must agree with the body volley sends
  * (after -b and --body-file are read): a Content-Length that disagreed
  * would make the server read part of the body as the next request, or the
- * next request as the body. A Content-Length equal to the body's length is
- * sent instead of volley's own. Without a body only 0 is allowed, unless a
+ * next request as the body. Without a body only 0 is allowed, unless a
  * script builds the requests (wrk.format replaces or drops Content-Length).
- * Transfer-Encoding is refused: in a request it means a chunked body, and
- * volley sends bodies with Content-Length only. */
+ * Transfer-Encoding is refused (field.h). */
 static int check_framing(const struct options *o, const char *body_file, char *err, size_t errlen)
 {
     char q[256];
     for (size_t i = 0; i < o->nheaders; i++) {
         const char *h = o->headers[i], *v;
-        if (header_value(h, "Transfer-Encoding"))
+        switch (field_framing(h, o->body != NULL, o->body_len, o->script != NULL, &v)) {
+        case FIELD_FRAMING_OK:
+            continue;
+        case FIELD_FRAMING_CHUNKED:
             return fail(err, errlen,
                         "%s: \"%s\": volley sends a body with Content-Length, never chunked (a script's request() may "
                         "return a chunked request as a string)",
                         "-H", h);
-        if (!(v = header_value(h, "Content-Length")))
-            continue;
-        size_t digits = strspn(v, "0123456789");
-        errno = 0;
-        unsigned long long len = strtoull(v, NULL, 10);
-        if (digits == 0 || v[digits + strspn(v + digits, " \t")] || errno)
+        case FIELD_FRAMING_NOT_LENGTH:
             return fail(err, errlen, "%s Content-Length: \"%s\" is not a length", "-H", v);
-        if (o->body && len != o->body_len) {
+        case FIELD_FRAMING_DISAGREES:
             snprintf(err, errlen, "-H Content-Length: %s disagrees with the body's length (%zu bytes from %s)",
                      quote_printable(q, sizeof q, v), o->body_len, body_file ? "--body-file" : "-b");
             return -1;
-        }
-        if (!o->body && len != 0 && !o->script) {
+        case FIELD_FRAMING_NO_BODY:
             snprintf(err, errlen, "-H Content-Length: %s but there is no body (-b or --body-file); only 0 is allowed",
                      quote_printable(q, sizeof q, v));
             return -1;
@@ -411,13 +369,18 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
             o->script = optarg;
             break;
-        case 'H':
-            if (check_header(optarg, err, errlen) < 0)
+        case 'H': {
+            const char *why = field_check_header(optarg);
+            if (why) {
+                char q[256];
+                snprintf(err, errlen, "-H: \"%s\" %s", quote_printable(q, sizeof q, optarg), why);
                 return OPTIONS_ERROR;
+            }
             o->headers[o->nheaders++] = optarg;
             break;
+        }
         case 'm':
-            if (!is_token(optarg, strlen(optarg)))
+            if (!field_is_token(optarg, strlen(optarg)))
                 return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
             o->method = optarg;
             break;
