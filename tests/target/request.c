@@ -109,6 +109,8 @@ static int on_message_begin(http_parser *p)
     c->url_len = 0;
     c->hs = HS_BEFORE;             /* head_track copies this request's head */
     c->hname.len = c->hval.len = c->logline.len = 0;
+    c->body_len = 0;
+    c->body_hash = 2166136261u;    /* FNV-1a's offset basis */
     c->in_value = c->headers_done = false;
     c->req.authorized = c->req.bearer = false;
     return 0;
@@ -222,6 +224,17 @@ static int on_headers_complete(http_parser *p)
     return 0;
 }
 
+/* --log-bodies: the body's length and FNV-1a hash (32 bits), as decoded
+ * from Content-Length or chunked framing. */
+static int on_body(http_parser *p, const char *at, size_t len)
+{
+    struct conn *c = p->data;
+    c->body_len += len;
+    for (size_t i = 0; i < len; i++)
+        c->body_hash = (c->body_hash ^ (unsigned char)at[i]) * 16777619u;
+    return 0;
+}
+
 /* Pause so http_parser_execute returns right after this request; parse()
  * then handles it before parsing any pipelined request behind it. */
 static int on_message_complete(http_parser *p)
@@ -244,6 +257,8 @@ void request_parser_settings(http_parser_settings *s)
     s->on_header_value = on_header_value;
     s->on_headers_complete = on_headers_complete;
     s->on_message_complete = on_message_complete;
+    if (opt.log_bodies)
+        s->on_body = on_body;
 }
 
 /* ---- routing ------------------------------------------------------------ */
@@ -517,6 +532,11 @@ void dispatch(struct conn *c)
         if (r->authorized)
             stats.authorized++;
         if (req_log) {             /* in arrival order: requests are read one at a time */
+            if (opt.log_bodies && c->body_len) {
+                char b[64];
+                int n = snprintf(b, sizeof b, " body=%" PRIu64 ":%08" PRIx32, c->body_len, c->body_hash);
+                log_add(c, b, (size_t)n);
+            }
             log_add(c, "\n", 1);
             fwrite(c->logline.p, 1, c->logline.len, req_log);
         }

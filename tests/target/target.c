@@ -118,7 +118,7 @@ static void on_max_seconds(struct ev_loop *l, ev_timer *w, int revents)
 static void usage(FILE *f)
 {
     fputs("usage: volley-target [--bind ADDR] [--port N] [--port-file FILE]\n"
-          "         [--stats-file FILE] [--log FILE] [--timing-log FILE]\n"
+          "         [--stats-file FILE] [--log FILE [--log-bodies]] [--timing-log FILE]\n"
           "         [--max-seconds S] [--close-every K] [--delay-ms D]\n"
           "         [--stall-every N --stall-ms S] [--drop-every K] [--serve-only K] [--quiet]\n"
           "         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
@@ -203,6 +203,7 @@ static void parse_options(int argc, char **argv)
         { "port-file", required_argument, NULL, 'P' },
         { "stats-file", required_argument, NULL, 'S' },
         { "log", required_argument, NULL, 'l' },
+        { "log-bodies", no_argument, NULL, 1008 },
         { "max-seconds", required_argument, NULL, 'm' },
         { "close-every", required_argument, NULL, 'k' },
         { "delay-ms", required_argument, NULL, 'd' },
@@ -253,6 +254,7 @@ static void parse_options(int argc, char **argv)
         case 1005: opt.tls_no_tickets = true; break;
         case 1006: opt.tls_no_resume = true; break;
         case 1007: opt.tls_log_file = optarg; break;
+        case 1008: opt.log_bodies = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }

@@ -113,6 +113,8 @@ struct conn {
     struct buf hname, hval;     /* header being parsed (value kept only if needed) */
     bool in_value, keep_value, headers_done;
     struct buf logline;         /* this request's --log line, without newline */
+    uint64_t body_len;          /* --log-bodies: this request's body so far (decoded) */
+    uint32_t body_hash;         /* ... and its FNV-1a hash */
 
     char *out;                  /* queued response bytes */
     size_t out_off, out_len, out_cap;
@@ -143,6 +145,7 @@ struct options {
     const char *bind;
     int port;
     const char *port_file, *stats_file, *log_file, *timing_log_file;
+    bool log_bodies;            /* --log-bodies: the request log gives each body's length and hash */
     double max_seconds;
     unsigned long close_every;
     unsigned long delay_ms;
