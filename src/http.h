@@ -20,6 +20,12 @@ struct http_request_spec {
     bool keepalive;          /* false: ask the server to close (HTTP/1.1) */
 };
 
+/* A request encoded whole: what is written for it. */
+struct http_req {
+    const char *bytes;
+    size_t len;
+};
+
 /* Encodes one request: request line, Host, the given headers, Content-Length
  * when there is a body (unless given), Connection: close when !keepalive on
  * HTTP/1.1 (unless a Connection header is given), blank line, body. Returns a
