@@ -193,6 +193,7 @@ static void handshake_done(struct conn *c, int64_t now)
             st++;
         c->req = st->req;
         c->req_len = st->req_len;
+        c->req_ix = st->req_ix;
         c->t_start = st->t_start;
         conn_h2_release(c, st);
         reset_request(c);
@@ -405,12 +406,41 @@ void conn_begin_request(struct conn *c, int64_t now)
     begin_request(c, now);
 }
 
+/* splitmix64: the worker's generator for --targets-order random. */
+static uint64_t rng_next(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+/* --targets: c sends the next target's request, encoded before the run;
+ * choosing it is an index, in the run's order (this worker's place in it,
+ * then round the list) or drawn at random (the high bits of a 64-bit draw
+ * times the count: uniform within 2^-32). */
+static void next_target(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    uint32_t i;
+    if (sh->target_random) {
+        i = (uint32_t)(((unsigned __int128)rng_next(&sh->rng) * sh->ntargets) >> 64);
+    } else {
+        i = sh->target_next;
+        sh->target_next = i + 1 == sh->ntargets ? 0 : i + 1;
+    }
+    c->req = sh->targets[i].bytes;
+    c->req_len = sh->targets[i].len;
+    c->req_ix = i;
+}
+
 /* Starts a request on c now: its hooks, then the connect or the write. */
 static void begin_request(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     c->req = sh->req;
     c->req_len = sh->req_len;
+    c->req_ix = 0;
     if (sh->script_error[0]) {
         go_idle(c); /* a hook already failed: the run is ending */
         return;
@@ -443,6 +473,9 @@ static void begin_request(struct conn *c, int64_t now)
             return;
         }
         depth = http_count_requests(c->req, c->req_len);
+        c->req_ix = CONN_REQ_HOOK;
+    } else if (sh->targets) {
+        next_target(c);
     }
     if (sh->h2) {
         /* HTTP/2: the request is a stream of its own (a pipelined string is

@@ -36,6 +36,12 @@ struct conn_shared {
     socklen_t addrlen;
     const char *req;             /* the encoded request, read-only, shared by all threads */
     size_t req_len;
+    const struct http_req *targets; /* --targets: the run's requests, one per target (read-only,
+                                  * shared by all threads); NULL: req for every request */
+    uint32_t ntargets;
+    uint32_t target_next;        /* round robin: this worker's next target */
+    bool target_random;          /* --targets-order random: each target drawn with rng */
+    uint64_t rng;                /* the worker's generator (splitmix64 state) */
     bool keepalive;              /* reuse connections the server keeps open */
     int64_t timeout_ns;          /* --timeout */
     int64_t last_connect_ok;     /* monotonic ns of the last connect that worked (or the start) */
@@ -76,7 +82,8 @@ struct conn_shared {
     char *scratch;               /* HTTP/2: lower-cased header names while a request is opened */
     size_t scratch_size;
     struct mpool *pool;          /* HTTP/2: nghttp2's memory (see mpool.h) */
-    struct conn_h2_fixed *h2_fixed; /* HTTP/2: req taken apart, made once (conn_h2.c) */
+    struct conn_h2_fixed **h2_fixed; /* HTTP/2: the run's requests (req, or each target's) taken
+                                  * apart, each made once when first sent (conn_h2_req.c) */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     uint32_t active;             /* --stages without -R: slots below it may start requests; one
@@ -102,6 +109,7 @@ struct conn_stream {
     const char *req;        /* the request as HTTP/1 text (kept: streams open later or again):
                              * the run's own request, or a hook's copied into own_req */
     size_t req_len;
+    uint32_t req_ix;        /* as conn.req_ix */
     char *own_req;
     size_t own_len, own_cap;
     struct h2_body body;    /* the part of req being sent as DATA */
@@ -132,8 +140,10 @@ struct conn {
     char *out;              /* HTTP/2: frames the socket did not take yet */
     size_t out_len, out_off, out_cap;
     bool read_wants_write;  /* TLS: the read waits for writability */
-    const char *req;        /* the request being written: the shared one, or a hook's */
+    const char *req;        /* the request being written: the shared one, a target's, or a hook's */
     size_t req_len;
+    uint32_t req_ix;        /* which of the run's requests req is (its --targets index; 0
+                             * without), or CONN_REQ_HOOK: a hook's string */
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
     bool table_open;        /* scenario: the conn table belongs to the open socket */
     char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
@@ -150,6 +160,9 @@ struct conn {
     int64_t t_first;        /* first response byte */
     double backoff;         /* seconds before the next connect after a refused one */
 };
+
+/* conn.req_ix of a request a script's request() hook made. */
+#define CONN_REQ_HOOK UINT32_MAX
 
 /* Prepares c (no socket yet). */
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id);

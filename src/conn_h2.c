@@ -169,7 +169,8 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->t_start = now;
     st->t_intended = c->t_intended;
     fresh_response(st);
-    if (c->req == c->sh->req) {
+    st->req_ix = c->req_ix;
+    if (c->req_ix != CONN_REQ_HOOK) {
         st->req = c->req; /* lives as long as the run */
     } else {
         /* A hook's string is anchored only until this connection's next

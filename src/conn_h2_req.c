@@ -1,7 +1,8 @@
 /* What an HTTP/2 stream sends: the request begin_request made, an HTTP/1
  * request string, taken apart into HTTP/2 headers and opened as a stream.
- * The run's own request is taken apart once per worker and handed to
- * nghttp2 as lasting strings (not copied); a hook's request each time. */
+ * The run's own requests (its request, or each of --targets') are taken
+ * apart once per worker and handed to nghttp2 as lasting strings (not
+ * copied); a hook's request each time. */
 #include "conn.h"
 
 #include "clock.h"
@@ -55,29 +56,51 @@ static const char *take_apart(const struct conn_shared *sh, const char *req, siz
     return NULL;
 }
 
-/* The run's own request, taken apart once for all its streams (a worker's
- * first request makes it; conn_shared_free frees it). */
+/* One of the run's own requests (its request, or a target's), taken
+ * apart once for all its streams (when the worker first sends it;
+ * conn_shared_free frees it). */
 struct conn_h2_fixed {
-    const char *why; /* non-NULL: it cannot go as HTTP/2 */
+    const char *why;    /* non-NULL: it cannot go as HTTP/2 */
     struct h2_request r;
     struct h2_body body;
-    struct h2_header hs[HTTP_PARTS_MAX];
-    char names[];    /* its header names in lower case */
+    char *names;        /* its header names in lower case */
+    struct h2_header hs[]; /* r.nheaders of them */
 };
 
-static struct conn_h2_fixed *fixed(struct conn_shared *sh)
+static struct conn_h2_fixed *fixed(struct conn_shared *sh, uint32_t ix)
 {
-    if (!sh->h2_fixed) {
-        struct conn_h2_fixed *f = xmalloc(sizeof *f + sh->req_len);
-        f->why = take_apart(sh, sh->req, sh->req_len, &f->r, f->hs, f->names, sh->req_len, &f->body);
-        f->r.lasting = true; /* sh->req and names live as long as the run */
-        sh->h2_fixed = f;
+    if (!sh->h2_fixed)
+        sh->h2_fixed = xcalloc(sh->ntargets ? sh->ntargets : 1, sizeof *sh->h2_fixed);
+    if (!sh->h2_fixed[ix]) {
+        const char *req = sh->targets ? sh->targets[ix].bytes : sh->req;
+        size_t len = sh->targets ? sh->targets[ix].len : sh->req_len;
+        struct h2_request r;
+        struct h2_header hs[HTTP_PARTS_MAX];
+        struct h2_body body;
+        char *names = xmalloc(len + 1);
+        const char *why = take_apart(sh, req, len, &r, hs, names, len, &body);
+        size_t n = why ? 0 : r.nheaders;
+        /* Only the headers it has: a worker may keep one per target. */
+        struct conn_h2_fixed *f = xmalloc(sizeof *f + n * sizeof *hs);
+        memcpy(f->hs, hs, n * sizeof *hs);
+        f->why = why;
+        f->r = r;
+        f->r.headers = f->hs;
+        f->r.lasting = true; /* the request and names live as long as the run */
+        f->body = body;
+        f->names = names;
+        sh->h2_fixed[ix] = f;
     }
-    return sh->h2_fixed;
+    return sh->h2_fixed[ix];
 }
 
 void conn_shared_free(struct conn_shared *sh)
 {
+    for (uint32_t i = 0; sh->h2_fixed && i < (sh->ntargets ? sh->ntargets : 1); i++) {
+        if (sh->h2_fixed[i])
+            free(sh->h2_fixed[i]->names);
+        free(sh->h2_fixed[i]);
+    }
     free(sh->h2_fixed);
     sh->h2_fixed = NULL;
 }
@@ -88,8 +111,8 @@ bool conn_h2_submit(struct conn *c, struct conn_stream *st)
     struct h2_request r;
     struct h2_header hs[HTTP_PARTS_MAX]; /* a hook's request: r points here */
     const char *why;
-    if (st->req == sh->req) {
-        struct conn_h2_fixed *f = fixed(sh);
+    if (st->req_ix != CONN_REQ_HOOK) {
+        struct conn_h2_fixed *f = fixed(sh, st->req_ix);
         why = f->why;
         r = f->r;
         st->body = f->body;

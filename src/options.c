@@ -5,6 +5,7 @@
 
 #include "field.h"
 #include "quote.h"
+#include "targets.h"
 #include "threshold.h"
 #include "xalloc.h"
 
@@ -18,7 +19,8 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_SPIN, OPT_STAGES };
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
+       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -69,6 +71,8 @@ static const struct option long_options[] = {
     {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"fail-if", required_argument, NULL, OPT_FAIL_IF},
+    {"targets", required_argument, NULL, OPT_TARGETS},
+    {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
     {NULL, 0, NULL, 0},
 };
 
@@ -254,6 +258,36 @@ static int parse_tls_version(const char *opt, const char *v, int *out, char *err
     return fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
 }
 
+struct http_request_spec options_request(const struct options *o)
+{
+    return (struct http_request_spec){
+        .method = o->method,
+        .headers = o->headers,
+        .nheaders = o->nheaders,
+        .body = o->body,
+        .body_len = o->body_len,
+        .http10 = o->http10,
+        .keepalive = o->keepalive,
+    };
+}
+
+/* --targets read and encoded, with -m, -H, -b and the request settings as
+ * their defaults; the run's URL becomes their origin. */
+static int load_targets(struct options *o, char *err, size_t errlen)
+{
+    if (o->script) {
+        snprintf(err, errlen, "--targets: cannot be combined with -s (a script builds its own requests)");
+        return -1;
+    }
+    struct http_request_spec dflt = options_request(o);
+    o->targets = xcalloc(1, sizeof *o->targets);
+    if (targets_load(o->targets, o->targets_path, o->url, &dflt, err, errlen) < 0)
+        return -1;
+    o->ntargets = o->targets->n;
+    o->url = o->targets->origin;
+    return 0;
+}
+
 static void set_defaults(struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -316,7 +350,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         }
     }
     uint64_t n;
-    bool threads_set = false, duration_set = false, body_set = false, rate_set = false, connections_set = false;
+    bool threads_set = false, duration_set = false, body_set = false, order_set = false, rate_set = false,
+         connections_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
     o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
@@ -537,6 +572,19 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case OPT_FAIL_IF:
             o->fail_if[o->nfail_if++] = optarg; /* parsed below, once -R is known */
             break;
+        case OPT_TARGETS:
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a file name (- reads stdin)", "--targets", optarg),
+                       OPTIONS_ERROR;
+            o->targets_path = optarg;
+            break;
+        case OPT_TARGETS_ORDER:
+            if (strcmp(optarg, "round-robin") != 0 && strcmp(optarg, "random") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not round-robin or random", "--targets-order", optarg),
+                       OPTIONS_ERROR;
+            o->targets_order = strcmp(optarg, "random") == 0 ? OPTIONS_RANDOM : OPTIONS_ROUND_ROBIN;
+            order_set = true;
+            break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
                 return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
@@ -548,8 +596,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
     }
-    /* A script's options() may give the URL (main.c checks after it). */
-    if (optind >= nargs && !o->script)
+    /* A script's options() may give the URL (main.c checks after it);
+     * --targets gives their origin. */
+    if (optind >= nargs && !o->script && !o->targets_path)
         return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
     if (optind + 1 < nargs && !o->script) {
         char q[256];
@@ -562,7 +611,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
         return OPTIONS_ERROR;
-    if (check_framing(o, body_file, err, errlen) < 0)
+    /* With --targets the headers are checked with each target's body. */
+    if (!o->targets_path && check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;
     if (o->tls_min && o->tls_max && o->tls_min > o->tls_max)
         return snprintf(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
@@ -608,6 +658,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
     if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
         return OPTIONS_ERROR;
+    if (order_set && !o->targets_path)
+        return fail(err, errlen, "%s: only with --targets%s", "--targets-order", ""), OPTIONS_ERROR;
+    if (o->targets_path && load_targets(o, err, errlen) < 0)
+        return OPTIONS_ERROR;
     return OPTIONS_RUN;
 }
 
@@ -620,6 +674,10 @@ void options_free(struct options *o)
     free(o->script_args);
     free(o->fail_if);
     threshold_free_all(o->thresholds, o->nfail_if);
+    if (o->targets)
+        targets_free(o->targets);
+    free(o->targets);
+    o->targets = NULL;
     o->fail_if = NULL;
     o->thresholds = NULL;
     o->nfail_if = 0;

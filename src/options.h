@@ -4,6 +4,7 @@
 #ifndef VOLLEY_OPTIONS_H
 #define VOLLEY_OPTIONS_H
 
+#include "http.h"
 #include "stages.h"
 
 #include <stdbool.h>
@@ -11,10 +12,12 @@
 #include <stdint.h>
 
 struct threshold;
+struct targets;
 
 struct options {
     const char *url;       /* the one positional argument; NULL only with -s
-                            * (the script's options() must give it) */
+                            * (the script's options() must give it). With
+                            * --targets, their origin (owned by targets) */
     uint32_t connections;  /* -c, >= 1 */
     uint32_t threads;      /* -t, 1..connections */
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
@@ -44,6 +47,14 @@ struct options {
     const char *hlog_path; /* --hlog FILE or "-", NULL if not asked */
     int64_t hlog_interval_ns; /* --hlog-interval, default 1 s */
     const char *script;    /* -s PATH or NAME, NULL if none */
+    const char *targets_path; /* --targets FILE, or "-" for stdin; NULL if none */
+    enum options_order {
+        OPTIONS_ROUND_ROBIN,   /* the file's order, over and over, dealt to the workers in turn */
+        OPTIONS_RANDOM,        /* each request's target drawn at random */
+    } targets_order;       /* --targets-order */
+    struct targets *targets; /* --targets read and encoded once (owned; targets.h); NULL without
+                              * it, and in a saved result (volley report) */
+    uint32_t ntargets;     /* how many targets: 0 without --targets (a saved result has it too) */
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */
@@ -109,6 +120,11 @@ int options_parse_duration(const char *s, int64_t *ns);
 
 /* "100", "10k", "2M", "1G" (powers of 1000) -> *n. Returns 0 or -1. */
 int options_parse_count(const char *s, uint64_t *n);
+
+/* The request the command line describes (-m, -H, -b or --body-file,
+ * --http1.0, --no-keepalive), without what its URL gives (path, Host):
+ * the run's request, and the defaults of --targets. Strings point into o. */
+struct http_request_spec options_request(const struct options *o);
 
 /* Frees what options_parse allocated. */
 void options_free(struct options *o);

@@ -4,6 +4,7 @@
 
 const char options_usage[] =
     "Usage: volley [options] URL [[--] script args]\n"
+    "       volley [options] --targets FILE [URL]\n"
     "\n"
     "  -c, --connections N   connections kept open (default 10)\n"
     "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
@@ -20,6 +21,10 @@ const char options_usage[] =
     "  -m, --method M        request method (default GET)\n"
     "  -b, --body S          request body\n"
     "      --body-file F     request body read from a file\n"
+    "      --targets FILE    the requests from FILE (- for stdin), vegeta's http\n"
+    "                        format: 'METHOD URL', header lines, '@body-file';\n"
+    "                        or one URL a line. One origin; -H, -b, -m are defaults\n"
+    "      --targets-order O round-robin (default) or random\n"
     "  -T, --timeout T       per-request timeout (default 10s)\n"
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"

@@ -8,6 +8,7 @@
 #include "net.h"
 #include "quote.h"
 #include "report_internal.h"
+#include "targets.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -134,6 +135,11 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     else
         fprintf(out, "Running %s test @ ", fmt_duration(d, sizeof d, o->duration_ns));
     quote_write(out, t->url); /* its #fragment may hold anything but NUL */
+    if (o->targets_path) {
+        fprintf(out, " (%u target%s from ", o->ntargets, o->ntargets == 1 ? "" : "s");
+        quote_write(out, targets_name(o->targets_path));
+        fprintf(out, ", %s)", o->targets_order == OPTIONS_RANDOM ? "random order" : "round robin");
+    }
     fputc('\n', out);
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s",
             o->connections, o->connections == 1 ? "" : "s",
@@ -544,6 +550,14 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     else
         fprintf(out, ", \"spin\": null");
     json_stages(out, o);
+    if (o->targets_path) {
+        fprintf(out, ", \"targets\": {\"file\": ");
+        json_out_str(out, o->targets_path);
+        fprintf(out, ", \"count\": %u, \"order\": \"%s\"}", o->ntargets,
+                o->targets_order == OPTIONS_RANDOM ? "random" : "round-robin");
+    } else {
+        fprintf(out, ", \"targets\": null");
+    }
     fprintf(out, "},\n");
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {

@@ -86,6 +86,16 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     }
     o->latency = rd_bool(rd, op, "options", "latency_distribution", false);
     o->verbose = rd_bool(rd, op, "options", "verbose", false);
+    const struct json *tg = html_rd_of(rd, op, "options", "targets", JSON_OBJECT, false);
+    if (tg) {
+        o->targets_path = html_rd_str(rd, tg, "options.targets", "file", true, NULL);
+        o->ntargets = rd_u32(rd, tg, "options.targets", "count", 1);
+        const char *order = html_rd_str(rd, tg, "options.targets", "order", true, NULL);
+        if (order && strcmp(order, "random") == 0)
+            o->targets_order = OPTIONS_RANDOM;
+        else if (order && strcmp(order, "round-robin") != 0)
+            html_rd_fail(rd, "options.targets", "order", "expected \"round-robin\" or \"random\"");
+    }
     const struct json *h2 = html_rd_of(rd, root, "", "http2", JSON_OBJECT, false);
     if (h2) {
         const char *mode = html_rd_str(rd, h2, "http2", "mode", true, NULL);

@@ -8,6 +8,7 @@
 #include "http.h"
 #include "progress.h"
 #include "schedule.h"
+#include "targets.h"
 #include "tls.h"
 #include "worker.h"
 #include "xalloc.h"
@@ -208,17 +209,10 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
  * the starting point of a script's wrk table. */
 static struct http_request_spec request_spec(const struct options *o, const struct target *t)
 {
-    return (struct http_request_spec){
-        .method = o->method,
-        .path = t->path,
-        .host_header = t->host_header,
-        .headers = o->headers,
-        .nheaders = o->nheaders,
-        .body = o->body,
-        .body_len = o->body_len,
-        .http10 = o->http10,
-        .keepalive = o->keepalive,
-    };
+    struct http_request_spec spec = options_request(o);
+    spec.path = t->path;
+    spec.host_header = t->host_header;
+    return spec;
 }
 
 int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen)
@@ -278,6 +272,14 @@ static int init_script(const struct options *o, const struct target *t, struct s
         return -1;
     script_set_phase(th->state, "run");
     return 0;
+}
+
+/* The run's seed, the one place it is chosen: each worker's generator
+ * (--targets-order random) starts from it and the worker's index. A new
+ * one for each run. */
+static uint64_t run_seed(void)
+{
+    return (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
 }
 
 /* -R: the time the arrivals sent went out over. With arrivals never sent,
@@ -355,6 +357,12 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     struct http_request_spec spec = request_spec(o, t);
     char *req = http_request_encode(&spec, &cfg.req_len);
     cfg.req = req;
+    if (o->targets) {
+        cfg.targets = o->targets->reqs;
+        cfg.ntargets = o->targets->n;
+        cfg.targets_random = o->targets_order == OPTIONS_RANDOM;
+        cfg.seed = run_seed();
+    }
 
     struct run r = {.nworkers = o->threads};
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
@@ -374,6 +382,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
                                               : sched_total(o->rate, o->requests, o->duration_ns);
     int rc = 0;
     uint32_t made = 0, conn_base = 0;
+    uint64_t req_base = 0;
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
         uint64_t budget = o->rate       ? sched_share(arrivals, i, r.nworkers)
@@ -388,10 +397,15 @@ int run_execute(const struct options *o, const struct target *t, struct script *
                 break;
             }
         }
-        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, th, conn_base, on_worker_exit, &r, err, errlen);
+        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, th, conn_base, req_base, on_worker_exit, &r, err,
+                         errlen);
         if (rc == 0 && th)
             rc = init_script(o, t, th, err, errlen);
         conn_base += conns;
+        /* The run's order is dealt in contiguous shares: with -n each
+         * request of it is made by exactly one worker. Without a bound
+         * each worker starts at its own place. */
+        req_base = budget == unlimited ? i + 1 : req_base + budget;
     }
 
     struct series_rec **recs = xcalloc(made ? made : 1, sizeof *recs);

@@ -31,7 +31,7 @@ static void send_arrival(void *arg, uint32_t slot, int64_t intended, int64_t now
 }
 
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, struct script_thread *thread, uint32_t conn_base,
+                uint64_t budget, struct script_thread *thread, uint32_t conn_base, uint64_t req_base,
                 void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen)
 {
     struct script *script = thread ? thread->state : NULL;
@@ -71,6 +71,11 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .addrlen = thread ? thread->addrlen : cfg->addrlen,
         .req = cfg->req,
         .req_len = cfg->req_len,
+        .targets = cfg->targets,
+        .ntargets = cfg->ntargets,
+        .target_next = cfg->ntargets ? (uint32_t)(req_base % cfg->ntargets) : 0,
+        .target_random = cfg->targets_random,
+        .rng = cfg->seed ^ ((uint64_t)(id + 1) * UINT64_C(0x9e3779b97f4a7c15)),
         .keepalive = cfg->keepalive,
         .timeout_ns = cfg->timeout_ns,
         .rbuf = w->rbuf,

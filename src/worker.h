@@ -21,6 +21,10 @@ struct worker_config {
     socklen_t addrlen;
     const char *req;
     size_t req_len;
+    const struct http_req *targets; /* --targets: one request per target; NULL: req for all */
+    uint32_t ntargets;
+    bool targets_random;     /* --targets-order random */
+    uint64_t seed;           /* the run's seed: each worker's generator starts from it and its id */
     bool keepalive;
     int64_t timeout_ns;
     uint64_t max_body;       /* --max-body */
@@ -86,12 +90,15 @@ struct worker {
 /* Sets up w (allocates its connections, loop, buffer and stats) with
  * script (NULL for none; loaded, set up and initialised; its thread gives
  * the address to use) bound to it; conn_base: how many connections the
- * workers before it have (for conn.id). on_exit is
+ * workers before it have (for conn.id); req_base: where its requests begin
+ * in the run's order (the budgets of the workers before it; with --targets
+ * round robin, its first request goes to target req_base mod their
+ * number). on_exit is
  * called from the worker's thread when its loop has ended (t_end, gave_up,
  * script_error and stats are final by then). Returns 0, or -1 with err if
  * the event loop cannot be created or the script's request fails. */
 int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, uint32_t nconns,
-                uint64_t budget, struct script_thread *script, uint32_t conn_base,
+                uint64_t budget, struct script_thread *script, uint32_t conn_base, uint64_t req_base,
                 void (*on_exit)(struct worker *, void *), void *arg, char *err, size_t errlen);
 
 /* Starts the thread. Returns 0 or an errno. */

@@ -33,6 +33,16 @@ same_count "$small" "$large" "3000 requests vs 300 (a connection each)"
 small=$(count 200 -R 20000)
 large=$(count 4000 -R 20000)
 same_count "$small" "$large" "-R: 4000 requests vs 200"
+# --targets: each request picks an encoded request by index, in order or
+# at random.
+printf 'GET http://127.0.0.1:%s/a\n\nPOST http://127.0.0.1:%s/b\nX-A: 1\n\nhttp://127.0.0.1:%s/c\n' \
+    "$PORT" "$PORT" "$PORT" > "$T/targets.txt"
+small=$(count 1000 --targets "$T/targets.txt")
+large=$(count 20000 --targets "$T/targets.txt")
+same_count "$small" "$large" "--targets: 20000 requests vs 1000"
+small=$(count 1000 --targets "$T/targets.txt" --targets-order random)
+large=$(count 20000 --targets "$T/targets.txt" --targets-order random)
+same_count "$small" "$large" "--targets random: 20000 requests vs 1000"
 stop_target
 
 # https keep-alive: volley's own path allocates nothing, but OpenSSL 3.0's
@@ -55,13 +65,19 @@ if [ "$per" -le 5 ]; then ok; else fail "https keep-alive: $per allocations per 
 # come from the worker's pool (src/mpool.c), so the totals match here too.
 source "$(dirname "$TESTLIB")/h2_lib.sh"
 if start_nginx_h2 --h2c; then
-    count_h2() { # count_h2 REQUESTS STREAMS
-        MALLOC_COUNT_FILE="$T/hcount.$1.$2" LD_PRELOAD="$MALLOC_COUNT" \
-            "$VOLLEY" -q -t 1 -c 4 --h2c --streams "$2" -n "$1" "$h2url/" > /dev/null
-        cat "$T/hcount.$1.$2"
+    count_h2() { # count_h2 REQUESTS STREAMS [ARGS...]
+        local n=$1 s=$2
+        shift 2
+        MALLOC_COUNT_FILE="$T/hcount.$n.$s" LD_PRELOAD="$MALLOC_COUNT" \
+            "$VOLLEY" -q -t 1 -c 4 --h2c --streams "$s" -n "$n" "$@" "$h2url/" > /dev/null
+        cat "$T/hcount.$n.$s"
     }
     same_count "$(count_h2 1000 1)" "$(count_h2 20000 1)" "h2c, 1 stream: 20000 requests vs 1000"
     same_count "$(count_h2 1000 8)" "$(count_h2 20000 8)" "h2c, 8 streams: 20000 requests vs 1000"
+    # --targets: each target is taken apart once per worker, when first sent.
+    printf 'GET %s/\nPOST %s/\nX-A: 1\n' "$h2url" "$h2url" > "$T/h2targets.txt"
+    same_count "$(count_h2 1000 4 --targets "$T/h2targets.txt")" "$(count_h2 20000 4 --targets "$T/h2targets.txt")" \
+        "h2c --targets: 20000 requests vs 1000"
 else
     echo "skip: h2c (no nginx)"
 fi

@@ -5,7 +5,7 @@
 # run whose report has its own lines: -L and -v, thresholds (one fails),
 # -R (service, send lag, rate not met), metrics and more failure reasons
 # than either report lists, https, a server that starves connections, an
-# interrupted run. Then --fail-if instead of the saved thresholds, -q,
+# interrupted run, --targets. Then --fail-if instead of the saved thresholds, -q,
 # --json -, and files edited into nonsense: exit 1 naming the field.
 source "${TESTLIB:?}"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
@@ -80,7 +80,16 @@ run_volley tls -c 2 -n 200 -v "https://127.0.0.1:$PORT/"
 check_eq "$RC" 0 "https: the run exits 0"
 same tls "https"
 
-# 7. --fail-if judges other thresholds: the report's block shows them.
+# 7. --targets: the header line names the file, the count and the order;
+# the JSON's options.targets is read back.
+start_target
+U="http://127.0.0.1:$PORT"
+printf 'GET %s/a\n\nPOST %s/b\nX-A: 1\n' "$U" "$U" > "$T/t.txt"
+run_volley targets -c 2 -n 100 --targets "$T/t.txt" --targets-order random
+check_grep "$T/targets.out" "^Running 100 requests @ $U \(2 targets from $T/t.txt, random order\)$" "--targets: the header"
+same targets "--targets"
+
+# 8. --fail-if judges other thresholds: the report's block shows them.
 rc=0
 "$VOLLEY" report "$T/closed.json" --fail-if 'p50 < 10s' > "$T/other.out" 2> "$T/other.err" || rc=$?
 check_eq "$rc" 0 "--fail-if instead: exit 0"
@@ -91,7 +100,7 @@ rc=0
 check_eq "$rc" 99 "--json -: exit status"
 if cmp -s "$T/closed.json" "$T/dash.json"; then ok; else fail "--json -: not the JSON alone on stdout"; fi
 
-# 8. Files edited into nonsense: one line naming the field, exit 1.
+# 9. Files edited into nonsense: one line naming the field, exit 1.
 edit() { # NAME PYTHON: $T/NAME.json from closed.json changed by PYTHON (on r)
     python3 - "$T/closed.json" "$T/$1.json" "$2" <<'PY'
 import json, sys
@@ -118,6 +127,10 @@ edit url 'r["target"]["url"] = "ftp://x/"'
 bad url 'target.url: '
 edit conns 'r["options"]["connections"] = 0'
 bad conns 'options.connections: expected a whole number from 1'
+edit torder 'r["options"]["targets"] = {"file": "t.txt", "count": 2, "order": "sideways"}'
+bad torder 'options.targets.order: expected "round-robin" or "random"$'
+edit tcount 'r["options"]["targets"] = {"file": "t.txt", "count": 0, "order": "random"}'
+bad tcount 'options.targets.count: expected a whole number from 1'
 edit order 'r["metrics"]["order"] = ["nope"]'
 bad order 'metrics.order: item 0: not the name of a counter or a record$'
 edit thexpr 'r["thresholds"][0]["expr"] = "p99 <"'

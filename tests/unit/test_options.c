@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include "check.h"
+#include "targets.h"
 #include "threshold.h"
 
 #include <stdint.h>
@@ -683,6 +684,42 @@ static void test_spin(void)
     parse_error(ARGV("-R", "10", URL, "--spin"), "--spin", "needs a value", __LINE__);
 }
 
+/* --targets: read at parse time, the URL becomes their origin; the order;
+ * what it cannot be combined with. (The file's format: test_targets.c.) */
+static void test_targets(void)
+{
+    char path[] = "/tmp/volley_test_targets_XXXXXX";
+    int fd = mkstemp(path);
+    static const char text[] = "GET http://127.0.0.1:8080/a\n\nPOST http://127.0.0.1:8080/b\n";
+    CHECK(fd >= 0 && write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
+    close(fd);
+    struct options o;
+    if (parse_ok(&o, ARGV("--targets", path), __LINE__)) {
+        CHECK_STR(o.url, "http://127.0.0.1:8080");
+        CHECK_UINT(o.ntargets, 2);
+        CHECK(o.targets && o.targets->n == 2);
+        CHECK_INT(o.targets_order, OPTIONS_ROUND_ROBIN);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--targets-order", "random", "--targets", path, URL), __LINE__)) {
+        CHECK_STR(o.url, "http://127.0.0.1:8080");
+        CHECK_INT(o.targets_order, OPTIONS_RANDOM);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--targets", path, "--targets-order", "round-robin", "-H", "Content-Length: 0"), __LINE__))
+        options_free(&o);
+    parse_error(ARGV("--targets", path, "http://127.0.0.1:8081/"), "--targets",
+                ":1: http://127.0.0.1:8080/a: not the origin", __LINE__);
+    parse_error(ARGV("--targets", path, "-s", "x.lua"), "--targets: cannot be combined with -s", "script", __LINE__);
+    parse_error(ARGV("--targets-order", "random", URL), "--targets-order", "only with --targets", __LINE__);
+    parse_error(ARGV("--targets", path, "--targets-order", "1"), "--targets-order",
+                "\"1\" is not round-robin or random", __LINE__);
+    parse_error(ARGV("--targets", "", URL), "--targets", "is not a file name", __LINE__);
+    parse_error(ARGV("--targets", "/nonexistent/t.txt"), "--targets /nonexistent/t.txt", "No such file", __LINE__);
+    parse_error(ARGV("--targets", path, URL, "extra"), "extra", "unexpected argument", __LINE__);
+    unlink(path);
+}
+
 int main(void)
 {
     test_duration();
@@ -697,6 +734,7 @@ int main(void)
     test_spin();
     test_exit();
     test_fail_if();
+    test_targets();
     /* Last: if it fails, getopt state may be left behind for later parses. */
     test_error_in_group();
     return check_exit("test_options");
