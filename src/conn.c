@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "conn_internal.h"
 #include "net.h"
+#include "rng.h"
 #include "tls.h"
 
 #include <errno.h>
@@ -406,25 +407,15 @@ void conn_begin_request(struct conn *c, int64_t now)
     begin_request(c, now);
 }
 
-/* splitmix64: the worker's generator for --targets-order random. */
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* --targets: c sends the next target's request, encoded before the run;
  * choosing it is an index, in the run's order (this worker's place in it,
- * then round the list) or drawn at random (the high bits of a 64-bit draw
- * times the count: uniform within 2^-32). */
+ * then round the list) or drawn at random. */
 static void next_target(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     uint32_t i;
     if (sh->target_random) {
-        i = (uint32_t)(((unsigned __int128)rng_next(&sh->rng) * sh->ntargets) >> 64);
+        i = rng_below(&sh->rng, sh->ntargets);
     } else {
         i = sh->target_next;
         sh->target_next = i + 1 == sh->ntargets ? 0 : i + 1;

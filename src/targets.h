@@ -2,7 +2,7 @@
  * header lines, an optional @path body file; or one URL a line), read
  * once before the run, checked line by line, and encoded into the bytes
  * each request writes, so that the request path only picks an index. The
- * format, the limits and the errors are in docs/usage.md#target-lists. */
+ * format, the limits and the errors are in docs/usage.md#target-lists---targets. */
 #ifndef VOLLEY_TARGETS_H
 #define VOLLEY_TARGETS_H
 

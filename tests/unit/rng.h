@@ -4,16 +4,15 @@
 #ifndef VOLLEY_TEST_RNG_H
 #define VOLLEY_TEST_RNG_H
 
+#include "../../src/rng.h"
+
 #include <stdint.h>
 
 static uint64_t rng_state = UINT64_C(0x5eed0f0011e7);
 
 static inline uint64_t rng_next(void)
 {
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
+    return rng_splitmix64(&rng_state);
 }
 
 /* Uniform in [0, 1). */
