@@ -599,7 +599,7 @@ static enum options_result parse_capturing(struct options *o, char **argv, char 
 static void test_exit(void)
 {
     struct options o;
-    char out[4096];
+    char out[16384];
     CHECK_INT(parse_capturing(&o, ARGV("--version"), out, sizeof out), OPTIONS_EXIT);
     CHECK_STR(out, "volley " VOLLEY_VERSION "\n");
     options_free(&o);
