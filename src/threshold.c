@@ -4,6 +4,7 @@
  * part. threshold_eval.c evaluates what this file builds. */
 #include "threshold.h"
 
+#include "nearest.h"
 #include "quote.h"
 #include "xalloc.h"
 
@@ -133,32 +134,6 @@ static int parse_stat(const char *s, struct threshold *th)
     return 0;
 }
 
-/* Edit distance of a and b (both short; longer ones are "far"). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* A figure close to fig (a typo), into buf; "" when none is close. */
 static void suggest(const char *fig, char *buf, size_t len)
 {
@@ -176,20 +151,15 @@ static void suggest(const char *fig, char *buf, size_t len)
         char prefix[64];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(plen < 63 ? plen : 63), fig);
         for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-            if (distance(prefix, families[i]) <= 2) {
+            if (nearest_distance(prefix, families[i]) <= 2) {
                 snprintf(buf, len, "%s%s", families[i], fig + plen);
                 return;
             }
         return;
     }
-    size_t best = 3, limit = strlen(fig) <= 4 ? 1 : 2;
-    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; i++) {
-        size_t d = distance(fig, bare[i]);
-        if (d <= limit && d < best) {
-            best = d;
-            snprintf(buf, len, "%s", bare[i]);
-        }
-    }
+    const char *near = nearest_name(fig, bare, sizeof bare / sizeof bare[0]);
+    if (near)
+        snprintf(buf, len, "%s", near);
 }
 
 /* A quoted string at s ("..." with \" and \\): a new copy of its text,
