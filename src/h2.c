@@ -560,3 +560,9 @@ void h2_header_sizes(const struct h2_session *s, uint64_t *wire, uint64_t *decod
     *wire = s->wire;
     *decoded = s->decoded;
 }
+
+char *h2_library_version(char *buf, size_t len)
+{
+    snprintf(buf, len, "nghttp2 %s", nghttp2_version(0)->version_str);
+    return buf;
+}

@@ -123,4 +123,8 @@ const char *h2_error_name(uint32_t code);
  * their ratio is the compression saving. */
 void h2_header_sizes(const struct h2_session *s, uint64_t *wire, uint64_t *decoded);
 
+/* The libnghttp2 volley runs with, "nghttp2 1.52.0" into buf (--version).
+ * Returns buf. */
+char *h2_library_version(char *buf, size_t len);
+
 #endif

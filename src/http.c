@@ -645,3 +645,10 @@ size_t http_dechunk(char *body, size_t len)
     }
     return (size_t)(w - body);
 }
+
+char *http_library_version(char *buf, size_t len)
+{
+    unsigned long v = http_parser_version();
+    snprintf(buf, len, "http-parser %lu.%lu.%lu", (v >> 16) & 255, (v >> 8) & 255, v & 255);
+    return buf;
+}

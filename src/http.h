@@ -119,4 +119,8 @@ size_t http_dechunk(char *body, size_t len);
 /* Short description of the last parse error, for diagnostics. */
 const char *http_rx_error(const struct http_rx *rx);
 
+/* The http-parser library volley runs with, "http-parser 2.9.4" into buf
+ * (--version). Returns buf. */
+char *http_library_version(char *buf, size_t len);
+
 #endif

@@ -2,12 +2,14 @@
  * Exit status (docs/usage.md#exit-statuses): 0 after a run (failed requests
  * included), 1 when the target cannot be reached, the run cannot start, a
  * result file cannot be written, a script fails or no response completed,
- * 2 for a bad command line (a bad --fail-if included), 3 when -R's target
+ * 2 for a bad command line (a bad --fail-if included, and a script's own:
+ * an unknown key in its scenario table or its options()), 3 when -R's target
  * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
  * second SIGINT. After a run the most serious applies: 1, then 3, then 99.
  * `volley report` (cmd_report.c) has its own: 0, 1 or 2; `volley compare`
- * (cmd_compare.c) 0, 1, 2 or 99. */
+ * (cmd_compare.c) 0, 1, 2 or 99; `volley help` (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
+#include "cmd_help.h"
 #include "cmd_report.h"
 #include "html.h"
 #include "options.h"
@@ -15,6 +17,7 @@
 #include "report.h"
 #include "run.h"
 #include "script.h"
+#include "seed.h"
 #include "target.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -177,19 +180,24 @@ static bool is_url_arg(const struct options *o, const char *a)
     return false;
 }
 
-/* The script's main state: loaded with the command line's wrk table, its
- * options() applied to o, the wrk table refreshed. Returns 0, or the exit
- * status with err. */
+/* The script's main state: loaded with the command line's wrk table and
+ * run seed, its options() applied to o, the wrk table refreshed and
+ * math.random seeded again from the final run seed (options() may give
+ * one). Returns 0, or the exit status with err: 1 for a script that fails,
+ * 2 for one that is wrong before it runs (an unknown key, a bad value). */
 static int load_main_script(struct options *o, struct target *t, int argc, char **argv, struct script **ms,
                             struct reparse *rp, char *err, size_t errlen)
 {
     if (target_parse(t, o->url ? o->url : "http://localhost/", err, errlen) < 0)
         return 2;
-    if (!(*ms = run_load_script(o, t, err, errlen)))
-        return 1;
+    int rc = run_load_script(o, t, 0, ms, err, errlen);
+    if (rc < 0)
+        return rc == -2 ? 2 : 1;
     bool has_url;
-    if (script_options(*ms, o->script_args, o->nscript_args, &rp->words, &rp->nwords, &has_url, err, errlen) < 0)
-        return 1;
+    uint64_t seed = o->seed;
+    rc = script_options(*ms, o->script_args, o->nscript_args, &rp->words, &rp->nwords, &has_url, err, errlen);
+    if (rc < 0)
+        return rc == -2 ? 2 : 1;
     if (rp->nwords > 0) {
         int n = 0, nscript = o->nscript_args;
         char *const *script_args = o->script_args;
@@ -209,6 +217,8 @@ static int load_main_script(struct options *o, struct target *t, int argc, char 
             return 2;
         }
     }
+    if (!o->seed_given)
+        o->seed = seed; /* drawn once, before the script loaded */
     if (!o->url) {
         snprintf(err, errlen, "missing URL (give one, or return url from the script's options())");
         return 2;
@@ -217,7 +227,9 @@ static int load_main_script(struct options *o, struct target *t, int argc, char 
     memset(t, 0, sizeof *t);
     if (target_parse(t, o->url, err, errlen) < 0)
         return 2;
-    return run_set_wrk(*ms, o, t, err, errlen) < 0 ? 1 : 0;
+    if (run_set_wrk(*ms, o, t, err, errlen) < 0 || script_seed(*ms, seed_state(o->seed, 0), err, errlen) < 0)
+        return 1;
+    return 0;
 }
 
 /* `volley ab ARGS` and an installed `volley-ab ARGS` run the bundled
@@ -248,6 +260,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cmd_compare(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "help") == 0)
+        return cmd_help(argc - 1, argv + 1);
     char **argv0 = argv;
     argv = ab_command(&argc, argv);
     char err[512];
@@ -263,12 +277,17 @@ int main(int argc, char **argv)
     switch (options_parse(&o, argc, argv, err, sizeof err)) {
     case OPTIONS_EXIT:
         goto out;
+    case OPTIONS_VERSION:
+        cmd_help_version(stdout);
+        goto out;
     case OPTIONS_ERROR:
         status = die(2, err);
         goto out;
     case OPTIONS_RUN:
         break;
     }
+    if (!o.seed_given)
+        o.seed = seed_draw();
     if (o.script && (status = load_main_script(&o, &t, argc, argv, &ms, &rp, err, sizeof err)) != 0) {
         status = die(status, err);
         goto out;

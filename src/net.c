@@ -5,9 +5,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -104,4 +107,36 @@ char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len)
         snprintf(buf, len, "%s:%u", host, ntohs(a->sin_port));
     }
     return buf;
+}
+
+bool net_is_localhost(const char *host)
+{
+    size_t n = strlen(host);
+    if (n && host[n - 1] == '.')
+        n--;
+    return (n == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+           (n > 10 && strncasecmp(host + n - 10, ".localhost", 10) == 0);
+}
+
+int net_resolve(const char *host, const char *service,
+                void (*add)(void *arg, const struct sockaddr *addr, socklen_t len), void *arg)
+{
+    static const char *const loopback[] = {"127.0.0.1", "::1"};
+    bool local = net_is_localhost(host);
+    const char *const *names = local ? loopback : &host;
+    for (size_t i = 0; i < (local ? 2u : 1u); i++) {
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP,
+                                 .ai_flags = local ? AI_NUMERICHOST : 0};
+        struct addrinfo *res = NULL;
+        int rc;
+        if ((rc = getaddrinfo(names[i], service, &hints, &res)) != 0) {
+            if (local)
+                continue; /* the other loopback may do */
+            return rc;
+        }
+        for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
+            add(arg, ai->ai_addr, ai->ai_addrlen);
+        freeaddrinfo(res);
+    }
+    return 0;
 }

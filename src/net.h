@@ -4,6 +4,7 @@
 #ifndef VOLLEY_NET_H
 #define VOLLEY_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -34,5 +35,19 @@ void net_close(int fd);
 
 /* Formats addr as "1.2.3.4:80" or "[::1]:80" into buf. Returns buf. */
 char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len);
+
+/* Whether host is "localhost" or a name under ".localhost" (RFC 6761),
+ * with or without a trailing dot, in any case. */
+bool net_is_localhost(const char *host);
+
+/* Resolves host and service (a port number or name) to every TCP address,
+ * calling add(arg, address, length) for each in the resolver's order. A
+ * localhost name (net_is_localhost) is 127.0.0.1 then ::1 without asking
+ * the resolver, as curl does (RFC 6761 says such names are loopback), so
+ * it reaches a server on either loopback whatever /etc/hosts lists. IPv4
+ * first: most servers listen there, and --no-probe takes the first.
+ * Returns 0, or getaddrinfo's error code (for gai_strerror). */
+int net_resolve(const char *host, const char *service,
+                void (*add)(void *arg, const struct sockaddr *addr, socklen_t len), void *arg);
 
 #endif

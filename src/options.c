@@ -6,6 +6,7 @@
 #include "field.h"
 #include "quote.h"
 #include "targets.h"
+#include "seed.h"
 #include "threshold.h"
 #include "xalloc.h"
 
@@ -20,7 +21,7 @@
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
-       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES };
+       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
     {"fail-if", required_argument, NULL, OPT_FAIL_IF},
     {"targets", required_argument, NULL, OPT_TARGETS},
     {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
+    {"seed", required_argument, NULL, OPT_SEED},
     {NULL, 0, NULL, 0},
 };
 
@@ -300,6 +302,7 @@ static void set_defaults(struct options *o)
     o->tls_resume = true;
     o->streams = 1;
     o->h2_window = UINT32_C(1) << 24;
+    o->seed = OPTIONS_NO_SEED;
 }
 
 /* --stages: the curve from -R's or -c's value (0 when not given); with -R
@@ -359,7 +362,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
-    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:T:Lqv", long_options, NULL)) != -1) {
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:T:Lqvh", long_options, NULL)) != -1) {
         switch (ch) {
         case 'c':
             if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
@@ -497,8 +500,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->verbose++;
             break;
         case OPT_VERSION:
-            printf("volley %s\n", VOLLEY_VERSION);
-            return OPTIONS_EXIT;
+            return OPTIONS_VERSION;
+        case 'h':
         case OPT_HELP:
             fputs(options_usage, stdout);
             return OPTIONS_EXIT;
@@ -584,6 +587,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                        OPTIONS_ERROR;
             o->targets_order = strcmp(optarg, "random") == 0 ? OPTIONS_RANDOM : OPTIONS_ROUND_ROBIN;
             order_set = true;
+            break;
+        case OPT_SEED:
+            if (parse_bounded("--seed", optarg, 0, SEED_MAX, &o->seed, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->seed_given = true;
             break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)

@@ -55,6 +55,10 @@ struct options {
     struct targets *targets; /* --targets read and encoded once (owned; targets.h); NULL without
                               * it, and in a saved result (volley report) */
     uint32_t ntargets;     /* how many targets: 0 without --targets (a saved result has it too) */
+    uint64_t seed;         /* the run seed of the scripts' math.random (seed.h): --seed, else drawn
+                            * by main.c; OPTIONS_NO_SEED until then, and in a result saved before
+                            * runs had seeds */
+    bool seed_given;       /* --seed (or a script's options() seed) */
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */
@@ -106,11 +110,16 @@ struct options {
  * script's options(), which may give the rate. */
 #define OPTIONS_SPIN_NEEDS_RATE "--spin: only with -R (it busy-waits for the open model's next arrival)"
 
-enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_ERROR };
+/* options.seed before a seed is known. */
+#define OPTIONS_NO_SEED UINT64_MAX
 
-/* Parses argv into *o. OPTIONS_RUN: *o is complete. OPTIONS_EXIT: --help or
- * --version was printed on stdout, exit 0. OPTIONS_ERROR: err holds one line
- * (no "volley:" prefix, no newline) naming the option and value; exit 2.
+enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_VERSION, OPTIONS_ERROR };
+
+/* Parses argv into *o. OPTIONS_RUN: *o is complete. OPTIONS_EXIT: --help (or
+ * -h) was printed on stdout, exit 0. OPTIONS_VERSION: --version was given;
+ * the caller prints the versions (cmd_help_version), exit 0. OPTIONS_ERROR:
+ * err holds one line (no "volley:" prefix, no newline) naming the option
+ * and value; exit 2.
  * Strings in *o point into argv or are owned by *o for the process lifetime. */
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen);
 

@@ -315,6 +315,9 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
     report_tls_text(out, t, r, o->verbose && s->completed); /* its Handshake line is a timing line */
     report_h2_text(out, o, r);
+    if (o->verbose && o->seed != OPTIONS_NO_SEED)
+        fprintf(out, "  Seed %" PRIu64 " (--seed %" PRIu64 " replays a script's math.random choices)\n", o->seed,
+                o->seed);
     if (o->verbose)
         fprintf(out, "  Started %" PRIu64 " = completed %" PRIu64 " + failed %" PRIu64 " + cut off %" PRIu64
                      "; %" PRIu64 " connection%s opened, %s written\n",
@@ -558,7 +561,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     } else {
         fprintf(out, ", \"targets\": null");
     }
-    fprintf(out, "},\n");
+    if (o->seed != OPTIONS_NO_SEED)
+        fprintf(out, ", \"seed\": %" PRIu64 "},\n", o->seed);
+    else
+        fprintf(out, ", \"seed\": null},\n");
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);

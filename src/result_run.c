@@ -6,6 +6,7 @@
 
 #include "html_internal.h"
 #include "result_load.h"
+#include "seed.h"
 #include "threshold.h"
 #include "xalloc.h"
 
@@ -96,6 +97,13 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
         else if (order && strcmp(order, "round-robin") != 0)
             html_rd_fail(rd, "options.targets", "order", "expected \"round-robin\" or \"random\"");
     }
+    double seed = html_rd_num(rd, op, "options", "seed", false); /* null before runs had seeds */
+    if (isnan(seed))
+        o->seed = OPTIONS_NO_SEED;
+    else if (seed >= 0 && seed <= (double)SEED_MAX && seed == floor(seed))
+        o->seed = (uint64_t)seed;
+    else
+        html_rd_fail(rd, "options", "seed", "expected a whole number from 0 to 2^53-1, found %.17g", seed);
     const struct json *h2 = html_rd_of(rd, root, "", "http2", JSON_OBJECT, false);
     if (h2) {
         const char *mode = html_rd_str(rd, h2, "http2", "mode", true, NULL);

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "http.h"
 #include "progress.h"
+#include "seed.h"
 #include "schedule.h"
 #include "targets.h"
 #include "tls.h"
@@ -230,16 +231,24 @@ int run_set_wrk(struct script *s, const struct options *o, const struct target *
     return script_set_wrk(s, &w, err, errlen);
 }
 
-struct script *run_load_script(const struct options *o, const struct target *t, char *err, size_t errlen)
+int run_load_script(const struct options *o, const struct target *t, unsigned index, struct script **out,
+                    char *err, size_t errlen)
 {
     struct script *s = script_new(err, errlen);
+    *out = NULL;
     if (!s)
-        return NULL;
-    if (run_set_wrk(s, o, t, err, errlen) < 0 || script_load(s, o->script, err, errlen) < 0) {
+        return -1;
+    int rc = run_set_wrk(s, o, t, err, errlen);
+    if (rc == 0)
+        rc = script_seed(s, seed_state(o->seed, index), err, errlen);
+    if (rc == 0)
+        rc = script_load(s, o->script, err, errlen);
+    if (rc < 0) {
         script_free(s);
-        return NULL;
+        return rc;
     }
-    return s;
+    *out = s;
+    return 0;
 }
 
 /* thread:stop() of a worker's thread object. */
@@ -257,7 +266,7 @@ static int prepare_script(const struct options *o, const struct target *t, struc
     const struct sockaddr *sa = target_sockaddr(t, &len);
     *th = (struct script_thread){.index = index, .addrlen = len, .stop = stop_thread, .stop_arg = w};
     memcpy(&th->addr, sa, len);
-    if (!(th->state = run_load_script(o, t, err, errlen)))
+    if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0)
         return -1;
     script_set_phase(main_script, "setup");
     return script_setup(main_script, th, err, errlen);
@@ -559,4 +568,10 @@ void run_result_free(struct run_result *res)
     free(res->thresholds);
     res->thresholds = NULL;
     stats_free(&res->stats);
+}
+
+char *run_library_version(char *buf, size_t len)
+{
+    snprintf(buf, len, "libev %d.%d", ev_version_major(), ev_version_minor());
+    return buf;
 }

@@ -78,10 +78,12 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
 /* Frees the stats and the workers' script states of res. */
 void run_result_free(struct run_result *res);
 
-/* A Lua state with the wrk table from o and t, and o's script loaded (a
- * main state, or a worker's before init). NULL with err on any script
- * error. */
-struct script *run_load_script(const struct options *o, const struct target *t, char *err, size_t errlen);
+/* A Lua state with the wrk table from o and t, math.random seeded for
+ * state index (0: the main state, i + 1: worker i's; seed_state of o's run
+ * seed) and o's script loaded, in *out. Returns 0, or script_load's -1 or
+ * -2 with err (*out NULL). */
+int run_load_script(const struct options *o, const struct target *t, unsigned index, struct script **out,
+                    char *err, size_t errlen);
 
 /* Refreshes the wrk table and volley.target of a state after the options
  * (options()) changed. Returns 0, or -1 with err. */
@@ -98,5 +100,9 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
  * limit, raising the soft limit up to the hard one if needed. Returns 0, or
  * -1 with err naming -c and -t. */
 int run_check_fd_limit(const struct options *o, char *err, size_t errlen);
+
+/* The libev volley runs with, "libev 4.33" into buf (--version). Returns
+ * buf. */
+char *run_library_version(char *buf, size_t len);
 
 #endif

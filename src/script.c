@@ -6,8 +6,11 @@
 #include "script_internal.h"
 
 #include "embedded_lua.h"
+#include "nearest.h"
+#include "quote.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int require_module(struct script *s, const char *module, char *err, size_t errlen);
 
@@ -247,6 +251,16 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     return script_pcall(s, 4, 0, NULL, err, errlen);
 }
 
+int script_seed(struct script *s, double seed, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    lua_getglobal(L, "math");
+    lua_getfield(L, -1, "randomseed");
+    lua_remove(L, -2);                              /* math.randomseed */
+    lua_pushnumber(L, seed);
+    return script_pcall(s, 1, 0, NULL, err, errlen);
+}
+
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
 {
     lua_State *L = s->L;
@@ -265,6 +279,24 @@ int script_init(struct script *s, const char *url, char *const *args, int nargs,
     return 0;
 }
 
+/* err for a bundled script NAME that does not exist: a bundled name close
+ * to it, or a file of that name that needs a '/' to be read as one. */
+static void no_bundled(const struct script *s, const char *name, char *err, size_t errlen)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (size_t i = 0; i < embedded_lua_count && n < sizeof names / sizeof names[0]; i++)
+        if (strncmp(embedded_lua[i].name, "scripts.", 8) == 0)
+            names[n++] = embedded_lua[i].name + 8;
+    const char *near = nearest_name(name, names, n);
+    if (near)
+        snprintf(err, errlen, "-s %s: no such bundled script (did you mean \"%s\"?)", s->name, near);
+    else if (access(name, F_OK) == 0)
+        snprintf(err, errlen, "-s %s: no such bundled script (for the file, write -s ./%s)", s->name, s->name);
+    else
+        snprintf(err, errlen, "-s %s: no such bundled script", s->name);
+}
+
 /* Pushes the script's chunk. */
 static int load_chunk(struct script *s, const char *path_or_name, char *err, size_t errlen)
 {
@@ -276,19 +308,24 @@ static int load_chunk(struct script *s, const char *path_or_name, char *err, siz
         snprintf(module, sizeof module, "scripts.%s", path_or_name);
         const struct embedded_lua *m = find_embedded(module);
         if (!m) {
-            snprintf(err, errlen, "%s: no such bundled script", s->name);
+            no_bundled(s, path_or_name, err, errlen);
             return -1;
         }
         if (luaL_loadbuffer(L, (const char *)m->code, m->size, m->name) != 0)
             goto failed;
         return 0;
     }
+    /* Why it cannot be read, in the system's words (a missing file, a
+     * directory, no permission), before Lua's own longer message. */
     FILE *f = fopen(path_or_name, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open the script", s->name);
+    bool unreadable = !f || (getc(f) == EOF && ferror(f));
+    int why = errno;
+    if (f)
+        fclose(f);
+    if (unreadable) {
+        snprintf(err, errlen, "-s %s: %s", s->name, strerror(why));
         return -1;
     }
-    fclose(f);
     if (luaL_loadfile(L, path_or_name) != 0)
         goto failed;
     return 0;
@@ -296,6 +333,39 @@ failed:
     format_error(s, lua_tostring(L, -1), NULL, err, errlen);
     lua_pop(L, 1);
     return -1;
+}
+
+/* A scenario table (at the top of the stack) holds hooks only: any other
+ * key is a misspelt hook (or a helper that belongs in a local), an error
+ * before the run. Returns 0, or -1 with err naming the key and the nearest
+ * hook. */
+static int check_hook_keys(struct script *s, char *err, size_t errlen)
+{
+    static const char hooks[] = "the hooks are options, setup, init, connect, request, delay, response and done";
+    lua_State *L = s->L;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* table key value */
+        lua_pop(L, 1);
+        const char *key = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        bool known = false;
+        for (int h = 0; h < SCRIPT_HOOKS && key && !known; h++)
+            known = strcmp(key, hook_names[h]) == 0;
+        if (known)
+            continue;
+        char q[96];
+        const char *near = key ? nearest_name(key, hook_names, SCRIPT_HOOKS) : NULL;
+        if (!key)
+            snprintf(err, errlen, "%s: a %s key in the scenario table (%s)", s->name, luaL_typename(L, -1), hooks);
+        else if (near)
+            snprintf(err, errlen, "%s: unknown hook \"%s\" in the scenario table (did you mean \"%s\"?)", s->name,
+                     quote_printable(q, sizeof q, key), near);
+        else
+            snprintf(err, errlen, "%s: unknown hook \"%s\" in the scenario table (%s)", s->name,
+                     quote_printable(q, sizeof q, key), hooks);
+        lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
 }
 
 /* Takes the hook h from the value at the top of the stack (nil: none). */
@@ -323,6 +393,10 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
     if (load_chunk(s, path_or_name, err, errlen) < 0 || script_pcall(s, 0, 1, NULL, err, errlen) < 0)
         return -1;
     s->scenario = lua_istable(L, -1);
+    if (s->scenario && check_hook_keys(s, err, errlen) < 0) {
+        lua_pop(L, 1);
+        return -2;
+    }
     for (int h = 0; h < SCRIPT_HOOKS; h++) {
         if (s->scenario)
             lua_getfield(L, -1, hook_names[h]);
@@ -383,4 +457,38 @@ int script_call_strings(struct script *s, enum script_hook h, const char *const 
     }
     lua_pop(L, 1);
     return rc;
+}
+
+char *script_library_version(char *buf, size_t len)
+{
+    lua_State *L = luaL_newstate();
+    snprintf(buf, len, "LuaJIT (unknown version)");
+    if (!L)
+        return buf;
+    luaL_openlibs(L);
+    lua_getglobal(L, "jit");
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "version");
+        if (lua_type(L, -1) == LUA_TSTRING)
+            snprintf(buf, len, "%s", lua_tostring(L, -1));
+    }
+    lua_close(L);
+    return buf;
+}
+
+char *script_module_string(const char *module, const char *field, char *err, size_t errlen)
+{
+    struct script *s = script_new(err, errlen);
+    if (!s)
+        return NULL;
+    char *out = NULL;
+    if (require_module(s, module, err, errlen) == 0) {
+        lua_getfield(s->L, -1, field);
+        if (lua_type(s->L, -1) == LUA_TSTRING)
+            out = xstrdup(lua_tostring(s->L, -1));
+        else
+            snprintf(err, errlen, "%s.%s: not a string", module, field);
+    }
+    script_free(s);
+    return out;
 }

@@ -47,7 +47,11 @@ void script_free(struct script *s);
  * or the NAME of a bundled script (scripts/NAME.lua). Then resolves its
  * hooks: if the chunk returned a table, its functions are the hooks
  * (scenario style); otherwise the globals of the same names are (wrk
- * style). Returns 0, or -1 with err as one line: "file:line: message". */
+ * style). Returns 0, or -1 with err as one line: "file:line: message"
+ * (the script does not load or run, or a hook is not a function), or -2
+ * when a scenario table has a key that is not a hook ("unknown hook
+ * \"respnse\" in the scenario table (did you mean \"response\"?)"): a bad
+ * script rather than a failing one. */
 int script_load(struct script *s, const char *path_or_name, char *err, size_t errlen);
 
 /* Whether the loaded script defines hook h. */
@@ -74,6 +78,11 @@ struct script_wrk {
 /* Creates the global wrk table of s from w (call before script_load).
  * Returns 0, or -1 with err. */
 int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size_t errlen);
+
+/* math.randomseed(seed) in s (seed_state's number: before the chunk runs,
+ * and in the main state again once options() has run). Returns 0, or -1
+ * with err. */
+int script_seed(struct script *s, double seed, char *err, size_t errlen);
 
 /* Calls init(args) if the script has it: args[0] is url, args[1..n] the
  * script arguments. Returns 0, or -1 with err. */
@@ -161,8 +170,12 @@ void script_take_reasons(struct script *s, struct stats *st);
  * "--" and turns the table it returns into command-line words (options
  * first, the URL last; *has_url when it gave one) to be parsed after the
  * user's own, so that they win. *words: malloc'd strings in a malloc'd
- * array, NULL when there is no options() or it returned nil. Returns 0, or
- * -1 with err. */
+ * array, NULL when there is no options() or it returned nil. Returns 0;
+ * -1 with err when options() raised an error or returned neither a table
+ * nor nil; -2 with err ("s.lua: options(): unknown option \"conections\"
+ * (did you mean \"connections\"?)", "... keepalive: a boolean expected")
+ * when the table has a key or a value of the wrong type that volley does
+ * not take (exit 2, as a bad command line). */
 int script_options(struct script *s, char *const *args, int nargs, char ***words, int *nwords, bool *has_url,
                    char *err, size_t errlen);
 
@@ -197,5 +210,14 @@ int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t 
  * call hooks through typed entry points. */
 int script_call_strings(struct script *s, enum script_hook h, const char *const *args, int n, char *out,
                         size_t outlen, char *err, size_t errlen);
+
+/* The LuaJIT volley runs with, as its jit.version says ("LuaJIT 2.1.0"),
+ * into buf (--version). Returns buf. */
+char *script_library_version(char *buf, size_t len);
+
+/* The string module.field of an embedded module (the bundled ab script's
+ * usage: "volley.ab.args", "USAGE"), in a new state: a malloc'd copy, or
+ * NULL with err. */
+char *script_module_string(const char *module, const char *field, char *err, size_t errlen);
 
 #endif

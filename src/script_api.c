@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "http.h"
 #include "metrics.h"
+#include "nearest.h"
 
 #include <stdlib.h>
 
@@ -28,6 +29,7 @@ struct volley_api {
     void (*sort_doubles)(double *a, size_t n);
     double (*select_double)(double *a, size_t n, size_t k);
     int64_t (*hist_clamped)(const struct hist *h);
+    char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -161,6 +163,7 @@ static const struct volley_api api = {
     .sort_doubles = sort_doubles,
     .select_double = select_double,
     .hist_clamped = hist_clamped,
+    .nearest_in_list = nearest_in_list,
 };
 
 const void *script_api(void)

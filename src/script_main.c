@@ -52,22 +52,23 @@ static int addr_tostring(lua_State *L)
 }
 
 /* wrk.lookup(host, service): every address of host, as wrk.connect and
- * thread.addr take them. Unlike wrk, which exits, a failure is a Lua error. */
+ * thread.addr take them (localhost: 127.0.0.1 and ::1, as the run's own
+ * target). Unlike wrk, which exits, a failure is a Lua error. */
+static void lookup_add(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+    lua_State *L = arg;
+    push_addr(L, sa, len);
+    lua_rawseti(L, -2, (int)lua_objlen(L, -2) + 1);
+}
+
 static int wrk_lookup(lua_State *L)
 {
     const char *host = luaL_checkstring(L, 1);
     const char *service = luaL_optstring(L, 2, "http");
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-    int rc = getaddrinfo(host, service, &hints, &res);
+    lua_newtable(L);
+    int rc = net_resolve(host, service, lookup_add, L);
     if (rc != 0)
         return luaL_error(L, "wrk.lookup: unable to resolve %s:%s: %s", host, service, gai_strerror(rc));
-    lua_newtable(L);
-    int i = 1;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        push_addr(L, ai->ai_addr, ai->ai_addrlen);
-        lua_rawseti(L, -2, i++);
-    }
-    freeaddrinfo(res);
     return 1;
 }
 

@@ -4,9 +4,12 @@
  * for. */
 #include "script_internal.h"
 
+#include "nearest.h"
+#include "quote.h"
 #include "xalloc.h"
 
 #include <lauxlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +24,11 @@ static const struct {
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
     {"streams", "--streams"}, {"h2_window", "--h2-window"}, {"stages", "--stages"},
+    {"heartbeat", "--heartbeat"}, {"seed", "--seed"},
 };
+
+/* The keys with a form of their own (below). */
+static const char *const other_keys[] = {"url", "http2", "http_version", "thresholds", "headers"};
 
 /* The boolean keys: the word added when the value is `when`. */
 static const struct {
@@ -50,7 +57,11 @@ static void add_word(struct words *ws, const char *w)
 static const char *option_word(lua_State *L, char *buf, size_t len)
 {
     if (lua_type(L, -1) == LUA_TNUMBER) {
-        snprintf(buf, len, "%.14g", lua_tonumber(L, -1)); /* 1.1, not 1.1000000000000001 */
+        double v = lua_tonumber(L, -1);
+        if (v == floor(v) && fabs(v) < 0x1p53)
+            snprintf(buf, len, "%.0f", v); /* every digit of a seed or a count */
+        else
+            snprintf(buf, len, "%.14g", v); /* 1.1, not 1.1000000000000001 */
         return buf;
     }
     return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
@@ -84,7 +95,27 @@ static const char *threshold_words(lua_State *L, struct words *ws)
     return NULL;
 }
 
-/* Turns the options table at the top of the stack into words; the URL last. */
+/* err for an options() key volley does not know, with the nearest one. */
+static void unknown_key(const struct script *s, const char *key, char *err, size_t errlen)
+{
+    const char *names[sizeof option_keys / sizeof option_keys[0] + sizeof flag_keys / sizeof flag_keys[0] +
+                      sizeof other_keys / sizeof other_keys[0]];
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof option_keys / sizeof option_keys[0]; i++)
+        names[n++] = option_keys[i].key;
+    for (size_t i = 0; i < sizeof flag_keys / sizeof flag_keys[0]; i++)
+        names[n++] = flag_keys[i].key;
+    for (size_t i = 0; i < sizeof other_keys / sizeof other_keys[0]; i++)
+        names[n++] = other_keys[i];
+    const char *near = nearest_name(key, names, n);
+    char q[96];
+    snprintf(err, errlen, "%s: options(): unknown option \"%s\"%s%s%s", s->name, quote_printable(q, sizeof q, key),
+             near ? " (did you mean \"" : "", near ? near : "", near ? "\"?)" : "");
+}
+
+/* Turns the options table at the top of the stack into words; the URL
+ * last. Returns 0, or -2 with err for a key or a value volley does not
+ * take (a bad command line, as a bad value of the option would be). */
 static int option_words(struct script *s, struct words *ws, char *err, size_t errlen)
 {
     lua_State *L = s->L;
@@ -121,14 +152,6 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                 bad = "a string";
             else
                 url = lua_tostring(L, -1); /* stays referenced by the table */
-        } else if (strcmp(key, "heartbeat") == 0) {
-            const char *w = option_word(L, buf, sizeof buf);
-            if (!w) {
-                bad = "a number";
-            } else {
-                add_word(ws, "--heartbeat");
-                add_word(ws, w);
-            }
         } else if (strcmp(key, "http2") == 0) {
             /* true: --http2; "strict": --http2=strict */
             if (lua_type(L, -1) == LUA_TBOOLEAN) {
@@ -162,23 +185,23 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
                         snprintf(line, sizeof line, "%s: %s", lua_tostring(L, -2), value);
                     lua_pop(L, 1);
                     if (!line[0]) {
-                        lua_pop(L, 2);
-                        snprintf(err, errlen, "%s: in options(): headers: name = value pairs or \"Name: value\" lines expected", s->name);
-                        return -1;
+                        lua_pop(L, 1);              /* ... headers */
+                        bad = "name = value pairs or \"Name: value\" lines";
+                        break;
                     }
                     add_word(ws, "-H");
                     add_word(ws, line);
                 }
             }
         } else {
+            unknown_key(s, key, err, errlen);
             lua_pop(L, 2);
-            snprintf(err, errlen, "%s: in options(): unknown option \"%s\"", s->name, key);
-            return -1;
+            return -2;
         }
         if (bad) {
             lua_pop(L, 2);
-            snprintf(err, errlen, "%s: in options(): %s: %s expected", s->name, key, bad);
-            return -1;
+            snprintf(err, errlen, "%s: options(): %s: %s expected", s->name, key, bad);
+            return -2;
         }
         lua_pop(L, 1);
     }

@@ -45,10 +45,55 @@ static bool is_ip_literal(const char *host)
     return inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1 || strchr(host, ':');
 }
 
+/* Whether s, a URL without its scheme, reads as host[:port][/path]: an IP
+ * address or localhost, or a name with a port or a path (example.com/x,
+ * myhost:8080). So `volley localhost:8080/` gets a hint, and `volley help`
+ * or `volley s.lua` do not. */
+static bool looks_like_host(const char *s)
+{
+    char host[256];
+    const char *after;
+    bool ip = false;
+    if (*s == '[') {
+        const char *end = strchr(s, ']');
+        unsigned char buf[sizeof(struct in6_addr)];
+        if (!end || (size_t)(end - s - 1) >= sizeof host)
+            return false;
+        snprintf(host, sizeof host, "%.*s", (int)(end - s - 1), s + 1);
+        if (inet_pton(AF_INET6, host, buf) != 1)
+            return false;
+        ip = true;
+        after = end + 1;
+    } else {
+        size_t n = strcspn(s, ":/?#");
+        if (n == 0 || n >= sizeof host || !host_chars_ok(s, n, false))
+            return false;
+        snprintf(host, sizeof host, "%.*s", (int)n, s);
+        unsigned char buf[sizeof(struct in_addr)];
+        ip = net_is_localhost(host) || inet_pton(AF_INET, host, buf) == 1;
+        after = s + n;
+    }
+    bool port = *after == ':';
+    if (port) {
+        size_t digits = strspn(after + 1, "0123456789");
+        if (digits == 0 || digits > 5 || atol(after + 1) > 65535)
+            return false;
+        after += 1 + digits;
+    }
+    if (*after && !strchr("/?#", *after))
+        return false;
+    return ip || port || (*after && strchr(host, '.'));
+}
+
 int target_parse(struct target *t, const char *url, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     const char *p = strstr(url, "://");
+    if (!p && looks_like_host(url)) {
+        char q[256];
+        snprintf(err, errlen, "%s: not a URL; did you mean http://%s ?", quote_printable(q, sizeof q, url), q);
+        return -1;
+    }
     if (!p)
         return bad_url(err, errlen, url, "not a URL (expected http://host[:port]/path)");
     bool tls = (size_t)(p - url) == 5 && strncasecmp(url, "https", 5) == 0;
@@ -112,29 +157,28 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
     return 0;
 }
 
+/* net_resolve's callback: one more address for the target. */
+static void add_addr(void *arg, const struct sockaddr *sa, socklen_t len)
+{
+    struct target *t = arg;
+    if (len > sizeof t->addrs[0].sa)
+        return;
+    t->addrs = xrealloc(t->addrs, (t->naddrs + 1) * sizeof *t->addrs);
+    memset(&t->addrs[t->naddrs], 0, sizeof t->addrs[0]);
+    memcpy(&t->addrs[t->naddrs].sa, sa, len);
+    t->addrs[t->naddrs++].len = len;
+}
+
 int target_resolve(struct target *t, char *err, size_t errlen)
 {
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_protocol = IPPROTO_TCP};
-    struct addrinfo *res = NULL;
     char port[8];
     snprintf(port, sizeof port, "%u", t->port);
-    int rc = getaddrinfo(t->host, port, &hints, &res);
+    int rc = net_resolve(t->host, port, add_addr, t);
     if (rc != 0) {
         snprintf(err, errlen, "%s: %s", t->host,
                  rc == EAI_NONAME || rc == EAI_NODATA ? "no such host" : gai_strerror(rc));
         return -1;
     }
-    size_t n = 0;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
-        n++;
-    t->addrs = xcalloc(n, sizeof *t->addrs);
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        if (ai->ai_addrlen > sizeof t->addrs[0].sa)
-            continue;
-        memcpy(&t->addrs[t->naddrs].sa, ai->ai_addr, ai->ai_addrlen);
-        t->addrs[t->naddrs++].len = ai->ai_addrlen;
-    }
-    freeaddrinfo(res);
     if (t->naddrs == 0) {
         snprintf(err, errlen, "%s: no usable address", t->host);
         return -1;

@@ -35,7 +35,8 @@ struct target {
  * line in err naming the URL and what is wrong with it. */
 int target_parse(struct target *t, const char *url, char *err, size_t errlen);
 
-/* Resolves t->host to every address (IPv6 and IPv4) in resolver order.
+/* Resolves t->host to every address (IPv6 and IPv4) in resolver order;
+ * localhost is 127.0.0.1 then ::1 whatever the resolver says (net_resolve).
  * Returns 0, or -1 with err ("nosuch.example: no such host"). */
 int target_resolve(struct target *t, char *err, size_t errlen);
 

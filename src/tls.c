@@ -452,3 +452,8 @@ int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, i
     net_close(fd);
     return rc;
 }
+
+const char *tls_library_version(void)
+{
+    return OpenSSL_version(OPENSSL_VERSION);
+}

@@ -107,4 +107,8 @@ void tls_get_info(const struct tls_conn *tc, struct tls_info *info);
 int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, int64_t timeout_ns,
               struct tls_info *info, char *err, size_t errlen);
 
+/* The TLS library volley runs with, "OpenSSL 3.0.15 3 Sep 2024" (its own
+ * words; --version). */
+const char *tls_library_version(void);
+
 #endif

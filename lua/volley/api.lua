@@ -51,6 +51,7 @@ struct volley_api {
   void (*sort_doubles)(double *a, size_t n);
   double (*select_double)(double *a, size_t n, size_t k);
   int64_t (*hist_clamped)(const void *h);
+  char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
 };
 ]]
 
@@ -61,6 +62,14 @@ api.c = nil
 
 function api.set(ptr)
   api.c = ffi.cast("struct volley_api *", ptr)
+end
+
+-- The name in list (names separated by spaces) nearest to word, as a typo
+-- of it, or nil when none is close (src/nearest.c).
+function api.nearest(word, list)
+  local buf = ffi.new("char[64]")
+  api.c.nearest_in_list(word, list, buf, 64)
+  return buf[0] ~= 0 and ffi.string(buf) or nil
 end
 
 -- The k-th and (k+1)-th smallest of the numbers t[1..n] (k 1-based; the

@@ -161,22 +161,35 @@ local function merged(headers)
   return h
 end
 
+-- The fields a request table may have, and their types. An unknown key is
+-- an error (a misspelt field would otherwise be dropped without a word).
+local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string", name = "string" }
+local FIELD_NAMES = "method path headers body name"
+
+local function check_fields(r)
+  for k, v in pairs(r) do
+    local want = FIELD_TYPES[k]
+    if want == nil then
+      local near = type(k) == "string" and api.nearest(k, FIELD_NAMES)
+      error(("unknown key %s in the request table (%s)"):format(
+        type(k) == "string" and '"' .. k .. '"' or tostring(k),
+        near and ('did you mean "%s"?'):format(near) or "its keys are method, path, headers, body and name"), 0)
+    end
+    if type(v) ~= want then
+      error(("returned a table whose %s is a %s (a %s expected)"):format(k, type(v), want), 0)
+    end
+  end
+end
+
 -- The request string for what a request hook returned: a string as it is,
 -- nil for the default request (the wrk fields as they are now), a table
 -- {method=, path=, headers=, body=} merged with the defaults.
-local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string" }
-
 function bridge.request_bytes(r)
   local t = type(r)
   if t == "string" then return r end
   if r == nil then return wrk._format(0) end
   if t == "table" then
-    for field, want in pairs(FIELD_TYPES) do
-      local v = r[field]
-      if v ~= nil and type(v) ~= want then
-        error(("returned a table whose %s is a %s (a %s expected)"):format(field, type(v), want), 0)
-      end
-    end
+    check_fields(r)
     return wrk._format(0, r.method, r.path, merged(r.headers), r.body)
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)

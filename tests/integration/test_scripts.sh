@@ -132,6 +132,6 @@ check_grep "$T/syntax.err" "^volley: $S/syntax\\.lua:1: unexpected symbol near '
 check_eq "$(wc -c < "$T/syntax.out")" 0 "syntax error: nothing printed"
 run_volley nosuch -n 5 -s nosuchscript "$url/"
 check_eq "$RC" 1 "unknown bundled script: exit status"
-check_grep "$T/nosuch.err" "^volley: nosuchscript: no such bundled script$" "unknown bundled script: message"
+check_grep "$T/nosuch.err" "^volley: -s nosuchscript: no such bundled script$" "unknown bundled script: message"
 check_eq "$(target_stat received)" $((20 + 30 + 40 + 10 + 20 + 10 + 5)) "server received every request"
 finish

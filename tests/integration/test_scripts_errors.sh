@@ -138,6 +138,60 @@ for bad in 'headers = "X: y"|headers' 'body = 5|body' 'method = {}|method'; do
         "request table { ${bad%%|*} }: message names the script and the field"
 done
 
+# The scenario table holds hooks only: a misspelt hook (or a helper left on
+# the table) is an error before the run, exit 2, naming the key and the
+# nearest hook; nothing is sent. wrk-style globals are not checked (wrk
+# runs such scripts as they are).
+check_bad_table() { # NAME SCRIPT MESSAGE
+    printf '%s\n' "$2" > "$S/$1.lua"
+    runv "$1" -n 5 -c 1 -t 1 -s "$S/$1.lua" "$url/"
+    check_eq "$RC" 2 "$1: exit status"
+    check_eq "$(cat "$T/$1.err")" "volley: $S/$1.lua: $3" "$1: message"
+    check_eq "$(wc -c < "$T/$1.out")" 0 "$1: nothing printed"
+    check_one_line "$T/$1.err" "$1"
+}
+check_bad_table hook_typo 'local s = {}
+function s.respnse(conn, res) end
+return s' 'unknown hook "respnse" in the scenario table (did you mean "response"?)'
+check_bad_table hook_swap 'return { request = function() end, inti = function() end }' \
+    'unknown hook "inti" in the scenario table (did you mean "init"?)'
+check_bad_table hook_case 'return { Request = function() end }' \
+    'unknown hook "Request" in the scenario table (did you mean "request"?)'
+check_bad_table hook_helper 'return { request = function() end, helper = function() end }' \
+    'unknown hook "helper" in the scenario table (the hooks are options, setup, init, connect, request, delay, response and done)'
+check_bad_table hook_array 'return { function() end }' \
+    'a number key in the scenario table (the hooks are options, setup, init, connect, request, delay, response and done)'
+check_bad_table options_typo 'return { options = function() return { url = "'"$url"'/", conections = 4 } end }' \
+    'options(): unknown option "conections" (did you mean "connections"?)'
+printf 'function respnse(status) end\nhelper = 1\n' > "$S/wrk_globals.lua"
+runv wrk_globals -n 5 -c 1 -t 1 -s "$S/wrk_globals.lua" "$url/"
+check_eq "$RC/$(jv wrk_globals requests.completed)" 0/5 "wrk-style globals are not checked"
+sent=$((sent + 5))
+
+# A request table's keys: an unknown one stops the run at the first request
+# that has it (exit 1, as for any error in a hook during the run), naming
+# the key and the nearest field; the requests before it completed.
+for bad in 'pth = "/x"|"pth" in the request table (did you mean "path"?)' \
+    'header = {}|"header" in the request table (did you mean "headers"?)' \
+    'Body = "x"|"Body" in the request table (did you mean "body"?)' \
+    'nonsense = 1|"nonsense" in the request table (its keys are method, path, headers, body and name)' \
+    '"/x"|1 in the request table (its keys are method, path, headers, body and name)'; do
+    printf 'local s, n = {}, 0\nfunction s.request(conn)\n  n = n + 1\n  if n <= 3 then return { path = "/" } end\n  return { %s }\nend\nreturn s\n' \
+        "${bad%%|*}" > "$S/reqkey.lua"
+    runv reqkey -n 20 -c 1 -t 1 -s "$S/reqkey.lua" "$url/"
+    check_eq "$RC" 1 "request table { ${bad%%|*} }: exit status"
+    check_eq "$(cat "$T/reqkey.err")" "volley: $S/reqkey.lua: in request(): unknown key ${bad#*|}" \
+        "request table { ${bad%%|*} }: message"
+    check_eq "$(jv reqkey requests.completed)" 3 "request table { ${bad%%|*} }: the requests before it completed"
+    adds_up reqkey
+    sent=$((sent + 3))
+done
+# "name" is a request table's own field.
+printf 'return { request = function() return { path = "/", name = "home" } end }\n' > "$S/reqname.lua"
+runv reqname -n 5 -c 1 -t 1 -s "$S/reqname.lua" "$url/"
+check_eq "$RC/$(jv reqname requests.completed)" 0/5 "request table with name: accepted"
+sent=$((sent + 5))
+
 # Loading: nothing printed, nothing sent.
 printf 'local s = {}\nfunction s.request(conn)\n  return nil +\nend\nreturn s\n' > "$S/syntax.lua"
 runv syntax -n 5 -s "$S/syntax.lua" "$url/"
@@ -150,7 +204,7 @@ check_eq "$RC" 1 "chunk error: exit status"
 check_eq "$(cat "$T/loaderr.err")" "volley: $S/loaderr.lua:2: at load" "chunk error: message"
 runv nofile -n 5 -s "$S/nosuch.lua" "$url/"
 check_eq "$RC" 1 "missing script: exit status"
-check_eq "$(cat "$T/nofile.err")" "volley: $S/nosuch.lua: cannot open the script" "missing script: message"
+check_eq "$(cat "$T/nofile.err")" "volley: -s $S/nosuch.lua: No such file or directory" "missing script: message"
 
 # API in the wrong phase: the message names the phase and the function.
 phase_msg() { echo "$1: not available in $2() (the main state); use it in init(), connect(), request(), delay() or response()"; }

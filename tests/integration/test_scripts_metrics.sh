@@ -209,8 +209,11 @@ check_eq "$(jv options_rate options.rate)/$(jv options_rate model)" 200/open "op
 check_grep "$T/options_rate.out" "^done: model=open service=40 sendlag=40 latency=40 unsent=0$" "options() rate: done(result)"
 check_grep "$T/options_rate.out" "open model at 200 requests/s$" "options() rate: header line"
 
-# options() mistakes: one line naming the option; a value the command line
-# would refuse is a bad command line (exit 2).
+# options() mistakes: one line naming the option (with the nearest known
+# one for a misspelt key); an unknown key, a value of the wrong type or one
+# the command line would refuse is a bad command line (exit 2), before
+# anything is sent. A hook that fails or returns no table is a script error
+# (exit 1).
 check_options_error() { # BODY STATUS MESSAGE
     printf 'local s = {}\nfunction s.options(args)\n  %s\nend\nreturn s\n' "$1" > "$S/opterr.lua"
     runv opterr -n 5 -s "$S/opterr.lua"
@@ -218,13 +221,18 @@ check_options_error() { # BODY STATUS MESSAGE
     check_eq "$(cat "$T/opterr.err")" "volley: $S/opterr.lua$3" "options() $1: message"
     check_eq "$(wc -c < "$T/opterr.out")" 0 "options() $1: nothing printed"
 }
-check_options_error "return { url = \"$url/\", bogus = 1 }" 1 ': in options(): unknown option "bogus"'
+check_options_error "return { url = \"$url/\", bogus = 1 }" 2 ': options(): unknown option "bogus"'
+check_options_error "return { url = \"$url/\", conections = 5 }" 2 \
+    ': options(): unknown option "conections" (did you mean "connections"?)'
+check_options_error "return { url = \"$url/\", treads = 5 }" 2 ': options(): unknown option "treads" (did you mean "threads"?)'
 check_options_error "return { url = \"$url/\", connections = \"x\" }" 2 ': options(): -c: "x" is not a number'
 check_options_error "return { url = \"$url/\", threads = 0 }" 2 ': options(): -t: 0 is out of range (1..1024)'
-check_options_error "return { url = \"$url/\", keepalive = \"no\" }" 1 ': in options(): keepalive: a boolean expected'
-check_options_error "return { url = 5 }" 1 ': in options(): url: a string expected'
-check_options_error "return { url = \"$url/\", headers = \"X: y\" }" 1 ': in options(): headers: a table expected'
-check_options_error "return { url = \"$url/\", http_version = \"2\" }" 1 ': in options(): http_version: "1.0" or "1.1" expected'
+check_options_error "return { url = \"$url/\", keepalive = \"no\" }" 2 ': options(): keepalive: a boolean expected'
+check_options_error "return { url = 5 }" 2 ': options(): url: a string expected'
+check_options_error "return { url = \"$url/\", headers = \"X: y\" }" 2 ': options(): headers: a table expected'
+check_options_error "return { url = \"$url/\", headers = { true } }" 2 \
+    ': options(): headers: name = value pairs or "Name: value" lines expected'
+check_options_error "return { url = \"$url/\", http_version = \"2\" }" 2 ': options(): http_version: "1.0" or "1.1" expected'
 check_options_error "return { url = \"$url/\", connections = 2, threads = 5 }" 2 \
     ': options(): -t: 5 threads need at least as many connections (-c is 2)'
 check_options_error 'return "fast"' 1 ': in options(): returned a string (a table of options or nil expected)'

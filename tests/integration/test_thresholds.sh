@@ -160,11 +160,11 @@ check_eq "$(target_stat received)" 0 "bad expressions: nothing was sent"
 run_volley open --fail-if 'service.p99 < 10s' --fail-if 'service.count == 20' -R 200 -n 20 -c 2 -t 1 "$url/"
 check_eq "$RC" 0 "service with -R: exit status"
 check_grep "$T/open.out" '^  service.count == 20 +20  pass$' "service with -R: counted"
-# A wrong type in options() is a script error (exit 1), as for other keys.
+# A wrong type in options() is a bad command line (exit 2), as for other keys.
 RC=0
 timeout 10 "$VOLLEY" -s "$T/badtype.lua" "$url/" > /dev/null 2> "$T/badtype.err" || RC=$?
-check_eq "$RC" 1 "options() thresholds as a string: exit status"
-check_eq "$(cat "$T/badtype.err")" "volley: $T/badtype.lua: in options(): thresholds: a list of strings expected" \
+check_eq "$RC" 2 "options() thresholds as a string: exit status"
+check_eq "$(cat "$T/badtype.err")" "volley: $T/badtype.lua: options(): thresholds: a list of strings expected" \
     "options() thresholds as a string: message"
 
 # 7. A more serious status wins: a script error (1) over a failed threshold.

@@ -51,6 +51,50 @@ describe("bridge.request", function()
     assert.is_false(ok)
     assert.are.equal("returned a number (a string, a table or nil expected)", err)
   end)
+
+  describe("a table's keys", function()
+    -- The nearest name is C's (src/nearest.c, through the FFI): stubbed
+    -- here with what it answers, and checked to be asked about the keys.
+    local api = require("volley.api")
+    local real, asked
+    before_each(function()
+      real, asked = api.nearest, {}
+      api.nearest = function(word, list)
+        asked[#asked + 1] = word .. "|" .. list
+        return ({ pth = "path", header = "headers" })[word]
+      end
+    end)
+    after_each(function() api.nearest = real end)
+
+    it("refuses an unknown key, naming the nearest field", function()
+      local ok, err = pcall(bridge.request, function() return { pth = "/x" } end)
+      assert.is_false(ok)
+      assert.are.equal('unknown key "pth" in the request table (did you mean "path"?)', err)
+      assert.are.same({ "pth|method path headers body name" }, asked)
+    end)
+
+    it("lists the fields when none is near", function()
+      local ok, err = pcall(bridge.request, function() return { path = "/", zzz = 1 } end)
+      assert.is_false(ok)
+      assert.are.equal('unknown key "zzz" in the request table (its keys are method, path, headers, body and name)',
+        err)
+    end)
+
+    it("names a key that is not a string as it is", function()
+      local ok, err = pcall(bridge.request, function() return { "/x" } end)
+      assert.is_false(ok)
+      assert.are.equal("unknown key 1 in the request table (its keys are method, path, headers, body and name)", err)
+      assert.are.same({}, asked)
+    end)
+
+    it("takes every known field, name included", function()
+      local r = bridge.request(function()
+        return { method = "POST", path = "/p", headers = { ["X-A"] = "1" }, body = "b", name = "post" }
+      end)
+      assert.truthy(r:match("^POST /p HTTP/1%.1\r\n"))
+      assert.are.same({}, asked)
+    end)
+  end)
 end)
 
 describe("bridge response verdicts", function()

@@ -201,6 +201,8 @@ static void test_defaults(void)
         CHECK(!o.quiet);
         CHECK_INT(o.verbose, 0);
         CHECK_INT(o.nscript_args, 0);
+        CHECK(o.seed == OPTIONS_NO_SEED); /* main.c draws one */
+        CHECK(!o.seed_given);
         options_free(&o);
     }
     /* The default thread count never exceeds the connections. */
@@ -600,17 +602,22 @@ static void test_exit(void)
 {
     struct options o;
     char out[16384];
-    CHECK_INT(parse_capturing(&o, ARGV("--version"), out, sizeof out), OPTIONS_EXIT);
-    CHECK_STR(out, "volley " VOLLEY_VERSION "\n");
+    /* --version prints nothing itself: main asks each library (cmd_help.c). */
+    CHECK_INT(parse_capturing(&o, ARGV("--version"), out, sizeof out), OPTIONS_VERSION);
+    CHECK_STR(out, "");
     options_free(&o);
 
     CHECK_INT(parse_capturing(&o, ARGV("--help"), out, sizeof out), OPTIONS_EXIT);
     CHECK_STR(out, options_usage);
     CHECK_CONTAINS(out, "Usage:");
+    CHECK_CONTAINS(out, "volley ab");
+    options_free(&o);
+    CHECK_INT(parse_capturing(&o, ARGV("-h"), out, sizeof out), OPTIONS_EXIT);
+    CHECK_STR(out, options_usage);
     options_free(&o);
 
     /* Also with a URL and other options around them. */
-    CHECK_INT(parse_capturing(&o, ARGV("-c", "2", URL, "--version"), out, sizeof out), OPTIONS_EXIT);
+    CHECK_INT(parse_capturing(&o, ARGV("-c", "2", URL, "--version"), out, sizeof out), OPTIONS_VERSION);
     options_free(&o);
     CHECK_INT(parse_capturing(&o, ARGV(URL, "--help", "-q"), out, sizeof out), OPTIONS_EXIT);
     options_free(&o);
@@ -720,6 +727,25 @@ static void test_targets(void)
     unlink(path);
 }
 
+/* --seed: 0..2^53-1, exact. */
+static void test_seed(void)
+{
+    struct options o;
+    if (parse_ok(&o, ARGV("--seed", "0", URL), __LINE__)) {
+        CHECK_UINT(o.seed, 0);
+        CHECK(o.seed_given);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--seed=9007199254740991", URL), __LINE__)) {
+        CHECK_UINT(o.seed, UINT64_C(9007199254740991));
+        options_free(&o);
+    }
+    parse_error(ARGV("--seed", "9007199254740992", URL), "--seed", "out of range (0..9007199254740991)", __LINE__);
+    parse_error(ARGV("--seed", "-1", URL), "--seed", "\"-1\" is not a number", __LINE__);
+    parse_error(ARGV("--seed", "x", URL), "--seed", "\"x\" is not a number", __LINE__);
+    parse_error(ARGV(URL, "--seed"), "--seed", "needs a value", __LINE__);
+}
+
 int main(void)
 {
     test_duration();
@@ -732,6 +758,7 @@ int main(void)
     test_header_rules();
     test_errors();
     test_spin();
+    test_seed();
     test_exit();
     test_fail_if();
     test_targets();

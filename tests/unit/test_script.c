@@ -93,9 +93,43 @@ static void test_load_errors(void)
     CHECK_CONTAINS(err, "(error object is a table value)");
     struct script *s = script_new(err, sizeof err);
     CHECK_INT(script_load(s, "/nonexistent/x.lua", err, sizeof err), -1);
-    CHECK_STR(err, "/nonexistent/x.lua: cannot open the script");
+    CHECK_STR(err, "-s /nonexistent/x.lua: No such file or directory");
     CHECK_INT(script_load(s, "nosuchscript", err, sizeof err), -1);
-    CHECK_STR(err, "nosuchscript: no such bundled script");
+    CHECK_STR(err, "-s nosuchscript: no such bundled script");
+    CHECK_INT(script_load(s, "examples.logn", err, sizeof err), -1);
+    CHECK_STR(err, "-s examples.logn: no such bundled script (did you mean \"examples.login\"?)");
+    script_free(s);
+}
+
+/* A scenario table holds hooks only: another key is -2 (a bad script, not
+ * a failing one), naming the key and the nearest hook. */
+static void test_unknown_hooks(void)
+{
+    char err[512];
+    struct script *s = script_new(err, sizeof err);
+    const char *path = write_script("typo.lua", "local s = {}\nfunction s.respnse(conn, res) end\nreturn s\n");
+    CHECK_INT(script_load(s, path, err, sizeof err), -2);
+    char want[600];
+    snprintf(want, sizeof want, "%s: unknown hook \"respnse\" in the scenario table (did you mean \"response\"?)", path);
+    CHECK_STR(err, want);
+    script_free(s);
+
+    s = script_new(err, sizeof err);
+    path = write_script("helper.lua", "return { request = function() end, helper = function() end }\n");
+    CHECK_INT(script_load(s, path, err, sizeof err), -2);
+    CHECK_CONTAINS(err, "unknown hook \"helper\" in the scenario table (the hooks are options, setup, init,");
+    script_free(s);
+
+    s = script_new(err, sizeof err);
+    path = write_script("arr.lua", "return { function() end }\n");
+    CHECK_INT(script_load(s, path, err, sizeof err), -2);
+    CHECK_CONTAINS(err, "a number key in the scenario table");
+    script_free(s);
+
+    /* wrk style is not checked: its globals are its own. */
+    s = script_new(err, sizeof err);
+    path = write_script("wrkglobals.lua", "function respnse() end\nhelper = 1\n");
+    CHECK_INT(script_load(s, path, err, sizeof err), 0);
     script_free(s);
 }
 
@@ -108,6 +142,7 @@ int main(void)
     test_wrk_style();
     test_scenario_style();
     test_load_errors();
+    test_unknown_hooks();
     check_ctx(NULL);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

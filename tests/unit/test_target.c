@@ -144,6 +144,31 @@ static const struct bad_case bad_urls[] = {
     {"http://127.0.0.1\r\nX-Injected: 1/", NULL},
 };
 
+/* A URL without its scheme that reads as a host gets the URL it meant;
+ * words that cannot be a host get the usual message. */
+static void test_scheme_hint(void)
+{
+    static const char *const hosts[] = {"localhost:8080/", "127.0.0.1:8080", "[::1]:80/x", "example.com/path",
+                                        "myhost:8080", "localhost", "a.localhost:80/?q=1"};
+    static const char *const words[] = {"help", "s.lua", "example.com", "foo/bar", "a b:80/", "host:99999/",
+                                        "[nonsense]:80/", "-x", "x:y/"};
+    struct target t;
+    char err[256], want[256];
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        check_ctx("hint for %s", hosts[i]);
+        CHECK_INT(target_parse(&t, hosts[i], err, sizeof err), -1);
+        snprintf(want, sizeof want, "%s: not a URL; did you mean http://%s ?", hosts[i], hosts[i]);
+        CHECK_STR(err, want);
+    }
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        check_ctx("no hint for %s", words[i]);
+        CHECK_INT(target_parse(&t, words[i], err, sizeof err), -1);
+        snprintf(want, sizeof want, "%s: not a URL (expected http://host[:port]/path)", words[i]);
+        CHECK_STR(err, want);
+    }
+    check_ctx(NULL);
+}
+
 static void test_parse_bad(void)
 {
     for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
@@ -238,15 +263,24 @@ static void test_resolve(void)
         target_free(&t);
     }
 
-    check_ctx("resolve localhost");
-    if (CHECK_INT(target_parse(&t, "http://localhost:81/", err, sizeof err), 0)) {
-        if (CHECK_INT(target_resolve(&t, err, sizeof err), 0) && CHECK(t.naddrs >= 1)) {
-            for (size_t i = 0; i < t.naddrs; i++) {
-                CHECK(is_loopback(&t.addrs[i]));
-                CHECK_INT(addr_port(&t.addrs[i]), 81);
+    /* localhost is both loopbacks, 127.0.0.1 first, whatever /etc/hosts lists
+     * (RFC 6761, as curl); also in other cases, with a trailing dot, and
+     * names under .localhost. */
+    static const char *const locals[] = {"http://localhost:81/", "http://LocalHost:81/", "http://localhost.:81/",
+                                         "http://api.localhost:81/"};
+    for (size_t i = 0; i < sizeof locals / sizeof locals[0]; i++) {
+        check_ctx("resolve %s", locals[i]);
+        if (CHECK_INT(target_parse(&t, locals[i], err, sizeof err), 0)) {
+            if (CHECK_INT(target_resolve(&t, err, sizeof err), 0) && CHECK_INT(t.naddrs, 2)) {
+                CHECK_INT(t.addrs[0].sa.ss_family, AF_INET);
+                CHECK_INT(t.addrs[1].sa.ss_family, AF_INET6);
+                for (size_t j = 0; j < t.naddrs; j++) {
+                    CHECK(is_loopback(&t.addrs[j]));
+                    CHECK_INT(addr_port(&t.addrs[j]), 81);
+                }
             }
+            target_free(&t);
         }
-        target_free(&t);
     }
 
     /* .invalid never resolves (RFC 6761). */
@@ -393,6 +427,7 @@ int main(void)
     test_parse_tls();
     test_parse_good();
     test_parse_bad();
+    test_scheme_hint();
     test_resolve();
     test_probe();
     return check_exit("test_target");
