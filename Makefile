@@ -11,11 +11,14 @@ SANITIZE   ?= 0
 PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-dev luajit \
            lua-busted zlib1g-dev libssl-dev openssl libnghttp2-dev python3 wrk apache2-utils nghttp2-client nghttp2-server python3-h2 nginx-light \
            default-jre-headless libhdrhistogram-java
+# Needed by `make deb`: dpkg-shlibdeps (dpkg-dev) finds the package's Depends.
+DEB_PACKAGES = dpkg-dev
 # Needed by `make test` only (not `make demo`): headless Chromium renders the
-# HTML report in tests/integration/test_html_chromium.sh.
-TEST_PACKAGES = chromium
+# HTML report in tests/integration/test_html_chromium.sh; man-db renders the
+# man pages, and the package test builds the package as `make deb` does.
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES)
 
-.PHONY: all deps test-deps build build-asan demo test test-asan test-long bench clean install
+.PHONY: all deps test-deps build build-asan demo test test-asan test-long bench clean install deb
 
 all: build
 
@@ -56,6 +59,13 @@ bench: build
 
 install: build
 	cmake --install $(BUILD)
+
+# A Debian package of what `make install` installs (CPack, CMakeLists.txt),
+# in $(BUILD)/: install it with `sudo apt install ./$(BUILD)/volley_*.deb`.
+deb: build
+	@scripts/install-deps.sh $(DEB_PACKAGES)
+	cd $(BUILD) && cpack -G DEB
+	@echo "Debian package: $(CURDIR)/$(BUILD)/$$(cd $(BUILD) && ls -t volley_*.deb | head -n 1)"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
