@@ -7,13 +7,13 @@
 # `volley --help` and every bundled script is listed here.
 
 _volley_options='-c --connections -t --threads -d --duration -n --requests
--R --rate --spin -s --script -H --header -m --method -b --body --body-file
+-R --rate --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
 -T --timeout --max-body --samples --heads --one-first --no-probe --heartbeat
---no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
+--targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
 -q --quiet --progress -L --latency -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
 --tls-resume --http2 --http2=strict --h2c --streams --h2-window --version
---help'
+-h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
 examples.paths examples.wrk_migration'
@@ -60,15 +60,16 @@ _volley_run()
         _volley_add -
         _volley_files
         return ;;
-    --html | --hlog | --body-file | --cacert | --cert | --key)
+    --html | --hlog | --body-file | --cacert | --cert | --key | --targets)
         _volley_files
         return ;;
     --progress) _volley_add 'auto bar lines none'; return ;;
+    --targets-order) _volley_add 'round-robin random'; return ;;
     --tls-min | --tls-max) _volley_add '1.0 1.1 1.2 1.3'; return ;;
     --tls-resume) _volley_add 'on off'; return ;;
     -m | --method) _volley_add "$_volley_methods"; return ;;
     -c | --connections | -t | --threads | -d | --duration | -n | --requests | \
-    -R | --rate | --spin | -H | --header | -b | --body | -T | --timeout | \
+    -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | \
     --max-body | --heartbeat | --hlog-interval | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window)
         return ;; # a value of the user's own

@@ -20,7 +20,7 @@ if ! cpack --config "$BUILD/CPackConfig.cmake" -G DEB -B "$T/pkg" > "$T/cpack.ou
     fail "cpack: $(cat "$T/cpack.out")"
     finish
 fi
-version=$("$VOLLEY" --version | sed 's/^volley //')
+version=$("$VOLLEY" --version | sed -n '1s/^volley //p')
 arch=$(dpkg --print-architecture)
 deb=$T/pkg/volley_${version}_$arch.deb
 if [ -f "$deb" ]; then ok; else fail "no $(basename "$deb") in: $(ls "$T/pkg")"; finish; fi
