@@ -124,7 +124,12 @@ void hist_free(struct hist *h)
 
 void hist_reset(struct hist *h)
 {
-    memset(h->counts, 0, (size_t)h->counts_len * sizeof *h->counts);
+    /* Only the counts in use are written: pages of the (calloc'd) array no
+     * value reached stay untouched, so a sparse histogram (a request name's
+     * interval histogram) keeps only a few pages resident. */
+    for (int32_t i = 0; h->count && i < h->counts_len; i++)
+        if (h->counts[i])
+            h->counts[i] = 0;
     h->count = 0;
     h->min = INT64_MAX;
     h->max = 0;
@@ -179,8 +184,10 @@ int hist_merge(struct hist *dst, const struct hist *src)
     if (dst->lowest != src->lowest || dst->highest != src->highest ||
         dst->digits != src->digits)
         return -1;
+    /* Only dst's counts that change are written (see hist_reset). */
     for (int32_t i = 0; i < dst->counts_len; i++)
-        dst->counts[i] += src->counts[i];
+        if (src->counts[i])
+            dst->counts[i] += src->counts[i];
     dst->count += src->count;
     if (src->min < dst->min)
         dst->min = src->min;
