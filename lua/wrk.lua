@@ -117,9 +117,50 @@ local function format(level, method, path, headers, body)
   return table.concat(buf, "", 1, n + 2)
 end
 
+-- The headers of a request table on top of wrk.headers; a name given in
+-- either case replaces wrk.headers' own.
+local function merged(headers)
+  if not headers then return wrk.headers end
+  local h, given = {}, {}
+  for name, value in pairs(headers) do
+    h[name] = value
+    given[name:lower()] = true
+  end
+  for name, value in pairs(wrk.headers) do
+    if not given[name:lower()] then h[name] = value end
+  end
+  return h
+end
+
+-- Names the request being built: volley's bridge sets this (volley.name);
+-- outside volley (a spec) a name is ignored.
+function wrk._name(name, prefix, level) end
+
+local TABLE_FIELDS = { method = "string", path = "string", headers = "table", body = "string", name = "string" }
+
+-- The table form, {method=, path=, headers=, body=, name=}: what a request
+-- table from request() is sent as, and volley's own form of wrk.format
+-- (wrk has the positional one only). A missing field takes the wrk field,
+-- headers add to wrk.headers, and name names the request (wrk._name).
+-- level: as format's; what: the field's error ("returned a table whose
+-- %s"), prefix: the name's errors' ("wrk.format: ").
+function wrk._format_table(level, t, what, prefix)
+  for field, want in pairs(TABLE_FIELDS) do
+    local v = t[field]
+    if v ~= nil and type(v) ~= want then
+      error((what .. " is a %s (a %s expected)"):format(field, type(v), want), level > 0 and level + 1 or 0)
+    end
+  end
+  if t.name ~= nil then wrk._name(t.name, prefix, level > 0 and level + 1 or 0) end
+  return format(level > 0 and level + 1 or 0, t.method, t.path, merged(t.headers), t.body)
+end
+
 -- An error names the line that called wrk.format (the parentheses keep
 -- this from being a tail call, which would lose that frame).
 function wrk.format(method, path, headers, body)
+  if type(method) == "table" then
+    return (wrk._format_table(2, method, "wrk.format: the table's %s", "wrk.format: "))
+  end
   return (format(2, method, path, headers, body))
 end
 

@@ -67,16 +67,41 @@ void conn_release_rest(struct conn_shared *sh)
     }
 }
 
+/* The names of the requests in flight on c (each HTTP/2 stream's, then
+ * the batch's for the rest) get their ending: cut off, or failed for why
+ * (timed_out: with -R, recorded at latency, as stats_timed_out does). */
+static void end_names(struct conn *c, bool cut_off, enum stats_error why, bool timed_out, int64_t now,
+                      int64_t latency)
+{
+    struct stats *s = c->sh->stats;
+    unsigned rest = c->pending;
+    for (uint32_t i = 0; c->streams && i < c->sh->streams && rest; i++) {
+        const struct conn_stream *st = &c->streams[i];
+        if (!st->active)
+            continue;
+        if (cut_off)
+            stats_name_cut_off(s, st->name, 1);
+        else
+            stats_name_fail(s, st->name, why, 1, now, timed_out, latency);
+        rest--;
+    }
+    if (cut_off)
+        stats_name_cut_off(s, c->name, rest);
+    else
+        stats_name_fail(s, c->name, why, rest, now, timed_out, latency);
+}
+
 /* The one place requests fail: every request of the batch still in flight
  * is counted as failed for why; then close and go on. */
 void conn_fail(struct conn *c, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
     conn_release_rest(sh);
-    if (sh->sched && why == STATS_ERR_TIMEOUT && c->pending) {
-        int64_t now = clock_now_ns();
+    bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT && c->pending;
+    int64_t now = timed_out ? clock_now_ns() : 0;
+    if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
-    }
+    end_names(c, false, why, timed_out, now, now - c->t_intended);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -196,6 +221,7 @@ static void handshake_done(struct conn *c, int64_t now)
         c->req_len = st->req_len;
         c->req_ix = st->req_ix;
         c->t_start = st->t_start;
+        c->name = st->name;
         conn_h2_release(c, st);
         reset_request(c);
     }
@@ -366,6 +392,7 @@ void conn_begin_connect(struct conn *c, int64_t now)
 void conn_script_failed(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
     sh->stats->cut_off += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -432,6 +459,7 @@ static void begin_request(struct conn *c, int64_t now)
     c->req = sh->req;
     c->req_len = sh->req_len;
     c->req_ix = 0;
+    c->name = sh->req_name;
     if (sh->script_error[0]) {
         go_idle(c); /* a hook already failed: the run is ending */
         return;
@@ -459,7 +487,8 @@ static void begin_request(struct conn *c, int64_t now)
     }
     unsigned depth = sh->req_depth;
     if (sh->script_request) {
-        if (script_request(sh->script, c->id, &c->req, &c->req_len, sh->script_error, sh->script_error_len) < 0) {
+        if (script_request(sh->script, c->id, &c->req, &c->req_len, &c->name, sh->script_error,
+                           sh->script_error_len) < 0) {
             conn_script_failed(c);
             return;
         }
@@ -476,6 +505,7 @@ static void begin_request(struct conn *c, int64_t now)
             sh->stats->arrivals++;
         sh->in_flight++;
         sh->stats->started++;
+        stats_name_started(sh->stats, c->name, 1);
         c->pending++;
         conn_h2_add(c, now);
         if (c->fd < 0) {
@@ -493,6 +523,7 @@ static void begin_request(struct conn *c, int64_t now)
         sh->stats->arrivals++;
     sh->in_flight += depth;
     sh->stats->started += depth;
+    stats_name_started(sh->stats, c->name, depth);
     c->pending = depth;
     c->t_start = now;
     /* The request's deadline is t_start + timeout. A timer still armed for
@@ -582,6 +613,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->id = id;
     c->backoff = 0;
     c->pending = 0;
+    c->name = 0;
     c->table_open = false;
     c->cap = NULL;
     c->cap_len = c->cap_size = 0;
@@ -619,6 +651,7 @@ void conn_send(struct conn *c, int64_t intended, int64_t now)
 unsigned conn_stop(struct conn *c)
 {
     unsigned was_in_flight = c->pending;
+    end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
     c->pending = 0;
     conn_h2_drop(c);
     go_idle(c);

@@ -58,6 +58,8 @@ struct conn_shared {
     struct script_res *res;      /* the worker's, filled for each response() call */
     uint32_t *conn_done;         /* per slot: responses completed on the open connection */
     unsigned req_depth;          /* requests in req (pipelined), >= 1 */
+    uint32_t req_name;           /* req's name (id + 1), 0 for none: a script without request()
+                                  * that named its default request */
     bool samples;                /* keep a stats_sample per completed request */
     bool first_head_todo;        /* samples: the first response's bytes are still to keep */
     bool heads;                  /* --heads: keep each response's first read with its sample */
@@ -105,6 +107,7 @@ struct conn_stream {
     int32_t id;             /* its stream id; 0 before it is opened (or to retry), -1 when cancelled */
     int status;             /* the final status, 0 before it */
     int64_t t_start, t_intended, t_sent, t_first;
+    uint32_t name;          /* its request's name: id + 1, 0 for none (stats.h) */
     uint64_t rx_bytes;      /* header and body bytes received */
     const char *req;        /* the request as HTTP/1 text (kept: streams open later or again):
                              * the run's own request, or a hook's copied into own_req */
@@ -145,6 +148,8 @@ struct conn {
     uint32_t req_ix;        /* which of the run's requests req is (its --targets index; 0
                              * without), or CONN_REQ_HOOK: a hook's string */
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
+    uint32_t name;          /* the batch's name: id + 1, 0 for none (stats.h); HTTP/2: of the
+                             * request begin_request made last (each stream keeps its own) */
     bool table_open;        /* scenario: the conn table belongs to the open socket */
     char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
     size_t cap_len, cap_size;

@@ -125,10 +125,11 @@ static void arm_deadline(struct conn *c)
 static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
-    if (sh->sched && why == STATS_ERR_TIMEOUT) {
-        int64_t now = clock_now_ns();
+    bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT;
+    int64_t now = timed_out ? clock_now_ns() : 0;
+    if (timed_out)
         stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
-    }
+    stats_name_fail(sh->stats, st->name, why, 1, now, timed_out, now - st->t_intended);
     sh->stats->errors[why]++;
     conn_h2_release(c, st);
     c->pending--;
@@ -151,6 +152,7 @@ static void stream_failed_unslotted(struct conn *c)
 {
     stats_kind_reason(c->sh->stats, STATS_ERR_PROTOCOL, "no free stream slot", 1);
     c->sh->stats->errors[STATS_ERR_PROTOCOL]++;
+    stats_name_fail(c->sh->stats, c->name, STATS_ERR_PROTOCOL, 1, 0, false, 0);
     c->pending--;
     c->sh->in_flight--;
 }
@@ -168,6 +170,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->id = 0;
     st->t_start = now;
     st->t_intended = c->t_intended;
+    st->name = c->name;
     fresh_response(st);
     st->req_ix = c->req_ix;
     if (c->req_ix != CONN_REQ_HOOK) {

@@ -41,6 +41,7 @@ struct res_info {
     bool chunked;    /* raw's body is chunk-encoded */
     uint64_t bytes;  /* bytes received for it */
     int64_t latency, connect, waiting;
+    uint32_t name;   /* its request's name (id + 1), 0 for none */
 };
 
 /* response() for a complete response of len bytes at raw; *failed when
@@ -62,6 +63,7 @@ static bool check_response(struct conn *c, const struct res_info *i, char *raw, 
     r->body_ready = 0;
     r->serial++;
     r->live = 1;
+    r->name = (int32_t)i->name;
     bool ok = script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
     /* raw is the read or capture buffer, reused by the next read: a res the
      * script kept must not reach it (the bridge raises on a stale res). */
@@ -109,18 +111,21 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
      * handshake included, as ab counts it; the connect histogram is TCP's. */
     int64_t setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
-    struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting};
+    struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name};
     bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
         stats_status(sh->stats, c->rx.status); /* the server did answer it */
+        stats_name_rejected(sh->stats, c->name, true, c->rx.status, false);
     } else {
         stats_complete(sh->stats, now, c->rx.status, latency, connect, waiting);
+        stats_name_complete(sh->stats, c->name, now, c->rx.status, latency);
         if (sh->sched) {
             int64_t sent = c->t_sent ? c->t_sent : c->t_start;
             /* Taken only once due, sent after: the schedule never runs ahead. */
             assert(sent >= c->t_intended && now >= sent);
             stats_open(sh->stats, now, now - sent, sent - c->t_intended);
+            stats_name_open(sh->stats, c->name, now - sent);
         }
     }
     if (sh->samples)
@@ -146,12 +151,12 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     int64_t connect = c->t_connect, waiting = st->t_first > st->t_sent ? st->t_first - st->t_sent : 0;
     c->t_connect = c->t_handshake = 0;
     conn_release_rest(sh);
-    struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting};
-    bool failed = false, hook_ok = true;
+    struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting, st->name};
+    bool failed = false, big = false, hook_ok = true;
     if (sh->script_response) {
         if (sh->capture && st->cap_len > sh->max_body) {
             sh->too_large++;
-            failed = true;
+            failed = big = true;
         } else {
             hook_ok = check_response(c, &info, st->cap, st->cap_len, &failed);
         }
@@ -159,11 +164,14 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
         stats_status(sh->stats, st->status); /* the server did answer it */
+        stats_name_rejected(sh->stats, st->name, true, st->status, big);
     } else {
         stats_complete(sh->stats, now, st->status, latency, connect, waiting);
+        stats_name_complete(sh->stats, st->name, now, st->status, latency);
         if (sh->sched) {
             int64_t sent = st->t_sent ? st->t_sent : st->t_start;
             stats_open(sh->stats, now, now - sent, sent - st->t_intended);
+            stats_name_open(sh->stats, st->name, now - sent);
         }
     }
     if (sh->heartbeat)
@@ -197,6 +205,7 @@ static void too_large(struct conn *c)
     sh->stats->errors[STATS_ERR_VALIDATION]++;
     if (c->rx.status_known)
         stats_status(sh->stats, c->rx.status);
+    stats_name_rejected(sh->stats, c->name, c->rx.status_known, c->rx.status, true);
     c->pending--;
     sh->in_flight--;
     conn_fail(c, STATS_ERR_READ);

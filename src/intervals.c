@@ -3,6 +3,7 @@
 #include "intervals.h"
 
 #include "hdr_codec.h"
+#include "names.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -27,15 +28,42 @@ void intervals_start(struct intervals *iv, int64_t t0)
     iv->cur_end = t0 + iv->len_ns;
 }
 
+void intervals_add_name(struct intervals *iv, uint32_t id)
+{
+    if (!iv->names)
+        iv->names = xcalloc(NAMES_MAX, sizeof *iv->names);
+    if (iv->names[id])
+        return;
+    iv->names[id] = xmalloc(sizeof *iv->names[id]);
+    hist_init_default(iv->names[id]);
+    if (id >= iv->nnames)
+        iv->nnames = id + 1;
+}
+
 void intervals_free(struct intervals *iv)
 {
     for (int t = 0; t < iv->ntags; t++)
         hist_free(&iv->h[t]);
+    for (uint32_t i = 0; i < iv->nnames; i++)
+        if (iv->names[i]) {
+            hist_free(iv->names[i]);
+            free(iv->names[i]);
+        }
+    free(iv->names);
+    free(iv->done);
     for (size_t i = 0; i < iv->nblobs; i++)
         free(iv->blobs[i].b64);
     free(iv->blobs);
     pthread_mutex_destroy(&iv->lock);
     memset(iv, 0, sizeof *iv);
+}
+
+/* The histogram of tag t (IV_TAGS + id for a request name), or NULL. */
+static struct hist *tag_hist(struct intervals *iv, int t)
+{
+    if (t < iv->ntags)
+        return &iv->h[t];
+    return t >= IV_TAGS ? iv->names[t - IV_TAGS] : NULL;
 }
 
 /* Hands the non-empty histograms of the current interval over as text. The
@@ -45,13 +73,19 @@ static void hand_over(struct intervals *iv)
 {
     if (!iv->dirty)
         return;
-    struct interval_blob done[IV_TAGS];
+    int ntags = IV_TAGS + (int)iv->nnames;
+    if ((size_t)ntags > iv->done_cap) {
+        iv->done_cap = (size_t)ntags;
+        iv->done = xrealloc(iv->done, iv->done_cap * sizeof *iv->done);
+    }
+    struct interval_blob *done = iv->done;
     size_t n = 0;
-    for (int t = 0; t < iv->ntags; t++) {
-        if (iv->h[t].count == 0)
+    for (int t = 0; t < ntags; t++) {
+        struct hist *h = tag_hist(iv, t);
+        if (!h || h->count == 0)
             continue;
-        done[n++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(&iv->h[t], NULL)};
-        hist_reset(&iv->h[t]);
+        done[n++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(h, NULL)};
+        hist_reset(h);
     }
     iv->dirty = false;
     if (n == 0)

@@ -31,10 +31,11 @@ enum interval_tag {
     IV_TAGS
 };
 
-/* One finished interval of one tag, encoded. */
+/* One finished interval of one tag, encoded. tag: an enum interval_tag,
+ * or IV_TAGS + a request name's id (names.h): that name's latency. */
 struct interval_blob {
     uint64_t index;
-    enum interval_tag tag;
+    int tag;
     char *b64;
 };
 
@@ -49,6 +50,11 @@ struct intervals {
     int64_t cur_end;   /* where it ends (monotonic ns) */
     bool dirty;        /* something was recorded in cur */
     struct hist h[IV_TAGS];
+    struct hist **names;         /* by request name id: its latency (NULL: a name this worker
+                                  * did not use; the array NULL until the first name) */
+    uint32_t nnames;             /* 1 + the highest id in names */
+    struct interval_blob *done;  /* hand_over's scratch, grown to IV_TAGS + nnames */
+    size_t done_cap;
     pthread_mutex_t lock;        /* guards blobs and nblobs */
     struct interval_blob *blobs; /* finished, not taken yet, in interval order */
     size_t nblobs, cap;          /* cap stays: taking them allocates nothing here */
@@ -81,6 +87,20 @@ static inline void intervals_record(struct intervals *iv, int64_t now, enum inte
     iv->dirty = true;
 }
 
+/* Adds the interval histogram of request name id (names.h), at the
+ * name's first use in the worker (allocates). */
+void intervals_add_name(struct intervals *iv, uint32_t id);
+
+/* Records a latency of request name id (added) at monotonic time now, as
+ * intervals_record does. */
+static inline void intervals_record_name(struct intervals *iv, int64_t now, uint32_t id, int64_t value)
+{
+    if (now >= iv->cur_end)
+        intervals_roll(iv, now);
+    hist_record(iv->names[id], value);
+    iv->dirty = true;
+}
+
 /* The worker's 100 ms tick: a worker that records nothing still moves past
  * the intervals that have ended, so the log does not wait for it. */
 static inline void intervals_tick(struct intervals *iv, int64_t now)
@@ -107,15 +127,31 @@ struct intervals_log {
         size_t n, cap;
     } *q;
     struct hist sum;         /* an interval's tag, merged */
+    char *const *names;      /* the run's request names (names.h's name[]), or NULL */
+    uint64_t *name_first;    /* by name id: the first interval with a value of it
+                              * (UINT64_MAX: none yet); a name's line is written from
+                              * there on */
+    uint32_t nnames;         /* 1 + the highest name id seen */
     char err[256];           /* non-empty: the log failed; nothing more is written */
 };
 
 /* Starts the log of the n workers' intervals ivs[0..n-1] (an array the log
  * owns from now on; n >= 1, each set up by intervals_init with the same
  * length and tags) on f: writes the header with start_epoch (wall-clock
- * seconds of t0, where interval 0 starts) and comment, and flushes it. */
+ * seconds of t0, where interval 0 starts) and comment, and flushes it.
+ * names: the run's request names by id (names.h's name[], read only for
+ * ids the workers handed intervals of), or NULL when no request can be
+ * named. Each name's latency gets lines of its own, tagged
+ * "name:NAME" (intervals_name_tag), from the first interval that has a
+ * value of it on, after the other tags' and in id order. */
 void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **ivs, size_t n, int64_t t0,
-                         double start_epoch, const char *comment);
+                         double start_epoch, const char *comment, char *const *names);
+
+/* The --hlog tag of request name name into buf (len > 0; always
+ * terminated, cut at len - 1): "name:" and the name with '%', ',', every
+ * byte up to ' ' and DEL written %XX (two upper-case hex digits), as a log
+ * line's tag may not hold a comma, a blank or a line break. */
+void intervals_name_tag(const char *name, char *buf, size_t len);
 
 /* Takes what the workers handed over and writes every interval that all of
  * them are past (one that stopped is past all), each with a line per tag,

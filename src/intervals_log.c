@@ -6,6 +6,7 @@
 
 #include "hdr_codec.h"
 #include "hlog.h"
+#include "names.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -17,8 +18,27 @@
 
 static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag"};
 
+void intervals_name_tag(const char *name, char *buf, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t o = (size_t)snprintf(buf, len, "name:");
+    for (const unsigned char *p = (const unsigned char *)name; *p && o + 1 < len; p++) {
+        if (*p > ' ' && *p != ',' && *p != '%' && *p != 0x7f) {
+            buf[o++] = (char)*p;
+        } else if (o + 3 < len) {
+            buf[o++] = '%';
+            buf[o++] = hex[*p >> 4];
+            buf[o++] = hex[*p & 15];
+        } else {
+            break;
+        }
+    }
+    if (o < len)
+        buf[o] = '\0';
+}
+
 void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **ivs, size_t n, int64_t t0,
-                         double start_epoch, const char *comment)
+                         double start_epoch, const char *comment, char *const *names)
 {
     memset(l, 0, sizeof *l);
     l->f = f;
@@ -29,6 +49,12 @@ void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **iv
     l->ntags = ivs[0]->ntags;
     l->q = xcalloc(n, sizeof *l->q);
     hist_init_default(&l->sum);
+    l->names = names;
+    if (names) {
+        l->name_first = xmalloc(NAMES_MAX * sizeof *l->name_first);
+        for (size_t i = 0; i < NAMES_MAX; i++)
+            l->name_first[i] = UINT64_MAX;
+    }
     if (hlog_header(f, start_epoch, comment) < 0 || fflush(f) != 0)
         snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
 }
@@ -38,6 +64,7 @@ static void take(struct intervals_log *l, size_t w)
 {
     struct intervals *iv = l->ivs[w];
     struct interval_queue *q = &l->q[w];
+    size_t from = q->n;
     pthread_mutex_lock(&iv->lock);
     if (iv->nblobs > 0) {
         if (q->n + iv->nblobs > q->cap) {
@@ -49,6 +76,18 @@ static void take(struct intervals_log *l, size_t w)
         iv->nblobs = 0;
     }
     pthread_mutex_unlock(&iv->lock);
+    /* A name's lines start at its first interval with a value: an interval
+     * every worker is past has been taken whole, so this is known before
+     * that interval is written. */
+    for (size_t i = from; l->name_first && i < q->n; i++) {
+        if (q->b[i].tag < IV_TAGS)
+            continue;
+        uint32_t id = (uint32_t)(q->b[i].tag - IV_TAGS);
+        if (q->b[i].index < l->name_first[id])
+            l->name_first[id] = q->b[i].index;
+        if (id >= l->nnames)
+            l->nnames = id + 1;
+    }
 }
 
 /* Merges tag t of interval idx over the workers, whose queues hold it
@@ -59,7 +98,7 @@ static void write_line(struct intervals_log *l, const size_t *from, uint64_t idx
     for (size_t w = 0; w < l->n && !l->err[0]; w++) {
         const struct interval_queue *q = &l->q[w];
         for (size_t i = from[w]; i < q->n && q->b[i].index == idx; i++) {
-            if (q->b[i].tag != (enum interval_tag)t)
+            if (q->b[i].tag != t)
                 continue;
             struct hist part;
             if (hdr_decode(q->b[i].b64, strlen(q->b[i].b64), &part, l->err, sizeof l->err) < 0)
@@ -76,7 +115,10 @@ static void write_line(struct intervals_log *l, const size_t *from, uint64_t idx
     /* Only the interval holding the run's end can be shorter. */
     int64_t span = end - l->t0 - (int64_t)idx * l->len_ns;
     double length = (double)(span < l->len_ns ? span : l->len_ns) / 1e9;
-    if (hlog_interval(l->f, tag_names[t], start, length, &l->sum, HLOG_MAX_RATIO) < 0)
+    char tag[512];
+    if (t >= IV_TAGS)
+        intervals_name_tag(l->names[t - IV_TAGS], tag, sizeof tag);
+    if (hlog_interval(l->f, t < IV_TAGS ? tag_names[t] : tag, start, length, &l->sum, HLOG_MAX_RATIO) < 0)
         snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
 }
 
@@ -91,6 +133,9 @@ static void write_below(struct intervals_log *l, uint64_t below, int64_t end)
     for (; l->next < below; l->next++) {
         for (int t = 0; t < l->ntags && !l->err[0]; t++)
             write_line(l, pos, l->next, t, end);
+        for (uint32_t id = 0; id < l->nnames && !l->err[0]; id++)
+            if (l->name_first[id] <= l->next)
+                write_line(l, pos, l->next, IV_TAGS + (int)id, end);
         for (size_t w = 0; w < l->n; w++) {
             struct interval_queue *q = &l->q[w];
             for (; pos[w] < q->n && q->b[pos[w]].index <= l->next; pos[w]++)
@@ -149,6 +194,7 @@ void intervals_log_free(struct intervals_log *l)
     }
     free(l->q);
     free(l->ivs);
+    free(l->name_first);
     hist_free(&l->sum);
     memset(l, 0, sizeof *l);
 }

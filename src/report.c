@@ -323,6 +323,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                      "; %" PRIu64 " connection%s opened, %s written\n",
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
+    report_names_text(out, r);
     metrics_text(out, &s->metrics);
     if (o->rate)
         rate_text(out, o, r);
@@ -414,10 +415,17 @@ static void json_exact_sums(FILE *out, const struct hist *h)
 
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last)
 {
+    fprintf(out, "  \"%s\": ", name);
+    report_json_hist_obj(out, h);
+    fprintf(out, "%s\n", last ? "" : ",");
+}
+
+void report_json_hist_obj(FILE *out, const struct hist *h)
+{
     static const struct { const char *key; double p; } ps[] = {
         {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
     };
-    fprintf(out, "  \"%s\": {\"count\": %" PRId64, name, h->count);
+    fprintf(out, "{\"count\": %" PRId64, h->count);
     hist_figure(out, "min", h, (double)h->min);
     hist_figure(out, "max", h, (double)h->max);
     hist_figure(out, "mean", h, hist_mean(h));
@@ -429,8 +437,46 @@ void report_json_hist(FILE *out, const char *name, const struct hist *h, int las
     fputs(", \"hdr\": ", out);
     char *hdr = hdr_encode(h, NULL);
     json_out_str(out, hdr);
-    fprintf(out, "}%s\n", last ? "" : ",");
+    fputc('}', out);
     free(hdr);
+}
+
+void report_json_status(FILE *out, const uint64_t *status)
+{
+    fputc('{', out);
+    int first = 1;
+    for (int i = 0; i < STATS_STATUS_MAX; i++) {
+        if (!status[i])
+            continue;
+        fprintf(out, "%s\"%s%.0d\": %" PRIu64, first ? "" : ", ", i ? "" : "other", i, status[i]);
+        first = 0;
+    }
+    fputc('}', out);
+}
+
+void report_json_errors(FILE *out, const uint64_t *errors)
+{
+    fputc('{', out);
+    for (int e = 0; e < STATS_ERR_KINDS; e++)
+        fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), errors[e]);
+    fputc('}', out);
+}
+
+void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count)
+{
+    fputs("{\"reasons\": [", out);
+    uint64_t rest = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i >= JSON_REASONS) {
+            rest += reasons[i].count;
+            continue;
+        }
+        fprintf(out, "%s{\"reason\": ", i ? ", " : "");
+        json_out_str(out, reasons[i].reason);
+        fprintf(out, ", \"count\": %" PRIu64 "}", reasons[i].count);
+    }
+    fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "}",
+            (n > JSON_REASONS ? n - JSON_REASONS : 0) + more, rest + more_count);
 }
 
 static void json_metrics(FILE *out, const struct metrics *ms)
@@ -594,33 +640,15 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             s->bytes_written);
     json_num(out, "  \"bytes_read_per_sec\": ", secs > 0 ? (double)s->bytes_read / secs : 0.0, 3);
     fprintf(out, ",\n  \"connections_opened\": %" PRIu64 ",\n", s->connects);
-    fprintf(out, "  \"status\": {");
-    int first = 1;
-    for (int i = 0; i < STATS_STATUS_MAX; i++) {
-        if (!s->status[i])
-            continue;
-        fprintf(out, "%s\"%s%.0d\": %" PRIu64, first ? "" : ", ", i ? "" : "other", i, s->status[i]);
-        first = 0;
-    }
-    fprintf(out, "},\n  \"errors\": {");
-    for (int e = 0; e < STATS_ERR_KINDS; e++)
-        fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
-    fprintf(out, "},\n");
-    fprintf(out, "  \"failures\": {\"reasons\": [");
-    uint64_t rest = 0;
-    for (size_t i = 0; i < s->nreasons; i++) {
-        if (i >= JSON_REASONS) {
-            rest += s->reasons[i].count;
-            continue;
-        }
-        fprintf(out, "%s{\"reason\": ", i ? ", " : "");
-        json_out_str(out, s->reasons[i].reason);
-        fprintf(out, ", \"count\": %" PRIu64 "}", s->reasons[i].count);
-    }
-    fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "},\n",
-            (s->nreasons > JSON_REASONS ? s->nreasons - JSON_REASONS : 0) + s->reasons_more,
-            rest + s->reasons_more_count);
+    fprintf(out, "  \"status\": ");
+    report_json_status(out, s->status);
+    fprintf(out, ",\n  \"errors\": ");
+    report_json_errors(out, s->errors);
+    fprintf(out, ",\n  \"failures\": ");
+    report_json_reasons(out, s->reasons, s->nreasons, s->reasons_more, s->reasons_more_count);
+    fprintf(out, ",\n");
     json_metrics(out, &s->metrics);
+    report_names_json(out, o, r);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);

@@ -17,6 +17,24 @@ void report_hist_line(FILE *out, const char *name, const struct hist *h);
 /* "  \"name\": {...}" with a comma unless last, and a newline. */
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
 
+/* A histogram's JSON object alone, "{\"count\": ...}". */
+void report_json_hist_obj(FILE *out, const struct hist *h);
+
+/* The JSON objects of the statuses ({"200": n, ...}, only codes that
+ * occurred), of the failures by kind (every kind), and of validation
+ * failures by reason ({"reasons": [...], "other_reasons": N, "other": M}:
+ * the first 20 of reasons, which are sorted; more and more_count: a saved
+ * result's reasons it did not list). */
+void report_json_status(FILE *out, const uint64_t *status);
+void report_json_errors(FILE *out, const uint64_t *errors);
+void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count);
+
+/* Request names: the text report's per-name table (nothing when no
+ * request was named) and the JSON's "names" member (null then), followed
+ * by ",\n". */
+void report_names_text(FILE *out, const struct run_result *r);
+void report_names_json(FILE *out, const struct options *o, const struct run_result *r);
+
 /* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
  * protocol), and the JSON members "reasons": [...], "other": N. */
 void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);

@@ -46,6 +46,7 @@ struct run {
                            * finished intervals written, progress drawn */
     struct series *series;
     struct intervals_log hlog; /* --hlog: the log written as the run goes */
+    struct names names;   /* the request names the workers' scripts give (names.h) */
     bool hlog_on;
     struct progress progress;
     int64_t t0;
@@ -322,14 +323,14 @@ static void hlog_comment(const struct options *o, const struct target *t, char *
 /* --hlog: the log starts on f with its header; the workers' intervals are
  * collected from now on. */
 static void start_hlog(struct run *r, FILE *f, const struct options *o, const struct target *t, uint32_t made,
-                       int64_t t0, double start_epoch)
+                       int64_t t0, double start_epoch, bool script)
 {
     char comment[512];
     hlog_comment(o, t, comment, sizeof comment);
     struct intervals **ivs = xcalloc(made, sizeof *ivs);
     for (uint32_t i = 0; i < made; i++)
         ivs[i] = &r->workers[i].intervals;
-    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment);
+    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, script ? r->names.name : NULL);
     r->hlog_on = true;
 }
 
@@ -374,6 +375,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     }
 
     struct run r = {.nworkers = o->threads};
+    names_init(&r.names);
+    cfg.names = &r.names;
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
@@ -456,7 +459,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     /* After the start: the workers need not wait for the header's write. */
     if (rc == 0 && hlog)
-        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch);
+        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, main_script != NULL);
     if (rc != 0) {
         r.nworkers = started; /* wait only for those that run */
         stop_workers(&r);
@@ -498,6 +501,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     if (r.hlog_on)
         intervals_log_finish(&r.hlog, t_end, res->hlog_error, sizeof res->hlog_error);
     intervals_log_free(&r.hlog);
+    names_free(&r.names); /* the merged stats keep their own copies */
     res->workers = xcalloc(started ? started : 1, sizeof *res->workers);
     res->nworkers = started;
     for (uint32_t i = 0; i < started; i++)

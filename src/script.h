@@ -13,6 +13,7 @@ struct tls_info; /* tls.h */
 
 #include "http.h"
 #include "metrics.h"
+#include "names.h"
 #include "stats.h"
 
 #include <stdbool.h>
@@ -108,6 +109,7 @@ struct script_res {
     uint32_t serial;    /* changes with every response (Lua caches per response) */
     int32_t body_ready; /* private: the body was decoded */
     int32_t live;       /* 1 during the response() call; a res kept past it raises */
+    int32_t name;       /* private: the request's name id + 1, 0: unnamed (per-name reasons) */
 };
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in
@@ -131,6 +133,18 @@ struct script_worker {
     const uint32_t *conn_done;     /* per slot: responses completed on the open connection */
     struct script_res *res;
     struct metrics *metrics;
+    struct names *names;           /* the run's request names (names.h), shared by the workers */
+    struct stats *stats;           /* the worker's: each name's figures are made at its first use */
+};
+
+/* What a worker's state names requests with: its next request's name,
+ * which Lua writes through the FFI (lua/volley/api.lua mirrors the first
+ * field: change both together), and where a name is interned at its first
+ * use (the FFI's name_id). */
+struct script_names {
+    int32_t next;         /* id + 1 of the name the next request takes; 0: none */
+    struct names *names;
+    struct stats *stats;
 };
 
 /* Binds a worker's state to its thread, connections and metrics; from now
@@ -194,8 +208,12 @@ int script_done(struct script *s, const struct stats *st, int64_t duration_ns, b
  * hook, wrk.request(): wrk.format() of the wrk fields as the script left
  * them, unless the script replaced wrk.request. *req stays
  * valid until the next call for the same slot (a connection's index in its
- * worker). Returns 0, or -1 with err ("file:line: in request(): ..."). */
-int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen);
+ * worker). *name: the request's name (a request table's name, volley.name
+ * since the last request, the table form of wrk.format), its id + 1, or 0
+ * for none; the next request starts unnamed again. Returns 0, or -1 with
+ * err ("file:line: in request(): ..."). */
+int script_request(struct script *s, unsigned slot, const char **req, size_t *len, uint32_t *name, char *err,
+                   size_t errlen);
 
 /* Calls delay() (delay(conn) for a scenario): *ms is how long the slot's
  * next request waits, 0 when the hook returns nil. Returns 0, or -1 with err

@@ -9,6 +9,8 @@
 #include "http.h"
 #include "metrics.h"
 #include "nearest.h"
+#include "names.h"
+#include "stats.h"
 
 #include <stdlib.h>
 
@@ -30,11 +32,23 @@ struct volley_api {
     double (*select_double)(double *a, size_t n, size_t k);
     int64_t (*hist_clamped)(const struct hist *h);
     char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
+    int (*name_id)(struct script_names *sn, const char *name, size_t len);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
 {
     return metrics_id(ms, name, kind == METRIC_RECORD ? METRIC_RECORD : METRIC_COUNTER);
+}
+
+/* The id of a request name (the Lua side checked it: non-empty, no NUL),
+ * interned in the run's names and given figures in the worker's stats at
+ * its first use here; -1 when the run has NAMES_MAX names already. */
+static int name_id(struct script_names *sn, const char *name, size_t len)
+{
+    int id = names_intern(sn->names, name, len);
+    if (id >= 0)
+        stats_name_add(sn->stats, (uint32_t)id, sn->names->name[id]);
+    return id;
 }
 
 /* The final head of the response (after any 1xx), found once. */
@@ -164,6 +178,7 @@ static const struct volley_api api = {
     .select_double = select_double,
     .hist_clamped = hist_clamped,
     .nearest_in_list = nearest_in_list,
+    .name_id = name_id,
 };
 
 const void *script_api(void)

@@ -46,6 +46,7 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_State *L = s->L;
     s->thread = w->thread;
     s->res = w->res;
+    s->names = (struct script_names){0, w->names, w->stats};
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
     lua_pushlightuserdata(L, w->res);
     lua_pushcclosure(L, c_headers, 1);
@@ -57,9 +58,11 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_pushlightuserdata(L, (void *)w->conn_done);
     lua_pushlightuserdata(L, w->res);
     lua_pushlightuserdata(L, w->metrics);
+    lua_pushlightuserdata(L, &s->names);
+    lua_pushinteger(L, NAMES_MAX);
     char err[256];
     /* bind only stores its arguments: it cannot fail short of memory. */
-    if (script_pcall(s, 5, 0, NULL, err, sizeof err) < 0)
+    if (script_pcall(s, 7, 0, NULL, err, sizeof err) < 0)
         fprintf(stderr, "volley: %s\n", err);
     lua_getglobal(L, "wrk");
     script_push_thread(L, w->thread);
@@ -115,9 +118,11 @@ int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t 
     return rc;
 }
 
-int script_request(struct script *s, unsigned slot, const char **req, size_t *len, char *err, size_t errlen)
+int script_request(struct script *s, unsigned slot, const char **req, size_t *len, uint32_t *name, char *err,
+                   size_t errlen)
 {
     lua_State *L = s->L;
+    *name = 0;
     if (script_has(s, SCRIPT_REQUEST) && !s->scenario) {
         /* wrk style: the hook itself, as wrk calls it; only what is not a
          * string goes through the bridge (nil, a table, an error). */
@@ -151,6 +156,10 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
             return -1;
         }
     }
+    /* Named by the hook (volley.name, a table's name) or since the last
+     * request; the next one starts unnamed. */
+    *name = (uint32_t)s->names.next;
+    s->names.next = 0;
     /* The string must outlive this call: it is written from its own memory
      * until the next request of this slot replaces it. */
     *req = lua_tolstring(L, -1, len);
@@ -237,15 +246,38 @@ int script_response(struct script *s, unsigned slot, bool *failed, char *err, si
     return 0;
 }
 
+/* Calls add(st, id, reason, count) for each reason of the table on top of
+ * the stack (reason -> count), and pops it. */
+static void take_table(lua_State *L, struct stats *st, uint32_t id,
+                       void (*add)(struct stats *, uint32_t, const char *, uint64_t))
+{
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* t reason count */
+        if (lua_type(L, -2) == LUA_TSTRING)
+            add(st, id, lua_tostring(L, -2), (uint64_t)lua_tonumber(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
+
+static void add_run_reason(struct stats *st, uint32_t id, const char *reason, uint64_t n)
+{
+    (void)id;
+    stats_add_reason(st, reason, n);
+}
+
 void script_take_reasons(struct script *s, struct stats *st)
 {
     lua_State *L = s->L;
     script_push_bridge(s, "failures");              /* failures */
-    lua_pushnil(L);
-    while (lua_next(L, -2)) {                       /* failures reason count */
-        if (lua_type(L, -2) == LUA_TSTRING)
-            stats_add_reason(st, lua_tostring(L, -2), (uint64_t)lua_tonumber(L, -1));
-        lua_pop(L, 1);
+    take_table(L, st, 0, add_run_reason);
+    script_push_bridge(s, "name_failures");         /* name_failures: id -> reasons */
+    for (uint32_t id = 0; id < st->nnames; id++) {
+        lua_rawgeti(L, -1, (int)id);                /* name_failures reasons */
+        if (lua_istable(L, -1) && st->names[id])
+            take_table(L, st, id, stats_name_reason);
+        else
+            lua_pop(L, 1);
     }
     lua_pop(L, 1);
 }

@@ -19,6 +19,7 @@ struct script {
     bool response_reads;     /* it reads headers or body */
     int response_arity;      /* wrk style: what response() takes: 1 status, 2 +headers, 3 +body */
     struct script_res *res;  /* a worker's: the response being looked at */
+    struct script_names names; /* a worker's: the next request's name, and where names go */
     int anchors;             /* table: slot+1 -> the request string being written */
     int handler;             /* the message handler of every protected call */
     int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */

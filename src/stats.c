@@ -29,8 +29,25 @@ void stats_init_slots(struct stats *s, uint32_t n)
     s->nslots = n;
 }
 
+static void name_free(struct stats_name *n)
+{
+    free(n->name);
+    hist_free(&n->latency);
+    hist_free(&n->service);
+    for (size_t i = 0; i < n->nreasons; i++)
+        free(n->reasons[i].reason);
+    free(n->reasons);
+    free(n);
+}
+
 void stats_free(struct stats *s)
 {
+    for (uint32_t i = 0; i < s->nnames; i++)
+        if (s->names[i])
+            name_free(s->names[i]);
+    free(s->names);
+    s->names = NULL;
+    s->nnames = 0;
     free(s->slots);
     s->slots = NULL;
     s->nslots = 0;
@@ -117,6 +134,73 @@ void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reaso
         kr->other += n;
 }
 
+struct stats_name *stats_name_add(struct stats *s, uint32_t id, const char *name)
+{
+    assert(id < NAMES_MAX && "names.c hands out ids below NAMES_MAX");
+    if (!s->names)
+        s->names = xcalloc(NAMES_MAX, sizeof *s->names);
+    if (s->names[id])
+        return s->names[id];
+    struct stats_name *n = xcalloc(1, sizeof *n);
+    n->name = xstrdup(name);
+    hist_init_default(&n->latency);
+    if (s->open)
+        hist_init_default(&n->service);
+    s->names[id] = n;
+    if (id >= s->nnames)
+        s->nnames = id + 1;
+    if (s->intervals)
+        intervals_add_name(s->intervals, id);
+    return n;
+}
+
+const struct stats_name *stats_name_find(const struct stats *s, const char *name)
+{
+    for (uint32_t i = 0; i < s->nnames; i++)
+        if (s->names[i] && strcmp(s->names[i]->name, name) == 0)
+            return s->names[i];
+    return NULL;
+}
+
+void stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
+{
+    struct stats_name *nm = s->names[id];
+    add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n);
+}
+
+uint64_t stats_name_failed(const struct stats_name *n)
+{
+    uint64_t k = 0;
+    for (int i = 0; i < STATS_ERR_KINDS; i++)
+        k += n->errors[i];
+    return k;
+}
+
+/* Adds src's figures of one name into dst's (the same configurations). */
+static void name_merge(struct stats_name *dst, const struct stats_name *src)
+{
+    dst->started += src->started;
+    dst->completed += src->completed;
+    dst->cut_off += src->cut_off;
+    dst->too_large += src->too_large;
+    for (int i = 0; i < STATS_ERR_KINDS; i++)
+        dst->errors[i] += src->errors[i];
+    for (int i = 0; i < STATS_STATUS_MAX; i++)
+        dst->status[i] += src->status[i];
+    int rc = hist_merge(&dst->latency, &src->latency);
+    if (src->service.counts) {
+        if (!dst->service.counts)
+            hist_init_default(&dst->service);
+        rc |= hist_merge(&dst->service, &src->service);
+    }
+    assert(rc == 0 && "every name's histograms have the default configuration");
+    (void)rc;
+    for (size_t i = 0; i < src->nreasons; i++)
+        add_reason(&dst->reasons, &dst->nreasons, SIZE_MAX, src->reasons[i].reason, src->reasons[i].count);
+    dst->reasons_more += src->reasons_more;
+    dst->reasons_more_count += src->reasons_more_count;
+}
+
 static int by_count(const void *a, const void *b)
 {
     const struct stats_reason *x = a, *y = b;
@@ -132,6 +216,9 @@ void stats_sort_reasons(struct stats *s)
     for (int k = 0; k < STATS_ERR_KINDS; k++)
         if (s->kind_reasons[k].n > 1)
             qsort(s->kind_reasons[k].r, s->kind_reasons[k].n, sizeof *s->kind_reasons[k].r, by_count);
+    for (uint32_t i = 0; i < s->nnames; i++)
+        if (s->names[i] && s->names[i]->nreasons > 1)
+            qsort(s->names[i]->reasons, s->names[i]->nreasons, sizeof *s->names[i]->reasons, by_count);
 }
 
 void stats_finish(struct stats *s)
@@ -226,6 +313,10 @@ void stats_merge(struct stats *dst, struct stats *src)
      * the other); across workers the first kind merged wins and the report
      * says what was dropped. */
     metrics_merge(&dst->metrics, &src->metrics);
+    /* Names by id: the workers of a run share one registry (names.h). */
+    for (uint32_t i = 0; i < src->nnames; i++)
+        if (src->names[i])
+            name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
 }
 
 uint64_t stats_failed(const struct stats *s)

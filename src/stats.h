@@ -8,7 +8,9 @@
 #include "intervals.h"
 #include "series.h"
 #include "metrics.h"
+#include "names.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -96,6 +98,10 @@ struct stats {
                                    * it counted but did not list one by one, */
     uint64_t reasons_more_count;  /* and their failures; 0 in a run */
     struct metrics metrics; /* the script's volley.counter / volley.record */
+    struct stats_name **names; /* by request name id (names.h): names[id], NULL for a name
+                                * not used here; NULL until the first name (NAMES_MAX
+                                * pointers then) */
+    uint32_t nnames;           /* 1 + the highest id in names; 0: no request was named */
     struct stats_sample *samples; /* with --samples: every completed request, in order */
     size_t nsamples, samples_cap;
     char *heads;        /* with --heads: every response's first read, one after another */
@@ -118,6 +124,26 @@ struct stats_sample {
     int32_t keepalive; /* the connection stayed open for the next request */
     int64_t head_off;  /* with --heads: where this response's first read starts in stats.heads */
     int64_t head_len;  /* and its length (up to STATS_HEAD_MAX); 0 without --heads */
+};
+
+/* The figures of the requests that carried one name (a request table's
+ * `name`, volley.name): the same as the run's for those requests, by the
+ * same rules, so that the names' figures add up to the run's for the named
+ * requests and their histograms merge into the run's exactly. Made at the
+ * name's first use in a worker (stats_name_add); the recorders below write
+ * only into the worker's own. */
+struct stats_name {
+    char *name;          /* owned */
+    uint64_t started, completed, cut_off;
+    uint64_t errors[STATS_ERR_KINDS];
+    uint64_t status[STATS_STATUS_MAX]; /* as stats.status: completed and failed by validation */
+    uint64_t too_large;  /* of errors[VALIDATION]: outgrew --max-body (a reason when the worker ends) */
+    struct hist latency; /* as stats.latency (-R: from the intended time, timeouts included) */
+    struct hist service; /* -R only (stats.open when the name was added); else no counts */
+    struct stats_reason *reasons; /* validation failures by reason (filled when the worker ends) */
+    size_t nreasons;
+    size_t reasons_more;          /* a saved result's reasons not listed one by one, */
+    uint64_t reasons_more_count;  /* and their failures */
 };
 
 /* How many validation failures had one reason. */
@@ -174,6 +200,20 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample);
 /* Appends n bytes to s->heads (growing geometrically) and returns their
  * offset. */
 size_t stats_add_head(struct stats *s, const char *bytes, size_t n);
+
+/* The figures of name id (names.h) in s, made at its first use here
+ * (allocates: the name copied, its histograms; with s->intervals, its
+ * interval histogram). Returns them. */
+struct stats_name *stats_name_add(struct stats *s, uint32_t id, const char *name);
+
+/* The figures of the name called name, or NULL. */
+const struct stats_name *stats_name_find(const struct stats *s, const char *name);
+
+/* Adds n failures with reason (copied) to the reasons of name id. */
+void stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n);
+
+/* Requests of a name that ended in failure. */
+uint64_t stats_name_failed(const struct stats_name *n);
 
 /* Requests that ended in failure. */
 uint64_t stats_failed(const struct stats *s);
@@ -240,6 +280,81 @@ static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency
         if (sendlag >= 0)
             intervals_record(s->intervals, now, IV_SENDLAG, sendlag);
     }
+}
+
+/* The recorders of named requests. name: a request's name as a connection
+ * keeps it, the id + 1, 0 for an unnamed request (then they do nothing, so
+ * an unnamed request pays one branch). The name's figures exist: the
+ * script made them when it handed the id out (stats_name_add). No
+ * allocation (but an --hlog interval's hand-over, as stats_complete). */
+static inline struct stats_name *stats_name_of(struct stats *s, uint32_t name)
+{
+    return s->names[name - 1];
+}
+
+/* n requests of name started. */
+static inline void stats_name_started(struct stats *s, uint32_t name, unsigned n)
+{
+    if (name)
+        stats_name_of(s, name)->started += n;
+}
+
+/* A request of name completed at now (as stats_complete). */
+static inline void stats_name_complete(struct stats *s, uint32_t name, int64_t now, unsigned status, int64_t latency)
+{
+    if (!name)
+        return;
+    struct stats_name *n = stats_name_of(s, name);
+    n->completed++;
+    n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    hist_record(&n->latency, latency);
+    if (s->intervals)
+        intervals_record_name(s->intervals, now, name - 1, latency);
+}
+
+/* -R: its service time (as stats_open). */
+static inline void stats_name_open(struct stats *s, uint32_t name, int64_t service)
+{
+    if (name)
+        hist_record(&stats_name_of(s, name)->service, service);
+}
+
+/* A response of name failed validation; status_known: its status was read
+ * (a head larger than --max-body has none); too_large: it outgrew
+ * --max-body. */
+static inline void stats_name_rejected(struct stats *s, uint32_t name, bool status_known, unsigned status,
+                                       bool too_large)
+{
+    if (!name)
+        return;
+    struct stats_name *n = stats_name_of(s, name);
+    n->errors[STATS_ERR_VALIDATION]++;
+    if (status_known)
+        n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    n->too_large += too_large;
+}
+
+/* k requests of name failed for why, at now; with -R a timeout's latency
+ * (as stats_timed_out), which timed_out says. */
+static inline void stats_name_fail(struct stats *s, uint32_t name, enum stats_error why, unsigned k, int64_t now,
+                                   bool timed_out, int64_t latency)
+{
+    if (!name || !k)
+        return;
+    struct stats_name *n = stats_name_of(s, name);
+    n->errors[why] += k;
+    if (!timed_out)
+        return;
+    hist_record_n(&n->latency, latency, k);
+    for (unsigned i = 0; s->intervals && i < k; i++)
+        intervals_record_name(s->intervals, now, name - 1, latency);
+}
+
+/* k requests of name were in flight when the run stopped. */
+static inline void stats_name_cut_off(struct stats *s, uint32_t name, unsigned k)
+{
+    if (name)
+        stats_name_of(s, name)->cut_off += k;
 }
 
 #endif

@@ -124,6 +124,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             .conn_done = w->conn_done,
             .res = &w->res,
             .metrics = &w->stats.metrics,
+            .names = cfg->names,
+            .stats = &w->stats,
         };
         script_bind(script, &sw);
     }
@@ -238,7 +240,7 @@ static int static_request(struct worker *w)
 {
     const char *req;
     size_t len;
-    if (script_request(w->script, 0, &req, &len, w->script_error, sizeof w->script_error) < 0)
+    if (script_request(w->script, 0, &req, &len, &w->shared.req_name, w->script_error, sizeof w->script_error) < 0)
         return -1;
     w->script_req = xmalloc(len);
     memcpy(w->script_req, req, len);
@@ -301,6 +303,9 @@ static void *worker_main(void *arg)
         script_take_reasons(w->script, &w->stats);
     if (w->shared.too_large)
         stats_add_reason(&w->stats, "response larger than --max-body", w->shared.too_large);
+    for (uint32_t i = 0; i < w->stats.nnames; i++)
+        if (w->stats.names[i] && w->stats.names[i]->too_large)
+            stats_name_reason(&w->stats, i, "response larger than --max-body", w->stats.names[i]->too_large);
     stats_finish(&w->stats);
     if (w->stats.intervals)
         intervals_finish(&w->intervals);

@@ -48,6 +48,7 @@ struct worker_config {
     uint32_t streams;        /* --streams */
     uint32_t h2_window;      /* --h2-window */
     const char *authority;   /* HTTP/2 :authority (the URL's host[:port]) */
+    struct names *names;     /* the run's request names, shared (names.h; with -s) */
 };
 
 struct worker {

@@ -20,6 +20,11 @@ struct volley_res {
   uint32_t serial;
   int32_t body_ready;
   int32_t live;
+  int32_t name_;
+};
+
+struct volley_names {
+  int32_t next;
 };
 
 struct volley_sample {
@@ -52,6 +57,7 @@ struct volley_api {
   double (*select_double)(double *a, size_t n, size_t k);
   int64_t (*hist_clamped)(const void *h);
   char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
+  int (*name_id)(struct volley_names *names, const char *name, size_t len);
 };
 ]]
 

@@ -10,6 +10,7 @@ local wrk = require("wrk")
 local bridge = {
   phase = "load",  -- what API misuse messages name: options, setup, init, run, done
   failures = {},   -- validation failures: reason -> count
+  name_failures = {}, -- the same per request name: name id -> {reason -> count}
   conns = {},      -- scenario: connection slot + 1 -> conn table
 }
 
@@ -19,7 +20,7 @@ local OTHER_REASONS = "(reasons beyond a thread's first 1000)"
 local nreasons = 0
 
 -- Set by bridge.bind in a worker's state; nil in the main state.
-local metrics, res, conn_done, conn_base, thread_no
+local metrics, res, conn_done, conn_base, thread_no, names, names_max
 local lenbuf = ffi.new("size_t[1]")
 
 ----------------------------------------------------------------------------
@@ -28,6 +29,9 @@ local lenbuf = ffi.new("size_t[1]")
 local volley = { target = {} }
 
 function volley.format(method, path, headers, body)
+  if type(method) == "table" then
+    return (wrk._format_table(2, method, "volley.format: the table's %s", "volley.format: "))
+  end
   return (wrk._format(2, method, path, headers, body))
 end
 
@@ -39,16 +43,21 @@ end
 local metric_ids = { [0] = {}, [1] = {} }
 local KIND_NAMES = { [0] = "volley.counter", [1] = "volley.record" }
 
+-- Raises fn's error when called outside a worker's bound state (level:
+-- as error's, from the caller of this function's caller).
+local function in_worker(fn, level)
+  if metrics then return end
+  local where = bridge.phase == "load" and "while the script loads"
+    or ("in %s() (the main state)"):format(bridge.phase)
+  error(("%s: not available %s; use it in init(), connect(), request(), delay() or response()")
+    :format(fn, where), level > 0 and level + 1 or 0)
+end
+
 local function metric_id(name, kind)
   local id = metric_ids[kind][name]
   if id then return id end
   local fn = KIND_NAMES[kind]
-  if not metrics then
-    local where = bridge.phase == "load" and "while the script loads"
-      or ("in %s() (the main state)"):format(bridge.phase)
-    error(("%s: not available %s; use it in init(), connect(), request(), delay() or response()")
-      :format(fn, where), 3)
-  end
+  in_worker(fn, 3)
   if type(name) ~= "string" or name == "" then
     error(("%s: the name must be a non-empty string, not %s"):format(fn,
       type(name) == "string" and "an empty one" or "a " .. type(name)), 3)
@@ -79,6 +88,54 @@ function volley.record(name, value)
   api.c.metric_record(metrics, id, value)
 end
 
+-- Request names (volley.name, a request table's name, wrk.format's table
+-- form): name -> id in the run's names, interned in C at a name's first
+-- use in this state. The next request takes names.next (id + 1).
+local name_ids = {}
+
+-- Makes name the next request's name (nil: none). Errors are raised with
+-- prefix, at level (as error's, from use_name's caller; 0: no position).
+local function use_name(name, prefix, level)
+  local lvl = level > 0 and level + 1 or 0
+  if name == nil then
+    if names then names.next = 0 end
+    return
+  end
+  local id = name_ids[name]
+  if not id then
+    if type(name) ~= "string" or name == "" then
+      error(("%sa request name must be a non-empty string, not %s"):format(prefix,
+        type(name) == "string" and "an empty one" or "a " .. type(name)), lvl)
+    end
+    if name:find("\0", 1, true) then
+      error(prefix .. "a request name cannot hold a NUL byte", lvl)
+    end
+    id = api.c.name_id(names, name, #name)
+    if id < 0 then
+      local shown = #name > 60 and name:sub(1, 57) .. "..." or name
+      error(("%smore than %d request names (name %q): group dynamic paths under one name")
+        :format(prefix, names_max, shown), lvl)
+    end
+    name_ids[name] = id
+  end
+  names.next = id + 1
+end
+
+-- Names the next request of this thread (the one request() returns, or
+-- the default request when the script has no request()); nil: unnamed.
+function volley.name(name)
+  in_worker("volley.name", 2)
+  use_name(name, "volley.name: ", 2)
+end
+
+-- The table form of wrk.format names its request the same way (level: as
+-- wrk.format's, from this function's caller).
+function wrk._name(name, prefix, level)
+  local lvl = level > 0 and level + 1 or 0
+  in_worker(prefix .. "name", lvl)
+  use_name(name, prefix, lvl)
+end
+
 ----------------------------------------------------------------------------
 -- Set-up, called by C.
 
@@ -107,12 +164,15 @@ local conn_mt = {
 }
 
 -- A worker's state: its thread number (1-based), its connections'
--- completion counts, the struct its response() hook reads, its metrics.
-function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr)
+-- completion counts, the struct its response() hook reads, its metrics,
+-- its request names (struct script_names) and how many a run may have.
+function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr, names_ptr, max_names)
   thread_no, conn_base = thread, base
   conn_done = ffi.cast("uint32_t *", done_ptr)
   res = ffi.cast("struct volley_res *", res_ptr)
   metrics = metrics_ptr
+  names = ffi.cast("struct volley_names *", names_ptr)
+  names_max = max_names
   volley.thread = thread
 end
 
@@ -146,21 +206,6 @@ function bridge.conn_open(slot, connect)
   if connect then connect(conn) end
 end
 
--- The headers of a request table on top of the command line's; a name
--- given in either case replaces the command line's.
-local function merged(headers)
-  if not headers then return wrk.headers end
-  local h, given = {}, {}
-  for name, value in pairs(headers) do
-    h[name] = value
-    given[name:lower()] = true
-  end
-  for name, value in pairs(wrk.headers) do
-    if not given[name:lower()] then h[name] = value end
-  end
-  return h
-end
-
 -- The fields a request table may have, and their types. An unknown key is
 -- an error (a misspelt field would otherwise be dropped without a word).
 local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string", name = "string" }
@@ -183,14 +228,15 @@ end
 
 -- The request string for what a request hook returned: a string as it is,
 -- nil for the default request (the wrk fields as they are now), a table
--- {method=, path=, headers=, body=} merged with the defaults.
+-- {method=, path=, headers=, body=, name=} merged with the defaults (the
+-- table form of wrk.format).
 function bridge.request_bytes(r)
   local t = type(r)
   if t == "string" then return r end
   if r == nil then return wrk._format(0) end
   if t == "table" then
     check_fields(r)
-    return wrk._format(0, r.method, r.path, merged(r.headers), r.body)
+    return wrk._format_table(0, r, "returned a table whose %s", "")
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
 end
@@ -215,7 +261,18 @@ local function fail(reason)
     f[reason] = 1
     nreasons = nreasons + 1
   else
-    f[OTHER_REASONS] = (f[OTHER_REASONS] or 0) + 1
+    reason = OTHER_REASONS
+    f[reason] = (f[reason] or 0) + 1
+  end
+  -- A named request's reasons are the run's, per name.
+  local id = res ~= nil and res.name_ or 0
+  if id > 0 then
+    local nf = bridge.name_failures[id - 1]
+    if not nf then
+      nf = {}
+      bridge.name_failures[id - 1] = nf
+    end
+    nf[reason] = (nf[reason] or 0) + 1
   end
 end
 

@@ -4,7 +4,8 @@
  * when every worker still running is past it (one that stopped holds
  * nothing back, one that records nothing moves on at its tick) and frees
  * what it wrote; empty intervals get their lines; only the interval
- * holding the end is shorter. */
+ * holding the end is shorter; a request name's lines (its tag escaped)
+ * start at its first interval with a value. */
 #include "intervals.h"
 
 #include "check.h"
@@ -40,6 +41,9 @@ static int lines(const struct out *o)
     return n;
 }
 
+/* The run's request names (names.h's name[]). */
+static char *const names[] = {"item", "a b,c%\n"};
+
 static void start(struct intervals *iv, struct intervals_log *l, struct out *o, int ntags)
 {
     struct intervals **ivs = xcalloc(W, sizeof *ivs);
@@ -49,7 +53,7 @@ static void start(struct intervals *iv, struct intervals_log *l, struct out *o, 
         ivs[w] = &iv[w];
     }
     out_open(o);
-    intervals_log_start(l, o->f, ivs, W, T0, 1700000000.25, "test");
+    intervals_log_start(l, o->f, ivs, W, T0, 1700000000.25, "test", ntags == IV_TAGS ? names : NULL);
 }
 
 static void end(struct intervals *iv, struct intervals_log *l, struct out *o, int64_t at)
@@ -72,6 +76,10 @@ static void run(struct out *o, bool stream)
     struct intervals iv[W];
     struct intervals_log l;
     start(iv, &l, o, IV_TAGS);
+    for (int w = 0; w < W; w++) {
+        intervals_add_name(&iv[w], 0);
+        intervals_add_name(&iv[w], 1);
+    }
     for (int64_t now = T0; now < T0 + INT64_C(5300000000); now += 3000000) {
         uint64_t idx = (uint64_t)((now - T0) / LEN);
         for (int w = 0; w < W; w++) {
@@ -82,6 +90,10 @@ static void run(struct out *o, bool stream)
             if (k % 3)
                 intervals_record(&iv[w], now, IV_SERVICE, 500 + k * 999);
             intervals_record(&iv[w], now, IV_SENDLAG, 10 + k);
+            /* name 0 every time; name 1 from interval 3 on, in worker 2 */
+            intervals_record_name(&iv[w], now, 0, 1000 + k * 12345 + w);
+            if (w == 2 && idx >= 3)
+                intervals_record_name(&iv[w], now, 1, 77 + k);
         }
         if (stream && (now - T0) % 100000000 == 0) {
             for (int w = 0; w < W; w++)
@@ -105,10 +117,20 @@ static void test_same_bytes(void)
     run(&once, false);
     run(&streamed, true);
     CHECK_MEM(streamed.text, streamed.len, once.text, once.len);
-    /* 11 intervals (0 .. 10, the last 0.300 s), 3 tags each, 8 empty */
-    CHECK_INT(lines(&once), 33);
+    /* 11 intervals (0 .. 10, the last 0.300 s), 3 tags each, 8 empty;
+     * name 0 in each, name 1 in 3 .. 10 */
+    CHECK_INT(lines(&once), 33 + 11 + 8);
     CHECK_CONTAINS(once.text, "\n4.000,0.500,0.000,HISTF");
     CHECK_CONTAINS(once.text, "\nTag=sendlag,5.000,0.300,");
+    CHECK_CONTAINS(once.text, "\nTag=sendlag,0.000,0.500,");
+    CHECK_CONTAINS(once.text, "\nTag=name:item,0.000,0.500,");
+    CHECK_CONTAINS(once.text, "\nTag=name:item,4.000,0.500,0.000,HISTF"); /* empty: its line all the same */
+    CHECK_CONTAINS(once.text, "\nTag=name:a%20b%2Cc%25%0A,1.500,0.500,");
+    CHECK(!strstr(once.text, "Tag=name:a%20b%2Cc%25%0A,1.000,"));
+    /* In each interval the names come after the other tags, in id order. */
+    const char *a = strstr(once.text, "\nTag=sendlag,2.000,"), *b = strstr(once.text, "\nTag=name:item,2.000,"),
+               *c = strstr(once.text, "\nTag=name:a%20b%2Cc%25%0A,2.000,");
+    CHECK(a && b && c && a < b && b < c);
     free(once.text);
     free(streamed.text);
 }
@@ -154,8 +176,24 @@ static void test_collect(void)
     free(o.text);
 }
 
+static void test_name_tag(void)
+{
+    char buf[16];
+    intervals_name_tag("item", buf, sizeof buf);
+    CHECK_STR(buf, "name:item");
+    intervals_name_tag("é x\t\x7f", buf, sizeof buf);
+    CHECK_STR(buf, "name:\xc3\xa9%20x%09");
+    intervals_name_tag("abcdefghij", buf, sizeof buf);
+    CHECK_STR(buf, "name:abcdefghij");
+    intervals_name_tag("abcdefghijk", buf, sizeof buf);
+    CHECK_STR(buf, "name:abcdefghij"); /* cut at the end of buf */
+    intervals_name_tag("abcdefgh,", buf, sizeof buf);
+    CHECK_STR(buf, "name:abcdefgh"); /* an escape is written whole or not at all */
+}
+
 int main(void)
 {
+    test_name_tag();
     test_same_bytes();
     test_collect();
     return check_exit("test_intervals");

@@ -1,0 +1,112 @@
+/* The request names' part of the reports: the text report's per-name table
+ * and the JSON's "names", both from the merged stats, names in order of
+ * first use. Names are the script's text: the table writes them through
+ * quote.h, the JSON through json_out. */
+#include "fmt.h"
+#include "json_out.h"
+#include "quote.h"
+#include "report_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* The widest name column; longer names are cut with "..." (the JSON has
+ * them whole). */
+#define NAME_WIDTH 32
+/* Status codes listed per name, in increasing order; then "+N more". */
+#define NAME_CODES 3
+/* Names the text lists (the first used); then how many more the JSON has. */
+#define TEXT_NAMES 100
+
+/* "  200: 4  404: 1" (at most NAME_CODES codes, then "+N more"), or "-". */
+static void status_summary(FILE *out, const uint64_t *status)
+{
+    int shown = 0, more = 0;
+    for (int i = 0; i < STATS_STATUS_MAX; i++) {
+        if (!status[i])
+            continue;
+        if (shown == NAME_CODES) {
+            more++;
+            continue;
+        }
+        if (i)
+            fprintf(out, "%s%d: %" PRIu64, shown ? "  " : "", i, status[i]);
+        else
+            fprintf(out, "%sother: %" PRIu64, shown ? "  " : "", status[i]);
+        shown++;
+    }
+    if (more)
+        fprintf(out, "  +%d more", more);
+    if (!shown)
+        fputc('-', out);
+}
+
+void report_names_text(FILE *out, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!s->nnames)
+        return;
+    char name[NAME_WIDTH + 1];
+    int width = 4; /* "Names" less the rows' two more spaces of indent, at least */
+    for (uint32_t i = 0, k = 0; i < s->nnames && k < TEXT_NAMES; i++) {
+        int n = s->names[i] ? (k++, (int)strlen(quote_printable(name, sizeof name, s->names[i]->name))) : 0;
+        if (n > width)
+            width = n;
+    }
+    fprintf(out, "  %-*s %9s %7s %9s %9s %9s %9s  %s\n", width + 2, "Names", "requests", "failed", "p50", "p90",
+            "p99", "max", "status");
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < s->nnames; i++) {
+        const struct stats_name *n = s->names[i];
+        if (!n || shown++ >= TEXT_NAMES)
+            continue;
+        quote_printable(name, sizeof name, n->name);
+        fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, name, n->completed, stats_name_failed(n));
+        static const double ps[] = {50, 90, 99};
+        char b[32];
+        for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)
+            fprintf(out, " %9s", n->latency.count ? fmt_time(b, sizeof b, (double)hist_percentile(&n->latency, ps[k]))
+                                                  : "-");
+        fprintf(out, " %9s  ", n->latency.count ? fmt_time(b, sizeof b, (double)n->latency.max) : "-");
+        status_summary(out, n->status);
+        fputc('\n', out);
+    }
+    if (shown > TEXT_NAMES)
+        fprintf(out, "    (%" PRIu32 " more names: the JSON has every name)\n", shown - TEXT_NAMES);
+}
+
+void report_names_json(FILE *out, const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!s->nnames) {
+        fputs("  \"names\": null,\n", out);
+        return;
+    }
+    fputs("  \"names\": {", out);
+    const char *sep = "\n";
+    for (uint32_t i = 0; i < s->nnames; i++) {
+        const struct stats_name *n = s->names[i];
+        if (!n)
+            continue;
+        fprintf(out, "%s    ", sep);
+        sep = ",\n";
+        json_out_str(out, n->name);
+        fprintf(out,
+                ": {\"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
+                ", \"cut_off\": %" PRIu64 "}, \"status\": ",
+                n->started, n->completed, stats_name_failed(n), n->cut_off);
+        report_json_status(out, n->status);
+        fputs(", \"errors\": ", out);
+        report_json_errors(out, n->errors);
+        fputs(", \"failures\": ", out);
+        report_json_reasons(out, n->reasons, n->nreasons, n->reasons_more, n->reasons_more_count);
+        fputs(", \"latency\": ", out);
+        report_json_hist_obj(out, &n->latency);
+        if (o->rate && n->service.counts) {
+            fputs(", \"service\": ", out);
+            report_json_hist_obj(out, &n->service);
+        }
+        fputc('}', out);
+    }
+    fputs("\n  },\n", out);
+}
