@@ -2,9 +2,8 @@
  * [abort [after DURATION]], parsed once before the run into a struct
  * threshold, each mistake reported as one line that names the offending
  * part. threshold_eval.c evaluates what this file builds. */
-#include "threshold.h"
+#include "threshold_internal.h"
 
-#include "nearest.h"
 #include "quote.h"
 #include "xalloc.h"
 
@@ -35,13 +34,7 @@ static const struct time_unit {
     double ns;
 } time_units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}};
 
-static const struct {
-    const char *name;
-    enum threshold_source source;
-} hists[] = {
-    {"latency", THRESHOLD_LATENCY}, {"service", THRESHOLD_SERVICE},
-    {"connect", THRESHOLD_CONNECT}, {"waiting", THRESHOLD_WAITING},
-};
+const char *const threshold_hist_names[THRESHOLD_HISTS] = {"latency", "service", "connect", "waiting"};
 
 struct parser {
     const char *expr; /* the whole expression */
@@ -134,34 +127,6 @@ static int parse_stat(const char *s, struct threshold *th)
     return 0;
 }
 
-/* A figure close to fig (a typo), into buf; "" when none is close. */
-static void suggest(const char *fig, char *buf, size_t len)
-{
-    static const char *const families[] = {"latency", "service", "connect", "waiting",
-                                           "errors",  "status",  "metric",  "failures"};
-    static const char *const bare[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "min", "stdev",
-                                       "errors", "rps", "requests"};
-    buf[0] = '\0';
-    if (fig[0] == 'p' && isdigit((unsigned char)fig[1])) {
-        snprintf(buf, len, "p99");
-        return;
-    }
-    size_t plen = strcspn(fig, ".{[");
-    if (fig[plen]) {
-        char prefix[64];
-        snprintf(prefix, sizeof prefix, "%.*s", (int)(plen < 63 ? plen : 63), fig);
-        for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-            if (nearest_distance(prefix, families[i]) <= 2) {
-                snprintf(buf, len, "%s%s", families[i], fig + plen);
-                return;
-            }
-        return;
-    }
-    const char *near = nearest_name(fig, bare, sizeof bare / sizeof bare[0]);
-    if (near)
-        snprintf(buf, len, "%s", near);
-}
-
 /* A quoted string at s ("..." with \" and \\): a new copy of its text,
  * and where it ends (after the closing quote) in *end; NULL if s is not
  * one. The figure's lexer has already found the closing quote. */
@@ -184,7 +149,7 @@ static char *unquote(const char *s, const char **end)
     return out;
 }
 
-static bool name_char(char c)
+bool threshold_name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
@@ -203,7 +168,7 @@ static int parse_metric(struct parser *ps, const char *fig, const char *rest)
         if (n == 0)
             return fail(ps, "\"%s\": the metric's name is missing (metric.NAME)", fig);
         for (size_t i = 0; i < n; i++)
-            if (!name_char(rest[1 + i]))
+            if (!threshold_name_char(rest[1 + i]))
                 return fail(ps,
                             "metric name \"%.*s\" has a character other than letters, digits, _ and - (quote it: "
                             "metric[\"%.*s\"])",
@@ -247,19 +212,29 @@ static int parse_status(struct parser *ps, const char *fig, const char *rest)
     return fail(ps, "\"%s\": a status class is 1xx..5xx, a status code 100..599", fig);
 }
 
-/* The figure fig (the text before the operator) into ps->th. */
-static int parse_figure(struct parser *ps, const char *fig, bool open_model)
+/* The figure fig, its labels taken out (take_labels), into ps->th;
+ * reason: failures{reason=...}'s text (taken over), or NULL. Messages quote
+ * shown, the figure as written. */
+static int parse_plain(struct parser *ps, const char *fig, const char *shown, char *reason, bool open_model)
 {
     struct threshold *th = ps->th;
-    for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
-        size_t n = strlen(hists[i].name);
-        if (strncmp(fig, hists[i].name, n) != 0 || fig[n] != '.')
+    if (strncmp(shown, "failures{", 9) == 0) {
+        th->name = reason;
+        if (!reason || fig[8])
+            return fail(ps, "\"%s\": expected failures{reason=\"TEXT\"}", shown);
+        th->source = THRESHOLD_REASON;
+        th->kind = THRESHOLD_NUM;
+        return 0;
+    }
+    for (int i = 0; i < THRESHOLD_HISTS; i++) {
+        size_t n = strlen(threshold_hist_names[i]);
+        if (strncmp(fig, threshold_hist_names[i], n) != 0 || fig[n] != '.')
             continue;
-        th->source = hists[i].source;
+        th->source = (enum threshold_source)(THRESHOLD_LATENCY + i);
         if (parse_stat(fig + n + 1, th) < 0)
-            return fail(ps, "unknown figure \"%s\" (%s takes %s)", fig, hists[i].name, STAT_LIST);
+            return fail(ps, "unknown figure \"%s\" (%s takes %s)", shown, threshold_hist_names[i], STAT_LIST);
         if (th->source == THRESHOLD_SERVICE && !open_model)
-            return fail(ps, "%s: service times are kept only with -R (the open model)", fig);
+            return fail(ps, "%s: service times are kept only with -R (the open model)", shown);
         goto hist;
     }
     if (parse_stat(fig, th) == 0 && th->stat != THRESHOLD_COUNT) {
@@ -278,7 +253,7 @@ static int parse_figure(struct parser *ps, const char *fig, bool open_model)
         char kinds[128] = "";
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", e ? ", " : "", stats_error_name(e));
-        return fail(ps, "unknown error kind \"%s\" in %s (%s)", fig + 7, fig, kinds);
+        return fail(ps, "unknown error kind \"%s\" in %s (%s)", fig + 7, shown, kinds);
     }
     if (strcmp(fig, "rps") == 0) {
         th->source = THRESHOLD_RPS;
@@ -291,27 +266,102 @@ static int parse_figure(struct parser *ps, const char *fig, bool open_model)
         return 0;
     }
     if (strncmp(fig, "status.", 7) == 0)
-        return parse_status(ps, fig, fig + 7);
-    if (strncmp(fig, "failures{", 9) == 0) {
-        const char *end;
-        if (strncmp(fig + 9, "reason=", 7) != 0 || !(th->name = unquote(fig + 16, &end)) || strcmp(end, "}") != 0)
-            return fail(ps, "\"%s\": expected failures{reason=\"TEXT\"}", fig);
-        th->source = THRESHOLD_REASON;
-        th->kind = THRESHOLD_NUM;
-        return 0;
-    }
+        return parse_status(ps, shown, fig + 7);
     if (strncmp(fig, "metric", 6) == 0 && (fig[6] == '.' || fig[6] == '['))
-        return parse_metric(ps, fig, fig + 6);
+        return parse_metric(ps, shown, fig + 6);
     char hint[128];
-    suggest(fig, hint, sizeof hint);
+    threshold_suggest(shown, hint, sizeof hint);
     if (hint[0])
-        return fail(ps, "unknown figure \"%s\" (did you mean %s?)", fig, hint);
+        return fail(ps, "unknown figure \"%s\" (did you mean %s?)", shown, hint);
     return fail(ps, "unknown figure \"%s\" (e.g. p99, latency.mean, errors, rps, requests, status.5xx, metric.NAME)",
-                fig);
+                shown);
 hist:
     if (th->pct > 100)
-        return fail(ps, "%s: a percentile is 0..100", fig);
+        return fail(ps, "%s: a percentile is 0..100", shown);
     th->kind = th->stat == THRESHOLD_COUNT ? THRESHOLD_NUM : THRESHOLD_TIME;
+    return 0;
+}
+
+/* The labels of fig, FAMILY{KEY="TEXT", ...}REST, where FAMILY is what
+ * comes before the first '{', '.' or '[': name= into th->request_name,
+ * and for failures reason= into *reason. Returns fig without them
+ * (FAMILY REST, a new string), or NULL with err. */
+static char *take_labels(struct parser *ps, const char *fig, char **reason)
+{
+    struct threshold *th = ps->th;
+    size_t fam = strcspn(fig, "{.[");
+    bool failures = word_is(fig, fam, "failures");
+    if (fig[fam] == '.' && !word_is(fig, fam, "metric") && strchr(fig, '{'))
+        return fail(ps, "\"%s\": {name=\"NAME\"} goes right after the figure's first word, as in "
+                        "latency{name=\"NAME\"}.p99",
+                    fig),
+               NULL;
+    if (fig[fam] != '{')
+        return xstrdup(fig);
+    const char *p = fig + fam + 1, *end;
+    for (;;) {
+        while (isspace((unsigned char)*p))
+            p++;
+        size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+        const char *key = p, *eq = p + k;
+        while (isspace((unsigned char)*eq))
+            eq++;
+        const char *q = eq + (*eq == '=');
+        while (isspace((unsigned char)*q))
+            q++;
+        char *text;
+        if (k == 0 || *eq != '=' || !(text = unquote(q, &end)))
+            break;
+        char **slot = word_is(key, k, "name") ? &th->request_name : failures && word_is(key, k, "reason") ? reason : NULL;
+        if (!slot || *slot) {
+            free(text);
+            return fail(ps, "\"%s\": %s label \"%.*s\" (%s)", fig, slot ? "a second" : "unknown", (int)k, key,
+                        failures ? "failures takes reason=\"TEXT\" and name=\"NAME\"" : "expected name=\"NAME\""),
+                   NULL;
+        }
+        *slot = text;
+        for (p = end; isspace((unsigned char)*p); p++)
+            ;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p != '}')
+            break;
+        if (th->request_name && !th->request_name[0])
+            return fail(ps, "\"%s\": the request name is empty", fig), NULL;
+        size_t rest = strlen(p + 1);
+        char *plain = xmalloc(fam + rest + 1);
+        memcpy(plain, fig, fam);
+        memcpy(plain + fam, p + 1, rest + 1);
+        return plain;
+    }
+    if (failures)
+        return fail(ps, "\"%s\": expected failures{reason=\"TEXT\"}", fig), NULL;
+    return fail(ps, "\"%s\": expected %.*s{name=\"NAME\"}", fig, (int)fam, fig), NULL;
+}
+
+/* The figure fig (the text before the operator) into ps->th. */
+static int parse_figure(struct parser *ps, const char *fig, bool open_model)
+{
+    struct threshold *th = ps->th;
+    char *reason = NULL;
+    char *plain = take_labels(ps, fig, &reason);
+    if (!plain) {
+        free(reason);
+        return -1;
+    }
+    int rc = parse_plain(ps, plain, fig, reason, open_model); /* reason: taken */
+    free(plain);
+    if (rc < 0 || !th->request_name)
+        return rc;
+    static const char *const unnamed[] = {[THRESHOLD_CONNECT] = "connect times", [THRESHOLD_WAITING] = "waiting times",
+                                          [THRESHOLD_METRIC] = "metrics"};
+    if (th->source == THRESHOLD_CONNECT || th->source == THRESHOLD_WAITING || th->source == THRESHOLD_METRIC)
+        return fail(ps,
+                    "%s: %s are not kept per request name (latency, service, errors, requests, rps, status and "
+                    "failures are)",
+                    fig, unnamed[th->source]);
     return 0;
 }
 
@@ -500,7 +550,8 @@ void threshold_free(struct threshold *th)
 {
     free(th->expr);
     free(th->name);
-    th->expr = th->name = NULL;
+    free(th->request_name);
+    th->expr = th->name = th->request_name = NULL;
 }
 
 void threshold_free_all(struct threshold *ths, size_t n)
@@ -523,76 +574,3 @@ double threshold_in_unit(const struct threshold *th, double v)
     return v / th->unit_ns;
 }
 
-/* s as a quoted string ("..." with " and \ escaped) at the end of buf. */
-static void append_quoted(char *buf, size_t len, const char *s)
-{
-    size_t n = strlen(buf);
-    if (n + 1 < len)
-        buf[n++] = '"';
-    for (; *s && n + 2 < len; s++) {
-        if (*s == '"' || *s == '\\')
-            buf[n++] = '\\';
-        buf[n++] = *s;
-    }
-    if (n + 1 < len)
-        buf[n++] = '"';
-    buf[n < len ? n : len - 1] = '\0';
-}
-
-static void append_stat(char *buf, size_t len, const struct threshold *th)
-{
-    static const char *const names[] = {
-        [THRESHOLD_MEAN] = "mean",   [THRESHOLD_MIN] = "min",     [THRESHOLD_MAX] = "max",
-        [THRESHOLD_STDEV] = "stdev", [THRESHOLD_COUNT] = "count",
-    };
-    size_t n = strlen(buf);
-    if (th->stat == THRESHOLD_PCT)
-        snprintf(buf + n, len - n, ".p%g", th->pct);
-    else if (th->stat != THRESHOLD_TOTAL)
-        snprintf(buf + n, len - n, ".%s", names[th->stat]);
-}
-
-char *threshold_figure(const struct threshold *th, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    switch (th->source) {
-    case THRESHOLD_LATENCY:
-    case THRESHOLD_SERVICE:
-    case THRESHOLD_CONNECT:
-    case THRESHOLD_WAITING:
-        snprintf(buf, len, "%s", hists[th->source - THRESHOLD_LATENCY].name);
-        append_stat(buf, len, th);
-        break;
-    case THRESHOLD_ERRORS:
-        snprintf(buf, len, "errors%s%s", th->error_kind >= 0 ? "." : "",
-                 th->error_kind >= 0 ? stats_error_name(th->error_kind) : "");
-        break;
-    case THRESHOLD_RPS:
-    case THRESHOLD_REQUESTS:
-        snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : "requests");
-        break;
-    case THRESHOLD_STATUS:
-        snprintf(buf, len, th->status_class ? "status.%dxx" : "status.%d", th->status);
-        break;
-    case THRESHOLD_REASON:
-        snprintf(buf, len, "failures{reason=");
-        append_quoted(buf, len, th->name);
-        snprintf(buf + strlen(buf), len - strlen(buf), "}");
-        break;
-    case THRESHOLD_METRIC: {
-        bool bare = th->name[0] != '\0';
-        for (const char *c = th->name; *c; c++)
-            bare = bare && name_char(*c);
-        if (bare) {
-            snprintf(buf, len, "metric.%s", th->name);
-        } else {
-            snprintf(buf, len, "metric[");
-            append_quoted(buf, len, th->name);
-            snprintf(buf + strlen(buf), len - strlen(buf), "]");
-        }
-        append_stat(buf, len, th);
-        break;
-    }
-    }
-    return buf;
-}

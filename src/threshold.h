@@ -59,6 +59,8 @@ struct threshold {
     int status;                 /* THRESHOLD_STATUS: a class 1..5, or a code 100..599 */
     bool status_class;          /* status is a class (status.5xx) */
     char *name;                 /* metric name or failure reason (owned), else NULL */
+    char *request_name;         /* FIGURE{name="NAME"}: the figure of the requests named NAME
+                                 * (stats_name); NULL: of the whole run (owned) */
     enum threshold_kind kind;
     enum threshold_op op;
     double limit;               /* VALUE in the figure's base unit: ns for times, 0..100

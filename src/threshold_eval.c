@@ -6,17 +6,40 @@
 #include <math.h>
 #include <string.h>
 
-static const struct hist *hist_of(const struct threshold *th, const struct stats *s)
+/* What a figure is read from: the whole run's counts, or one request
+ * name's (which has no connect and waiting times: the grammar refuses
+ * them). */
+struct view {
+    const struct hist *latency, *service, *connect, *waiting;
+    uint64_t started, completed;
+    const uint64_t *errors, *status;
+    const struct stats_reason *reasons;
+    size_t nreasons;
+};
+
+static void view_run(struct view *v, const struct stats *s)
+{
+    *v = (struct view){&s->latency, &s->service, &s->connect, &s->waiting, s->started, s->completed,
+                       s->errors,   s->status,   s->reasons,  s->nreasons};
+}
+
+static void view_name(struct view *v, const struct stats_name *n)
+{
+    *v = (struct view){&n->latency, &n->service, NULL,      NULL,       n->started, n->completed,
+                       n->errors,   n->status,   n->reasons, n->nreasons};
+}
+
+static const struct hist *hist_of(const struct threshold *th, const struct view *v)
 {
     switch (th->source) {
     case THRESHOLD_SERVICE:
-        return &s->service;
+        return v->service;
     case THRESHOLD_CONNECT:
-        return &s->connect;
+        return v->connect;
     case THRESHOLD_WAITING:
-        return &s->waiting;
+        return v->waiting;
     default:
-        return &s->latency;
+        return v->latency;
     }
 }
 
@@ -69,34 +92,47 @@ static double metric_figure(const struct threshold *th, const struct stats *s, c
     return m->kind == METRIC_COUNTER ? m->total : hist_figure(th, &m->values, true);
 }
 
-/* The figure in th's base unit; NAN when there is no data. */
+/* The figure in th's base unit; NAN when there is no data (a request
+ * name no request carried has none at all). */
 static double figure(const struct threshold *th, const struct stats *s, int64_t duration_ns, const char **note)
 {
+    struct view v;
+    if (th->request_name) {
+        const struct stats_name *named = stats_name_find(s, th->request_name);
+        if (!named)
+            return NAN;
+        view_name(&v, named);
+    } else {
+        view_run(&v, s);
+    }
     uint64_t n = 0;
     switch (th->source) {
     case THRESHOLD_LATENCY:
     case THRESHOLD_SERVICE:
     case THRESHOLD_CONNECT:
-    case THRESHOLD_WAITING:
-        return hist_figure(th, hist_of(th, s), false);
+    case THRESHOLD_WAITING: {
+        const struct hist *h = hist_of(th, &v);
+        return h && h->counts ? hist_figure(th, h, false) : NAN;
+    }
     case THRESHOLD_ERRORS:
-        n = th->error_kind < 0 ? stats_failed(s) : s->errors[th->error_kind];
-        return count_or_share(th, n, s->started);
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            n += th->error_kind < 0 || th->error_kind == e ? v.errors[e] : 0;
+        return count_or_share(th, n, v.started);
     case THRESHOLD_RPS:
-        return duration_ns > 0 ? (double)s->completed * 1e9 / (double)duration_ns : NAN;
+        return duration_ns > 0 ? (double)v.completed * 1e9 / (double)duration_ns : NAN;
     case THRESHOLD_REQUESTS:
-        return (double)s->completed;
+        return (double)v.completed;
     case THRESHOLD_STATUS:
         if (!th->status_class)
-            n = s->status[th->status];
+            n = v.status[th->status];
         for (int c = th->status * 100; th->status_class && c < th->status * 100 + 100; c++)
-            n += s->status[c];
-        return count_or_share(th, n, s->completed);
+            n += v.status[c];
+        return count_or_share(th, n, v.completed);
     case THRESHOLD_REASON:
-        for (size_t i = 0; i < s->nreasons; i++)
-            if (strcmp(s->reasons[i].reason, th->name) == 0)
-                n = s->reasons[i].count;
-        return count_or_share(th, n, s->started);
+        for (size_t i = 0; i < v.nreasons; i++)
+            if (strcmp(v.reasons[i].reason, th->name) == 0)
+                n = v.reasons[i].count;
+        return count_or_share(th, n, v.started);
     case THRESHOLD_METRIC:
         return metric_figure(th, s, note);
     }

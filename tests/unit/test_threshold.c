@@ -38,7 +38,7 @@ static void parse_bad(const char *expr, bool rate, const char *message, int line
     CHECK_INT(threshold_parse(&th, expr, rate, err, sizeof err), -1);
     snprintf(want, sizeof want, "--fail-if \"%s\": %s", expr, message);
     CHECK_STR(err, want);
-    CHECK(th.expr == NULL && th.name == NULL);
+    CHECK(th.expr == NULL && th.name == NULL && th.request_name == NULL);
 }
 
 static void test_figures(void)
@@ -473,6 +473,120 @@ static void test_eval(void)
     stats_free(&s);
 }
 
+/* FIGURE{name="NAME"}: parsed into the same figures for one request name,
+ * spelled out with the label after the family; what names cannot have is
+ * refused; evaluated on that name's figures, a name no request carried
+ * having no data. */
+static void test_named(void)
+{
+    struct threshold th;
+    static const struct {
+        const char *expr, *figure, *name;
+        enum threshold_source source;
+    } ok[] = {
+        {"latency{name=\"item\"}.p99 < 50ms", "latency{name=\"item\"}.p99", "item", THRESHOLD_LATENCY},
+        {"p99{name=\"item\"} < 50ms", "latency{name=\"item\"}.p99", "item", THRESHOLD_LATENCY},
+        {"max{ name = \"a b\" } < 1s", "latency{name=\"a b\"}.max", "a b", THRESHOLD_LATENCY},
+        {"service{name=\"x\"}.p(99.9) < 1s", "service{name=\"x\"}.p99.9", "x", THRESHOLD_SERVICE},
+        {"latency{name=\"x\"}.count > 0", "latency{name=\"x\"}.count", "x", THRESHOLD_LATENCY},
+        {"errors{name=\"x\"} < 1%", "errors{name=\"x\"}", "x", THRESHOLD_ERRORS},
+        {"errors{name=\"x\"}.timeout == 0", "errors{name=\"x\"}.timeout", "x", THRESHOLD_ERRORS},
+        {"requests{name=\"x\"} > 9", "requests{name=\"x\"}", "x", THRESHOLD_REQUESTS},
+        {"rps{name=\"x\"} > 9", "rps{name=\"x\"}", "x", THRESHOLD_RPS},
+        {"status{name=\"x\"}.5xx == 0", "status{name=\"x\"}.5xx", "x", THRESHOLD_STATUS},
+        {"status{name=\"x\"}.404 < 1%", "status{name=\"x\"}.404", "x", THRESHOLD_STATUS},
+        {"failures{reason=\"r\",name=\"x\"} == 0", "failures{reason=\"r\",name=\"x\"}", "x", THRESHOLD_REASON},
+        {"failures{name=\"x\", reason=\"r\"} == 0", "failures{reason=\"r\",name=\"x\"}", "x", THRESHOLD_REASON},
+        {"latency{name=\"q\\\"<\"}.p50 < 1s", "latency{name=\"q\\\"<\"}.p50", "q\"<", THRESHOLD_LATENCY},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (parse_ok(&th, ok[i].expr, true, ok[i].figure, __LINE__)) {
+            CHECK_STR(th.request_name, ok[i].name);
+            CHECK_INT(th.source, ok[i].source);
+            threshold_free(&th);
+        }
+    if (parse_ok(&th, "failures{reason=\"r\",name=\"x\"} == 0", false, "failures{reason=\"r\",name=\"x\"}",
+                 __LINE__)) {
+        CHECK_STR(th.name, "r");
+        threshold_free(&th);
+    }
+    parse_bad("connect{name=\"x\"}.p99 < 1s", false,
+              "connect{name=\"x\"}.p99: connect times are not kept per request name (latency, service, errors, "
+              "requests, rps, status and failures are)",
+              __LINE__);
+    parse_bad("metric{name=\"x\"}.y < 1", false,
+              "metric{name=\"x\"}.y: metrics are not kept per request name (latency, service, errors, requests, rps, "
+              "status and failures are)",
+              __LINE__);
+    parse_bad("latency{nom=\"x\"}.p99 < 1s", false,
+              "\"latency{nom=\"x\"}.p99\": unknown label \"nom\" (expected name=\"NAME\")", __LINE__);
+    parse_bad("latency{name=\"x\",name=\"y\"}.p99 < 1s", false,
+              "\"latency{name=\"x\",name=\"y\"}.p99\": a second label \"name\" (expected name=\"NAME\")",
+              __LINE__);
+    parse_bad("latency{reason=\"x\"}.p99 < 1s", false,
+              "\"latency{reason=\"x\"}.p99\": unknown label \"reason\" (expected name=\"NAME\")", __LINE__);
+    parse_bad("latency{name=x}.p99 < 1s", false, "\"latency{name=x}.p99\": expected latency{name=\"NAME\"}",
+              __LINE__);
+    parse_bad("latency{name=\"\"}.p99 < 1s", false, "\"latency{name=\"\"}.p99\": the request name is empty",
+              __LINE__);
+    parse_bad("latency.p99{name=\"x\"} < 1s", false,
+              "\"latency.p99{name=\"x\"}\": {name=\"NAME\"} goes right after the figure's first word, as in "
+              "latency{name=\"NAME\"}.p99",
+              __LINE__);
+    parse_bad("failures{name=\"x\"} == 0", false, "\"failures{name=\"x\"}\": expected failures{reason=\"TEXT\"}",
+              __LINE__);
+    parse_bad("failures{reason=\"r\",color=\"x\"} == 0", false,
+              "\"failures{reason=\"r\",color=\"x\"}\": unknown label \"color\" (failures takes reason=\"TEXT\" "
+              "and name=\"NAME\")",
+              __LINE__);
+    parse_bad("service{name=\"x\"}.p99 < 1s", false,
+              "service{name=\"x\"}.p99: service times are kept only with -R (the open model)", __LINE__);
+    parse_bad("requets{name=\"x\"} > 1", false,
+              "unknown figure \"requets{name=\"x\"}\" (did you mean requests{name=\"x\"}?)", __LINE__);
+
+    /* A run of 100 requests of which item had 10, 2 of them 404, one
+     * timeout and one validation failure "wrong id"; "login" nothing. */
+    struct stats s;
+    build(&s);
+    s.open = true;
+    struct stats_name *n = stats_name_add(&s, 0, "login");
+    (void)n;
+    n = stats_name_add(&s, 1, "item");
+    for (int i = 1; i <= 10; i++) {
+        hist_record(&n->latency, (int64_t)(i * MS));
+        hist_record(&n->service, (int64_t)(i * MS / 2));
+    }
+    n->started = 12;
+    n->completed = 10;
+    n->status[200] = 8;
+    n->status[404] = 2;
+    n->errors[STATS_ERR_TIMEOUT] = 1;
+    n->errors[STATS_ERR_VALIDATION] = 1;
+    stats_name_reason(&s, 1, "wrong id", 1);
+    int64_t two_s = (int64_t)(2 * SEC);
+    eval(&s, two_s, "latency{name=\"item\"}.max == 10ms", true, false, 10, __LINE__);
+    eval(&s, two_s, "p50{name=\"item\"} < 6ms", true, false, hist_percentile(&n->latency, 50) / MS, __LINE__);
+    eval(&s, two_s, "service{name=\"item\"}.max == 5ms", true, false, 5, __LINE__);
+    eval(&s, two_s, "latency{name=\"item\"}.count == 10", true, false, 10, __LINE__);
+    eval(&s, two_s, "requests{name=\"item\"} == 10", true, false, 10, __LINE__);
+    eval(&s, two_s, "rps{name=\"item\"} == 5", true, false, 5, __LINE__);
+    eval(&s, two_s, "errors{name=\"item\"} == 2", true, false, 2, __LINE__);
+    eval(&s, two_s, "errors{name=\"item\"} < 10%", false, false, 200.0 / 12, __LINE__);
+    eval(&s, two_s, "errors{name=\"item\"}.timeout == 1", true, false, 1, __LINE__);
+    eval(&s, two_s, "status{name=\"item\"}.4xx == 20%", true, false, 20, __LINE__);
+    eval(&s, two_s, "status{name=\"item\"}.200 == 8", true, false, 8, __LINE__);
+    eval(&s, two_s, "failures{reason=\"wrong id\",name=\"item\"} == 1", true, false, 1, __LINE__);
+    /* login carried no request: its figures have no data but counts */
+    eval(&s, two_s, "latency{name=\"login\"}.p99 < 1s", false, true, NAN, __LINE__);
+    eval(&s, two_s, "errors{name=\"login\"} == 0", false, true, NAN, __LINE__);
+    eval(&s, two_s, "requests{name=\"login\"} == 0", true, false, 0, __LINE__);
+    /* a name the run never saw has no data at all */
+    eval(&s, two_s, "requests{name=\"nosuch\"} == 0", false, true, NAN, __LINE__);
+    eval(&s, two_s, "requests{name=\"nosuch\"} == 0 or nodata", true, true, NAN, __LINE__);
+    eval(&s, two_s, "latency{name=\"nosuch\"}.count == 0", false, true, NAN, __LINE__);
+    stats_free(&s);
+}
+
 static bool live(const struct stats *s, const char *expr, int64_t elapsed)
 {
     struct threshold th;
@@ -605,6 +719,7 @@ int main(void)
     test_ops_units_tail();
     test_errors();
     test_eval();
+    test_named();
     test_live();
     test_report();
     return check_exit("test_threshold");
