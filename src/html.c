@@ -143,9 +143,7 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
     ".better{color:#17803d;font-weight:bold}.worse{color:#c62828;font-weight:bold}.same,.nodata{color:#666}" \
     ".warn{color:#a15c00}tr.differ td{background:#fff4e0}"
 
-/* A number as the JSON had it: whole numbers without decimals, others
- * with up to `dec` decimals; "-" for absent or null. */
-static void num(FILE *out, double v, int dec)
+void html_num(FILE *out, double v, int dec)
 {
     if (isnan(v))
         fputs("-", out);
@@ -155,8 +153,7 @@ static void num(FILE *out, double v, int dec)
         fprintf(out, "%.*f", dec, v);
 }
 
-/* A time in microseconds as the text report writes times. */
-static void us(FILE *out, double v)
+void html_us(FILE *out, double v)
 {
     char buf[32];
     fputs(isnan(v) ? "-" : fmt_time(buf, sizeof buf, v * 1e3), out);
@@ -188,20 +185,20 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
 
     fprintf(out, "<h2>Settings and summary</h2>\n<table class=\"kv\" id=\"summary\">\n");
     row_start(out, "Connections");
-    num(out, html_rd_num(rd, opt, "options", "connections", false), 0);
+    html_num(out, html_rd_num(rd, opt, "options", "connections", false), 0);
     fprintf(out, "</td></tr>\n");
     row_start(out, "Threads");
-    num(out, html_rd_num(rd, opt, "options", "threads", false), 0);
+    html_num(out, html_rd_num(rd, opt, "options", "threads", false), 0);
     fprintf(out, "</td></tr>\n");
     double asked_d = html_rd_num(rd, opt, "options", "duration", false);
     double asked_n = html_rd_num(rd, opt, "options", "requests", false);
     row_start(out, "Asked for");
     if (!isnan(asked_n)) {
-        num(out, asked_n, 0);
+        html_num(out, asked_n, 0);
         fprintf(out, " requests%s", isnan(asked_d) ? "" : ", at most ");
     }
     if (!isnan(asked_d)) {
-        num(out, asked_d, 3);
+        html_num(out, asked_d, 3);
         fprintf(out, " s");
     }
     fprintf(out, "</td></tr>\n");
@@ -209,7 +206,7 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     row_start(out, "Model");
     if (!isnan(orate)) {
         fprintf(out, "open model at ");
-        num(out, orate, 3);
+        html_num(out, orate, 3);
         fprintf(out, " requests/s");
     } else {
         esc(out, model ? model : "closed");
@@ -222,7 +219,7 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
         fprintf(out, "HTTP/2 (");
         esc(out, html_rd_str(rd, h2, "http2", "mode", false, NULL));
         fprintf(out, "), ");
-        num(out, html_rd_num(rd, h2, "http2", "streams", false), 0);
+        html_num(out, html_rd_num(rd, h2, "http2", "streams", false), 0);
         fprintf(out, " streams per connection");
     } else {
         fprintf(out, "HTTP/");
@@ -240,31 +237,31 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     }
     fprintf(out, "</td></tr>\n");
     row_start(out, "Duration");
-    num(out, dur, 3);
+    html_num(out, dur, 3);
     fprintf(out, " s</td></tr>\n");
     row_start(out, "Requests completed");
     fprintf(out, "<span id=\"completed\">");
-    num(out, completed, 0);
+    html_num(out, completed, 0);
     fprintf(out, "</span></td></tr>\n");
     row_start(out, "Requests failed");
     fprintf(out, "<span id=\"failed\">");
-    num(out, failed, 0);
+    html_num(out, failed, 0);
     fprintf(out, "</span></td></tr>\n");
     row_start(out, "Cut off");
-    num(out, html_rd_num(rd, req, "requests", "cut_off", false), 0);
+    html_num(out, html_rd_num(rd, req, "requests", "cut_off", false), 0);
     fprintf(out, "</td></tr>\n");
     row_start(out, "Requests/s");
-    num(out, rps, 2);
+    html_num(out, rps, 2);
     fprintf(out, "</td></tr>\n");
     double bread = html_rd_num(rd, bytes, "bytes", "read", false);
     double bwritten = html_rd_num(rd, bytes, "bytes", "written", false);
     row_start(out, "Bytes read");
-    num(out, bread, 0);
+    html_num(out, bread, 0);
     if (!isnan(bread))
         fprintf(out, " (%s)", fmt_bytes(buf, sizeof buf, bread));
     fprintf(out, "</td></tr>\n");
     row_start(out, "Bytes written");
-    num(out, bwritten, 0);
+    html_num(out, bwritten, 0);
     fprintf(out, "</td></tr>\n");
     if (rate) {
         bool met = true;
@@ -272,9 +269,9 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
         if (m)
             met = m->b;
         row_start(out, "Rate sent");
-        num(out, html_rd_num(rd, rate, "rate", "sent_per_sec", false), 2);
+        html_num(out, html_rd_num(rd, rate, "rate", "sent_per_sec", false), 2);
         fprintf(out, "/s of ");
-        num(out, html_rd_num(rd, rate, "rate", "target", false), 0);
+        html_num(out, html_rd_num(rd, rate, "rate", "target", false), 0);
         fprintf(out, "/s: %s</td></tr>\n", met ? "<span class=\"pass\">met</span>" : "<span class=\"fail\">NOT met</span>");
     }
     fprintf(out, "</table>\n");
@@ -311,7 +308,7 @@ static void thresholds(FILE *out, struct html_rd *rd, const struct json *r)
             fprintf(out, "%.6g", obs);
         esc(out, isnan(obs) ? NULL : unit);
         fprintf(out, "</td><td class=\"n\">");
-        num(out, limit, 3);
+        html_num(out, limit, 3);
         esc(out, unit);
         fprintf(out, "</td><td>%s</td></tr>\n", pass->b ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">FAIL</span>");
     }
@@ -335,11 +332,11 @@ static void hist_table(FILE *out, struct html_rd *rd, const struct json *r)
         if (i > 0 && !(count > 0))
             continue;
         fprintf(out, "<tr><th>%s</th><td class=\"n\">", names[i]);
-        num(out, count, 0);
+        html_num(out, count, 0);
         fprintf(out, "</td>");
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
             fprintf(out, "<td class=\"n\">");
-            us(out, html_rd_num(rd, h, names[i], keys[k], false));
+            html_us(out, html_rd_num(rd, h, names[i], keys[k], false));
             fprintf(out, "</td>");
         }
         fprintf(out, "</tr>\n");
@@ -365,7 +362,7 @@ static void counts_table(FILE *out, struct html_rd *rd, const struct json *r, co
         fprintf(out, "<tr><td>");
         html_escape(out, m->key, m->key_len);
         fprintf(out, "</td><td class=\"n\">");
-        num(out, m->value.num, 3);
+        html_num(out, m->value.num, 3);
         fprintf(out, "</td></tr>\n");
         shown++;
     }
@@ -391,15 +388,15 @@ static void failures_table(FILE *out, struct html_rd *rd, const struct json *r)
         fprintf(out, "<tr><td>");
         html_escape(out, why, len);
         fprintf(out, "</td><td class=\"n\">");
-        num(out, c, 0);
+        html_num(out, c, 0);
         fprintf(out, "</td></tr>\n");
     }
     double other = html_rd_num(rd, f, "failures", "other", false);
     if (other > 0) {
         fprintf(out, "<tr><td>");
-        num(out, html_rd_num(rd, f, "failures", "other_reasons", false), 0);
+        html_num(out, html_rd_num(rd, f, "failures", "other_reasons", false), 0);
         fprintf(out, " other reasons</td><td class=\"n\">");
-        num(out, other, 0);
+        html_num(out, other, 0);
         fprintf(out, "</td></tr>\n");
     }
     if (n == 0)
@@ -533,6 +530,7 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     counts_table(out, &rd, r, "status", "status", "status", false);
     counts_table(out, &rd, r, "errors", "failed requests by kind", "errors", true);
     failures_table(out, &rd, r);
+    html_names(out, &rd, r);
     metrics_tables(out, &rd, r);
     html_embed_json(out, "volley-result", text, text_len);
     fprintf(out, "</body></html>\n");

@@ -44,6 +44,17 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
 const struct json *html_rd_of(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
                               enum json_type type, bool required);
 
+/* A number as the JSON had it: whole numbers without decimals, others
+ * with up to dec decimals; "-" for absent or null (NAN). */
+void html_num(FILE *out, double v, int dec);
+
+/* A time in microseconds as the text report writes times; "-" for NAN. */
+void html_us(FILE *out, double v);
+
+/* The "Requests by name" table of a result's "names" (nothing when it is
+ * null or absent). */
+void html_names(FILE *out, struct html_rd *rd, const struct json *r);
+
 /* Records an error "PATH.KEY: MESSAGE" (the first one only). */
 void html_rd_fail(struct html_rd *rd, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

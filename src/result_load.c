@@ -64,53 +64,118 @@ static void load_exact(struct html_rd *rd, const struct json *obj, const char *p
     h->clamped = clamped <= (double)h->count ? (int64_t)clamped : h->count;
 }
 
-/* The histogram obj.key's "hdr" decoded, with its exact figures, and
- * merged into into (a missing optional one leaves it empty). */
-static void load_hist(struct html_rd *rd, const struct json *root, const char *key, bool required, struct hist *into)
+/* PARENT.KEY, or KEY at the top ("" parent), into buf. */
+static const char *join(char *buf, size_t len, const char *parent, const char *key)
 {
-    const struct json *obj = html_rd_of(rd, root, "", key, JSON_OBJECT, required);
+    snprintf(buf, len, "%s%s%s", parent, parent[0] ? "." : "", key);
+    return buf;
+}
+
+/* The histogram parent.key's "hdr" decoded (parent at path), with its
+ * exact figures, and merged into into (a missing optional one leaves it
+ * empty). */
+static void load_hist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
+                      bool required, struct hist *into)
+{
+    const struct json *obj = html_rd_of(rd, parent, path, key, JSON_OBJECT, required);
     if (!obj)
         return;
+    char at[320];
+    join(at, sizeof at, path, key);
     struct hist h;
-    if (!html_rd_hist(rd, obj, key, &h))
+    if (!html_rd_hist(rd, obj, at, &h))
         return;
-    load_exact(rd, obj, key, 1e3, &h); /* min and max in us */
+    load_exact(rd, obj, at, 1e3, &h); /* min and max in us */
     if (!rd->failed && hist_merge(into, &h) < 0)
-        html_rd_fail(rd, key, "hdr", "a histogram of another configuration");
+        html_rd_fail(rd, at, "hdr", "a histogram of another configuration");
     hist_free(&h);
 }
 
-static void load_status(struct html_rd *rd, const struct json *root, struct stats *s)
+/* parent.status (parent at path) into status[]. */
+static void load_status(struct html_rd *rd, const struct json *parent, const char *path, uint64_t *status)
 {
-    const struct json *st = html_rd_of(rd, root, "", "status", JSON_OBJECT, true);
+    char at[320];
+    join(at, sizeof at, path, "status");
+    const struct json *st = html_rd_of(rd, parent, path, "status", JSON_OBJECT, true);
     for (size_t i = 0; st && i < st->len && !rd->failed; i++) {
         const char *key = st->members[i].key;
         char *end;
         long code = strcmp(key, "other") == 0 ? 0 : strtol(key, &end, 10);
         if (code != 0 && (*end || code < 100 || code >= STATS_STATUS_MAX)) {
-            html_rd_fail(rd, "status", key, "not a status code");
+            html_rd_fail(rd, at, key, "not a status code");
             return;
         }
-        s->status[code] += (uint64_t)html_rd_count(rd, st, "status", key);
+        status[code] += (uint64_t)html_rd_count(rd, st, at, key);
     }
 }
 
-static void load_reasons(struct html_rd *rd, const struct json *root, struct stats *s)
+/* parent.failures.reasons (parent at path) into s's reasons, or with id
+ * below NAMES_MAX into those of request name id. */
+static void load_reasons(struct html_rd *rd, const struct json *parent, const char *path, struct stats *s,
+                         uint32_t id)
 {
-    const struct json *f = html_rd_of(rd, root, "", "failures", JSON_OBJECT, false);
-    const struct json *list = f ? html_rd_of(rd, f, "failures", "reasons", JSON_ARRAY, false) : NULL;
+    char at[320];
+    join(at, sizeof at, path, "failures");
+    const struct json *f = html_rd_of(rd, parent, path, "failures", JSON_OBJECT, false);
+    const struct json *list = f ? html_rd_of(rd, f, at, "reasons", JSON_ARRAY, false) : NULL;
     for (size_t i = 0; list && i < list->len && !rd->failed; i++) {
-        char path[48];
-        snprintf(path, sizeof path, "failures.reasons[%zu]", i);
+        char item[360];
+        snprintf(item, sizeof item, "%s.reasons[%zu]", at, i);
         const struct json *r = &list->items[i];
         if (r->type != JSON_OBJECT) {
-            html_rd_fail(rd, path, NULL, "expected an object");
+            html_rd_fail(rd, item, NULL, "expected an object");
             return;
         }
-        const char *reason = html_rd_str(rd, r, path, "reason", true, NULL);
-        double n = html_rd_count(rd, r, path, "count");
-        if (reason && !rd->failed)
+        const char *reason = html_rd_str(rd, r, item, "reason", true, NULL);
+        double n = html_rd_count(rd, r, item, "count");
+        if (reason && !rd->failed && id < NAMES_MAX)
+            stats_name_reason(s, id, reason, (uint64_t)n);
+        else if (reason && !rd->failed)
             stats_add_reason(s, reason, (uint64_t)n);
+    }
+}
+
+/* "names": each request name's figures, in the file's order (the order of
+ * first use), or null. */
+static void load_names(struct html_rd *rd, const struct json *root, struct stats *s)
+{
+    const struct json *names = html_rd_of(rd, root, "", "names", JSON_OBJECT, false);
+    for (size_t i = 0; names && i < names->len && !rd->failed; i++) {
+        const char *name = names->members[i].key;
+        char at[320];
+        join(at, sizeof at, "names", name);
+        const struct json *obj = html_rd_of(rd, names, "names", name, JSON_OBJECT, true);
+        if (!obj)
+            return;
+        if (i >= NAMES_MAX || !name[0] || strlen(name) != names->members[i].key_len || stats_name_find(s, name)) {
+            html_rd_fail(rd, "names", name, "more than %d names, or a name empty, with a NUL or given twice",
+                         NAMES_MAX);
+            return;
+        }
+        struct stats_name *n = stats_name_add(s, (uint32_t)i, name);
+        const struct json *req = html_rd_of(rd, obj, at, "requests", JSON_OBJECT, true);
+        char rq[340];
+        join(rq, sizeof rq, at, "requests");
+        if (req) {
+            n->started = (uint64_t)html_rd_count(rd, req, rq, "started");
+            n->completed = (uint64_t)html_rd_count(rd, req, rq, "completed");
+            n->cut_off = (uint64_t)html_rd_count(rd, req, rq, "cut_off");
+        }
+        join(rq, sizeof rq, at, "errors");
+        const struct json *errors = html_rd_of(rd, obj, at, "errors", JSON_OBJECT, true);
+        for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
+            n->errors[k] = (uint64_t)html_rd_count(rd, errors, rq, stats_error_name(k));
+        load_status(rd, obj, at, n->status);
+        load_reasons(rd, obj, at, s, (uint32_t)i);
+        join(rq, sizeof rq, at, "failures");
+        const struct json *f = html_rd_of(rd, obj, at, "failures", JSON_OBJECT, false);
+        if (f) {
+            n->reasons_more = (size_t)html_rd_count(rd, f, rq, "other_reasons");
+            n->reasons_more_count = (uint64_t)html_rd_count(rd, f, rq, "other");
+        }
+        load_hist(rd, obj, at, "latency", true, &n->latency);
+        if (n->service.counts)
+            load_hist(rd, obj, at, "service", false, &n->service);
     }
 }
 
@@ -237,7 +302,7 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     const struct json *errors = html_rd_of(&rd, root, "", "errors", JSON_OBJECT, true);
     for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
         s->errors[k] = (uint64_t)html_rd_count(&rd, errors, "errors", stats_error_name(k));
-    load_status(&rd, root, s);
+    load_status(&rd, root, "", s->status);
     const struct json *bytes = html_rd_of(&rd, root, "", "bytes", JSON_OBJECT, false);
     if (bytes) {
         s->bytes_read = (uint64_t)html_rd_count(&rd, bytes, "bytes", "read");
@@ -253,14 +318,15 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     double r = opts ? html_rd_count(&rd, opts, "options", "rate") : 0;
     *rate = (uint64_t)r;
     s->open = *rate != 0;
-    load_hist(&rd, root, "latency", true, &s->latency);
-    load_hist(&rd, root, "connect", true, &s->connect);
-    load_hist(&rd, root, "waiting", true, &s->waiting);
-    load_hist(&rd, root, "service", false, &s->service);
-    load_hist(&rd, root, "sendlag", false, &s->sendlag);
-    load_hist(&rd, root, "handshake", false, &s->handshake);
-    load_reasons(&rd, root, s);
+    load_hist(&rd, root, "", "latency", true, &s->latency);
+    load_hist(&rd, root, "", "connect", true, &s->connect);
+    load_hist(&rd, root, "", "waiting", true, &s->waiting);
+    load_hist(&rd, root, "", "service", false, &s->service);
+    load_hist(&rd, root, "", "sendlag", false, &s->sendlag);
+    load_hist(&rd, root, "", "handshake", false, &s->handshake);
+    load_reasons(&rd, root, "", s, NAMES_MAX);
     load_metrics(&rd, root, &s->metrics);
+    load_names(&rd, root, s);
     load_counts(&rd, root, s);
     return rd.failed ? -1 : 0;
 }
