@@ -43,6 +43,19 @@ same_count "$small" "$large" "--targets: 20000 requests vs 1000"
 small=$(count 1000 --targets "$T/targets.txt" --targets-order random)
 large=$(count 20000 --targets "$T/targets.txt" --targets-order random)
 same_count "$small" "$large" "--targets random: 20000 requests vs 1000"
+# Named requests: a name allocates at its first use only (LuaJIT's tables
+# come from its own allocator, not malloc).
+cat > "$T/named.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  return { path = "/", name = conn.n % 2 == 0 and "even" or "odd" }
+end
+return s
+LUA
+small=$(count 1000 -s "$T/named.lua")
+large=$(count 20000 -s "$T/named.lua")
+same_count "$small" "$large" "named requests: 20000 vs 1000"
 stop_target
 
 # https keep-alive: volley's own path allocates nothing, but OpenSSL 3.0's

@@ -4,8 +4,9 @@
 # status, and with --json the same JSON byte for byte, for every kind of
 # run whose report has its own lines: -L and -v, thresholds (one fails),
 # -R (service, send lag, rate not met), metrics and more failure reasons
-# than either report lists, https, a server that starves connections, an
-# interrupted run, --targets. Then --fail-if instead of the saved thresholds, -q,
+# than either report lists, named requests (their table, a threshold on a
+# name), https, a server that starves connections, an interrupted run,
+# --targets. Then --fail-if instead of the saved thresholds, -q,
 # --json -, and files edited into nonsense: exit 1 naming the field.
 source "${TESTLIB:?}"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
@@ -57,6 +58,29 @@ LUA
 run_volley script -c 4 -n 1500 -s "$T/m.lua" "$U/"
 check_grep "$T/script.out" "validation: .* other reasons" "script: reasons past the listed ones"
 same script "metrics and reasons"
+
+# 3b. Named requests under -R (a login per connection, items, a name's own
+# validation failures by reason), with a threshold on a name.
+cat > "$T/n.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  if not conn.token then return { method = "POST", path = "/login", name = "login" } end
+  conn.n = (conn.n or 0) + 1
+  return { path = conn.n % 5 == 0 and "/status/404" or "/items/" .. conn.n, name = "item" }
+end
+function s.response(conn, res)
+  if not conn.token then
+    conn.token = res.body:match('"token":"([^"]+)"')
+  elseif res.status == 404 and conn.n % 10 == 0 then
+    return false, "gone " .. conn.n % 3
+  end
+end
+return s
+LUA
+run_volley named -c 4 -R 500 -d 2s -s "$T/n.lua" --fail-if 'latency{name="item"}.p99 < 10s' \
+    --fail-if 'failures{reason="gone 1",name="item"} < 1' "$U/"
+check_grep "$T/named.out" "^  Names +requests" "named: the names table"
+same named "named requests"
 
 # 4. A server that answers only 2 of 4 connections: the starvation warning.
 start_target --serve-only 2
@@ -139,5 +163,10 @@ edit point 'r["series"]["points"][0]["latency"]["p50"] = -1'
 bad point 'series.points\[0\].latency.p50: expected microseconds'
 edit worker 'r["workers"][0] = 3'
 bad worker 'workers\[0\]: expected an object$'
+cp "$T/named.json" "$T/closed.json" # the edits below change a named run
+edit namesum 'r["names"]["item"]["latency"]["sum"] = "x"'
+bad namesum 'names.item.latency.sum: expected a string of at most 38 decimal digits$'
+edit namestatus 'r["names"]["login"]["status"]["2000"] = 1'
+bad namestatus 'names.login.status.2000: not a status code$'
 
 finish

@@ -96,3 +96,38 @@ describe("wrk.format refuses CR, LF and NUL", function()
     assert.truthy(wrk.format(nil, nil, { ["X-N"] = 5 }):find("\r\nX%-N: 5\r\n"))
   end)
 end)
+
+describe("wrk.format's table form", function()
+  local named
+  before_each(function()
+    wrk.method, wrk.path, wrk.headers, wrk.body = "GET", "/", { Host = "example:8080", ["X-A"] = "1" }, nil
+    named = {}
+    wrk._name = function(name, prefix, level) named[#named + 1] = { name, prefix, level } end
+  end)
+
+  it("formats a table as a request table: wrk fields for what is missing, headers added", function()
+    local r = wrk.format{ path = "/t", headers = { ["x-a"] = "2", ["X-B"] = "3" }, body = "hi" }
+    assert.truthy(r:match("^GET /t HTTP/1%.1\r\n"))
+    assert.truthy(r:find("\r\nx%-a: 2\r\n"))
+    assert.falsy(r:find("X-A: 1", 1, true))
+    assert.truthy(r:find("\r\nX%-B: 3\r\n"))
+    assert.truthy(r:find("\r\nContent%-Length: 2\r\n\r\nhi$"))
+    assert.are.equal(0, #named)
+  end)
+
+  it("names the request through wrk._name", function()
+    wrk.format{ path = "/t", name = "item" }
+    assert.are.same({ "item", "wrk.format: ", 3 }, named[1])
+  end)
+
+  it("refuses a field of the wrong type, at the caller's line", function()
+    local ok, err = pcall(function() local r = wrk.format{ name = 5 }; return r end)
+    assert.is_false(ok)
+    assert.truthy(err:find("wrk.format: the table's name is a number (a string expected)", 1, true))
+    assert.truthy(err:find("^[^:]*wrk_spec.lua:%d+:"))
+  end)
+
+  it("keeps the positional form as wrk's", function()
+    assert.are.equal("GET /p HTTP/1.1\r\nHost: h\r\n\r\n", wrk.format(nil, "/p", { Host = "h" }))
+  end)
+end)
