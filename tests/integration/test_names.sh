@@ -6,7 +6,7 @@
 # (decoded independently, py/hdrlog.py) merge into the run's bucket for
 # bucket, with the same count, min, max and exact sums. Then: the same
 # under -R (service times too) and in --hlog (a tag per name, adding up to
-# the name's histogram); validation failures by reason per name; the cap
+# the name's histogram, which Java's HistogramLogProcessor reads); validation failures by reason per name; the cap
 # on names (a script error naming the name and the cap; the report of
 # what was done); wrk style (volley.name, the table form of wrk.format,
 # a default request named in init()); thresholds on a name; the HTML
@@ -135,6 +135,18 @@ for name in ("login", "item"):
 config, total = hdrlog.merge(log, None)
 assert total == hdrlog.decode(r["latency"]["hdr"])[1]
 PY
+# HdrHistogram's own HistogramLogProcessor reads a name's tag.
+JAR=/usr/share/java/hdrhistogram.jar
+if command -v java > /dev/null && [ -f "$JAR" ]; then
+    RC=0
+    timeout 60 java -cp "$JAR" org.HdrHistogram.HistogramLogProcessor -i "$T/open.hlog" -csv -tag name:item \
+        -o "$T/java.item" > "$T/java.out" 2>&1 || RC=$?
+    check_eq "$RC" 0 "open: HistogramLogProcessor -tag name:item: $(head -c 200 "$T/java.out")"
+    check_eq "$(awk -F, '/^[0-9]/ { n = $6 } END { print n }' "$T/java.item")" \
+        "$(jget "$T/open.json" names.item.latency.count)" "open: Java's total count of name:item"
+else
+    echo "skip: HistogramLogProcessor (no java or HdrHistogram jar)"
+fi
 
 # 3. Validation failures by reason, per name; a name's own 404s (one
 # connection: conn.n numbers every request).
