@@ -136,7 +136,8 @@ end
 -- outside volley (a spec) a name is ignored.
 function wrk._name(name, prefix, level) end
 
-local TABLE_FIELDS = { method = "string", path = "string", headers = "table", body = "string", name = "string" }
+local TABLE_FIELDS = { { "method", "string" }, { "path", "string" }, { "headers", "table" }, { "body", "string" },
+                       { "name", "string" } }
 
 -- The table form, {method=, path=, headers=, body=, name=}: what a request
 -- table from request() is sent as, and volley's own form of wrk.format
@@ -145,14 +146,21 @@ local TABLE_FIELDS = { method = "string", path = "string", headers = "table", bo
 -- level: as format's; what: the field's error ("returned a table whose
 -- %s"), prefix: the name's errors' ("wrk.format: ").
 function wrk._format_table(level, t, what, prefix)
-  for field, want in pairs(TABLE_FIELDS) do
-    local v = t[field]
-    if v ~= nil and type(v) ~= want then
-      error((what .. " is a %s (a %s expected)"):format(field, type(v), want), level > 0 and level + 1 or 0)
+  local method, path, headers, body, name = t.method, t.path, t.headers, t.body, t.name
+  -- One test per field on the way (a loop with pairs would not be
+  -- compiled: this runs for every request a table describes).
+  if (method ~= nil and type(method) ~= "string") or (path ~= nil and type(path) ~= "string")
+      or (headers ~= nil and type(headers) ~= "table") or (body ~= nil and type(body) ~= "string")
+      or (name ~= nil and type(name) ~= "string") then
+    for _, f in ipairs(TABLE_FIELDS) do
+      local v = t[f[1]]
+      if v ~= nil and type(v) ~= f[2] then
+        error((what .. " is a %s (a %s expected)"):format(f[1], type(v), f[2]), level > 0 and level + 1 or 0)
+      end
     end
   end
-  if t.name ~= nil then wrk._name(t.name, prefix, level > 0 and level + 1 or 0) end
-  return format(level > 0 and level + 1 or 0, t.method, t.path, merged(t.headers), t.body)
+  if name ~= nil then wrk._name(name, prefix, level > 0 and level + 1 or 0) end
+  return format(level > 0 and level + 1 or 0, method, path, merged(headers), body)
 end
 
 -- An error names the line that called wrk.format (the parentheses keep

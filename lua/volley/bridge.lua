@@ -94,46 +94,48 @@ end
 local name_ids = {}
 
 -- Makes name the next request's name (nil: none). Errors are raised with
--- prefix, at level (as error's, from use_name's caller; 0: no position).
+-- prefix ("volley.name: ", "wrk.format: " or ""), at level (as error's,
+-- from use_name's caller; 0: no position). A name seen before costs a
+-- table lookup and a store.
 local function use_name(name, prefix, level)
-  local lvl = level > 0 and level + 1 or 0
-  if name == nil then
-    if names then names.next = 0 end
+  local id = name_ids[name]
+  if id then
+    names.next = id + 1
     return
   end
-  local id = name_ids[name]
-  if not id then
-    if type(name) ~= "string" or name == "" then
-      error(("%sa request name must be a non-empty string, not %s"):format(prefix,
-        type(name) == "string" and "an empty one" or "a " .. type(name)), lvl)
-    end
-    if name:find("\0", 1, true) then
-      error(prefix .. "a request name cannot hold a NUL byte", lvl)
-    end
-    id = api.c.name_id(names, name, #name)
-    if id < 0 then
-      local shown = #name > 60 and name:sub(1, 57) .. "..." or name
-      error(("%smore than %d request names (name %q): group dynamic paths under one name")
-        :format(prefix, names_max, shown), lvl)
-    end
-    name_ids[name] = id
+  local lvl = level > 0 and level + 1 or 0
+  in_worker(prefix == "volley.name: " and "volley.name" or prefix .. "name", lvl)
+  if name == nil then
+    names.next = 0
+    return
   end
+  if type(name) ~= "string" or name == "" then
+    error(("%sa request name must be a non-empty string, not %s"):format(prefix,
+      type(name) == "string" and "an empty one" or "a " .. type(name)), lvl)
+  end
+  if name:find("\0", 1, true) then
+    error(prefix .. "a request name cannot hold a NUL byte", lvl)
+  end
+  id = api.c.name_id(names, name, #name)
+  if id < 0 then
+    local shown = #name > 60 and name:sub(1, 57) .. "..." or name
+    error(("%smore than %d request names (name %q): group dynamic paths under one name")
+      :format(prefix, names_max, shown), lvl)
+  end
+  name_ids[name] = id
   names.next = id + 1
 end
 
 -- Names the next request of this thread (the one request() returns, or
 -- the default request when the script has no request()); nil: unnamed.
 function volley.name(name)
-  in_worker("volley.name", 2)
   use_name(name, "volley.name: ", 2)
 end
 
 -- The table form of wrk.format names its request the same way (level: as
 -- wrk.format's, from this function's caller).
 function wrk._name(name, prefix, level)
-  local lvl = level > 0 and level + 1 or 0
-  in_worker(prefix .. "name", lvl)
-  use_name(name, prefix, lvl)
+  use_name(name, prefix, level > 0 and level + 1 or 0)
 end
 
 ----------------------------------------------------------------------------
