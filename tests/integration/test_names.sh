@@ -23,14 +23,15 @@ path_count() { awk -v m="$2" -v p="$3" '$2 == m && index($3, p) == 1 { n++ } END
 # names_add_up NAME [HIST...]: in $T/NAME.json, the names' counts add up
 # to the run's (every request named), each name's accounting holds, and
 # for each histogram (default latency) the names' merge into the run's
-# exactly.
+# exactly; with $T/NAME.hlog, each name's intervals (Tag=name:NAME) add up
+# to its latency histogram.
 names_add_up() {
     local n=$1
     shift
-    PYTHONPATH="$PYDIR" python3 - "$T/$n.json" "${@:-latency}" <<'PY' > "$T/$n.py" 2>&1 && ok || fail "$n: names do not add up: $(tail -4 "$T/$n.py")"
-import json, sys
+    PYTHONPATH="$PYDIR" python3 - "$T/$n" "${@:-latency}" <<'PY' > "$T/$n.py" 2>&1 && ok || fail "$n: names do not add up: $(tail -4 "$T/$n.py")"
+import json, os, sys
 import hdrlog
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1] + ".json"))
 names = r["names"]
 assert names, "no names"
 for k in ("started", "completed", "failed", "cut_off"):
@@ -60,6 +61,10 @@ for h in sys.argv[2:]:
             merged[k] = merged.get(k, 0) + c
     assert merged == hdrlog.decode(run["hdr"])[1], (h, "buckets")
     print(h, run["count"], "from", len(parts), "names")
+if os.path.exists(sys.argv[1] + ".hlog"):
+    log = hdrlog.read_log(sys.argv[1] + ".hlog")
+    for name, v in names.items():
+        assert hdrlog.merge(log, "name:" + name)[1] == hdrlog.decode(v["latency"]["hdr"])[1], ("hlog", name)
 PY
 }
 
@@ -123,18 +128,6 @@ check_adds_up open
 names_add_up open latency service
 check_grep "$T/open.hlog" '^Tag=name:login,0\.000,0\.500,' "open: login's tag from the first interval"
 check_grep "$T/open.hlog" '^Tag=name:item,1\.500,0\.500,' "open: item's tag"
-PYTHONPATH="$PYDIR" python3 - "$T" <<'PY' > "$T/hlog.py" 2>&1 && ok || fail "open: hlog names: $(tail -3 "$T/hlog.py")"
-import json, sys
-import hdrlog
-T = sys.argv[1]
-log = hdrlog.read_log(T + "/open.hlog")
-r = json.load(open(T + "/open.json"))
-for name in ("login", "item"):
-    config, total = hdrlog.merge(log, "name:" + name)
-    assert total == hdrlog.decode(r["names"][name]["latency"]["hdr"])[1], name
-config, total = hdrlog.merge(log, None)
-assert total == hdrlog.decode(r["latency"]["hdr"])[1]
-PY
 # HdrHistogram's own HistogramLogProcessor reads a name's tag.
 JAR=/usr/share/java/hdrhistogram.jar
 if command -v java > /dev/null && [ -f "$JAR" ]; then
