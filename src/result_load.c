@@ -147,9 +147,10 @@ static void load_names(struct html_rd *rd, const struct json *root, struct stats
         const struct json *obj = html_rd_of(rd, names, "names", name, JSON_OBJECT, true);
         if (!obj)
             return;
-        if (i >= NAMES_MAX || !name[0] || strlen(name) != names->members[i].key_len || stats_name_find(s, name)) {
-            html_rd_fail(rd, "names", name, "more than %d names, or a name empty, with a NUL or given twice",
-                         NAMES_MAX);
+        /* Two names can be one key here (invalid UTF-8 written as U+FFFD):
+         * each keeps its entry, as the file has them. */
+        if (i >= NAMES_MAX || !name[0] || strlen(name) != names->members[i].key_len) {
+            html_rd_fail(rd, "names", name, "more than %d names, or a name empty or with a NUL", NAMES_MAX);
             return;
         }
         struct stats_name *n = stats_name_add(s, (uint32_t)i, name);
