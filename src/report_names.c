@@ -18,6 +18,16 @@
 /* Names the text lists (the first used); then how many more the JSON has. */
 #define TEXT_NAMES 100
 
+/* name escaped (quote.h) into buf (NAME_WIDTH + 1 bytes): whole when that
+ * takes at most NAME_WIDTH characters, else cut with "...". */
+static const char *name_cell(char *buf, const char *name)
+{
+    char whole[4 * NAME_WIDTH + 8];
+    if (strlen(quote_printable(whole, sizeof whole, name)) <= NAME_WIDTH)
+        return memcpy(buf, whole, strlen(whole) + 1);
+    return quote_printable(buf, NAME_WIDTH + 1, name);
+}
+
 /* "  200: 4  404: 1" (at most NAME_CODES codes, then "+N more"), or "-". */
 static void status_summary(FILE *out, const uint64_t *status)
 {
@@ -49,7 +59,7 @@ void report_names_text(FILE *out, const struct run_result *r)
     char name[NAME_WIDTH + 1];
     int width = 4; /* "Names" less the rows' two more spaces of indent, at least */
     for (uint32_t i = 0, k = 0; i < s->nnames && k < TEXT_NAMES; i++) {
-        int n = s->names[i] ? (k++, (int)strlen(quote_printable(name, sizeof name, s->names[i]->name))) : 0;
+        int n = s->names[i] ? (k++, (int)strlen(name_cell(name, s->names[i]->name))) : 0;
         if (n > width)
             width = n;
     }
@@ -60,7 +70,7 @@ void report_names_text(FILE *out, const struct run_result *r)
         const struct stats_name *n = s->names[i];
         if (!n || shown++ >= TEXT_NAMES)
             continue;
-        quote_printable(name, sizeof name, n->name);
+        name_cell(name, n->name);
         fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, name, n->completed, stats_name_failed(n));
         static const double ps[] = {50, 90, 99};
         char b[32];
