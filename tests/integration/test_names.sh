@@ -240,6 +240,14 @@ run_volley empty -n 10 -c 1 -s "$S/empty.lua" "$url/"
 check_grep "$T/empty.err" 'empty\.lua: in request\(\): a request name must be a non-empty string, not an empty one$' \
     "empty: an empty name"
 
+# A name is the script's text: escaped in the table, whole in the JSON.
+printf 'function init() volley.name("red\\27[31m\\nline") end\n' > "$S/evil.lua"
+run_volley evil -n 20 -c 1 -s "$S/evil.lua" "$url/"
+check_grep "$T/evil.out" '^    red\\x1b\[31m\\nline +20 +0 ' "evil: the name escaped in the table"
+if grep -q $'\x1b' "$T/evil.out"; then fail "evil: an ESC reached the report"; else ok; fi
+check_eq "$(python3 -c 'import json,sys; print(repr(list(json.load(open(sys.argv[1]))["names"])))' "$T/evil.json")" \
+    "['red\\x1b[31m\\nline']" "evil: the name whole in the JSON"
+
 # 6. Thresholds on a name: pass, fail, no data, and a figure names do not keep.
 run_volley th -n 500 -c 2 -s "$S/shop.lua" --fail-if 'latency{name="item"}.p99 < 10s' \
     --fail-if 'requests{name="login"} >= 1' --fail-if 'errors{name="item"} == 0' \
