@@ -93,12 +93,19 @@ describe("bridge.request", function()
       assert.are.same({}, asked)
     end)
 
-    it("takes every known field, name included", function()
+    it("takes every known field", function()
       local r = bridge.request(function()
-        return { method = "POST", path = "/p", headers = { ["X-A"] = "1" }, body = "b", name = "post" }
+        return { method = "POST", path = "/p", headers = { ["X-A"] = "1" }, body = "b" }
       end)
       assert.truthy(r:match("^POST /p HTTP/1%.1\r\n"))
       assert.are.same({}, asked)
+    end)
+
+    it("knows name (which needs a worker's state: none is bound here)", function()
+      local ok, err = pcall(bridge.request, function() return { path = "/p", name = "post" } end)
+      assert.is_false(ok)
+      assert.truthy(err:find("not available", 1, true), err)
+      assert.is_nil(err:find("unknown key", 1, true))
     end)
   end)
 end)
