@@ -22,6 +22,9 @@ fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 ok() { CHECKS=$((CHECKS + 1)); }
 # check_eq ACTUAL EXPECTED WHAT
 check_eq() { if [ "$1" == "$2" ]; then ok; else fail "$3: expected '$2', got '$1'"; fi; }
+# check_rate_rc WHAT: RC is 0, or 3 (-R's rate not met): a run whose
+# point is what was sent and counted, not how fast a loaded machine sent it.
+check_rate_rc() { if [ "$RC" = 0 ] || [ "$RC" = 3 ]; then ok; else fail "$1: expected exit status 0 or 3, got $RC"; fi; }
 # check_ge ACTUAL MIN WHAT
 check_ge() { if [ "$1" -ge "$2" ]; then ok; else fail "$3: expected >= $2, got $1"; fi; }
 # check_grep FILE PATTERN WHAT

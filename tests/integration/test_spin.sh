@@ -43,7 +43,7 @@ function s.options() return { url = "http://127.0.0.1:$PORT/", rate = 200, reque
 return s
 LUA
 run_volley optrate -s "$T/spin_rate.lua"
-check_eq "$RC" 0 "options() spin with rate: exit status"
+check_rate_rc "options() spin with rate: exit status"
 check_grep "$T/optrate.out" "open model at 200 requests/s, spin 100us$" "options() spin with rate: header"
 check_eq "$(jget "$T/optrate.json" options.spin)" 0.0001 "options() spin with rate: JSON"
 check_eq "$(target_stat received)" 50 "options() spin with rate: the server's count"
@@ -60,7 +60,7 @@ for spec in "d1:-R 500 -d 2s -c 8 -t 1 --spin 200us:1000" \
     start_target
     # shellcheck disable=SC2086
     run_volley "$name" $args "http://127.0.0.1:$PORT/"
-    check_eq "$RC" 0 "$name: exit status"
+    check_rate_rc "$name: exit status"
     check_eq "$(target_stat received)" "$want" "$name: the server's count"
     stop_target
     check_eq "$(jget "$T/$name.json" requests.completed)" "$want" "$name: completed"
@@ -84,7 +84,7 @@ done
 start_target
 run_volley nospin -R 200 -n 20 -c 2 -t 1 "http://127.0.0.1:$PORT/"
 stop_target
-check_eq "$RC" 0 "no spin: exit status"
+check_rate_rc "no spin: exit status"
 check_grep "$T/nospin.out" "open model at 200 requests/s$" "no spin: header"
 check_eq "$(jget "$T/nospin.json" options.spin)" null "no spin: JSON"
 
