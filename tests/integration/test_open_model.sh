@@ -45,7 +45,7 @@ start_target --stall-every 2000 --stall-ms 300 --timing-log "$T/stall.log"
 run_volley stall -R 1000 -d 8s -c 16 -t 2 "http://127.0.0.1:$PORT/"
 check_eq "$RC" 0 "stall: exit status"
 stop_target
-python3 "$(dirname "$TESTLIB")/py/stall_check.py" "$T/stall.log" "$T/stall.json" 1000 3 50 > "$T/stall.py" 2>&1 &&
+python3 "$(dirname "$TESTLIB")/py/stall_check.py" "$T/stall.log" "$T/stall.json" 1000 3 75 > "$T/stall.py" 2>&1 &&
     ok || fail "stall: corrected percentiles against the logged stalls: $(tail -3 "$T/stall.py")"
 within "$(jget "$T/stall.json" requests.started)" 7999 8000 "stall: all sent"
 cat "$T/stall.py"

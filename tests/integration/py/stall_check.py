@@ -9,8 +9,9 @@ latencies spread uniformly over (0, L]; every other arrival takes about
 nothing. Only the first STALLS windows fall inside the run (a stall after
 the last request delays nothing). Asserts: corrected p99 within MARGIN_MS of
 the expected p99; p99.9 at least 90 % of the expected one; service-time p99
-under 20 ms (only requests already written wait out a stall); the backlog's
-send lag reaching most of a stall.
+under a third of the shortest stall (only requests already written wait
+out a stall; a third, not a few ms, so that a loaded machine's own delays
+cannot fail it); the backlog's send lag reaching most of a stall.
 """
 import json
 import sys
@@ -38,6 +39,6 @@ print("stalls %s ms; expected p99 %.1f p99.9 %.1f ms; volley p99 %.1f p99.9 %.1f
     service["p99"] / 1e3))
 assert abs(lat["p99"] / 1e3 - q(99)) <= margin, ("p99", lat["p99"], q(99))
 assert lat["p99.9"] / 1e3 >= 0.9 * q(99.9), ("p99.9", lat["p99.9"], q(99.9))
-assert service["p99"] / 1e3 < 20, ("service p99", service)
 shortest = min(b - a for a, b in stalls) / 1e6
+assert service["p99"] / 1e3 < shortest / 3, ("service p99", service, shortest)
 assert lag["max"] / 1e3 >= 0.8 * shortest, ("send lag max", lag, shortest)
