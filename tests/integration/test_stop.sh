@@ -17,6 +17,9 @@ check_grep "$T/deadline.out" "Cut off: 5 requests were in flight when the run en
 timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0.0.1:$PORT/delay/10" \
     > "$T/int.out" 2> "$T/int.err" &
 vpid=$!
+# The header is printed once the signal handlers are in place: a SIGINT
+# before that would end a slow-starting volley by the default action (130).
+for _ in $(seq 1 250); do grep -q '^  1 thread' "$T/int.out" 2>/dev/null && break; sleep 0.02; done
 sleep 1
 signal_wait INT "$vpid"
 check_eq "$RC" 0 "SIGINT: exit status"
