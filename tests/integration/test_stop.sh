@@ -12,14 +12,19 @@ check_eq "$(jget "$T/deadline.json" requests.cut_off)" 5 "deadline: in flight at
 check_eq "$(jget "$T/deadline.json" requests.completed)" 15 "deadline: 3 rounds of 5 completed"
 check_grep "$T/deadline.out" "Cut off: 5 requests were in flight when the run ended" "deadline: said in the report"
 
+# wait_header FILE: waits (at most 5 s) for the run's header in FILE. It is
+# printed once the signal handlers are in place: a SIGINT before that would
+# end a slow-starting volley by the default action (130).
+wait_header() {
+    for _ in $(seq 1 250); do grep -q '^  1 thread' "$1" 2>/dev/null && return; sleep 0.02; done
+}
+
 # SIGINT: report what completed, exit 0. (timeout without --foreground would
 # also signal its process group, which volley must then take as one.)
 timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0.0.1:$PORT/delay/10" \
     > "$T/int.out" 2> "$T/int.err" &
 vpid=$!
-# The header is printed once the signal handlers are in place: a SIGINT
-# before that would end a slow-starting volley by the default action (130).
-for _ in $(seq 1 250); do grep -q '^  1 thread' "$T/int.out" 2>/dev/null && break; sleep 0.02; done
+wait_header "$T/int.out"
 sleep 1
 signal_wait INT "$vpid"
 check_eq "$RC" 0 "SIGINT: exit status"
@@ -38,7 +43,7 @@ python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/int.json'))['durat
 timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int0.json" "http://127.0.0.1:$PORT/never" \
     > "$T/int0.out" 2> "$T/int0.err" &
 vpid=$!
-for _ in $(seq 1 250); do grep -q '^  1 thread' "$T/int0.out" 2>/dev/null && break; sleep 0.02; done
+wait_header "$T/int0.out"
 sleep 0.3
 signal_wait INT "$vpid"
 check_adds_up int0
