@@ -4,6 +4,7 @@
 #include "cmd_help.h"
 
 #include "cmd_compare.h"
+#include "cmd_merge.h"
 #include "cmd_report.h"
 #include "h2.h"
 #include "http.h"
@@ -40,25 +41,25 @@ static int help_ab(void)
 
 int cmd_help(int argc, char **argv)
 {
-    static const char *const topics[] = {"ab", "report", "compare"};
+    static const char *const topics[] = {"ab", "report", "compare", "merge"};
     if (argc < 2) {
         fputs(options_usage, stdout);
         return 0;
     }
     const char *topic = argv[1];
     if (argc > 2)
-        return cmd_fail("help", 2, "%s: one topic at a time (volley help, volley help ab, report or compare)",
+        return cmd_fail("help", 2, "%s: one topic at a time (volley help, volley help ab, report, compare or merge)",
                         argv[2]);
     if (strcmp(topic, "ab") == 0)
         return help_ab();
-    if (strcmp(topic, "report") == 0 || strcmp(topic, "compare") == 0) {
+    if (strcmp(topic, "report") == 0 || strcmp(topic, "compare") == 0 || strcmp(topic, "merge") == 0) {
         char *args[] = {(char *)topic, "--help", NULL};
-        return topic[0] == 'r' ? cmd_report(2, args) : cmd_compare(2, args);
+        return topic[0] == 'r' ? cmd_report(2, args) : topic[0] == 'c' ? cmd_compare(2, args) : cmd_merge(2, args);
     }
     const char *near = nearest_name(topic, topics, sizeof topics / sizeof topics[0]);
     if (near)
         return cmd_fail("help", 2, "unknown topic \"%s\" (did you mean \"%s\"?)", topic, near);
-    return cmd_fail("help", 2, "unknown topic \"%s\" (volley help, volley help ab, report or compare)", topic);
+    return cmd_fail("help", 2, "unknown topic \"%s\" (volley help, volley help ab, report, compare or merge)", topic);
 }
 
 void cmd_help_version(FILE *out)

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define COMPARE_KINDS 8 /* error kinds, in the JSON's order */
+#define COMPARE_KINDS 9 /* error kinds, in the JSON's order */
 
 /* Where a figure comes from. */
 enum compare_src {

@@ -108,7 +108,7 @@ void conn_fail(struct conn *c, enum stats_error why)
     conn_h2_drop(c);
     conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request. */
-    if (why == STATS_ERR_CONNECT && sh->budget > 0) {
+    if ((why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS) && sh->budget > 0) {
         c->backoff = c->backoff > 0 ? c->backoff * 2 : BACKOFF_FIRST;
         if (c->backoff > BACKOFF_MAX)
             c->backoff = BACKOFF_MAX;
@@ -137,7 +137,9 @@ static void connect_failed(struct conn *c, int err)
         sh->gave_up = err ? err : ECONNREFUSED;
         ev_break(sh->loop, EVBREAK_ALL);
     }
-    conn_fail(c, STATS_ERR_CONNECT);
+    /* Out of local ports is this machine's limit, counted apart so the
+     * report can say what to do about it. */
+    conn_fail(c, err == EADDRNOTAVAIL ? STATS_ERR_PORTS : STATS_ERR_CONNECT);
 }
 
 /* The socket is connected: count it, arm the read watcher for the life of
@@ -354,7 +356,8 @@ static void begin_connect(struct conn *c, int64_t now)
     int fd;
     c->state = CONN_CONNECTING;
     c->t_connect = now; /* the start; mark_connected turns it into the duration */
-    switch (net_connect(sh->addr, sh->addrlen, &fd)) {
+    const struct sockaddr *src = sh->sources ? sources_pick(sh->sources, (uint64_t)sh->src_base + c->id) : NULL;
+    switch (net_connect_from(sh->addr, sh->addrlen, src, src ? sh->sources->len : 0, &fd)) {
     case NET_ERROR:
     case NET_WANT_WRITE: /* not from net_connect */
         connect_failed(c, errno);

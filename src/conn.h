@@ -16,6 +16,7 @@
 #include "http.h"
 #include "schedule.h"
 #include "script.h"
+#include "source.h"
 #include "stats.h"
 
 #include <ev.h>
@@ -33,6 +34,9 @@ struct tls_conn;
 struct conn_shared {
     struct ev_loop *loop;
     const struct sockaddr *addr; /* read-only, shared by all threads */
+    const struct sources *sources; /* --source: connection src_base + id binds to
+                                    * sources_pick of it (read-only, shared); NULL: none */
+    uint32_t src_base;           /* the process's number of this worker's first connection */
     socklen_t addrlen;
     const char *req;             /* the encoded request, read-only, shared by all threads */
     size_t req_len;

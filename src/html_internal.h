@@ -6,6 +6,7 @@
 
 #include "hist.h"
 #include "json_in.h"
+#include "series.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,7 +128,7 @@ struct html_bin {
     double secs;  /* the seconds it covers (points x interval) */
     int64_t requests, bytes, sent;
     int64_t status[6]; /* 1xx 2xx 3xx 4xx 5xx other */
-    int64_t errors[8]; /* by kind, as stats_error_name */
+    int64_t errors[SERIES_KINDS]; /* by kind, as stats_error_name */
     int64_t lat_count;
     double p50, p90, p99, max; /* us; NAN when lat_count is 0 */
     /* --stages: the points' "target" and "connections" summed, and how many

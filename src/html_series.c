@@ -35,7 +35,7 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
         b->status[k] += (int64_t)html_rd_count(rd, st, sub, series_class_name(k));
     snprintf(sub, sizeof sub, "%s.errors", path);
     const struct json *er = html_rd_of(rd, p, path, "errors", JSON_OBJECT, false);
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < SERIES_KINDS; k++)
         b->errors[k] += (int64_t)html_rd_count(rd, er, sub, stats_error_name(k));
     snprintf(sub, sizeof sub, "%s.latency", path);
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
@@ -225,7 +225,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
 
     /* errors by kind: the kinds that occurred */
     k = 0;
-    for (int e = 0; e < 8; e++) {
+    for (int e = 0; e < SERIES_KINDS; e++) {
         bool any = false;
         for (size_t i = 0; i < n; i++) {
             y[k * n + i] = (double)b[i].errors[e] / b[i].secs;

@@ -10,6 +10,7 @@
  * (cmd_compare.c) 0, 1, 2 or 99; `volley help` (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
 #include "cmd_help.h"
+#include "cmd_merge.h"
 #include "cmd_report.h"
 #include "html.h"
 #include "options.h"
@@ -21,6 +22,11 @@
 #include "target.h"
 #include "tls.h"
 #include "xalloc.h"
+#include "net.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <unistd.h>
 
 #include <signal.h>
 #include <stdio.h>
@@ -127,6 +133,38 @@ static int check_http2(const struct options *o, const struct target *t, struct s
         return 0;
     snprintf(err, errlen, "%s", why);
     return 2;
+}
+
+/* --source against the address the run connects to: of its family, and
+ * each one an address of this machine (a bind that fails now would fail
+ * every connect). Returns 0 or 2 with err. */
+static int check_sources(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    socklen_t len;
+    const struct sockaddr *sa = target_sockaddr(t, &len);
+    char a[80], b[80];
+    if (o->sources->family != sa->sa_family) {
+        snprintf(err, errlen, "--source: %s is %s but the target's address %s is %s",
+                 net_addr_string(sources_pick(o->sources, 0), a, sizeof a), o->sources->family == AF_INET ? "IPv4" : "IPv6",
+                 net_addr_string(sa, b, sizeof b), sa->sa_family == AF_INET ? "IPv4" : "IPv6");
+        return 2;
+    }
+    for (uint32_t i = 0; i < o->sources->n; i++) {
+        const struct sockaddr *src = sources_pick(o->sources, i);
+        int fd = socket(src->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int one = 1;
+        if (fd >= 0)
+            setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+        if (fd < 0 || bind(fd, src, o->sources->len) < 0) {
+            int e = errno;
+            snprintf(err, errlen, "--source: cannot bind to %s: %s", net_addr_string(src, a, sizeof a), strerror(e));
+            if (fd >= 0)
+                close(fd);
+            return 2;
+        }
+        close(fd);
+    }
+    return 0;
 }
 
 /* https: the TLS options make main's context (a bad cipher list, version
@@ -258,6 +296,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return cmd_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "help") == 0)
@@ -326,6 +366,11 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    if (o.sources && (status = check_sources(&o, &t, err, sizeof err)) != 0) {
+        status = die(status, err);
+        goto out;
+    }
+
     /* --hlog is written as the run goes: opened now that the run goes (a
      * run that never starts leaves the path as it was). */
     struct outfile hlog_of;
@@ -338,8 +383,9 @@ int main(int argc, char **argv)
     bool json_stdout = o.json_path && strcmp(o.json_path, "-") == 0;
     bool text = !o.quiet && !json_stdout;
     struct result res = {&o, &t, &r};
-    if (run_execute(&o, &t, ms, hlog, text ? print_header : NULL, &res, &r, err, sizeof err) < 0) {
-        status = die(1, err);
+    int rc = run_execute(&o, &t, ms, hlog, text ? print_header : NULL, &res, &r, err, sizeof err);
+    if (rc < 0) {
+        status = die(rc == RUN_LATE ? 4 : 1, err);
         if (hlog)
             outfile_abandon(&hlog_of);
     } else {

@@ -16,12 +16,36 @@
 
 enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
 {
+    return net_connect_from(addr, len, NULL, 0, fd);
+}
+
+/* Older C libraries lack the name; the value is Linux's (4.2 and later). */
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
+
+enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
+                                 socklen_t srclen, int *fd)
+{
     int s = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
     if (s < 0)
         return NET_ERROR;
     int one = 1;
     /* Requests go out as one write each; Nagle would hold back the next one. */
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (src) {
+        /* Without it bind() would reserve a port for the address alone,
+         * and the ports of one address would run out at the range's size
+         * whatever the targets. It is an IPPROTO_IP option for IPv6
+         * sockets too. */
+        setsockopt(s, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+        if (bind(s, src, srclen) < 0) {
+            int saved = errno;
+            close(s);
+            errno = saved;
+            return NET_ERROR;
+        }
+    }
     if (connect(s, addr, len) == 0) {
         *fd = s;
         return NET_OK;

@@ -18,6 +18,14 @@ enum net_status { NET_OK, NET_AGAIN, NET_WANT_WRITE, NET_ERROR };
  * *fd is the socket for NET_OK and NET_AGAIN. */
 enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd);
 
+/* net_connect from the local address src (port 0, of addr's family; NULL:
+ * the kernel's choice). The socket is bound with IP_BIND_ADDRESS_NO_PORT,
+ * so the port is chosen by connect() for the whole four-tuple: each source
+ * address has the whole ephemeral port range to itself. When the ports run
+ * out, NET_ERROR with errno EADDRNOTAVAIL (from bind or connect). */
+enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
+                                 socklen_t srclen, int *fd);
+
 /* After a connecting socket turned writable: 0 if connected, else the errno
  * of the failed connect. */
 int net_connect_result(int fd);

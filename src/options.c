@@ -3,6 +3,7 @@
  * is wrong. */
 #include "options.h"
 
+#include "clock.h"
 #include "field.h"
 #include "quote.h"
 #include "targets.h"
@@ -11,6 +12,7 @@
 #include "xalloc.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,7 +23,8 @@
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
-       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED };
+       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
+       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -75,6 +78,10 @@ static const struct option long_options[] = {
     {"targets", required_argument, NULL, OPT_TARGETS},
     {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"source", required_argument, NULL, OPT_SOURCE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"run-id", required_argument, NULL, OPT_RUN_ID},
     {NULL, 0, NULL, 0},
 };
 
@@ -290,6 +297,47 @@ static int load_targets(struct options *o, char *err, size_t errlen)
     return 0;
 }
 
+/* Start times further off than this are a mistake (milliseconds for
+ * seconds, a stale shell variable), not a plan. */
+#define START_MAX_AHEAD_S 86400.0
+
+/* --start-at: "+5s" from now or epoch seconds, into o's epoch and
+ * monotonic times. The two clocks are read once per process, so a command
+ * line parsed again (a script's options()) means the same instant. A time
+ * already past is not refused here: the run refuses it at the start, with
+ * its own exit status (a shard ready too late). */
+static int parse_start_at(struct options *o, const char *spec, char *err, size_t errlen)
+{
+    static double base_epoch;
+    static int64_t base_mono;
+    if (base_mono == 0) {
+        base_mono = clock_now_ns();
+        base_epoch = clock_epoch_seconds();
+    }
+    double at;
+    if (spec[0] == '+') {
+        int64_t ns;
+        if (options_parse_duration(spec + 1, &ns) < 0)
+            return fail(err, errlen, "%s: \"%s\" is not +DURATION from now (e.g. +5s, +500ms)", "--start-at", spec);
+        at = base_epoch + (double)ns / 1e9;
+    } else {
+        char *end;
+        errno = 0;
+        at = strtod(spec, &end);
+        if (end == spec || *end || end != spec + strspn(spec, "0123456789.") || errno || !isfinite(at))
+            return fail(err, errlen,
+                        "%s: \"%s\" is not a time (epoch seconds such as 1767225600.5, or +5s from now)",
+                        "--start-at", spec);
+    }
+    if (at - base_epoch > START_MAX_AHEAD_S)
+        return fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
+                    "--start-at", spec);
+    o->start_at = at;
+    o->start_at_mono = base_mono + (int64_t)llround((at - base_epoch) * 1e9);
+    o->start_at_given = true;
+    return 0;
+}
+
 static void set_defaults(struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -303,6 +351,7 @@ static void set_defaults(struct options *o)
     o->streams = 1;
     o->h2_window = UINT32_C(1) << 24;
     o->seed = OPTIONS_NO_SEED;
+    o->shard = (struct shard){0, 1};
 }
 
 /* --stages: the curve from -R's or -c's value (0 when not given); with -R
@@ -593,6 +642,33 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             o->seed_given = true;
             break;
+        case OPT_SOURCE:
+            if (o->sources)
+                return fail(err, errlen, "%s: given twice (list every address in one: A,B or A-B)%s", "--source", ""),
+                       OPTIONS_ERROR;
+            o->sources = xmalloc(sizeof *o->sources);
+            if (sources_parse(optarg, o->sources, err, errlen) < 0) {
+                free(o->sources);
+                o->sources = NULL;
+                return OPTIONS_ERROR;
+            }
+            o->source_spec = optarg;
+            break;
+        case OPT_SHARD:
+            if (shard_parse(optarg, &o->shard, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_START_AT:
+            if (parse_start_at(o, optarg, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_RUN_ID:
+            if (!shard_id_valid(optarg))
+                return fail(err, errlen, "%s: \"%s\" is not a run id (1 to 64 letters, digits, '.', '_' or '-')",
+                            "--run-id", optarg),
+                       OPTIONS_ERROR;
+            o->run_id = optarg;
+            break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
                 return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
@@ -639,20 +715,33 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     if (!duration_set && o->requests == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
+    /* -c and -n stay the run's; a shard holds and makes its part of them. */
+    uint32_t conns = (uint32_t)shard_part(o->connections, o->shard);
+    uint64_t requests = o->requests ? shard_part(o->requests, o->shard) : 0;
+    if (conns == 0 || (o->requests && requests == 0)) {
+        snprintf(err, errlen, "--shard %u/%u: %s %" PRIu64 " leaves this shard none (give at least one for each of the %u shards)",
+                 o->shard.index, o->shard.count, conns == 0 ? "-c" : "-n",
+                 conns == 0 ? (uint64_t)o->connections : o->requests, o->shard.count);
+        return OPTIONS_ERROR;
+    }
     if (threads_set) {
-        if (o->threads > o->connections) {
-            snprintf(err, errlen, "-t: %u threads need at least as many connections (-c is %u)", o->threads,
-                     o->connections);
+        if (o->threads > conns) {
+            if (o->shard.count > 1)
+                snprintf(err, errlen, "-t: %u threads need at least as many connections (--shard %u/%u holds %u of -c %u)",
+                         o->threads, o->shard.index, o->shard.count, conns, o->connections);
+            else
+                snprintf(err, errlen, "-t: %u threads need at least as many connections (-c is %u)", o->threads,
+                         o->connections);
             return OPTIONS_ERROR;
         }
     } else {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
         o->threads = cpus > 0 ? (uint32_t)cpus : 1;
-        if (o->threads > o->connections)
-            o->threads = o->connections;
+        if (o->threads > conns)
+            o->threads = conns;
     }
-    if (o->requests && o->threads > o->requests)
-        o->threads = (uint32_t)o->requests;
+    if (requests && o->threads > requests)
+        o->threads = (uint32_t)requests;
     if (o->rate && o->one_first) {
         snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
         return OPTIONS_ERROR;
@@ -675,6 +764,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 
 void options_free(struct options *o)
 {
+    if (o->sources)
+        sources_free(o->sources);
+    free(o->sources);
+    o->sources = NULL;
     free(o->stages);
     o->stages = NULL;
     free((void *)o->body);

@@ -5,6 +5,8 @@
 #define VOLLEY_OPTIONS_H
 
 #include "http.h"
+#include "shard.h"
+#include "source.h"
 #include "stages.h"
 
 #include <stdbool.h>
@@ -59,6 +61,13 @@ struct options {
                             * by main.c; OPTIONS_NO_SEED until then, and in a result saved before
                             * runs had seeds */
     bool seed_given;       /* --seed (or a script's options() seed) */
+    struct sources *sources; /* --source parsed (owned; source.h); NULL: the kernel's choice */
+    const char *source_spec; /* --source as given, NULL if none */
+    struct shard shard;    /* --shard I/N; {0, 1} without it (shard.h) */
+    bool start_at_given;   /* --start-at */
+    double start_at;       /* --start-at: the start, epoch seconds */
+    int64_t start_at_mono; /* --start-at: the same instant on CLOCK_MONOTONIC (ns), converted once */
+    const char *run_id;    /* --run-id, NULL: the default (shard_default_id), made at the start */
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */

@@ -124,6 +124,30 @@ static void stages_text(FILE *out, const struct options *o, const char *unit)
                 unit);
 }
 
+uint32_t report_connections(const struct options *o, const struct run_result *r)
+{
+    return r->merged ? o->connections : (uint32_t)shard_part(o->connections, o->shard);
+}
+
+/* The header's line of a shard (--shard) or of shards merged, and of
+ * --start-at. */
+static void shard_text(FILE *out, const struct options *o, const struct run_result *r)
+{
+    if (r->merged) {
+        fprintf(out, "  %u shards merged (volley merge), run %s\n", r->merged, r->run_id);
+    } else if (o->shard.count > 1) {
+        fprintf(out, "  Shard %u of %u (counting from 0): its part of %u connections", o->shard.index,
+                o->shard.count, o->connections);
+        if (o->requests && !o->rate)
+            fprintf(out, " and %" PRIu64 " requests", o->requests);
+        if (o->rate)
+            fprintf(out, ", the arrivals k with k mod %u = %u", o->shard.count, o->shard.index);
+        fputc('\n', out);
+    }
+    if (o->start_at_given && !r->merged)
+        fprintf(out, "  Starts at %.6f (--start-at, seconds since the epoch)\n", o->start_at);
+}
+
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
@@ -141,9 +165,9 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
         fprintf(out, ", %s)", o->targets_order == OPTIONS_RANDOM ? "random order" : "round robin");
     }
     fputc('\n', out);
-    fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s",
-            o->connections, o->connections == 1 ? "" : "s",
-            o->keepalive ? "keep-alive" : "a new connection per request");
+    uint32_t conns = report_connections(o, r);
+    fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s", conns,
+            conns == 1 ? "" : "s", o->keepalive ? "keep-alive" : "a new connection per request");
     if (o->rate) {
         fprintf(out, "open model at %" PRIu64 " requests/s%s", o->rate, o->stages ? " at most" : "");
         stages_text(out, o, "/s");
@@ -157,8 +181,14 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
         stages_text(out, o, "");
         fputc('\n', out);
     }
+    shard_text(out, o, r);
     report_tls_header(out, t, r);
     report_h2_header(out, o);
+}
+
+double report_target_rate(const struct options *o, const struct run_result *r)
+{
+    return r->merged || o->shard.count <= 1 ? (double)o->rate : (double)o->rate / o->shard.count;
 }
 
 double report_sent_rate(const struct options *o, const struct run_result *r)
@@ -176,7 +206,7 @@ static bool rate_met(const struct options *o, const struct run_result *r, double
     const struct stats *s = &r->stats;
     if (o->stages) /* a curve has no one rate: what it asked for by the end went out */
         return (double)s->arrivals >= RATE_MET_SHARE * (double)(s->arrivals + s->unsent);
-    return sent >= RATE_MET_SHARE * (double)o->rate;
+    return sent >= RATE_MET_SHARE * report_target_rate(o, r);
 }
 
 bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r)
@@ -191,9 +221,24 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
                 r->stats.unsent, r->stats.arrivals + r->stats.unsent);
         return true;
     }
-    fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
-            o->rate, sent, r->stats.unsent);
+    if (o->shard.count > 1 && !r->merged)
+        fprintf(err, "volley: -R %" PRIu64 " (--shard %u/%u: %.2f/s of it): target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
+                o->rate, o->shard.index, o->shard.count, report_target_rate(o, r), sent, r->stats.unsent);
+    else
+        fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
+                o->rate, sent, r->stats.unsent);
     return true;
+}
+
+/* A target rate as the report prints it: whole (as -R gives it) unless a
+ * shard's part has a fraction. */
+static char *fmt_rate(char *buf, size_t len, double rate)
+{
+    if (rate == floor(rate))
+        snprintf(buf, len, "%.0f", rate);
+    else
+        snprintf(buf, len, "%.2f", rate);
+    return buf;
 }
 
 /* -R: what was scheduled against what was sent, said plainly when short. */
@@ -201,20 +246,21 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
 {
     const struct stats *s = &r->stats;
     double sent = report_sent_rate(o, r);
+    char rt[32];
     if (o->stages)
         fprintf(out, "  Rate: %" PRIu64 " scheduled by the stages, %.2f/s sent on average; %" PRIu64 " sent, %" PRIu64
                      " never sent\n",
                 s->arrivals + s->unsent, sent, s->arrivals, s->unsent);
     else
-        fprintf(out, "  Rate: %" PRIu64 "/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n",
-                o->rate, sent, s->arrivals, s->unsent);
+        fprintf(out, "  Rate: %s/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n",
+                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), sent, s->arrivals, s->unsent);
     if (rate_met(o, r, sent))
         return;
     if (o->stages)
         fprintf(out, "  Target rate NOT met: %" PRIu64 " of %" PRIu64 " arrivals never sent (", s->unsent,
                 s->arrivals + s->unsent);
     else
-        fprintf(out, "  Target rate NOT met: %.2f/s of %" PRIu64 "/s (", sent, o->rate);
+        fprintf(out, "  Target rate NOT met: %.2f/s of %s/s (", sent, fmt_rate(rt, sizeof rt, report_target_rate(o, r)));
     if (s->completed) { /* else no timing figures at all (report_text) */
         char p50[32], p99[32];
         fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
@@ -303,10 +349,17 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, "  Failed requests: %" PRIu64 " (", failed);
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             /* http runs keep their six kinds; https adds tls, HTTP/2 protocol */
-            if ((e != STATS_ERR_TLS || t->tls) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1))
+            if ((e != STATS_ERR_TLS || t->tls) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1) &&
+                (e != STATS_ERR_PORTS || s->errors[e] || o->sources))
                 fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
         fputs(")\n", out);
         reasons_text(out, s);
+        if (s->errors[STATS_ERR_PORTS])
+            fprintf(out,
+                    "  Local ports ran out (EADDRNOTAVAIL) for %" PRIu64 " request%s: this machine's limit, not the "
+                    "target's; bind to more local addresses (--source 127.0.0.2-127.0.0.9) or widen "
+                    "net.ipv4.ip_local_port_range\n",
+                    s->errors[STATS_ERR_PORTS], s->errors[STATS_ERR_PORTS] == 1 ? "" : "s");
     }
     if (non_ok)
         fprintf(out, "  Non-2xx or 3xx responses: %" PRIu64 "\n", non_ok);
@@ -547,6 +600,23 @@ static void json_stages(FILE *out, const struct options *o)
     fputs("]}", out);
 }
 
+/* "run": what volley merge checks the shards of a run by: its id, which
+ * shard this is of how many (null: merged), the shared start. */
+static void json_run(FILE *out, const struct options *o, const struct run_result *r)
+{
+    fputs("  \"run\": {\"id\": ", out);
+    json_out_str(out, r->run_id);
+    if (r->merged)
+        fprintf(out, ", \"shard\": null, \"shards\": %u", r->merged);
+    else
+        fprintf(out, ", \"shard\": %u, \"shards\": %u", o->shard.index, o->shard.count ? o->shard.count : 1);
+    if (o->start_at_given)
+        json_num(out, ", \"start_at\": ", o->start_at, 6);
+    else
+        fputs(", \"start_at\": null", out);
+    fputs("},\n", out);
+}
+
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -556,6 +626,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
 
     fprintf(out, "{\n  \"version\": \"%s\",\n", VOLLEY_VERSION);
+    json_run(out, o, r);
     fprintf(out, "  \"target\": {\"url\": ");
     json_out_str(out, t->url);
     fprintf(out, ", \"scheme\": ");
@@ -607,6 +678,11 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     } else {
         fprintf(out, ", \"targets\": null");
     }
+    fputs(", \"source\": ", out);
+    if (o->source_spec)
+        json_out_str(out, o->source_spec);
+    else
+        fputs("null", out);
     if (o->seed != OPTIONS_NO_SEED)
         fprintf(out, ", \"seed\": %" PRIu64 "},\n", o->seed);
     else

@@ -40,6 +40,10 @@ bool report_none_completed(FILE *err, const struct run_result *r);
  * when arrivals were left unsent. 0 without -R. */
 double report_sent_rate(const struct options *o, const struct run_result *r);
 
+/* -R: the rate this result was to send: -R's, or a shard's part of it
+ * (-R / N with --shard I/N; shards merged: -R's again). */
+double report_target_rate(const struct options *o, const struct run_result *r);
+
 /* -R: whether the target rate was missed (sent below 99 % of -R, in a run
  * that was not interrupted); if so, says it on err as "volley: -R ...".
  * The exit status is then 3. */

@@ -138,9 +138,9 @@ void report_health_text(FILE *out, const struct options *o, const struct run_res
             fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h.busy);
         else if (o->http2 != OPTIONS_H1 && o->streams > 1) /* each stream slot holds a request */
             fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h.busy,
-                    (uint64_t)o->connections * o->streams);
+                    (uint64_t)report_connections(o, r) * o->streams);
         else
-            fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h.busy, o->connections);
+            fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h.busy, report_connections(o, r));
     }
     if (o->verbose && h.per_conn)
         fprintf(out, "  Responses per connection: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64 "\n", h.min,

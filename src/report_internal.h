@@ -74,4 +74,8 @@ void report_tls_json(FILE *out, const struct target *t, const struct run_result 
 void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* The connections the report's figures are of: a shard's part of -c
+ * (--shard), or -c for one process and for shards merged. */
+uint32_t report_connections(const struct options *o, const struct run_result *r);
+
 #endif

@@ -75,6 +75,7 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     const char *v = html_rd_str(rd, op, "options", "http_version", false, NULL);
     o->http10 = v && strcmp(v, "1.0") == 0;
     o->rate = (uint64_t)html_rd_count(rd, op, "options", "rate");
+    o->source_spec = html_rd_str(rd, op, "options", "source", false, NULL);
     o->spin_ns = rd_seconds(rd, op, "options", "spin", 1);
     const struct json *sg = html_rd_of(rd, op, "options", "stages", JSON_OBJECT, false);
     const char *spec = sg ? html_rd_str(rd, sg, "options.stages", "spec", true, NULL) : NULL;
@@ -345,6 +346,42 @@ static int judge(struct html_rd *rd, const struct json *root, const char *const 
     return 0;
 }
 
+/* "run": the run id, the shard (null: a merged result) and the shared
+ * start. A result saved before runs had ids has none: shard 0 of 1. */
+static void load_run(struct html_rd *rd, const struct json *root, struct options *o, struct run_result *r)
+{
+    o->shard = (struct shard){0, 1};
+    const struct json *run = html_rd_of(rd, root, "", "run", JSON_OBJECT, false);
+    if (!run)
+        return;
+    const char *id = html_rd_str(rd, run, "run", "id", true, NULL);
+    if (id && !shard_id_valid(id))
+        html_rd_fail(rd, "run", "id", "not a run id (1 to %d letters, digits, '.', '_' or '-')", SHARD_ID_MAX);
+    else if (id)
+        snprintf(r->run_id, sizeof r->run_id, "%s", id);
+    double n = html_rd_count(rd, run, "run", "shards");
+    if (!rd->failed && (n < 1 || n > SHARD_MAX))
+        html_rd_fail(rd, "run", "shards", "expected a whole number from 1 to %d", SHARD_MAX);
+    const struct json *i = json_in_get(run, "shard");
+    if (!rd->failed && i && i->type == JSON_NULL) {
+        r->merged = (uint32_t)n;
+        o->shard = (struct shard){0, (uint32_t)n};
+    } else if (!rd->failed) {
+        double k = html_rd_count(rd, run, "run", "shard");
+        if (!rd->failed && !(k < n))
+            html_rd_fail(rd, "run", "shard", "expected a shard below run.shards (%.0f)", n);
+        else if (!rd->failed)
+            o->shard = (struct shard){(uint32_t)k, (uint32_t)n};
+    }
+    double at = html_rd_num(rd, run, "run", "start_at", false);
+    if (!rd->failed && !isnan(at)) {
+        o->start_at = at;
+        o->start_at_given = true;
+    }
+    if (rd->failed)
+        o->shard = (struct shard){0, 1};
+}
+
 int result_run_load(const struct json *root, const char *const *exprs, size_t n, struct result_run *rr, char *err,
                     size_t errlen)
 {
@@ -357,6 +394,7 @@ int result_run_load(const struct json *root, const char *const *exprs, size_t n,
         return RESULT_RUN_FILE;
     struct html_rd rd = {err, errlen, false};
     load_options(&rd, root, &rr->o);
+    load_run(&rd, root, &rr->o, r);
     load_target(&rd, root, &rr->t);
     r->start_epoch = html_rd_num(&rd, root, "", "start_time", false);
     if (isnan(r->start_epoch))

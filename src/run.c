@@ -14,6 +14,7 @@
 #include "worker.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <ev.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -170,7 +171,8 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
 {
     struct rlimit rl;
     rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
-    rlim_t need = (rlim_t)o->connections + (rlim_t)o->threads * per_worker + FD_RESERVE;
+    uint32_t conns = (uint32_t)shard_part(o->connections, o->shard); /* this process's */
+    rlim_t need = (rlim_t)conns + (rlim_t)o->threads * per_worker + FD_RESERVE;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
         return 0;
     if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
@@ -181,7 +183,7 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
     snprintf(err, errlen,
              "-c %u with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
              " but the limit is %llu (see ulimit -n; fewer -c or -t)",
-             o->connections, o->threads, (unsigned long long)need, o->connections,
+             conns, o->threads, (unsigned long long)need, conns,
              (unsigned long long)(o->threads * per_worker), FD_RESERVE, (unsigned long long)rl.rlim_max);
     return -1;
 }
@@ -227,6 +229,8 @@ int run_set_wrk(struct script *s, const struct options *o, const struct target *
         .host = t->host,
         .port = t->port_given ? port : NULL,
         .port_number = t->port,
+        .shard = o->shard.index,
+        .shards = o->shard.count,
         .req = &spec,
     };
     return script_set_wrk(s, &w, err, errlen);
@@ -309,29 +313,80 @@ static int64_t sent_span(const struct options *o, const struct run_result *r)
 }
 
 /* The --hlog log's comment line: what ran, and the histograms' units. */
-static void hlog_comment(const struct options *o, const struct target *t, char *buf, size_t len)
+static void hlog_comment(const struct options *o, const struct target *t, const char *run_id, char *buf, size_t len)
 {
     char mode[64];
     if (o->rate)
         snprintf(mode, sizeof mode, "open model rate=%" PRIu64 "/s", o->rate);
     else
         snprintf(mode, sizeof mode, "closed loop");
-    snprintf(buf, len, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d", VOLLEY_VERSION,
-             t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST, HIST_DIGITS);
+    snprintf(buf, len, "volley %s %s %s connections=%u unit=ns lowest=%lld highest=%lld digits=%d run=%s shard=%u/%u",
+             VOLLEY_VERSION, t->url, mode, o->connections, (long long)HIST_LOWEST, (long long)HIST_HIGHEST,
+             HIST_DIGITS, run_id, o->shard.index, o->shard.count);
 }
 
 /* --hlog: the log starts on f with its header; the workers' intervals are
  * collected from now on. */
 static void start_hlog(struct run *r, FILE *f, const struct options *o, const struct target *t, uint32_t made,
-                       int64_t t0, double start_epoch, bool script)
+                       int64_t t0, double start_epoch, const char *run_id, bool script)
 {
     char comment[512];
-    hlog_comment(o, t, comment, sizeof comment);
+    hlog_comment(o, t, run_id, comment, sizeof comment);
     struct intervals **ivs = xcalloc(made, sizeof *ivs);
     for (uint32_t i = 0; i < made; i++)
         ivs[i] = &r->workers[i].intervals;
     intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, script ? r->names.name : NULL);
     r->hlog_on = true;
+}
+
+/* --start-at: sleeps until it, signals blocked (the workers are made, not
+ * started). SIGINT or SIGTERM while waiting ends the wait: -1. Started
+ * late by any amount: RUN_LATE (a shard that started skewed would shift
+ * its part of the schedule against the others'). The last 2 ms are slept
+ * with an absolute clock_nanosleep, which wakes closer to the time than a
+ * relative timeout does. */
+#define START_FINE_NS INT64_C(2000000)
+
+static int wait_start(const struct options *o, const sigset_t *signals, char *err, size_t errlen)
+{
+    int64_t late = clock_now_ns() - o->start_at_mono;
+    if (late > 0) {
+        snprintf(err, errlen,
+                 "--start-at %.6f: ready %.3f ms after it; not starting (a shard started late would be skewed "
+                 "against the others: give a start time further ahead)",
+                 o->start_at, (double)late / 1e6);
+        return RUN_LATE;
+    }
+    for (;;) {
+        int64_t left = o->start_at_mono - clock_now_ns() - START_FINE_NS;
+        if (left <= 0)
+            break;
+        struct timespec ts = {.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+        int sig = sigtimedwait(signals, NULL, &ts);
+        if (sig == SIGINT || sig == SIGTERM) {
+            snprintf(err, errlen, "interrupted while waiting for --start-at %.6f; nothing was sent", o->start_at);
+            return -1;
+        }
+    }
+    struct timespec at = {.tv_sec = o->start_at_mono / 1000000000, .tv_nsec = o->start_at_mono % 1000000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+        ;
+    return 0;
+}
+
+/* The settings every shard of a run has in common, as one string: what
+ * the default run id is made from (with the start time). Not -t, --seed,
+ * --source or the output files, which may differ from machine to machine. */
+static void run_settings(const struct options *o, const struct target *t, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "%s|%s|c=%u|n=%" PRIu64 "|d=%" PRId64 "|R=%" PRIu64 "|st=%s|to=%" PRId64
+                     "|ka=%d|h10=%d|h2=%d|m=%u|s=%s|tg=%s|N=%u|b=%zu",
+                     t->url, o->method, o->connections, o->requests, o->duration_ns, o->rate,
+                     o->stages_spec ? o->stages_spec : "", o->timeout_ns, o->keepalive, o->http10, (int)o->http2,
+                     o->streams, o->script ? o->script : "", o->targets_path ? o->targets_path : "",
+                     o->shard.count, o->body_len);
+    for (size_t i = 0; i < o->nheaders && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "|H=%s", o->headers[i]);
 }
 
 int run_execute(const struct options *o, const struct target *t, struct script *main_script, FILE *hlog,
@@ -386,19 +441,32 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     res->nthreads = 0;
 
     /* Every connection and every request gets a worker: the remainders go to
-     * the first workers (wrk drops them). */
+     * the first workers (wrk drops them). A shard (--shard I/N) holds and
+     * makes its part of the run's (shard_part), split the same way. */
     uint64_t unlimited = UINT64_MAX;
-    /* -R: arrival k goes to worker k mod W, so the shares follow from the
-     * run's total (-n, or what -d's schedule holds). */
+    struct shard sh = o->shard;
+    cfg.shard = sh;
+    cfg.sources = o->sources;
+    uint32_t shard_conns = (uint32_t)shard_part(o->connections, sh);
+    uint64_t shard_requests = shard_part(o->requests, sh);
+    /* The shards before this one hold connections 0 .. conn_offset - 1 of
+     * the run (conn.id is the run's number) and, with -n, its first requests. */
+    cfg.conn_offset = (uint32_t)((uint64_t)o->connections / sh.count * sh.index +
+                                 (sh.index < o->connections % sh.count ? sh.index : o->connections % sh.count));
+    uint64_t req_offset = o->requests / sh.count * sh.index +
+                          (sh.index < o->requests % sh.count ? sh.index : o->requests % sh.count);
+    /* -R: arrival k goes to the worker whose lane is k mod (W * N)
+     * (shard_lane), so the shares follow from the run's total (-n, or
+     * what -d's schedule holds). */
     uint64_t arrivals = !o->rate ? 0 : o->stages ? stages_arrivals(o->stages)
                                               : sched_total(o->rate, o->requests, o->duration_ns);
     int rc = 0;
-    uint32_t made = 0, conn_base = 0;
-    uint64_t req_base = 0;
+    uint32_t made = 0, conn_base = cfg.conn_offset;
+    uint64_t req_base = o->requests ? req_offset : 0;
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
-        uint32_t conns = o->connections / r.nworkers + (i < o->connections % r.nworkers);
-        uint64_t budget = o->rate       ? sched_share(arrivals, i, r.nworkers)
-                          : o->requests ? o->requests / r.nworkers + (i < o->requests % r.nworkers)
+        uint32_t conns = shard_conns / r.nworkers + (i < shard_conns % r.nworkers);
+        uint64_t budget = o->rate       ? sched_share(arrivals, (uint32_t)shard_lane(sh, i), r.nworkers * sh.count)
+                          : o->requests ? shard_requests / r.nworkers + (i < shard_requests % r.nworkers)
                                         : unlimited;
         struct script_thread *th = NULL;
         if (main_script) {
@@ -417,7 +485,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         /* The run's order is dealt in contiguous shares: with -n each
          * request of it is made by exactly one worker. Without a bound
          * each worker starts at its own place. */
-        req_base = budget == unlimited ? i + 1 : req_base + budget;
+        req_base = budget == unlimited ? shard_lane(sh, i + 1) : req_base + budget;
     }
 
     struct series_rec **recs = xcalloc(made ? made : 1, sizeof *recs);
@@ -441,8 +509,19 @@ int run_execute(const struct options *o, const struct target *t, struct script *
 
     if (rc == 0 && ready)
         ready(ready_arg);
-    res->start_epoch = clock_epoch_seconds();
-    int64_t t0 = clock_now_ns();
+    if (rc == 0 && o->start_at_given)
+        rc = wait_start(o, &block, err, errlen);
+    /* With --start-at every shard has the same start: arrival 0 is due at
+     * it, wherever this process's clock read it. */
+    res->start_epoch = o->start_at_given ? o->start_at : clock_epoch_seconds();
+    int64_t t0 = o->start_at_given && rc == 0 ? o->start_at_mono : clock_now_ns();
+    if (o->run_id) {
+        snprintf(res->run_id, sizeof res->run_id, "%s", o->run_id);
+    } else {
+        char settings[4096];
+        run_settings(o, t, settings, sizeof settings);
+        shard_default_id(settings, res->start_epoch, res->run_id, sizeof res->run_id);
+    }
     cfg.t0 = t0; /* -R's arrival 0 and --hlog's interval 0 */
     cfg.sched_end = o->rate && o->duration_ns ? t0 + o->duration_ns : 0;
     uint32_t started = 0;
@@ -459,7 +538,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     /* After the start: the workers need not wait for the header's write. */
     if (rc == 0 && hlog)
-        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, main_script != NULL);
+        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, res->run_id, main_script != NULL);
     if (rc != 0) {
         r.nworkers = started; /* wait only for those that run */
         stop_workers(&r);

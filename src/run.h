@@ -7,6 +7,7 @@
 #include "options.h"
 #include "script.h"
 #include "series.h"
+#include "shard.h"
 #include "stats.h"
 #include "target.h"
 #include "threshold.h"
@@ -19,7 +20,11 @@
 
 struct run_result {
     struct stats stats;  /* merged over workers; stats_free when done */
-    double start_epoch;  /* wall clock at the start, seconds since the epoch */
+    double start_epoch;  /* wall clock at the start, seconds since the epoch (--start-at's
+                          * own value when given, so every shard's is the same) */
+    char run_id[SHARD_ID_MAX + 1]; /* --run-id, or the default made at the start */
+    uint32_t merged;     /* volley merge: how many shards this result was merged from;
+                          * 0: one process's result */
     int64_t duration_ns; /* start -> last worker ended */
     int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
     int64_t sent_span_ns; /* -R: the time the arrivals sent went out over (the rate
@@ -65,9 +70,15 @@ typedef void (*run_ready_fn)(void *arg);
  * write it is in res->hlog_error). ready (may be NULL) is called
  * with ready_arg just before the workers start. Returns 0, or -1 with err when
  * the run could not start (threads, loops, a script that fails to load or
- * in setup() or init()); nothing was sent then. o's thresholds are
+ * in setup() or init()), or RUN_LATE; nothing was sent then. With
+ * --start-at the workers start at that instant, after everything else is
+ * ready (a SIGINT or SIGTERM while waiting for it is -1). o's thresholds are
  * evaluated on the merged stats (res->thresholds). Call run_result_free
  * after. */
+/* run_execute's status when --start-at had passed by the time the run was
+ * ready (err says by how much): nothing was sent. */
+#define RUN_LATE (-2)
+
 int run_execute(const struct options *o, const struct target *t, struct script *main_script, FILE *hlog,
                 run_ready_fn ready, void *ready_arg, struct run_result *res, char *err, size_t errlen);
 

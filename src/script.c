@@ -248,7 +248,9 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     lua_pushstring(L, w->host);
     lua_pushinteger(L, w->port_number);
     lua_pushstring(L, r->path);
-    return script_pcall(s, 4, 0, NULL, err, errlen);
+    lua_pushinteger(L, w->shard);
+    lua_pushinteger(L, w->shards);
+    return script_pcall(s, 6, 0, NULL, err, errlen);
 }
 
 int script_seed(struct script *s, double seed, char *err, size_t errlen)

@@ -71,6 +71,7 @@ struct script_wrk {
     const char *host;
     const char *port;        /* NULL when the URL names no port, as in wrk */
     unsigned port_number;    /* the port used (volley.target.port) */
+    unsigned shard, shards;  /* volley.shard.index and .count (--shard; 0 and 1 without) */
     const struct http_request_spec *req; /* method, path, headers, body, protocol; its
                                           * host_header becomes headers.Host
                                           * unless a header gives one */

@@ -53,7 +53,7 @@ static void classes_of(const uint64_t *codes, uint64_t *classes)
         classes[code / 100 - 1] += codes[code];
 }
 
-static void counts_add(struct series_counts *dst, const struct series_counts *src)
+void series_counts_add(struct series_counts *dst, const struct series_counts *src)
 {
     dst->requests += src->requests;
     dst->bytes += src->bytes;
@@ -264,7 +264,7 @@ static void merge_into(struct hist **into, struct hist **from)
 /* One worker's second into the pending seconds. */
 static void take(struct series *s, struct series_sec *sec)
 {
-    counts_add(&s->total, &sec->c);
+    series_counts_add(&s->total, &sec->c);
     for (int i = 0; i < SERIES_CODES; i++)
         s->total_codes[i] += sec->codes[i];
     if (sec->latency)
@@ -275,7 +275,7 @@ static void take(struct series *s, struct series_sec *sec)
         assert(!"series: a second came after it was completed");
     } else {
         struct pending *p = pending_at(s, sec->index);
-        counts_add(&p->c, &sec->c);
+        series_counts_add(&p->c, &sec->c);
         merge_into(&p->h, &sec->latency);
         merge_into(&p->lag, &sec->sendlag);
     }

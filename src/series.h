@@ -28,7 +28,7 @@
 
 #define SERIES_NS 1000000000LL /* a point is one second */
 #define SERIES_CLASSES 6       /* status 1xx, 2xx, 3xx, 4xx, 5xx, other */
-#define SERIES_KINDS 8         /* = STATS_ERR_KINDS (checked in series.c) */
+#define SERIES_KINDS 9         /* = STATS_ERR_KINDS (checked in series.c) */
 #define SERIES_CODES 600       /* = STATS_STATUS_MAX (checked in series.c) */
 
 struct stats;
@@ -47,6 +47,9 @@ struct series_counts {
     uint64_t conn_samples; /* --stages without -R: connections open, summed over the
                             * worker's 100 ms samples (a second's / 10 = its mean) */
 };
+
+/* dst += src, count by count. */
+void series_counts_add(struct series_counts *dst, const struct series_counts *src);
 
 /* One worker's second, handed to the main thread. */
 struct series_sec {

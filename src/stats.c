@@ -319,6 +319,36 @@ void stats_merge(struct stats *dst, struct stats *src)
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
 }
 
+int stats_align_names(struct stats *src, const struct stats *dst)
+{
+    if (!src->names)
+        return 0;
+    struct stats_name **by_dst = xcalloc(NAMES_MAX, sizeof *by_dst);
+    uint32_t next = dst->nnames, top = 0;
+    for (uint32_t i = 0; i < src->nnames; i++) {
+        struct stats_name *n = src->names[i];
+        if (!n)
+            continue;
+        uint32_t id = next;
+        for (uint32_t j = 0; j < dst->nnames; j++)
+            if (dst->names[j] && strcmp(dst->names[j]->name, n->name) == 0) {
+                id = j;
+                break;
+            }
+        if (id == next && next++ >= NAMES_MAX) {
+            free(by_dst);
+            return -1;
+        }
+        by_dst[id] = n;
+        if (id + 1 > top)
+            top = id + 1;
+    }
+    free(src->names);
+    src->names = by_dst;
+    src->nnames = top;
+    return 0;
+}
+
 uint64_t stats_failed(const struct stats *s)
 {
     uint64_t n = 0;
@@ -330,6 +360,6 @@ uint64_t stats_failed(const struct stats *s)
 const char *stats_error_name(enum stats_error e)
 {
     static const char *const names[STATS_ERR_KINDS] = {"connect", "read",       "write", "timeout",
-                                                            "parse",   "validation", "tls",     "protocol"};
+                                                            "parse",   "validation", "tls",     "protocol", "ports"};
     return names[e];
 }

@@ -27,6 +27,9 @@ enum stats_error {
                         * OpenSSL's reason */
     STATS_ERR_PROTOCOL, /* HTTP/2: the stream was reset (RST_STREAM) or the server broke
                          * the protocol; counted by reason */
+    STATS_ERR_PORTS,   /* the connect found no free local port for the four-tuple
+                        * (EADDRNOTAVAIL): a limit of this machine, not of the target
+                        * (more --source addresses, or a wider ip_local_port_range) */
     STATS_ERR_KINDS
 };
 
@@ -217,6 +220,14 @@ uint64_t stats_name_failed(const struct stats_name *n);
 
 /* Requests that ended in failure. */
 uint64_t stats_failed(const struct stats *s);
+
+/* Renumbers src's request names to dst's ids, by name (names dst does not
+ * have get the ids after its own), so that stats_merge, which adds names
+ * by id (a run's workers share one registry), adds each of src's names to
+ * dst's of the same name: for results of separate processes (volley
+ * merge). Returns 0, or -1 (src unchanged) when the two have more than
+ * NAMES_MAX names together. */
+int stats_align_names(struct stats *src, const struct stats *dst);
 
 /* Name of an error kind ("connect", "read", ...). */
 const char *stats_error_name(enum stats_error e);

@@ -5,6 +5,8 @@
 #define VOLLEY_WORKER_H
 
 #include "conn.h"
+#include "shard.h"
+#include "source.h"
 #include "stats.h"
 
 #include <ev.h>
@@ -37,6 +39,11 @@ struct worker_config {
     const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
                                   * connections' (NULL: none) */
     uint32_t nworkers;       /* -R: how many workers share the schedule */
+    struct shard shard;      /* --shard: this process's part of the run ({0, 1}: all of it);
+                              * worker w's lane of the schedule is shard_lane(shard, w) of
+                              * nworkers * shard.count */
+    uint32_t conn_offset;    /* --shard: the run's connection number of this process's first */
+    const struct sources *sources; /* --source: local addresses, by connection number; NULL: none */
     int64_t t0;              /* -R, --hlog: monotonic ns of the schedule's arrival 0 and
                               * of interval 0; set before the workers start */
     int64_t sched_end;       /* -R with -d: t0 + duration; 0 otherwise */

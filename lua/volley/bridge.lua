@@ -26,7 +26,7 @@ local lenbuf = ffi.new("size_t[1]")
 ----------------------------------------------------------------------------
 -- The volley table.
 
-local volley = { target = {} }
+local volley = { target = {}, shard = { index = 0, count = 1 } }
 
 function volley.format(method, path, headers, body)
   if type(method) == "table" then
@@ -148,9 +148,13 @@ function bridge.start(api_ptr)
 end
 
 -- The target of the run (also called again when options() changed it).
-function bridge.set_target(scheme, host, port, path)
+-- volley.target, and volley.shard: which shard of the run this process
+-- is (--shard INDEX/COUNT; 0 of 1 without it), so that a script can
+-- take its part of a data set.
+function bridge.set_target(scheme, host, port, path, shard, shards)
   local t = volley.target
   t.scheme, t.host, t.port, t.path = scheme, host, port, path
+  volley.shard.index, volley.shard.count = shard, shards
 end
 
 function bridge.set_phase(phase)

@@ -24,7 +24,7 @@ check_eq "$RC" 0 "open: exit status"
 run_volley closed -n 3000 -c 5 -t 1 --hlog "$T/closed.hlog" "$url"
 check_eq "$RC" 0 "closed: exit status"
 stop_target
-check_grep "$T/open.hlog" '^#\[volley .* open model rate=2000/s connections=20 unit=ns lowest=1 highest=3600000000000 digits=3\]$' "open: comment"
+check_grep "$T/open.hlog" '^#\[volley .* open model rate=2000/s connections=20 unit=ns lowest=1 highest=3600000000000 digits=3 run=r[0-9a-f]{16} shard=0/1\]$' "open: comment"
 check_grep "$T/open.hlog" '^#\[Histogram log format version 1\.3\]$' "open: version"
 check_grep "$T/open.hlog" '^#\[StartTime: [0-9]+\.[0-9]{3} \(seconds since epoch\), ' "open: start time"
 check_grep "$T/open.hlog" '^"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"$' "open: legend"

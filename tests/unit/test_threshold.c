@@ -289,7 +289,7 @@ static void test_errors(void)
               __LINE__);
     parse_bad("errors.foo > 1", false,
               "unknown error kind \"foo\" in errors.foo (connect, read, write, timeout, parse, validation, tls, "
-              "protocol)",
+              "protocol, ports)",
               __LINE__);
     parse_bad("status.6xx == 0", false, "\"status.6xx\": a status class is 1xx..5xx, a status code 100..599",
               __LINE__);

@@ -1,0 +1,392 @@
+/* `volley merge SHARD.json... [SHARD.hlog...]`: the results of a run's
+ * shards (--shard, each a --json file, untrusted: they come from other
+ * machines) checked to be one run's and merged into the whole run's
+ * result (result_merge.c), reported as a run is (text, --json, --html),
+ * and the shards' --hlog logs merged into one (hlog_merge.c). One shard
+ * is read at a time besides the first, so memory follows the largest
+ * file, not their number. Exit statuses in cmd_merge.h. */
+#include "cmd_merge.h"
+
+#include "cmd_report.h"
+#include "hdr_codec.h"
+#include "hlog_merge.h"
+#include "html.h"
+#include "json_in.h"
+#include "outfile.h"
+#include "report.h"
+#include "result_merge.h"
+#include "result_run.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char merge_usage[] =
+    "Usage: volley merge SHARD.json... [SHARD.hlog...] [--json FILE] [--html FILE] [--hlog FILE] [-q]\n"
+    "  checks that the results (--json files of a run's --shard processes) are one run's:\n"
+    "  the same run id and settings and every shard once; adds their counts, merges their\n"
+    "  histograms exactly and prints the report of the whole run; nothing is sent\n"
+    "  --json FILE     writes the merged result (\"-\": on stdout, instead of the text)\n"
+    "  --html FILE     writes the self-contained HTML report of the merged result\n"
+    "  --hlog FILE     merges the shards' interval logs (given among the files) into FILE\n"
+    "  -q              no text report\n"
+    "  exit status: 0 merged, 1 an output not written or no response completed, 2 a bad\n"
+    "  command line, 3 -R's rate not met, 5 a file unreadable or not a valid result,\n"
+    "  6 a shard of another run, 7 settings differ, 8 a shard twice, 9 a shard missing,\n"
+    "  99 a threshold failed\n";
+
+struct wants {
+    const char *json, *html, *hlog;
+    bool quiet;
+    const char **files;
+    size_t nfiles;
+};
+
+/* A shard's result as read: its text and tree (kept for the first, whose
+ * strings the merged result points into) and what it is. */
+struct shard_file {
+    const char *path;
+    char *text;
+    size_t len;
+    struct json root;
+    struct result_run rr;
+    bool loaded;
+};
+
+static void shard_file_free(struct shard_file *f)
+{
+    if (f->loaded)
+        result_run_free(&f->rr);
+    json_in_free(&f->root);
+    free(f->text);
+    memset(f, 0, sizeof *f);
+}
+
+/* Reads path whole, NUL-terminated. Returns 0, or the exit status (said). */
+static int read_file(const char *path, char **text, size_t *len)
+{
+    char err[600];
+    if (cmd_report_read(path, text, len, err, sizeof err) < 0)
+        return cmd_fail("merge", MERGE_BAD_FILE, "%s", err);
+    *text = xrealloc(*text, *len + 1);
+    (*text)[*len] = '\0';
+    return 0;
+}
+
+/* The configuration of the result's latency histogram against volley's
+ * own (every shard records with it): another one is another run's setup,
+ * not a damaged file. Returns 0, or MERGE_SETTINGS (said). */
+static int check_config(const struct shard_file *f)
+{
+    const struct json *lat = json_in_get(&f->root, "latency");
+    const struct json *hdr = json_in_get(lat, "hdr");
+    if (!hdr || hdr->type != JSON_STRING)
+        return 0; /* result_run_load says what is missing */
+    struct hist h;
+    char err[256];
+    if (hdr_decode(hdr->s, hdr->len, &h, err, sizeof err) < 0)
+        return 0; /* and what does not decode */
+    bool same = h.lowest == HIST_LOWEST && h.highest == HIST_HIGHEST && h.digits == HIST_DIGITS;
+    int64_t lo = h.lowest, hi = h.highest;
+    int digits = h.digits;
+    hist_free(&h);
+    if (same)
+        return 0;
+    return cmd_fail("merge", MERGE_SETTINGS,
+                    "%s: latency: a histogram of another configuration (lowest %lld, highest %lld, %d digits; "
+                    "volley's: %lld, %lld, %d): not a shard of this run",
+                    f->path, (long long)lo, (long long)hi, digits, (long long)HIST_LOWEST, (long long)HIST_HIGHEST,
+                    HIST_DIGITS);
+}
+
+/* Reads, parses and loads one shard's result. Returns 0 or the exit
+ * status (said). */
+static int load_shard(struct shard_file *f)
+{
+    char err[600];
+    if (json_in_parse(f->text, f->len, &f->root, err, sizeof err) < 0)
+        return cmd_fail("merge", MERGE_BAD_FILE, "%s: %s", f->path, err);
+    int st = check_config(f);
+    if (st)
+        return st;
+    f->loaded = true;
+    if (result_run_load(&f->root, NULL, 0, &f->rr, err, sizeof err) != 0)
+        return cmd_fail("merge", MERGE_BAD_FILE, "%s: %s", f->path, err);
+    if (!f->rr.r.run_id[0])
+        return cmd_fail("merge", MERGE_BAD_FILE, "%s: no run id (\"run\"): a result of a volley before shards",
+                        f->path);
+    if (f->rr.r.merged)
+        return cmd_fail("merge", MERGE_BAD_FILE,
+                        "%s: a merged result already (of %u shards): give the shards' own results", f->path,
+                        f->rr.r.merged);
+    return 0;
+}
+
+/* The shards seen so far, by index: the file each came from. */
+struct seen {
+    const char **by_index;
+    uint32_t count;
+    const char *first; /* the file that set count and the run id */
+};
+
+/* Whether a shard (index of count, of run id) fits the run: the first
+ * decides it. Returns 0, or the exit status (said). */
+static int check_shard(struct seen *s, const char *path, const char *id, const char *run_id, struct shard sh,
+                       const char *what)
+{
+    if (strcmp(id, run_id) != 0)
+        return cmd_fail("merge", MERGE_FOREIGN, "%s: %s of run %s, not of run %s (%s): a shard of another run",
+                        path, what, id, run_id, s->first);
+    if (sh.count != s->count)
+        return cmd_fail("merge", MERGE_SETTINGS, "%s: %s of %u shards, but %s is of %u: the settings differ", path,
+                        what, sh.count, s->first, s->count);
+    if (s->by_index[sh.index])
+        return cmd_fail("merge", MERGE_DUPLICATE, "%s: shard %u of %u again (%s is shard %u too)", path, sh.index,
+                        sh.count, s->by_index[sh.index], sh.index);
+    s->by_index[sh.index] = path;
+    return 0;
+}
+
+/* Every shard once? Returns 0, or MERGE_MISSING (said, with the first
+ * few missing). */
+static int check_complete(const struct seen *s, const char *what)
+{
+    char list[200] = "";
+    size_t len = 0, missing = 0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (s->by_index[i])
+            continue;
+        if (missing++ < 8 && len < sizeof list - 16)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", len ? ", " : "", i);
+    }
+    if (!missing)
+        return 0;
+    return cmd_fail("merge", MERGE_MISSING, "%s: %zu of %u shards missing (shard %s%s; shards count from 0)", what,
+                    missing, s->count, list, missing > 8 ? ", ..." : "");
+}
+
+static void seen_init(struct seen *s, uint32_t count, const char *first)
+{
+    s->count = count;
+    s->first = first;
+    s->by_index = xcalloc(count, sizeof *s->by_index);
+}
+
+/* The result files: the first is the base, each next one is checked and
+ * added, then freed. On success *base holds the merged result. */
+static int merge_results(const struct wants *w, const char **json_files, size_t n, struct shard_file *base)
+{
+    int st;
+    base->path = json_files[0];
+    if ((st = read_file(base->path, &base->text, &base->len)) || (st = load_shard(base)))
+        return st;
+    struct seen seen;
+    seen_init(&seen, base->rr.o.shard.count, base->path);
+    struct result_merge m;
+    result_merge_start(&m, &base->rr);
+    st = check_shard(&seen, base->path, base->rr.r.run_id, base->rr.r.run_id, base->rr.o.shard, "shard");
+    for (size_t i = 1; i < n && !st; i++) {
+        struct shard_file f = {.path = json_files[i]};
+        char err[600], what[300];
+        if (!(st = read_file(f.path, &f.text, &f.len)) && !(st = load_shard(&f)) &&
+            !(st = check_shard(&seen, f.path, f.rr.r.run_id, base->rr.r.run_id, f.rr.o.shard,
+                               "a shard")) &&
+            result_merge_same_settings(&base->root, &f.root, what, sizeof what) < 0)
+            st = cmd_fail("merge", MERGE_SETTINGS, "%s and %s: the settings differ: %s", base->path, f.path, what);
+        if (!st && result_merge_add(&m, &f.rr, err, sizeof err) < 0)
+            st = cmd_fail("merge", MERGE_BAD_FILE, "%s: %s", f.path, err);
+        shard_file_free(&f);
+    }
+    if (!st)
+        st = check_complete(&seen, "results");
+    free(seen.by_index);
+    result_merge_finish(&m);
+    (void)w;
+    return st;
+}
+
+/* The interval logs: checked against the run, merged into w->hlog. */
+static int merge_logs(const struct wants *w, const char **files, size_t n, const char *run_id, uint32_t shards)
+{
+    struct hlog_in *logs = xcalloc(n, sizeof *logs);
+    char **texts = xcalloc(n, sizeof *texts);
+    struct seen seen;
+    seen_init(&seen, shards, "the results");
+    int st = 0;
+    for (size_t i = 0; i < n && !st; i++) {
+        size_t len;
+        char err[600];
+        if ((st = read_file(files[i], &texts[i], &len)))
+            break;
+        if (hlog_merge_read(&logs[i], files[i], texts[i], len, err, sizeof err) < 0)
+            st = cmd_fail("merge", MERGE_BAD_FILE, "%s", err);
+        else
+            st = check_shard(&seen, files[i], logs[i].run_id, run_id, logs[i].shard, "an interval log");
+    }
+    if (!st)
+        st = check_complete(&seen, "interval logs");
+    if (!st) {
+        char err[600];
+        struct outfile of;
+        FILE *f = outfile_open(&of, "--hlog", w->hlog, err, sizeof err);
+        if (!f) {
+            st = cmd_fail("merge", 1, "%s", err);
+        } else {
+            int rc = hlog_merge_write(f, logs, n, err, sizeof err);
+            if (rc < 0) {
+                outfile_abandon(&of);
+                st = cmd_fail("merge", rc == HLOG_MERGE_SETTINGS ? MERGE_SETTINGS : MERGE_BAD_FILE, "%s", err);
+            } else if (outfile_commit(&of, err, sizeof err) < 0) {
+                st = cmd_fail("merge", 1, "%s", err);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        hlog_merge_free(&logs[i]);
+        free(texts[i]);
+    }
+    free(logs);
+    free(texts);
+    free(seen.by_index);
+    return st;
+}
+
+/* Writes the merged result with report_json to path (whole or not at
+ * all); as HTML when html. Returns 0 or 1 (said). */
+static int write_out(const struct result_run *rr, const char *opt, const char *path, bool html)
+{
+    char err[600];
+    char *json = NULL;
+    size_t len = 0;
+    if (html) {
+        FILE *m = open_memstream(&json, &len);
+        if (!m)
+            return cmd_fail("merge", 1, "%s: %s", opt, strerror(errno));
+        report_json(m, &rr->o, &rr->t, &rr->r);
+        fclose(m);
+    }
+    struct outfile of;
+    FILE *f = outfile_open(&of, opt, path, err, sizeof err);
+    int st = 0;
+    char why[400];
+    if (!f) {
+        st = cmd_fail("merge", 1, "%s", err);
+    } else if (html && html_write(f, json, len, why, sizeof why) < 0) {
+        outfile_abandon(&of);
+        st = cmd_fail("merge", 1, "%s: %s", opt, why);
+    } else {
+        if (!html)
+            report_json(f, &rr->o, &rr->t, &rr->r);
+        if (outfile_commit(&of, err, sizeof err) < 0)
+            st = cmd_fail("merge", 1, "%s", err);
+    }
+    free(json);
+    return st;
+}
+
+static int merge(const struct wants *w)
+{
+    char err[600];
+    if ((w->html && outfile_check("--html", w->html, false, err, sizeof err) < 0) ||
+        (w->json && outfile_check("--json", w->json, true, err, sizeof err) < 0) ||
+        (w->hlog && outfile_check("--hlog", w->hlog, false, err, sizeof err) < 0))
+        return cmd_fail("merge", 2, "%s", err);
+    /* Results and logs apart, by their first bytes (read once more when
+     * merged: a log is small beside the run). */
+    const char **results = xcalloc(w->nfiles, sizeof *results), **logs = xcalloc(w->nfiles, sizeof *logs);
+    size_t nres = 0, nlogs = 0;
+    int st = 0;
+    for (size_t i = 0; i < w->nfiles && !st; i++) {
+        char *text;
+        size_t len;
+        if ((st = read_file(w->files[i], &text, &len)))
+            break;
+        if (hlog_merge_is_log(text, len))
+            logs[nlogs++] = w->files[i];
+        else
+            results[nres++] = w->files[i];
+        free(text);
+    }
+    if (!st && nres == 0)
+        st = cmd_fail("merge", 2, "no result (.json) among the files: the report is made from the shards' --json results");
+    if (!st && nlogs && !w->hlog)
+        st = cmd_fail("merge", 2, "%s is an interval log: give --hlog FILE to write the logs' merge to", logs[0]);
+    if (!st && w->hlog && !nlogs)
+        st = cmd_fail("merge", 2, "--hlog %s: no interval log among the files (the shards' --hlog files)", w->hlog);
+    struct shard_file base = {0};
+    if (!st)
+        st = merge_results(w, results, nres, &base);
+    if (!st && nlogs)
+        st = merge_logs(w, logs, nlogs, base.rr.r.run_id, base.rr.o.shard.count);
+    if (!st) {
+        /* As a run reports: the text, the files, the rate, the thresholds,
+         * and last why it stopped or that nothing completed. */
+        const struct result_run *rr = &base.rr;
+        if (!w->quiet && !(w->json && strcmp(w->json, "-") == 0)) {
+            report_header(stdout, &rr->o, &rr->t, &rr->r);
+            report_text(stdout, &rr->o, &rr->t, &rr->r);
+        }
+        fflush(stdout);
+        if (w->json && write_out(rr, "--json", w->json, false))
+            st = 1;
+        if (w->html && write_out(rr, "--html", w->html, true))
+            st = 1;
+        if (report_rate_missed(stderr, &rr->o, &rr->r) && st == 0)
+            st = 3;
+        if (report_thresholds_failed(stderr, &rr->o, &rr->r) && st == 0)
+            st = 99;
+        if (report_stop_reason(stderr, &rr->t, &rr->r) || report_none_completed(stderr, &rr->r))
+            st = 1;
+    }
+    shard_file_free(&base);
+    free(results);
+    free(logs);
+    return st;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    struct wants w = {.files = xcalloc((size_t)argc, sizeof *w.files)};
+    int status = 0;
+    for (int i = 1; i < argc && status == 0; i++) {
+        const char *a = argv[i];
+        const char **value = strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0   ? &w.html
+                             : strcmp(a, "--json") == 0 || strncmp(a, "--json=", 7) == 0 ? &w.json
+                             : strcmp(a, "--hlog") == 0 || strncmp(a, "--hlog=", 7) == 0 ? &w.hlog
+                                                                                         : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(merge_usage, stdout);
+            free(w.files);
+            return 0;
+        }
+        if (value) {
+            const char *eq = strchr(a, '=');
+            if (!eq && i + 1 >= argc)
+                status = cmd_fail("merge", 2, "%s: needs a value", a);
+            else
+                *value = eq ? eq + 1 : argv[++i];
+            if (status == 0 && !**value)
+                status = cmd_fail("merge", 2, "%.6s: \"\" is not a file name", a);
+        } else if (strcmp(a, "-q") == 0) {
+            w.quiet = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = cmd_fail("merge", 2,
+                              "%s: unknown option (volley merge takes --json FILE, --html FILE, --hlog FILE and -q)", a);
+        } else {
+            w.files[w.nfiles++] = a;
+        }
+    }
+    if (status == 0 && w.nfiles == 0)
+        status = cmd_fail("merge", 2, "no files (usage: volley merge SHARD.json... [SHARD.hlog...] [--json FILE] "
+                                      "[--html FILE] [--hlog FILE] [-q])");
+    if (status == 0 && w.html && strcmp(w.html, "-") == 0)
+        status = cmd_fail("merge", 2, "--html: \"-\" is not a file name");
+    if (status == 0 && w.hlog && strcmp(w.hlog, "-") == 0)
+        status = cmd_fail("merge", 2, "--hlog: \"-\" is not a file name (the merged log is written whole)");
+    if (status == 0)
+        status = merge(&w);
+    free(w.files);
+    return status;
+}

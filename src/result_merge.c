@@ -1,0 +1,278 @@
+/* Shards' results into the whole run's; see result_merge.h. */
+#include "result_merge.h"
+
+#include "hdr_codec.h"
+#include "series.h"
+#include "stats.h"
+#include "threshold.h"
+#include "xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether two JSON values are the same (numbers by value, objects member
+ * by member in order: both were written by volley's one writer). */
+static bool same(const struct json *a, const struct json *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type)
+        return false;
+    switch (a->type) {
+    case JSON_NULL:
+        return true;
+    case JSON_BOOL:
+        return a->b == b->b;
+    case JSON_NUMBER:
+        return a->num == b->num;
+    case JSON_STRING:
+        return a->len == b->len && memcmp(a->s, b->s, a->len) == 0;
+    case JSON_ARRAY:
+        if (a->len != b->len)
+            return false;
+        for (size_t i = 0; i < a->len; i++)
+            if (!same(&a->items[i], &b->items[i]))
+                return false;
+        return true;
+    case JSON_OBJECT:
+        if (a->len != b->len)
+            return false;
+        for (size_t i = 0; i < a->len; i++)
+            if (strcmp(a->members[i].key, b->members[i].key) != 0 ||
+                !same(&a->members[i].value, &b->members[i].value))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+/* A short text of a value for the message: strings and numbers as they
+ * are, anything else by its kind. */
+static const char *show(const struct json *v, char *buf, size_t len)
+{
+    if (!v)
+        snprintf(buf, len, "none");
+    else if (v->type == JSON_STRING)
+        snprintf(buf, len, "\"%.60s\"", v->s);
+    else if (v->type == JSON_NUMBER)
+        snprintf(buf, len, "%.17g", v->num);
+    else if (v->type == JSON_BOOL)
+        snprintf(buf, len, "%s", v->b ? "true" : "false");
+    else if (v->type == JSON_NULL)
+        snprintf(buf, len, "null");
+    else
+        snprintf(buf, len, "another %s", json_in_type_name(v));
+    return buf;
+}
+
+int result_merge_same_settings(const struct json *a, const struct json *b, char *what, size_t len)
+{
+    static const struct {
+        const char *parent, *key;
+    } fields[] = {
+        {"target", "url"},       {NULL, "model"},          {"run", "shards"},         {"run", "start_at"},
+        {"options", "connections"}, {"options", "duration"}, {"options", "requests"}, {"options", "rate"},
+        {"options", "stages"},   {"options", "method"},    {"options", "headers"},    {"options", "body_bytes"},
+        {"options", "timeout"},  {"options", "keepalive"}, {"options", "http_version"}, {"options", "targets"},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *p = fields[i].parent, *k = fields[i].key;
+        const struct json *x = json_in_get(p ? json_in_get(a, p) : a, k);
+        const struct json *y = json_in_get(p ? json_in_get(b, p) : b, k);
+        if (!same(x, y)) {
+            char sx[96], sy[96];
+            snprintf(what, len, "%s%s%s: %s and %s", p ? p : "", p ? "." : "", k, show(x, sx, sizeof sx),
+                     show(y, sy, sizeof sy));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void result_merge_start(struct result_merge *m, struct result_run *first)
+{
+    *m = (struct result_merge){.into = first, .shards = 1};
+    m->medians = xcalloc(1, sizeof *m->medians);
+    if (first->r.saved_conns.n)
+        m->medians[m->nmedians++] = first->r.saved_conns.median;
+}
+
+/* Adds the second's latencies (HdrHistogram text) into *acc (made at the
+ * first). Returns 0, or -1 with err. */
+static int add_hist_text(struct hist **acc, const char *text, char *err, size_t errlen)
+{
+    if (!text || !*text)
+        return 0;
+    struct hist h;
+    if (hdr_decode(text, strlen(text), &h, err, errlen) < 0)
+        return -1;
+    if (!*acc) {
+        *acc = xmalloc(sizeof **acc);
+        **acc = h;
+        return 0;
+    }
+    int rc = hist_merge(*acc, &h);
+    hist_free(&h);
+    if (rc < 0)
+        snprintf(err, errlen, "a histogram of another configuration than the other shards'");
+    return rc;
+}
+
+/* One second of both series: counts added, latencies merged (the
+ * percentiles from the merged histogram). The send lag has no histogram
+ * per second in a saved result: its count is the sum, its p50 and p99 the
+ * higher shard's (an upper bound, said in docs/distributed.md). */
+static int add_point(struct series_point *acc, struct hist **h, const struct series_point *p, char *err,
+                     size_t errlen)
+{
+    series_counts_add(&acc->c, &p->c);
+    if (p->sendlag_count) {
+        acc->sendlag_count += p->sendlag_count;
+        if (p->sendlag_p50 > acc->sendlag_p50)
+            acc->sendlag_p50 = p->sendlag_p50;
+        if (p->sendlag_p99 > acc->sendlag_p99)
+            acc->sendlag_p99 = p->sendlag_p99;
+    }
+    return add_hist_text(h, p->latency_count ? p->hist : NULL, err, errlen);
+}
+
+/* Reads point i of s (in range or not: an empty point beyond it) and adds
+ * it. */
+static int add_from(const struct series *s, long i, struct series_point *acc, struct hist **h, char **buf,
+                    size_t *cap, char *err, size_t errlen)
+{
+    if (i < 0 || (size_t)i >= s->npoints)
+        return 0;
+    struct series_point p;
+    if (series_point_get(s, (size_t)i, &p, buf, cap) < 0) {
+        snprintf(err, errlen, "series: a point could not be read back");
+        return -1;
+    }
+    return add_point(acc, h, &p, err, errlen);
+}
+
+/* The two series, second by second from the earlier start: into's starts
+ * at second a_off of the merged one, from's at b_off. */
+static int merge_series(struct series *into, const struct series *from, long a_off, long b_off, char *err,
+                        size_t errlen)
+{
+    struct series out;
+    series_init(&out, NULL, 0);
+    long n = (long)into->npoints + a_off;
+    if ((long)from->npoints + b_off > n)
+        n = (long)from->npoints + b_off;
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = 0;
+    for (long j = 0; j < n && rc == 0; j++) {
+        struct series_point acc = {0};
+        struct hist *h = NULL;
+        char why[256];
+        rc = add_from(into, j - a_off, &acc, &h, &buf, &cap, why, sizeof why);
+        if (rc == 0)
+            rc = add_from(from, j - b_off, &acc, &h, &buf, &cap, why, sizeof why);
+        if (rc < 0) {
+            snprintf(err, errlen, "series.points[%ld]: %s", j, why);
+        } else if (h) {
+            acc.latency_count = (uint64_t)h->count;
+            acc.p50 = hist_percentile(h, 50);
+            acc.p90 = hist_percentile(h, 90);
+            acc.p99 = hist_percentile(h, 99);
+            acc.max = h->max;
+            acc.hist = hdr_encode(h, NULL);
+        }
+        if (rc == 0)
+            series_append(&out, &acc);
+        free(acc.hist);
+        if (h) {
+            hist_free(h);
+            free(h);
+        }
+    }
+    free(buf);
+    if (rc < 0) {
+        series_free(&out);
+        return -1;
+    }
+    series_free(into);
+    *into = out;
+    return 0;
+}
+
+int result_merge_add(struct result_merge *m, struct result_run *from, char *err, size_t errlen)
+{
+    struct run_result *a = &m->into->r, *b = &from->r;
+    if (stats_align_names(&b->stats, &a->stats) < 0) {
+        snprintf(err, errlen, "the shards have more than %d request names together", NAMES_MAX);
+        return -1;
+    }
+    /* Each shard's span on the wall clock; with --start-at they start
+     * together, else the merged run spans from the first start to the
+     * last end. Seconds of the series align on the earliest start. */
+    double a0 = a->start_epoch, b0 = b->start_epoch;
+    double start = a0 < b0 ? a0 : b0;
+    long a_off = lround(a0 - start), b_off = lround(b0 - start);
+    if (merge_series(&a->series, &b->series, a_off, b_off, err, errlen) < 0)
+        return -1;
+    double a_end = a0 + (double)a->duration_ns / 1e9, b_end = b0 + (double)b->duration_ns / 1e9;
+    double a_sent = a0 + (double)a->sent_span_ns / 1e9, b_sent = b0 + (double)b->sent_span_ns / 1e9;
+    a->duration_ns = llround(((a_end > b_end ? a_end : b_end) - start) * 1e9);
+    a->sent_span_ns = llround(((a_sent > b_sent ? a_sent : b_sent) - start) * 1e9);
+    a->t_end = a->duration_ns;
+    a->start_epoch = start;
+    stats_merge(&a->stats, &b->stats);
+    a->interrupted |= b->interrupted;
+    if (!a->unreachable)
+        a->unreachable = b->unreachable;
+    a->workers = xrealloc(a->workers, (a->nworkers + b->nworkers + 1) * sizeof *a->workers);
+    memcpy(a->workers + a->nworkers, b->workers, b->nworkers * sizeof *b->workers);
+    a->nworkers += b->nworkers;
+    struct run_conns *ka = &a->saved_conns, *kb = &b->saved_conns;
+    if (kb->n) {
+        m->medians = xrealloc(m->medians, (m->nmedians + 1) * sizeof *m->medians);
+        m->medians[m->nmedians++] = kb->median;
+        if (!ka->n || kb->min < ka->min)
+            ka->min = kb->min;
+        if (kb->max > ka->max)
+            ka->max = kb->max;
+        ka->n += kb->n;
+        ka->starved += kb->starved;
+        ka->idle_at_end += kb->idle_at_end;
+    }
+    /* A threshold that stopped one shard stopped part of the run. */
+    for (size_t i = 0; i < m->into->o.nfail_if && i < from->o.nfail_if; i++)
+        a->thresholds[i].aborted |= b->thresholds[i].aborted;
+    m->into->o.threads += from->o.threads; /* every shard's threads ran the run */
+    m->shards++;
+    return 0;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+void result_merge_finish(struct result_merge *m)
+{
+    struct result_run *rr = m->into;
+    struct run_result *r = &rr->r;
+    r->merged = m->shards;
+    rr->o.shard = (struct shard){0, m->shards};
+    stats_sort_reasons(&r->stats);
+    /* Responses per connection: the shards' counts are not in the file,
+     * only their medians; the merged figure is the median of those. */
+    if (m->nmedians) {
+        qsort(m->medians, m->nmedians, sizeof *m->medians, by_value);
+        r->saved_conns.median = m->medians[m->nmedians / 2];
+    }
+    for (size_t i = 0; i < rr->o.nfail_if; i++) {
+        bool aborted = r->thresholds[i].aborted;
+        threshold_eval(&rr->o.thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
+        r->thresholds[i].aborted = aborted;
+    }
+    free(m->medians);
+    m->medians = NULL;
+}

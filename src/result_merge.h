@@ -1,0 +1,49 @@
+/* The shards of one run (`volley merge`), each a saved result read back
+ * (result_run), into the result of the whole run: counters, statuses,
+ * failures and metrics added, histograms merged by adding their bucket
+ * counts (what one process would have recorded, bit for bit), request
+ * names matched by name, the per-second series aligned by absolute time,
+ * and the thresholds judged again on the sum. The checks that shards
+ * belong together that need the saved text (settings, run id) are here
+ * too; cmd_merge.c decides the order and the exit statuses. */
+#ifndef VOLLEY_RESULT_MERGE_H
+#define VOLLEY_RESULT_MERGE_H
+
+#include "json_in.h"
+#include "result_run.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Whether two saved results (parsed JSON) were run with the same settings:
+ * the target URL, the model, and the options every shard must share (-c,
+ * -d, -n, -R, --stages, -m, -H, the body's length, --timeout, keep-alive,
+ * the HTTP version, --targets) and the run's shard count and start time;
+ * not -t, --seed, --source or the output files, which may differ from
+ * machine to machine. Returns 0, or -1 with what (len bytes) naming the
+ * first field that differs and both values. */
+int result_merge_same_settings(const struct json *a, const struct json *b, char *what, size_t len);
+
+/* The merge in progress: into (the first shard read, then the sum) and
+ * what is kept aside until the end. */
+struct result_merge {
+    struct result_run *into;
+    uint32_t shards;
+    uint64_t *medians;   /* each shard's median responses per connection */
+    size_t nmedians;
+};
+
+/* Starts a merge into first (which the merge now owns the figures of). */
+void result_merge_start(struct result_merge *m, struct result_run *first);
+
+/* Adds from (a shard of the same run and settings) into the merge; from
+ * is left with nothing worth reporting (free it with result_run_free).
+ * Returns 0, or -1 with err: a series point whose histogram does not
+ * decode, or the two together have more request names than a run may. */
+int result_merge_add(struct result_merge *m, struct result_run *from, char *err, size_t errlen);
+
+/* Ends the merge: the sum is one run of m->shards shards merged (its
+ * thresholds judged again on it). */
+void result_merge_finish(struct result_merge *m);
+
+#endif
