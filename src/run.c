@@ -180,10 +180,14 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
         if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
             return 0;
     }
+    char which[64] = "";
+    if (o->shard.count > 1)
+        snprintf(which, sizeof which, " (--shard %u/%u's part of -c %u)", o->shard.index, o->shard.count,
+                 o->connections);
     snprintf(err, errlen,
-             "-c %u with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
-             " but the limit is %llu (see ulimit -n; fewer -c or -t)",
-             conns, o->threads, (unsigned long long)need, conns,
+             "-c %u%s with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
+             " but the limit is %llu (see ulimit -n; fewer -c or -t, or more processes: --shard, --source)",
+             conns, which, o->threads, (unsigned long long)need, conns,
              (unsigned long long)(o->threads * per_worker), FD_RESERVE, (unsigned long long)rl.rlim_max);
     return -1;
 }
