@@ -15,8 +15,12 @@ PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-
 DEB_PACKAGES = dpkg-dev
 # Needed by `make test` only (not `make demo`): headless Chromium renders the
 # HTML report in tests/integration/test_html_chromium.sh; man-db renders the
-# man pages, and the package test builds the package as `make deb` does.
-TEST_PACKAGES = chromium man-db $(DEB_PACKAGES)
+# man pages, and the package test builds the package as `make deb` does;
+# GNU parallel runs the launcher in test_launch_parallel.sh, and
+# python3-yaml reads the Kubernetes manifest in test_launch_k8s.sh.
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml
+# Needed by `make test-long` only: a one-node Slurm cluster (long_slurm.sh).
+LONG_PACKAGES = slurm-wlm munge
 
 .PHONY: all deps test-deps build build-asan demo test test-asan test-long bench clean install deb
 
@@ -52,6 +56,7 @@ test-asan: test-deps build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure -j 2 -LE long
 
 test-long: build
+	@scripts/install-deps.sh $(LONG_PACKAGES)
 	cd $(BUILD) && ctest --output-on-failure -L long
 
 bench: build
