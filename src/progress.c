@@ -38,9 +38,9 @@ static double how_far(const struct progress *p, const struct series *s, int64_t 
 {
     const struct options *o = p->o;
     if (o->requests && !o->rate) {
-        uint64_t ended = series_ended(s);
-        snprintf(buf, len, "%" PRIu64 "/%" PRIu64, ended, o->requests);
-        return (double)ended / (double)o->requests;
+        uint64_t ended = series_ended(s), mine = shard_part(o->requests, o->shard); /* a shard's part */
+        snprintf(buf, len, "%" PRIu64 "/%" PRIu64, ended, mine);
+        return (double)ended / (double)mine;
     }
     int64_t total = o->duration_ns ? o->duration_ns
                     : o->rate      ? (int64_t)((double)o->requests * 1e9 / (double)o->rate)
@@ -71,7 +71,8 @@ static void figures(const struct progress *p, const struct series *s, double rps
     const struct stages *st = p->o->stages; /* the curve's target now */
     if (p->o->rate && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " (target %.0f)",
-                      st ? stages_value(st, elapsed_ns) : (double)p->o->rate);
+                      (st ? stages_value(st, elapsed_ns) : (double)p->o->rate) /
+                          (p->o->shard.count ? p->o->shard.count : 1)); /* a shard's part */
     else if (st && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  connections %.0f", floor(stages_value(st, elapsed_ns)));
     if (n >= 0 && (size_t)n < len)
