@@ -1,6 +1,6 @@
 # bash completion for volley and volley-ab: options, the values of options
 # that take a word from a list, files where a file goes, bundled script
-# names after -s, and the subcommands report, compare and ab. It needs
+# names after -s, and the subcommands report, compare, merge and ab. It needs
 # nothing from the bash-completion package. Installed as
 # share/bash-completion/completions/volley (and volley-ab, a link to it).
 # tests/integration/test_completion.sh checks that every option of
@@ -12,8 +12,8 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests
 --targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
 -q --quiet --progress -L --latency -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
---tls-resume --http2 --http2=strict --h2c --streams --h2-window --version
--h --help'
+--tls-resume --http2 --http2=strict --h2c --streams --h2-window
+--source --shard --start-at --run-id --version -h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
 examples.paths examples.wrk_migration'
@@ -31,14 +31,19 @@ _volley_add()
     done
 }
 
-# _volley_files [PATTERN]: file names that start with $cur (only those
-# matching PATTERN, and folders, when given).
+# _volley_files [PATTERN...]: file names that start with $cur (only those
+# matching a PATTERN, and folders, when given).
 _volley_files()
 {
-    local f IFS=$'\n'
+    local f p IFS=$'\n'
     compopt -o filenames 2> /dev/null
-    if [ -n "${1-}" ]; then
-        for f in $(compgen -f -X "!$1" -- "$cur") $(compgen -d -- "$cur"); do
+    if [ $# -gt 0 ]; then
+        for p in "$@"; do
+            for f in $(compgen -f -X "!$p" -- "$cur"); do
+                COMPREPLY+=("$f")
+            done
+        done
+        for f in $(compgen -d -- "$cur"); do
             COMPREPLY+=("$f")
         done
     else
@@ -71,7 +76,8 @@ _volley_run()
     -c | --connections | -t | --threads | -d | --duration | -n | --requests | \
     -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | \
     --max-body | --heartbeat | --hlog-interval | --fail-if | --ciphers | \
-    --ciphersuites | --groups | --sni | --streams | --h2-window)
+    --ciphersuites | --groups | --sni | --streams | --h2-window | \
+    --source | --shard | --start-at | --run-id)
         return ;; # a value of the user's own
     --http2)
         # Its value goes after "=" only: `--http2 X` makes X the URL.
@@ -103,20 +109,23 @@ _volley_ab()
     fi
 }
 
-# volley report RESULT.json and volley compare BASE.json NEW.json
+# volley report RESULT.json, volley compare BASE.json NEW.json and
+# volley merge SHARD.json... [SHARD.hlog...]
 _volley_saved()
 {
     case $1 in
     --json) _volley_add -; _volley_files; return ;;
-    --html) _volley_files; return ;;
+    --html | --hlog) _volley_files; return ;;
     --fail-if) return ;;
     esac
     if [[ $cur == -* ]]; then
-        if [ "$2" = report ]; then
-            _volley_add '--json --html --fail-if -q --help'
-        else
-            _volley_add '--html --fail-if --help'
-        fi
+        case $2 in
+        report) _volley_add '--json --html --fail-if -q --help' ;;
+        merge) _volley_add '--json --html --hlog -q --help' ;;
+        *) _volley_add '--html --fail-if --help' ;;
+        esac
+    elif [ "$2" = merge ]; then
+        _volley_files '*.json' '*.hlog'
     else
         _volley_files '*.json'
     fi
@@ -138,7 +147,7 @@ _volley()
         cmd=ab
     elif [ "$COMP_CWORD" -gt 1 ]; then
         case ${COMP_WORDS[1]} in
-        report | compare | ab) cmd=${COMP_WORDS[1]} first=2 ;;
+        report | compare | merge | ab) cmd=${COMP_WORDS[1]} first=2 ;;
         esac
     fi
     # After "--": the script's arguments, often files.
@@ -151,7 +160,7 @@ _volley()
     case $cmd in
     run)
         if [ "$COMP_CWORD" = 1 ] && [[ $cur != -* ]]; then
-            _volley_add 'report compare ab'
+            _volley_add 'report compare merge ab'
         else
             _volley_run "$prev" "$eq"
         fi ;;

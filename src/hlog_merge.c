@@ -275,11 +275,12 @@ int hlog_merge_write(FILE *f, struct hlog_in *logs, size_t n, char *err, size_t 
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < logs[i].n; j++)
             all[k++] = &logs[i].e[j];
-    /* The grid: the interval length of the first full interval (every
-     * shard's but the last are that long, as they ran with the same
-     * --hlog-interval). */
-    for (size_t i = 0; i < total && length == 0; i++)
-        length = all[i]->length;
+    /* The grid: the longest interval, a whole --hlog-interval (every
+     * shard's are that long but the last, cut by the run's end; when every
+     * shard ran less than one interval, the longest of those). */
+    for (size_t i = 0; i < total; i++)
+        if (all[i]->length > length)
+            length = all[i]->length;
     int rc = 0;
     for (size_t i = 0; i < total && rc == 0; i++) {
         struct hlog_entry *e = all[i];

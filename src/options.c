@@ -332,6 +332,9 @@ static int parse_start_at(struct options *o, const char *spec, char *err, size_t
     if (at - base_epoch > START_MAX_AHEAD_S)
         return fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
                     "--start-at", spec);
+    if (base_epoch - at > START_MAX_AHEAD_S)
+        return fail(err, errlen, "%s: \"%s\" is more than a day ago (epoch seconds, or +5s from now)",
+                    "--start-at", spec);
     o->start_at = at;
     o->start_at_mono = base_mono + (int64_t)llround((at - base_epoch) * 1e9);
     o->start_at_given = true;

@@ -124,30 +124,6 @@ static void stages_text(FILE *out, const struct options *o, const char *unit)
                 unit);
 }
 
-uint32_t report_connections(const struct options *o, const struct run_result *r)
-{
-    return r->merged ? o->connections : (uint32_t)shard_part(o->connections, o->shard);
-}
-
-/* The header's line of a shard (--shard) or of shards merged, and of
- * --start-at. */
-static void shard_text(FILE *out, const struct options *o, const struct run_result *r)
-{
-    if (r->merged) {
-        fprintf(out, "  %u shards merged (volley merge), run %s\n", r->merged, r->run_id);
-    } else if (o->shard.count > 1) {
-        fprintf(out, "  Shard %u of %u (counting from 0): its part of %u connections", o->shard.index,
-                o->shard.count, o->connections);
-        if (o->requests && !o->rate)
-            fprintf(out, " and %" PRIu64 " requests", o->requests);
-        if (o->rate)
-            fprintf(out, ", the arrivals k with k mod %u = %u", o->shard.count, o->shard.index);
-        fputc('\n', out);
-    }
-    if (o->start_at_given && !r->merged)
-        fprintf(out, "  Starts at %.6f (--start-at, seconds since the epoch)\n", o->start_at);
-}
-
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
@@ -181,14 +157,9 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
         stages_text(out, o, "");
         fputc('\n', out);
     }
-    shard_text(out, o, r);
+    report_shard_header(out, o, r);
     report_tls_header(out, t, r);
     report_h2_header(out, o);
-}
-
-double report_target_rate(const struct options *o, const struct run_result *r)
-{
-    return r->merged || o->shard.count <= 1 ? (double)o->rate : (double)o->rate / o->shard.count;
 }
 
 double report_sent_rate(const struct options *o, const struct run_result *r)
@@ -600,23 +571,6 @@ static void json_stages(FILE *out, const struct options *o)
     fputs("]}", out);
 }
 
-/* "run": what volley merge checks the shards of a run by: its id, which
- * shard this is of how many (null: merged), the shared start. */
-static void json_run(FILE *out, const struct options *o, const struct run_result *r)
-{
-    fputs("  \"run\": {\"id\": ", out);
-    json_out_str(out, r->run_id);
-    if (r->merged)
-        fprintf(out, ", \"shard\": null, \"shards\": %u", r->merged);
-    else
-        fprintf(out, ", \"shard\": %u, \"shards\": %u", o->shard.index, o->shard.count ? o->shard.count : 1);
-    if (o->start_at_given)
-        json_num(out, ", \"start_at\": ", o->start_at, 6);
-    else
-        fputs(", \"start_at\": null", out);
-    fputs("},\n", out);
-}
-
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -626,7 +580,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
 
     fprintf(out, "{\n  \"version\": \"%s\",\n", VOLLEY_VERSION);
-    json_run(out, o, r);
+    report_shard_json(out, o, r);
     fprintf(out, "  \"target\": {\"url\": ");
     json_out_str(out, t->url);
     fprintf(out, ", \"scheme\": ");
@@ -690,7 +644,8 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);
-        fprintf(out, "  \"rate\": {\"target\": %" PRIu64, o->rate);
+        fputs("  \"rate\": {\"target\": ", out); /* a shard's: its part of -R */
+        json_out_num(out, report_target_rate(o, r), report_target_rate(o, r) == (double)o->rate ? 0 : 3);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
         fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
                 s->arrivals, s->unsent, rate_met(o, r, sent) ? "true" : "false", r->sent_span_ns);

@@ -74,6 +74,14 @@ void report_tls_json(FILE *out, const struct target *t, const struct run_result 
 void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* The header's lines of a shard (--shard I/N, --start-at) or of shards
+ * merged; nothing for one process without them. */
+void report_shard_header(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The JSON's "run": {"id", "shard" (null: merged), "shards", "start_at"},
+ * followed by ",\n". */
+void report_shard_json(FILE *out, const struct options *o, const struct run_result *r);
+
 /* The connections the report's figures are of: a shard's part of -c
  * (--shard), or -c for one process and for shards merged. */
 uint32_t report_connections(const struct options *o, const struct run_result *r);

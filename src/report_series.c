@@ -2,6 +2,7 @@
  * its counts and its latency percentiles, and its latencies encoded
  * (HdrHistogram V2) so that longer intervals can be made exactly by
  * merging. */
+#include "report.h"
 #include "report_internal.h"
 
 #include "json_out.h"
@@ -62,8 +63,11 @@ void report_series_json(FILE *out, const struct options *o, const struct run_res
 {
     const struct series *s = &r->series;
     fprintf(out, "  \"series\": {\"interval\": 1, ");
-    if (o->rate)
-        fprintf(out, "\"target_rate\": %" PRIu64 ", ", o->rate);
+    if (o->rate) { /* a shard's: its part of -R */
+        fputs("\"target_rate\": ", out);
+        json_out_num(out, report_target_rate(o, r), report_target_rate(o, r) == (double)o->rate ? 0 : 3);
+        fputs(", ", out);
+    }
     fprintf(out, "\"points\": [");
     char *hist = NULL; /* each point's text, read back into one buffer */
     size_t cap = 0;

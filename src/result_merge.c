@@ -245,6 +245,13 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     for (size_t i = 0; i < m->into->o.nfail_if && i < from->o.nfail_if; i++)
         a->thresholds[i].aborted |= b->thresholds[i].aborted;
     m->into->o.threads += from->o.threads; /* every shard's threads ran the run */
+    /* What may differ from shard to shard is the merged run's only when it
+     * does not (null in the JSON otherwise): a seed replays one process. */
+    struct options *oa = &m->into->o;
+    if (oa->seed != from->o.seed)
+        oa->seed = OPTIONS_NO_SEED;
+    if (oa->source_spec && (!from->o.source_spec || strcmp(oa->source_spec, from->o.source_spec) != 0))
+        oa->source_spec = NULL;
     m->shards++;
     return 0;
 }

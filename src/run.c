@@ -186,7 +186,7 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
                  o->connections);
     snprintf(err, errlen,
              "-c %u%s with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
-             " but the limit is %llu (see ulimit -n; fewer -c or -t, or more processes: --shard, --source)",
+             " but the limit is %llu (see ulimit -n; fewer -c or -t, or more processes: --shard)",
              conns, which, o->threads, (unsigned long long)need, conns,
              (unsigned long long)(o->threads * per_worker), FD_RESERVE, (unsigned long long)rl.rlim_max);
     return -1;

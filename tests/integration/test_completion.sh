@@ -58,7 +58,7 @@ expect "volley -s " "ab examples.json_check examples.login examples.metric examp
 expect "volley -c 5 --script ex" "examples.json_check examples.login examples.metric examples.paths examples.wrk_migration"
 expect "volley --json " "- a.json notes.txt s.lua sub"
 expect "volley --body-file n" "notes.txt"
-expect "volley " "ab compare report"
+expect "volley " "ab compare merge report"
 expect "volley -s s.lua http://127.0.0.1/ -- " "a.json notes.txt s.lua sub"
 expect "volley report " "a.json sub"
 expect "volley report a.json -" "--fail-if --help --html --json -q"

@@ -36,7 +36,7 @@ bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
 # Each worker's own descriptors count too: under a limit of 400, 300
 # connections and 64 workers (an epoll fd and an eventfd each) once passed
 # the check and then made libev abort (exit 134).
-( FAILS=0; ulimit -n 400; bad '^volley: -c 300 with -t 64: needs 524 open files \(300 for connections, 192 for threads, 32 for the rest\) but the limit is 400 \(see ulimit -n; fewer -c or -t, or more processes: --shard, --source\)$' -c 300 -t 64 -d 1s "$url"; exit "$FAILS" ) || FAILS=$((FAILS + 1))
+( FAILS=0; ulimit -n 400; bad '^volley: -c 300 with -t 64: needs 524 open files \(300 for connections, 192 for threads, 32 for the rest\) but the limit is 400 \(see ulimit -n; fewer -c or -t, or more processes: --shard\)$' -c 300 -t 64 -d 1s "$url"; exit "$FAILS" ) || FAILS=$((FAILS + 1))
 # -H: control bytes other than TAB, and headers that would frame the body
 # differently from the body volley sends.
 bad '^volley: -H: "X-A: 1\\x01" contains a control character \(only TAB is allowed\)$' -H $'X-A: 1\x01' "$url"
