@@ -55,9 +55,17 @@ int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    struct stat st;
+    struct stat st = {0};
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory, not a result file", path);
+        fclose(f);
+        return -1;
+    }
+    /* A regular file too large is refused before anything is read; any
+     * other (a pipe, a device) is read up to one byte past the limit, so
+     * memory never exceeds it. */
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > JSON_IN_MAX_BYTES) {
+        snprintf(err, errlen, "%s: more than %zu MB: larger than volley reads", path, JSON_IN_MAX_BYTES >> 20);
         fclose(f);
         return -1;
     }
@@ -72,7 +80,7 @@ int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_
                 fclose(f);
                 return -1;
             }
-            cap *= 2;
+            cap = cap * 2 > JSON_IN_MAX_BYTES ? JSON_IN_MAX_BYTES + 1 : cap * 2;
             buf = xrealloc(buf, cap);
         }
         size_t got = fread(buf + n, 1, cap - n, f);

@@ -184,6 +184,10 @@ int hist_merge(struct hist *dst, const struct hist *src)
     if (dst->lowest != src->lowest || dst->highest != src->highest ||
         dst->digits != src->digits)
         return -1;
+    /* Counts are never negative, so no bucket can overflow if the total
+     * does not: histograms read from files (volley merge) may claim any. */
+    if (src->count > INT64_MAX - dst->count)
+        return -1;
     /* Only dst's counts that change are written (see hist_reset). */
     for (int32_t i = 0; i < dst->counts_len; i++)
         if (src->counts[i])

@@ -31,10 +31,9 @@ struct hlog_entry {
 
 bool hlog_merge_is_log(const char *text, size_t len)
 {
-    size_t i = 0;
-    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
-        i++;
-    return i < len && text[i] != '{';
+    /* volley's logs, as HdrHistogram's, open with a "#[" comment line;
+     * anything else is taken for a result, whose reader says what it is. */
+    return len >= 2 && text[0] == '#' && text[1] == '[';
 }
 
 static int fail_at(char *err, size_t errlen, const char *path, size_t line, const char *why)
@@ -115,7 +114,7 @@ static int interval_line(struct hlog_in *in, const char *s, size_t n, size_t lin
     f[3] = p, len[3] = (size_t)(end - p);
     double start, length, max;
     if (!number(f[0], len[0], &start) || !number(f[1], len[1], &length) || !number(f[2], len[2], &max) ||
-        length <= 0 || start > 1e9 || length > 1e9)
+        start > 1e9 || length > 1e9)
         return fail_at(err, errlen, in->path, line, "an interval's start, length or max is not a number of seconds");
     if (len[3] < 5 || memcmp(f[3], "HISTF", 5) != 0 || f[3][strspn(f[3], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")] > ' ')
         return fail_at(err, errlen, in->path, line, "an interval's histogram is not a V2 compressed blob (HISTF...)");
@@ -281,6 +280,8 @@ int hlog_merge_write(FILE *f, struct hlog_in *logs, size_t n, char *err, size_t 
     for (size_t i = 0; i < total; i++)
         if (all[i]->length > length)
             length = all[i]->length;
+    if (length < 0.001) /* runs shorter than the log's millisecond: one slot a millisecond */
+        length = 0.001;
     int rc = 0;
     for (size_t i = 0; i < total && rc == 0; i++) {
         struct hlog_entry *e = all[i];

@@ -27,7 +27,8 @@ struct hlog_in {
     size_t n;
 };
 
-/* Whether text looks like an interval log rather than a JSON result. */
+/* Whether text is an interval log (it opens with "#[", as every
+ * HdrHistogram log does) rather than a result. */
 bool hlog_merge_is_log(const char *text, size_t len);
 
 /* Reads the log text[0..len) of path (text must outlive in, and end with

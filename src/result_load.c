@@ -43,6 +43,14 @@ static bool load_u128(struct html_rd *rd, const struct json *obj, const char *pa
  * keeps hdr_decode's bucket estimates. */
 static void load_exact(struct html_rd *rd, const struct json *obj, const char *path, double scale, struct hist *h)
 {
+    /* The count beside the blob is what the run counted: a blob that holds
+     * another is an edited or damaged one. */
+    const struct json *count = json_in_get(obj, "count");
+    if (count && count->type == JSON_NUMBER && count->num != (double)h->count) {
+        html_rd_fail(rd, path, "count", "%.17g, but its histogram (hdr) holds %lld values", count->num,
+                     (long long)h->count);
+        return;
+    }
     if (!json_in_get(obj, "sum") || h->count == 0)
         return;
     unsigned __int128 sum, sum_sq;
@@ -296,6 +304,8 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     }
     const struct json *req = html_rd_of(&rd, root, "", "requests", JSON_OBJECT, true);
     if (req) {
+        html_rd_num(&rd, req, "requests", "started", true); /* present, a number: what everything adds up to */
+        html_rd_num(&rd, req, "requests", "completed", true);
         s->started = (uint64_t)html_rd_count(&rd, req, "requests", "started");
         s->completed = (uint64_t)html_rd_count(&rd, req, "requests", "completed");
         s->cut_off = (uint64_t)html_rd_count(&rd, req, "requests", "cut_off");

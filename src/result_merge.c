@@ -116,7 +116,8 @@ static int add_hist_text(struct hist **acc, const char *text, char *err, size_t 
     int rc = hist_merge(*acc, &h);
     hist_free(&h);
     if (rc < 0)
-        snprintf(err, errlen, "a histogram of another configuration than the other shards'");
+        snprintf(err, errlen, "a histogram of another configuration than the other shards', or whose count "
+                              "overflows with theirs");
     return rc;
 }
 
@@ -206,6 +207,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     struct run_result *a = &m->into->r, *b = &from->r;
     if (stats_align_names(&b->stats, &a->stats) < 0) {
         snprintf(err, errlen, "the shards have more than %d request names together", NAMES_MAX);
+        return -1;
+    }
+    if (!stats_merge_fits(&a->stats, &b->stats)) {
+        snprintf(err, errlen, "a histogram whose count, added to the other shards', overflows: not a real result");
         return -1;
     }
     /* Each shard's span on the wall clock; with --start-at they start

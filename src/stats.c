@@ -319,6 +319,27 @@ void stats_merge(struct stats *dst, struct stats *src)
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
 }
 
+/* Whether b's count can be added to a's. */
+static bool fits(const struct hist *a, const struct hist *b)
+{
+    return b->count <= INT64_MAX - a->count;
+}
+
+bool stats_merge_fits(const struct stats *dst, const struct stats *src)
+{
+    if (!fits(&dst->latency, &src->latency) || !fits(&dst->connect, &src->connect) ||
+        !fits(&dst->waiting, &src->waiting) || !fits(&dst->rate, &src->rate) ||
+        !fits(&dst->service, &src->service) || !fits(&dst->sendlag, &src->sendlag) ||
+        !fits(&dst->handshake, &src->handshake))
+        return false;
+    for (uint32_t i = 0; i < src->nnames && i < dst->nnames; i++) {
+        const struct stats_name *a = dst->names[i], *b = src->names[i];
+        if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
+            return false;
+    }
+    return true;
+}
+
 int stats_align_names(struct stats *src, const struct stats *dst)
 {
     if (!src->names)

@@ -229,6 +229,12 @@ uint64_t stats_failed(const struct stats *s);
  * NAMES_MAX names together. */
 int stats_align_names(struct stats *src, const struct stats *dst);
 
+/* Whether every histogram of src can be added to dst's without its count
+ * overflowing (names by id, so after stats_align_names): stats_merge
+ * asserts that it can, which a run's workers never come near but
+ * histograms read from files (volley merge) may claim. */
+bool stats_merge_fits(const struct stats *dst, const struct stats *src);
+
 /* Name of an error kind ("connect", "read", ...). */
 const char *stats_error_name(enum stats_error e);
 

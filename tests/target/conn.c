@@ -8,6 +8,7 @@
  * same code.
  */
 #define _GNU_SOURCE   /* accept4 */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -249,7 +250,7 @@ static void conn_close(struct conn *c)
         tls_conn_free(c);
     close(c->fd);
     if (timing_log)
-        fprintf(timing_log, "c %" PRIu64 "\n", mono_ns());
+        fprintf(timing_log, "c %" PRIu64 "%s%s\n", mono_ns(), opt.timing_peers ? " " : "", c->peer);
     if (c->prev)
         c->prev->next = c->next;
     else
@@ -589,11 +590,26 @@ static void on_linger_timeout(struct ev_loop *l, ev_timer *w, int revents)
     conn_close(w->data);           /* the client never sent its FIN */
 }
 
+/* The numeric address of an accepted client, for --timing-peers ("?" if
+ * the family is neither IPv4 nor IPv6, which a loopback listener never sees). */
+static void peer_name(const struct sockaddr_storage *ss, char *out, size_t size)
+{
+    const void *a = NULL;
+    if (ss->ss_family == AF_INET)
+        a = &((const struct sockaddr_in *)ss)->sin_addr;
+    else if (ss->ss_family == AF_INET6)
+        a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+    if (!a || !inet_ntop(ss->ss_family, a, out, (socklen_t)size))
+        snprintf(out, size, "?");
+}
+
 static void on_accept(struct ev_loop *l, ev_io *w, int revents)
 {
     (void)revents;
     for (;;) {
-        int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int fd = accept4(w->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
@@ -609,11 +625,14 @@ static void on_accept(struct ev_loop *l, ev_io *w, int revents)
         }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (timing_log)
-            fprintf(timing_log, "a %" PRIu64 "\n", mono_ns());
+        uint64_t accepted = mono_ns();
         struct conn *c = calloc(1, sizeof *c);
         if (!c)
             die("out of memory");
+        if (opt.timing_peers)
+            peer_name(&ss, c->peer, sizeof c->peer);
+        if (timing_log)
+            fprintf(timing_log, "a %" PRIu64 "%s%s\n", accepted, opt.timing_peers ? " " : "", c->peer);
         c->fd = fd;
         ev_io_init(&c->rio, on_read, fd, EV_READ);
         ev_io_init(&c->wio, on_write, fd, EV_WRITE);

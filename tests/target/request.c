@@ -541,7 +541,7 @@ void dispatch(struct conn *c)
             fwrite(c->logline.p, 1, c->logline.len, req_log);
         }
         if (timing_log)
-            fprintf(timing_log, "r %" PRIu64 "\n", now);
+            fprintf(timing_log, "r %" PRIu64 "%s%s\n", now, opt.timing_peers ? " " : "", c->peer);
         /* The stall itself comes once this request's response is written
          * (or queued, if delayed): see progress() in conn.c. */
         if (opt.stall_every && stats.received % opt.stall_every == 0)

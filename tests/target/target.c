@@ -118,7 +118,8 @@ static void on_max_seconds(struct ev_loop *l, ev_timer *w, int revents)
 static void usage(FILE *f)
 {
     fputs("usage: volley-target [--bind ADDR] [--port N] [--port-file FILE]\n"
-          "         [--stats-file FILE] [--log FILE [--log-bodies]] [--timing-log FILE]\n"
+          "         [--stats-file FILE] [--log FILE [--log-bodies]]\n"
+          "         [--timing-log FILE [--timing-peers]]\n"
           "         [--max-seconds S] [--close-every K] [--delay-ms D]\n"
           "         [--stall-every N --stall-ms S] [--drop-every K] [--serve-only K] [--quiet]\n"
           "         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
@@ -135,6 +136,8 @@ static void usage(FILE *f)
           "  --timing-log FILE   'r <ns>' per request read, 'a <ns>' per connection\n"
           "                      accepted, 'c <ns>' per connection closed, 's <start_ns> <end_ns>' per\n"
           "                      stall (CLOCK_MONOTONIC nanoseconds); complete at exit\n"
+          "  --timing-peers      with --timing-log: each a, r and c line ends with the\n"
+          "                      client's address ('r <ns> 127.0.0.2')\n"
           "  --tls-cert FILE     speak TLS (PEM certificate chain; --tls-key: its key)\n"
           "  --tls-client-ca F   require a client certificate signed by this CA\n"
           "  --tls-min/--tls-max V   protocol range, V = 1.2 or 1.3 (default 1.2-1.3)\n"
@@ -212,6 +215,7 @@ static void parse_options(int argc, char **argv)
         { "drop-every", required_argument, NULL, 'D' },
         { "serve-only", required_argument, NULL, 'O' },
         { "timing-log", required_argument, NULL, 'T' },
+        { "timing-peers", no_argument, NULL, 1009 },
         { "quiet", no_argument, NULL, 'q' },
         { "tls-cert", required_argument, NULL, 1000 },
         { "tls-key", required_argument, NULL, 1001 },
@@ -255,6 +259,7 @@ static void parse_options(int argc, char **argv)
         case 1006: opt.tls_no_resume = true; break;
         case 1007: opt.tls_log_file = optarg; break;
         case 1008: opt.log_bodies = true; break;
+        case 1009: opt.timing_peers = true; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
@@ -263,6 +268,8 @@ static void parse_options(int argc, char **argv)
         usage(stderr);
         exit(2);
     }
+    if (opt.timing_peers && !opt.timing_log_file)
+        die("--timing-peers needs --timing-log");
     if (opt.stall_every && !opt.stall_ms)
         die("--stall-every needs --stall-ms");
     if (opt.stall_ms && !opt.stall_every)

@@ -83,6 +83,7 @@ struct ssl_st;                  /* OpenSSL's SSL; only tls.c looks inside */
 struct conn {
     int fd;
     unsigned long long seq;     /* 1 for the first accepted connection, then 2, ... */
+    char peer[46];              /* --timing-peers: the client's address (INET6_ADDRSTRLEN) */
     /* TLS (all unused, false or NULL on a plain connection): */
     struct ssl_st *ssl;
     bool tls_ready;             /* the handshake has completed */
@@ -145,6 +146,7 @@ struct options {
     const char *bind;
     int port;
     const char *port_file, *stats_file, *log_file, *timing_log_file;
+    bool timing_peers;          /* --timing-peers: a, r and c lines end with the client's address */
     bool log_bodies;            /* --log-bodies: the request log gives each body's length and hash */
     double max_seconds;
     unsigned long close_every;
