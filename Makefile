@@ -17,8 +17,10 @@ DEB_PACKAGES = dpkg-dev
 # HTML report in tests/integration/test_html_chromium.sh; man-db renders the
 # man pages, and the package test builds the package as `make deb` does;
 # GNU parallel runs the launcher in test_launch_parallel.sh, and
-# python3-yaml reads the Kubernetes manifest in test_launch_k8s.sh.
-TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml
+# python3-yaml reads the Kubernetes manifest in test_launch_k8s.sh; iproute2
+# brings up loopback in the network namespaces of test_source.sh (and
+# long_100k.sh).
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2
 # Needed by `make test-long` only: a one-node Slurm cluster (long_slurm.sh).
 LONG_PACKAGES = slurm-wlm munge
 
