@@ -10,7 +10,6 @@
 #include "cmd_report.h"
 #include "hdr_codec.h"
 #include "hlog_merge.h"
-#include "html.h"
 #include "json_in.h"
 #include "outfile.h"
 #include "report.h"
@@ -18,7 +17,6 @@
 #include "result_run.h"
 #include "xalloc.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +71,18 @@ static int read_file(const char *path, char **text, size_t *len)
     *text = xrealloc(*text, *len + 1);
     (*text)[*len] = '\0';
     return 0;
+}
+
+/* Whether path opens as an interval log does (hlog_merge_is_log of its
+ * first two bytes). */
+static bool is_log(const char *path)
+{
+    char head[2];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return hlog_merge_is_log(head, n);
 }
 
 /* The configuration of the result's latency histogram against volley's
@@ -176,7 +186,7 @@ static void seen_init(struct seen *s, uint32_t count, const char *first)
 
 /* The result files: the first is the base, each next one is checked and
  * added, then freed. On success *base holds the merged result. */
-static int merge_results(const struct wants *w, const char **json_files, size_t n, struct shard_file *base)
+static int merge_results(const char **json_files, size_t n, struct shard_file *base)
 {
     int st;
     base->path = json_files[0];
@@ -203,7 +213,6 @@ static int merge_results(const struct wants *w, const char **json_files, size_t 
         st = check_complete(&seen, "results");
     free(seen.by_index);
     result_merge_finish(&m);
-    (void)w;
     return st;
 }
 
@@ -258,22 +267,13 @@ static int merge_logs(const struct wants *w, const char **files, size_t n, const
 static int write_out(const struct result_run *rr, const char *opt, const char *path, bool html)
 {
     char err[600];
-    char *json = NULL;
-    size_t len = 0;
-    if (html) {
-        FILE *m = open_memstream(&json, &len);
-        if (!m)
-            return cmd_fail("merge", 1, "%s: %s", opt, strerror(errno));
-        report_json(m, &rr->o, &rr->t, &rr->r);
-        fclose(m);
-    }
     struct outfile of;
     FILE *f = outfile_open(&of, opt, path, err, sizeof err);
     int st = 0;
     char why[400];
     if (!f) {
         st = cmd_fail("merge", 1, "%s", err);
-    } else if (html && html_write(f, json, len, why, sizeof why) < 0) {
+    } else if (html && report_html(f, &rr->o, &rr->t, &rr->r, why, sizeof why) < 0) {
         outfile_abandon(&of);
         st = cmd_fail("merge", 1, "%s: %s", opt, why);
     } else {
@@ -282,7 +282,6 @@ static int write_out(const struct result_run *rr, const char *opt, const char *p
         if (outfile_commit(&of, err, sizeof err) < 0)
             st = cmd_fail("merge", 1, "%s", err);
     }
-    free(json);
     return st;
 }
 
@@ -293,21 +292,16 @@ static int merge(const struct wants *w)
         (w->json && outfile_check("--json", w->json, true, err, sizeof err) < 0) ||
         (w->hlog && outfile_check("--hlog", w->hlog, false, err, sizeof err) < 0))
         return cmd_fail("merge", 2, "%s", err);
-    /* Results and logs apart, by their first bytes (read once more when
-     * merged: a log is small beside the run). */
+    /* Results and logs apart, by their first bytes; a file that cannot be
+     * read goes with the results, whose reading says why. */
     const char **results = xcalloc(w->nfiles, sizeof *results), **logs = xcalloc(w->nfiles, sizeof *logs);
     size_t nres = 0, nlogs = 0;
     int st = 0;
-    for (size_t i = 0; i < w->nfiles && !st; i++) {
-        char *text;
-        size_t len;
-        if ((st = read_file(w->files[i], &text, &len)))
-            break;
-        if (hlog_merge_is_log(text, len))
+    for (size_t i = 0; i < w->nfiles; i++) {
+        if (is_log(w->files[i]))
             logs[nlogs++] = w->files[i];
         else
             results[nres++] = w->files[i];
-        free(text);
     }
     if (!st && nres == 0)
         st = cmd_fail("merge", 2, "no result (.json) among the files: the report is made from the shards' --json results");
@@ -317,7 +311,7 @@ static int merge(const struct wants *w)
         st = cmd_fail("merge", 2, "--hlog %s: no interval log among the files (the shards' --hlog files)", w->hlog);
     struct shard_file base = {0};
     if (!st)
-        st = merge_results(w, results, nres, &base);
+        st = merge_results(results, nres, &base);
     if (!st && nlogs)
         st = merge_logs(w, logs, nlogs, base.rr.r.run_id, base.rr.o.shard.count);
     if (!st) {

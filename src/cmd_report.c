@@ -124,31 +124,19 @@ static int write_json(const struct result_run *rr, const char *path, char *err, 
 static int write_html(const struct result_run *rr, const struct wants *w, const struct json *root,
                       const char *text, size_t len, const char *result, char *err, size_t errlen)
 {
-    char *again = NULL;
-    size_t again_len = 0;
-    if (w->nexprs) {
-        FILE *m = open_memstream(&again, &again_len);
-        if (!m) {
-            snprintf(err, errlen, "--html: %s", strerror(errno));
-            return -1;
-        }
-        report_json(m, &rr->o, &rr->t, &rr->r);
-        fclose(m);
-    }
     struct outfile of;
     FILE *f = outfile_open(&of, "--html", w->html, err, errlen);
     int rc = -1;
     char why[400];
     if (!f)
         ;
-    else if ((again ? html_write(f, again, again_len, why, sizeof why)
-                    : html_render(f, root, text, len, why, sizeof why)) < 0) {
+    else if ((w->nexprs ? report_html(f, &rr->o, &rr->t, &rr->r, why, sizeof why)
+                        : html_render(f, root, text, len, why, sizeof why)) < 0) {
         outfile_abandon(&of);
         snprintf(err, errlen, "%s: %s", result, why);
     } else {
         rc = outfile_commit(&of, err, errlen);
     }
-    free(again);
     return rc;
 }
 

@@ -12,7 +12,7 @@
 #include "cmd_help.h"
 #include "cmd_merge.h"
 #include "cmd_report.h"
-#include "html.h"
+#include "net.h"
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
@@ -22,11 +22,6 @@
 #include "target.h"
 #include "tls.h"
 #include "xalloc.h"
-#include "net.h"
-
-#include <errno.h>
-#include <netinet/in.h>
-#include <unistd.h>
 
 #include <signal.h>
 #include <stdio.h>
@@ -58,20 +53,10 @@ static int write_json(FILE *f, const struct result *res, char *err, size_t errle
  * back: a live report and `volley report` of a saved one are the same. */
 static int write_html(FILE *f, const struct result *res, char *err, size_t errlen)
 {
-    char *json = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&json, &len);
-    if (!m) {
-        snprintf(err, errlen, "--html: out of memory");
-        return -1;
-    }
-    report_json(m, res->o, res->t, res->r);
-    fclose(m);
     char why[400];
-    int rc = html_write(f, json, len, why, sizeof why);
-    if (rc < 0) /* a bug: volley's own JSON should always render */
+    int rc = report_html(f, res->o, res->t, res->r, why, sizeof why);
+    if (rc < 0)
         snprintf(err, errlen, "--html: %s", why);
-    free(json);
     return rc;
 }
 
@@ -151,18 +136,11 @@ static int check_sources(const struct options *o, const struct target *t, char *
     }
     for (uint32_t i = 0; i < o->sources->n; i++) {
         const struct sockaddr *src = sources_pick(o->sources, i);
-        int fd = socket(src->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        int one = 1;
-        if (fd >= 0)
-            setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-        if (fd < 0 || bind(fd, src, o->sources->len) < 0) {
-            int e = errno;
+        int e = net_bind_check(src, o->sources->len);
+        if (e) {
             snprintf(err, errlen, "--source: cannot bind to %s: %s", net_addr_string(src, a, sizeof a), strerror(e));
-            if (fd >= 0)
-                close(fd);
             return 2;
         }
-        close(fd);
     }
     return 0;
 }

@@ -24,6 +24,28 @@ enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
 #define IP_BIND_ADDRESS_NO_PORT 24
 #endif
 
+/* Binds s to src without a port: without IP_BIND_ADDRESS_NO_PORT bind()
+ * would reserve a port for the address alone, and the ports of one address
+ * would run out at the range's size whatever the targets; with it,
+ * connect() picks the port for the whole four-tuple. It is an IPPROTO_IP
+ * option for IPv6 sockets too. Returns 0, or -1 with errno. */
+static int bind_source(int s, const struct sockaddr *src, socklen_t srclen)
+{
+    int one = 1;
+    setsockopt(s, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    return bind(s, src, srclen);
+}
+
+int net_bind_check(const struct sockaddr *src, socklen_t srclen)
+{
+    int s = socket(src->sa_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+    if (s < 0)
+        return errno;
+    int e = bind_source(s, src, srclen) < 0 ? errno : 0;
+    close(s);
+    return e;
+}
+
 enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
                                  socklen_t srclen, int *fd)
 {
@@ -34,12 +56,7 @@ enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, con
     /* Requests go out as one write each; Nagle would hold back the next one. */
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (src) {
-        /* Without it bind() would reserve a port for the address alone,
-         * and the ports of one address would run out at the range's size
-         * whatever the targets. It is an IPPROTO_IP option for IPv6
-         * sockets too. */
-        setsockopt(s, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-        if (bind(s, src, srclen) < 0) {
+        if (bind_source(s, src, srclen) < 0) {
             int saved = errno;
             close(s);
             errno = saved;

@@ -26,6 +26,10 @@ enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
 enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
                                  socklen_t srclen, int *fd);
 
+/* Whether a socket binds to src as net_connect_from binds it (an address
+ * of this machine, of a family it has): 0, or the errno of the bind. */
+int net_bind_check(const struct sockaddr *src, socklen_t srclen);
+
 /* After a connecting socket turned writable: 0 if connected, else the errno
  * of the failed connect. */
 int net_connect_result(int fd);

@@ -71,8 +71,7 @@ static void figures(const struct progress *p, const struct series *s, double rps
     const struct stages *st = p->o->stages; /* the curve's target now */
     if (p->o->rate && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " (target %.0f)",
-                      (st ? stages_value(st, elapsed_ns) : (double)p->o->rate) /
-                          (p->o->shard.count ? p->o->shard.count : 1)); /* a shard's part */
+                      shard_rate(st ? stages_value(st, elapsed_ns) : (double)p->o->rate, p->o->shard));
     else if (st && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  connections %.0f", floor(stages_value(st, elapsed_ns)));
     if (n >= 0 && (size_t)n < len)

@@ -4,12 +4,14 @@
 
 #include "fmt.h"
 #include "hdr_codec.h"
+#include "html.h"
 #include "json_out.h"
 #include "net.h"
 #include "quote.h"
 #include "report_internal.h"
 #include "targets.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -571,6 +573,23 @@ static void json_stages(FILE *out, const struct options *o)
     fputs("]}", out);
 }
 
+int report_html(FILE *out, const struct options *o, const struct target *t, const struct run_result *r, char *why,
+                size_t len)
+{
+    char *json = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&json, &n);
+    if (!m) {
+        snprintf(why, len, "%s", strerror(errno));
+        return -1;
+    }
+    report_json(m, o, t, r);
+    fclose(m);
+    int rc = html_write(out, json, n, why, len);
+    free(json);
+    return rc;
+}
+
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -644,8 +663,8 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);
-        fputs("  \"rate\": {\"target\": ", out); /* a shard's: its part of -R */
-        json_out_num(out, report_target_rate(o, r), report_target_rate(o, r) == (double)o->rate ? 0 : 3);
+        fputs("  \"rate\": {\"target\": ", out);
+        report_shard_json_rate(out, o, r);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
         fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
                 s->arrivals, s->unsent, rate_met(o, r, sent) ? "true" : "false", r->sent_span_ns);

@@ -61,4 +61,11 @@ void report_thresholds(FILE *out, const struct options *o, const struct run_resu
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
+/* The HTML report, rendered from the JSON report_json writes (into
+ * memory, parsed back), so a live page, `volley report`'s and `volley
+ * merge`'s come from the same text. Returns 0, or -1 with why (a bug:
+ * volley's own JSON always renders; or no memory for the text). */
+int report_html(FILE *out, const struct options *o, const struct target *t, const struct run_result *r, char *why,
+                size_t len);
+
 #endif

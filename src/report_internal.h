@@ -82,6 +82,10 @@ void report_shard_header(FILE *out, const struct options *o, const struct run_re
  * followed by ",\n". */
 void report_shard_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* -R's target as the JSON gives it: this result's (report_target_rate),
+ * whole unless a shard's part has a fraction. */
+void report_shard_json_rate(FILE *out, const struct options *o, const struct run_result *r);
+
 /* The connections the report's figures are of: a shard's part of -c
  * (--shard), or -c for one process and for shards merged. */
 uint32_t report_connections(const struct options *o, const struct run_result *r);

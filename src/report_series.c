@@ -2,7 +2,6 @@
  * its counts and its latency percentiles, and its latencies encoded
  * (HdrHistogram V2) so that longer intervals can be made exactly by
  * merging. */
-#include "report.h"
 #include "report_internal.h"
 
 #include "json_out.h"
@@ -63,9 +62,9 @@ void report_series_json(FILE *out, const struct options *o, const struct run_res
 {
     const struct series *s = &r->series;
     fprintf(out, "  \"series\": {\"interval\": 1, ");
-    if (o->rate) { /* a shard's: its part of -R */
+    if (o->rate) {
         fputs("\"target_rate\": ", out);
-        json_out_num(out, report_target_rate(o, r), report_target_rate(o, r) == (double)o->rate ? 0 : 3);
+        report_shard_json_rate(out, o, r);
         fputs(", ", out);
     }
     fprintf(out, "\"points\": [");

@@ -16,7 +16,13 @@ uint32_t report_connections(const struct options *o, const struct run_result *r)
 
 double report_target_rate(const struct options *o, const struct run_result *r)
 {
-    return r->merged || o->shard.count <= 1 ? (double)o->rate : (double)o->rate / o->shard.count;
+    return r->merged ? (double)o->rate : shard_rate((double)o->rate, o->shard);
+}
+
+void report_shard_json_rate(FILE *out, const struct options *o, const struct run_result *r)
+{
+    double rate = report_target_rate(o, r);
+    json_out_num(out, rate, rate == (double)o->rate ? 0 : 3);
 }
 
 /* The header's line of a shard (--shard) or of shards merged, and of
@@ -47,7 +53,7 @@ void report_shard_json(FILE *out, const struct options *o, const struct run_resu
     if (r->merged)
         fprintf(out, ", \"shard\": null, \"shards\": %u", r->merged);
     else
-        fprintf(out, ", \"shard\": %u, \"shards\": %u", o->shard.index, o->shard.count ? o->shard.count : 1);
+        fprintf(out, ", \"shard\": %u, \"shards\": %u", o->shard.index, shard_count(o->shard));
     fputs(", \"start_at\": ", out);
     if (o->start_at_given)
         json_out_num(out, o->start_at, 6);

@@ -177,12 +177,7 @@ static int merge_series(struct series *into, const struct series *from, long a_o
         if (rc < 0) {
             snprintf(err, errlen, "series.points[%ld]: %s", j, why);
         } else if (h) {
-            acc.latency_count = (uint64_t)h->count;
-            acc.p50 = hist_percentile(h, 50);
-            acc.p90 = hist_percentile(h, 90);
-            acc.p99 = hist_percentile(h, 99);
-            acc.max = h->max;
-            acc.hist = hdr_encode(h, NULL);
+            series_point_latency(&acc, h);
         }
         if (rc == 0)
             series_append(&out, &acc);

@@ -455,10 +455,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     uint64_t shard_requests = shard_part(o->requests, sh);
     /* The shards before this one hold connections 0 .. conn_offset - 1 of
      * the run (conn.id is the run's number) and, with -n, its first requests. */
-    cfg.conn_offset = (uint32_t)((uint64_t)o->connections / sh.count * sh.index +
-                                 (sh.index < o->connections % sh.count ? sh.index : o->connections % sh.count));
-    uint64_t req_offset = o->requests / sh.count * sh.index +
-                          (sh.index < o->requests % sh.count ? sh.index : o->requests % sh.count);
+    cfg.conn_offset = (uint32_t)shard_first(o->connections, sh);
     /* -R: arrival k goes to the worker whose lane is k mod (W * N)
      * (shard_lane), so the shares follow from the run's total (-n, or
      * what -d's schedule holds). */
@@ -466,7 +463,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
                                               : sched_total(o->rate, o->requests, o->duration_ns);
     int rc = 0;
     uint32_t made = 0, conn_base = cfg.conn_offset;
-    uint64_t req_base = o->requests ? req_offset : 0;
+    uint64_t req_base = shard_first(o->requests, sh);
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = shard_conns / r.nworkers + (i < shard_conns % r.nworkers);
         uint64_t budget = o->rate       ? sched_share(arrivals, (uint32_t)shard_lane(sh, i), r.nworkers * sh.count)

@@ -283,6 +283,16 @@ static void take(struct series *s, struct series_sec *sec)
     hist_drop(&sec->sendlag);
 }
 
+void series_point_latency(struct series_point *p, const struct hist *h)
+{
+    p->latency_count = (uint64_t)h->count;
+    p->p50 = hist_percentile(h, 50);
+    p->p90 = hist_percentile(h, 90);
+    p->p99 = hist_percentile(h, 99);
+    p->max = h->max;
+    p->hist = hdr_encode(h, NULL);
+}
+
 /* The oldest pending second becomes point npoints. */
 static void complete_one(struct series *s)
 {
@@ -291,12 +301,7 @@ static void complete_one(struct series *s)
         struct pending *p = &s->pend[0];
         pt.c = p->c;
         if (p->h) {
-            pt.latency_count = (uint64_t)p->h->count;
-            pt.p50 = hist_percentile(p->h, 50);
-            pt.p90 = hist_percentile(p->h, 90);
-            pt.p99 = hist_percentile(p->h, 99);
-            pt.max = p->h->max;
-            pt.hist = hdr_encode(p->h, NULL);
+            series_point_latency(&pt, p->h);
             hist_drop(&p->h);
         }
         if (p->lag) {

@@ -126,6 +126,11 @@ struct series_point {
     char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
 };
 
+/* p's latency figures from h, the second's latencies: the count, the
+ * percentiles and the encoded text (p->hist, malloc'd: the caller frees
+ * it once the point is appended). */
+void series_point_latency(struct series_point *p, const struct hist *h);
+
 struct series_store;
 
 /* The run's series, on the main thread. Callers may read npoints, last,

@@ -24,12 +24,32 @@ struct shard {
  * naming --shard and the value. */
 int shard_parse(const char *spec, struct shard *s, char *err, size_t errlen);
 
+/* N: s.count, and 1 for a zeroed struct (the whole run). */
+static inline uint32_t shard_count(struct shard s)
+{
+    return s.count ? s.count : 1;
+}
+
 /* This shard's part of a total that is split: total / N, one more for the
  * first total mod N shards. The parts of all shards add up to total. */
 static inline uint64_t shard_part(uint64_t total, struct shard s)
 {
-    uint32_t n = s.count ? s.count : 1; /* a zeroed struct is the whole run */
+    uint32_t n = shard_count(s);
     return total / n + (s.index < total % n);
+}
+
+/* Where this shard's part begins in the run's order: the sum of the parts
+ * of the shards before it. */
+static inline uint64_t shard_first(uint64_t total, struct shard s)
+{
+    uint32_t n = shard_count(s);
+    return total / n * s.index + (s.index < total % n ? s.index : total % n);
+}
+
+/* This shard's part of a rate (-R, a stage's target): rate / N. */
+static inline double shard_rate(double rate, struct shard s)
+{
+    return rate / shard_count(s);
 }
 
 /* The schedule's lane of a worker: with W workers a shard's worker w takes

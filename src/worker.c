@@ -39,6 +39,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->script_req = NULL;
     w->script_error[0] = '\0';
     w->id = id;
+    w->lane = (uint32_t)shard_lane(cfg->shard, id);
+    w->lanes = cfg->nworkers * shard_count(cfg->shard);
     w->cfg = cfg;
     w->nconns = nconns;
     w->budget = budget;
@@ -82,9 +84,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .rbuf_size = READ_BUFFER_SIZE,
         .stats = &w->stats,
         .budget = budget,
-        .active = cfg->stages && !cfg->rate ? stages_share(cfg->stages->start, (uint32_t)shard_lane(cfg->shard, id),
-                                                           cfg->nworkers * cfg->shard.count)
-                                            : UINT32_MAX,
+        .active = cfg->stages && !cfg->rate ? stages_share(cfg->stages->start, w->lane, w->lanes) : UINT32_MAX,
         .sources = cfg->sources,
         .src_base = conn_base - cfg->conn_offset,
         .in_flight = 0,
@@ -139,8 +139,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     if (cfg->rate) {
         assert(!w->shared.script_delay && "main.c refuses -R with a delay() hook");
         /* An HTTP/2 connection waits once for each of its free streams. */
-        sched_init(&w->sched, w->loop, cfg->rate, shard_lane(cfg->shard, id), cfg->nworkers * cfg->shard.count, budget, nconns * w->shared.streams,
-                   send_arrival, schedule_ended, w);
+        sched_init(&w->sched, w->loop, cfg->rate, w->lane, w->lanes, budget, nconns * w->shared.streams, send_arrival,
+                   schedule_ended, w);
         sched_spin(&w->sched, cfg->spin_ns);
         if (cfg->stages)
             sched_curve(&w->sched, cfg->stages);
@@ -191,8 +191,7 @@ static void on_stage(EV_P_ ev_timer *t, int revents)
     (void)t;
     (void)revents;
     struct worker *w = ev_userdata(EV_A);
-    uint32_t want = stages_share(stages_value(w->cfg->stages, clock_now_ns() - w->cfg->t0),
-                                 (uint32_t)shard_lane(w->cfg->shard, w->id), w->cfg->nworkers * w->cfg->shard.count);
+    uint32_t want = stages_share(stages_value(w->cfg->stages, clock_now_ns() - w->cfg->t0), w->lane, w->lanes);
     if (want > w->nconns)
         want = w->nconns;
     uint32_t was = w->shared.active;

@@ -60,6 +60,8 @@ struct worker_config {
 
 struct worker {
     uint32_t id;
+    uint32_t lane, lanes;    /* its share of a split (the schedule, --stages' connections): lane
+                              * of lanes, shard_lane(cfg->shard, id) of nworkers * N */
     const struct worker_config *cfg;
     uint32_t nconns;
     uint64_t budget;         /* requests to start; UINT64_MAX when bounded by time */
