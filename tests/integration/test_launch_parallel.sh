@@ -98,14 +98,20 @@ peers=$(awk '$1 == "r" { n[$3]++ } END { for (p in n) print p ":" n[p] }' "$T/lo
 check_eq "$peers" "127.0.0.2:1000 127.0.0.3:1000 127.0.0.4:1000 " "local: server's requests per source address"
 
 # --sshlogin with three "hosts": a stand-in for ssh runs the command here,
-# after the remote shell's word splitting (so quoting is tested).
+# after the remote shell's word splitting (so quoting is tested), in the
+# environment sshd gives a session: the login's SHELL, HOME, USER, LOGNAME
+# and PATH, nothing of the caller's. (GNU parallel's remote wrapper execs
+# $SHELL; CI runs without SHELL set, so passing the caller's environment
+# through would test a session no sshd ever makes.)
 cat > "$T/fake-ssh" <<'EOF'
 #!/bin/bash
 while [ $# -gt 0 ]; do case $1 in -l|-p|-o) shift 2 ;; -*) shift ;; *) break ;; esac; done
 echo "$1" >> "${0%/*}/ssh.hosts"
 shift
 [ "${1:-}" = -- ] && shift
-exec bash -c "$*"
+IFS=: read -r user _ _ _ _ home shell < <(getent passwd "$(id -u)")
+exec env -i SHELL="${shell:-/bin/sh}" HOME="$home" USER="$user" LOGNAME="$user" \
+    PATH=/usr/local/bin:/usr/bin:/bin bash -c "$*"
 EOF
 chmod +x "$T/fake-ssh"
 export PARALLEL_SSH=$T/fake-ssh
