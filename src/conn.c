@@ -359,7 +359,7 @@ static void begin_connect(struct conn *c, int64_t now)
     const struct sockaddr *src = sh->sources ? sources_pick(sh->sources, (uint64_t)sh->src_base + c->id) : NULL;
     switch (net_connect_from(sh->addr, sh->addrlen, src, src ? sh->sources->len : 0, &fd)) {
     case NET_ERROR:
-    case NET_WANT_WRITE: /* not from net_connect */
+    case NET_WANT_WRITE: /* not from net_connect_from */
         connect_failed(c, errno);
         return;
     case NET_OK:
@@ -405,11 +405,13 @@ void conn_script_failed(struct conn *c)
 }
 
 /* Starts the next request on c, or parks c when the budget is spent; the
- * last connection to go quiet ends the worker's loop. With -R the request
- * is the oldest arrival due, and c waits when none is. A scenario's new
- * connection gets its conn table (and connect(conn)) first; with a delay()
- * hook the request then waits its delay in CONN_DELAY. */
-void conn_next_request(struct conn *c, int64_t now)
+ * last connection to go quiet ends the worker's loop. While the worker is
+ * still opening connections, c waits in CONN_HELD unless this is its first
+ * request (first: conn_start). With -R the request is the oldest arrival
+ * due, and c waits when none is. A scenario's new connection gets its conn
+ * table (and connect(conn)) first; with a delay() hook the request then
+ * waits its delay in CONN_DELAY. */
+static void next_request(struct conn *c, int64_t now, bool first)
 {
     struct conn_shared *sh = c->sh;
     if (c->id >= sh->active) { /* retired by the stages, its request ended: closes */
@@ -422,6 +424,10 @@ void conn_next_request(struct conn *c, int64_t now)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
+    if (sh->holding && !first) {
+        c->state = CONN_HELD; /* until conn_resume */
+        return;
+    }
     if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
         c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
         sched_park(sh->sched, c->id);
@@ -430,6 +436,17 @@ void conn_next_request(struct conn *c, int64_t now)
         return;
     }
     begin_request(c, now);
+}
+
+void conn_next_request(struct conn *c, int64_t now)
+{
+    next_request(c, now, false);
+}
+
+void conn_resume(struct conn *c)
+{
+    if (c->state == CONN_HELD)
+        next_request(c, clock_now_ns(), false);
 }
 
 void conn_begin_request(struct conn *c, int64_t now)
@@ -604,6 +621,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
         return;
     case CONN_IDLE:
     case CONN_WAIT: /* an earlier request's deadline; the next one arms its own */
+    case CONN_HELD:
         return;
     }
 }
@@ -640,7 +658,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 
 void conn_start(struct conn *c)
 {
-    conn_next_request(c, clock_now_ns());
+    next_request(c, clock_now_ns(), true);
 }
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)

@@ -1,9 +1,9 @@
 /* One connection: an explicit state machine driven by libev events.
  *
  *   IDLE -> [DELAY | WAIT ->] CONNECTING -> [HANDSHAKE (https) ->] WRITING -> READING -> (WRITING on the same socket |
- *   CONNECTING a new one | IDLE when the budget is spent); any failure ->
- *   conn_fail -> counted, closed, and the next request (after a backoff for a
- *   connect failure).
+ *   CONNECTING a new one | IDLE when the budget is spent | HELD until the worker has opened the others);
+ *   any failure -> conn_fail -> counted, closed, and the next request (after a
+ *   backoff for a connect failure).
  *
  * A request starts when its connect starts (new connection) or its write
  * starts (reused connection) and ends in exactly one bucket of struct stats.
@@ -92,6 +92,10 @@ struct conn_shared {
                                   * apart, each made once when first sent (conn_h2_req.c) */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
+    bool holding;                /* the worker is still opening its connections (worker.c,
+                                  * OPEN_BATCH): a connection whose request ended waits in
+                                  * CONN_HELD, so that every connection's first request comes
+                                  * before any connection's second, as when all opened at once */
     uint32_t active;             /* --stages without -R: slots below it may start requests; one
                                   * at or above it closes when its request has ended (UINT32_MAX:
                                   * all may) */
@@ -99,7 +103,8 @@ struct conn_shared {
 };
 
 enum conn_state {
-    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING, CONN_READING,
+    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_HELD, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING,
+    CONN_READING,
     CONN_H2 /* an HTTP/2 connection carrying streams (conn_h2.c) */
 };
 
@@ -178,6 +183,10 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id);
 
 /* Starts the first request: connects. */
 void conn_start(struct conn *c);
+
+/* The worker has opened all its connections (conn_shared.holding is
+ * false again): c, if it waits in CONN_HELD, starts its next request. */
+void conn_resume(struct conn *c);
 
 /* -R: the schedule hands c, waiting in slot c->id, the arrival due at
  * intended; now: the current monotonic time. */

@@ -298,7 +298,7 @@ static void readable_between(struct conn *c)
 void conn_on_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (c->state == CONN_DELAY || c->state == CONN_WAIT) {
+    if (c->state == CONN_DELAY || c->state == CONN_WAIT || c->state == CONN_HELD) {
         readable_between(c);
         return;
     }

@@ -120,15 +120,17 @@ static int check_http2(const struct options *o, const struct target *t, struct s
     return 2;
 }
 
-/* --source against the address the run connects to: of its family, and
- * each one an address of this machine (a bind that fails now would fail
- * every connect). Returns 0 or 2 with err. */
-static int check_sources(const struct options *o, const struct target *t, char *err, size_t errlen)
+/* --source against the target, before the probe (which connects from the
+ * first source): the target's addresses narrowed to the sources' family
+ * (a name with none of it is refused), and each source an address of this
+ * machine (a bind that fails now would fail every connect). Returns 0 or 2
+ * with err. */
+static int check_sources(const struct options *o, struct target *t, char *err, size_t errlen)
 {
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
     char a[80], b[80];
-    if (o->sources->family != sa->sa_family) {
+    if (target_keep_family(t, o->sources->family) == 0) {
         snprintf(err, errlen, "--source: %s is %s but the target's address %s is %s",
                  net_addr_string(sources_pick(o->sources, 0), a, sizeof a), o->sources->family == AF_INET ? "IPv4" : "IPv6",
                  net_addr_string(sa, b, sizeof b), sa->sa_family == AF_INET ? "IPv4" : "IPv6");
@@ -163,7 +165,8 @@ static int probe_tls(struct tls_ctx *ctx, const struct options *o, const struct 
 {
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
-    int rc = tls_probe(ctx, sa, len, o->timeout_ns, &r->tls, err, errlen);
+    const struct sockaddr *src = o->sources ? sources_pick(o->sources, 0) : NULL;
+    int rc = tls_probe(ctx, sa, len, src, src ? o->sources->len : 0, o->timeout_ns, &r->tls, err, errlen);
     r->tls_known = rc == 0;
     return rc;
 }
@@ -337,15 +340,18 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
-    if (target_resolve(&t, err, sizeof err) < 0 ||
-        (!o.no_probe && target_probe(&t, o.timeout_ns, err, sizeof err) < 0) ||
-        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
+    if (target_resolve(&t, err, sizeof err) < 0) {
         status = die(1, err);
         goto out;
     }
-
     if (o.sources && (status = check_sources(&o, &t, err, sizeof err)) != 0) {
         status = die(status, err);
+        goto out;
+    }
+    const struct sockaddr *probe_src = o.sources ? sources_pick(o.sources, 0) : NULL;
+    if ((!o.no_probe && target_probe(&t, probe_src, probe_src ? o.sources->len : 0, o.timeout_ns, err, sizeof err) < 0) ||
+        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
+        status = die(1, err);
         goto out;
     }
 

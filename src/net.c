@@ -14,11 +14,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd)
-{
-    return net_connect_from(addr, len, NULL, 0, fd);
-}
-
 /* Older C libraries lack the name; the value is Linux's (4.2 and later). */
 #ifndef IP_BIND_ADDRESS_NO_PORT
 #define IP_BIND_ADDRESS_NO_PORT 24

@@ -12,14 +12,12 @@
  * NET_WANT_WRITE: a TLS call waits until writable (only tls.h returns it). */
 enum net_status { NET_OK, NET_AGAIN, NET_WANT_WRITE, NET_ERROR };
 
-/* Opens a non-blocking TCP_NODELAY socket and starts connecting it to addr.
- * NET_OK: connected at once; NET_AGAIN: in progress (wait for writable, then
- * net_connect_result); NET_ERROR: failed, errno set, no socket left open.
- * *fd is the socket for NET_OK and NET_AGAIN. */
-enum net_status net_connect(const struct sockaddr *addr, socklen_t len, int *fd);
-
-/* net_connect from the local address src (port 0, of addr's family; NULL:
- * the kernel's choice). The socket is bound with IP_BIND_ADDRESS_NO_PORT,
+/* Opens a non-blocking TCP_NODELAY socket and starts connecting it to addr
+ * from the local address src (port 0, of addr's family; NULL: the kernel's
+ * choice). NET_OK: connected at once; NET_AGAIN: in progress (wait for
+ * writable, then net_connect_result); NET_ERROR: failed, errno set, no
+ * socket left open. *fd is the socket for NET_OK and NET_AGAIN.
+ * A src socket is bound with IP_BIND_ADDRESS_NO_PORT,
  * so the port is chosen by connect() for the whole four-tuple: each source
  * address has the whole ephemeral port range to itself. When the ports run
  * out, NET_ERROR with errno EADDRNOTAVAIL (from bind or connect). */

@@ -186,16 +186,33 @@ int target_resolve(struct target *t, char *err, size_t errlen)
     return 0;
 }
 
+size_t target_keep_family(struct target *t, int family)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < t->naddrs; i++)
+        kept += t->addrs[i].sa.ss_family == family;
+    if (kept == 0)
+        return 0;
+    kept = 0;
+    for (size_t i = 0; i < t->naddrs; i++)
+        if (t->addrs[i].sa.ss_family == family)
+            t->addrs[kept++] = t->addrs[i];
+    t->naddrs = kept;
+    t->chosen = 0;
+    return kept;
+}
+
 /* One blocking-with-deadline connect attempt; 0 or the errno. */
-static int try_connect(const struct target_addr *a, int64_t timeout_ns)
+static int try_connect(const struct target_addr *a, const struct sockaddr *src, socklen_t srclen,
+                       int64_t timeout_ns)
 {
     int fd;
-    switch (net_connect((const struct sockaddr *)&a->sa, a->len, &fd)) {
+    switch (net_connect_from((const struct sockaddr *)&a->sa, a->len, src, srclen, &fd)) {
     case NET_OK:
         net_close(fd);
         return 0;
     case NET_ERROR:
-    case NET_WANT_WRITE: /* not from net_connect */
+    case NET_WANT_WRITE: /* not from net_connect_from */
         return errno;
     case NET_AGAIN:
         break;
@@ -213,11 +230,12 @@ static int try_connect(const struct target_addr *a, int64_t timeout_ns)
     return result;
 }
 
-int target_probe(struct target *t, int64_t timeout_ns, char *err, size_t errlen)
+int target_probe(struct target *t, const struct sockaddr *src, socklen_t srclen, int64_t timeout_ns, char *err,
+                 size_t errlen)
 {
     int last = 0;
     for (size_t i = 0; i < t->naddrs; i++) {
-        last = try_connect(&t->addrs[i], timeout_ns);
+        last = try_connect(&t->addrs[i], src, srclen, timeout_ns);
         if (last == 0) {
             t->chosen = i;
             return 0;

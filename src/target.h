@@ -40,11 +40,20 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen);
  * Returns 0, or -1 with err ("nosuch.example: no such host"). */
 int target_resolve(struct target *t, char *err, size_t errlen);
 
-/* Connects to the addresses in order, each within timeout_ns, and chooses the
- * first that accepts (the connection is closed again at once). Returns 0, or
- * -1 with err naming the address and the reason (connection refused, timed
- * out, ...) when none accepts. */
-int target_probe(struct target *t, int64_t timeout_ns, char *err, size_t errlen);
+/* Keeps only t's addresses of family (AF_INET or AF_INET6), in their
+ * order, and chooses the first: --source's addresses are all of one
+ * family, and a connection can only go from an address to one of its
+ * family (`localhost` with --source ::1 is ::1). Returns how many are
+ * left; with none of that family t is left as it was and 0 returned. */
+size_t target_keep_family(struct target *t, int family);
+
+/* Connects to the addresses in order, each within timeout_ns, from src
+ * when it is not NULL (bound as net_connect_from binds it), and chooses
+ * the first that accepts (the connection is closed again at once).
+ * Returns 0, or -1 with err naming the address and the reason (connection
+ * refused, timed out, ...) when none accepts. */
+int target_probe(struct target *t, const struct sockaddr *src, socklen_t srclen, int64_t timeout_ns, char *err,
+                 size_t errlen);
 
 /* The chosen address. */
 const struct sockaddr *target_sockaddr(const struct target *t, socklen_t *len);

@@ -402,14 +402,14 @@ static int await_cert_verdict(struct tls_conn *tc, int fd, int64_t deadline)
     }
 }
 
-int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, int64_t timeout_ns,
-              struct tls_info *info, char *err, size_t errlen)
+int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
+              socklen_t srclen, int64_t timeout_ns, struct tls_info *info, char *err, size_t errlen)
 {
     char where[80];
     net_addr_string(addr, where, sizeof where);
     int64_t deadline = clock_now_ns() + timeout_ns;
     int fd, e = 0;
-    enum net_status st = net_connect(addr, len, &fd);
+    enum net_status st = net_connect_from(addr, len, src, srclen, &fd);
     if (st == NET_ERROR) {
         snprintf(err, errlen, "%s: %s", where, strerror(errno));
         return -1;

@@ -100,12 +100,13 @@ int tls_socket_errno(const struct tls_conn *tc);
 /* What the handshake of tc agreed on. */
 void tls_get_info(const struct tls_conn *tc, struct tls_info *info);
 
-/* The start-up probe over TLS: connects to addr and shakes hands within
- * timeout_ns, blocking, with ctx (main's own). Returns 0 and fills *info,
- * or -1 with err ("127.0.0.1:8443: TLS handshake: wrong version number",
- * "... handshake timed out"). */
-int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, int64_t timeout_ns,
-              struct tls_info *info, char *err, size_t errlen);
+/* The start-up probe over TLS: connects to addr (from src unless NULL, as
+ * net_connect_from) and shakes hands within timeout_ns, blocking, with ctx
+ * (main's own). Returns 0 and fills *info, or -1 with err
+ * ("127.0.0.1:8443: TLS handshake: wrong version number", "... handshake
+ * timed out"). */
+int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
+              socklen_t srclen, int64_t timeout_ns, struct tls_info *info, char *err, size_t errlen);
 
 /* The TLS library volley runs with, "OpenSSL 3.0.15 3 Sep 2024" (its own
  * words; --version). */

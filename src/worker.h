@@ -81,6 +81,11 @@ struct worker {
     struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
     char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
     struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
+    ev_check opener;         /* while connections are still to open: a batch after each poll */
+    ev_idle open_idle;       /* active with opener, so that the poll does not block meanwhile */
+    uint32_t opened;         /* connections 0 .. opened-1 were started (or left to the stages) */
+    uint32_t open_end;       /* how many to start in all: 1 with --one-first until the answer */
+    uint32_t open_step;      /* how many a batch starts (OPEN_BATCH, or all at once) */
     ev_timer stager;         /* --stages without -R: every 10 ms, the connections' target */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate; a
                               * series second or --hlog interval that ended, closed */

@@ -188,7 +188,8 @@ PY
 cat "$T/nh.hist"
 
 # The server's view, per peer: every request of shard I came from its own
-# source address, in its exact share, and so did its two connections;
+# source address, in its exact share, and so did its two connections
+# and its start-up probe;
 # nothing reached the server before the start.
 python3 - "$T/n.tlog" "$START_MONO" "${SRC[@]}" <<'PY' > "$T/n.peers" 2>&1 && ok || fail "n: per-peer requests at the server: $(tail -3 "$T/n.peers")"
 import sys
@@ -203,9 +204,9 @@ for line in open(log):
     elif f[0] == "a":
         acc[f[2]] = acc.get(f[2], 0) + 1
 assert req == {src[0]: 1001, src[1]: 1000, src[2]: 1000}, req
-# two connections from each source; the start-up probes (from the default
-# address, 127.0.0.1) and target_stat's are the others
-assert {a: acc.get(a) for a in src} == {a: 2 for a in src}, acc
+# from each source its start-up probe and its two connections; target_stat's
+# (from 127.0.0.1) are the others
+assert {a: acc.get(a) for a in src} == {a: 3 for a in src}, acc
 assert set(acc) <= set(src) | {"127.0.0.1"}, acc
 # 1 ms for the two clock readings each side makes to convert the start.
 assert first >= start - 1000000, ("a request before the start", (first - start) / 1e6, "ms")

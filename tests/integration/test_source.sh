@@ -12,11 +12,17 @@
 #     addresses;
 #  3. bad --source values (malformed, backwards, mixed families, an IPv6
 #     source for an IPv4 target, an address not on this machine): exit 2,
-#     one line naming --source, no request sent.
+#     one line naming --source, no request sent;
+#  4. `localhost` (127.0.0.1 then ::1) against a server on both loopbacks:
+#     --source ::1 runs against ::1, --source 127.0.0.2 against 127.0.0.1,
+#     each request at the server of the source's family, the start-up
+#     probe's connection included; over https both probes (TCP, then the
+#     TLS handshake) come from the source too.
 # Each case gets a fresh namespace, so no port in TIME_WAIT from one case
 # is in the way of the next. Where namespaces are not allowed, the test says
 # so and passes (exit 0).
 source "$TESTLIB"
+source "$(dirname "$TESTLIB")/tls_lib.sh"
 
 if ! unshare --net true 2> "$T/unshare.err"; then
     echo "$(basename "$0"): skipped: unshare --net is not allowed here ($(head -n 1 "$T/unshare.err"))"
@@ -34,6 +40,12 @@ name=$1
 shift
 if command -v ip > /dev/null; then
     ip link set lo up
+    # LO_HOST_ONLY=1: lo keeps 127.0.0.1 alone (a /32, not the /8), so
+    # 127.0.0.9 is an address this machine does not have.
+    if [ "${LO_HOST_ONLY:-}" = 1 ]; then
+        ip addr del 127.0.0.1/8 dev lo
+        ip addr add 127.0.0.1/32 dev lo
+    fi
 else
     # no iproute2: set IFF_UP on lo with SIOCSIFFLAGS
     python3 -c '
@@ -103,11 +115,11 @@ check_eq "$(jget "$T/two.json" connections_opened)" 80 "two: connections opened"
 check_eq "$(received two)" 2000 "two: server received = completed"
 # Round robin by connection number: 40 connections from each address. The
 # first connection the server accepted is the start-up probe's, made before
-# the run's (from the machine's default address: the probe does not bind to
-# --source): it is left out.
+# the run's from the first source address: it is checked, then left out.
 cat > "$T/rr.py" <<'PY'
 import sys
 log, per, want = sys.argv[1], int(sys.argv[2]), set(sys.argv[3:])
+first = sys.argv[3]
 acc, req = {}, {}
 probe = None
 for line in open(log):
@@ -119,6 +131,7 @@ for line in open(log):
         acc[f[2]] = acc.get(f[2], 0) + 1
     elif f[0] == "r":
         req[f[2]] = req.get(f[2], 0) + 1
+assert probe == first, ("the probe came from", probe)
 assert acc == {a: per for a in want}, acc
 assert set(req) == want, req
 print("probe from", probe, "connections per source", acc, "requests per source", req)
@@ -151,15 +164,60 @@ stop_target
 
 # Addresses that parse but cannot serve this target: exit 2, one line naming
 # --source. An IPv6 source for an IPv4 target (known only once the target
-# is resolved), and an address that is not on this machine (inside a
-# namespace: nothing could leave it anyway).
-for case in "v6only|::1|is IPv6 but the target" "foreign|192.0.2.1|cannot bind to 192.0.2.1"; do
-    IFS='|' read -r name src msg <<< "$case"
-    ns "$name" -n 20 -c 4 -t 1 --source "$src"
+# is resolved), and an address that is not on this machine (a loopback
+# address taken off lo inside the namespace).
+for case in "v6only|::1|is IPv6 but the target|" "foreign|127.0.0.9|cannot bind to 127.0.0.9|1"; do
+    IFS='|' read -r name src msg host_only <<< "$case"
+    if [ -n "$host_only" ] && ! command -v ip > /dev/null; then
+        echo "--source $src: skipped: no ip (iproute2) to take 127.0.0.9 off lo"
+        continue
+    fi
+    LO_HOST_ONLY=$host_only ns "$name" -n 20 -c 4 -t 1 --source "$src"
     check_eq "$RC" 2 "--source $src: exit status (stderr: $(head -c 300 "$T/$name.err" 2>/dev/null))"
     check_eq "$(wc -l < "$T/$name.err")" 1 "--source $src: one stderr line"
     check_grep "$T/$name.err" "^volley: --source: .*$msg" "--source $src: the message"
     check_eq "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["received"])' "$T/$name.stats")" 0 "--source $src: nothing sent"
 done
+
+# localhost against a server on each loopback, one port: the target's
+# addresses are narrowed to the sources' family before the probe, so
+# --source ::1 is not refused for localhost's first address, 127.0.0.1.
+# The servers' counters come from their stats files when they stop, so
+# that every connection they accepted is volley's.
+if python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null; then
+    start_target --bind 127.0.0.1 --timing-log "$T/both4.tlog" --timing-peers --stats-file "$T/both4.stats"
+    V4PID=$TPID
+    start_target --bind ::1 --port "$PORT" --timing-log "$T/both6.tlog" --timing-peers --stats-file "$T/both6.stats"
+    run_volley both6 -n 50 -c 2 -t 1 --source ::1 "http://localhost:$PORT/"
+    check_eq "$RC" 0 "localhost, --source ::1: exit status (stderr: $(head -c 300 "$T/both6.err"))"
+    check_eq "$(jget "$T/both6.json" target.address)" "[::1]:$PORT" "localhost, --source ::1: the address used"
+    run_volley both4 -n 30 -c 2 -t 1 --source 127.0.0.2 "http://localhost:$PORT/"
+    check_eq "$RC" 0 "localhost, --source 127.0.0.2: exit status (stderr: $(head -c 300 "$T/both4.err"))"
+    check_eq "$(jget "$T/both4.json" target.address)" "127.0.0.1:$PORT" "localhost, --source 127.0.0.2: the address used"
+    stop_target
+    TPID=$V4PID stop_target
+    check_eq "$(jget "$T/both6.stats" received)" 50 "localhost, --source ::1: the ::1 server received"
+    check_eq "$(jget "$T/both4.stats" received)" 30 "localhost, --source 127.0.0.2: the 127.0.0.1 server received"
+    # Every connection each server accepted, the probe's too, came from
+    # the source (the timing logs' accept lines carry the peer).
+    for f in both4:127.0.0.2 both6:::1; do
+        log=${f%%:*} want=${f#*:}
+        peers=$(awk '$1 == "a" { print $3 }' "$T/$log.tlog" | sort | uniq -c | awk '{ print $2 "x" $1 }' | tr '\n' ' ')
+        check_eq "$peers" "${want}x3 " "localhost, --source $want: the peers of every accepted connection (the probe and -c 2)"
+    done
+else
+    echo "localhost with --source: skipped: no IPv6 loopback"
+fi
+
+# https: the TCP probe, the TLS probe's handshake and both connections of
+# the run, all from 127.0.0.3.
+start_tls_target --timing-log "$T/tls.tlog" --timing-peers --stats-file "$T/tls.stats"
+run_volley tls -n 20 -c 2 -t 1 --source 127.0.0.3 "$surl/"
+check_eq "$RC" 0 "https, --source 127.0.0.3: exit status (stderr: $(head -c 300 "$T/tls.err"))"
+check_eq "$(jget "$T/tls.json" requests.completed)" 20 "https, --source 127.0.0.3: completed"
+stop_target
+check_eq "$(jget "$T/tls.stats" received)" 20 "https, --source 127.0.0.3: the server received"
+check_eq "$(awk '$1 == "a" { print $3 }' "$T/tls.tlog" | sort | uniq -c | awk '{ print $2 "x" $1 }')" "127.0.0.3x4" \
+    "https, --source 127.0.0.3: the peers of every accepted connection (two probes and -c 2)"
 
 finish

@@ -367,7 +367,7 @@ static void test_probe(void)
     unsigned dead = refused_port();
     if (CHECK(dead != 0) && make_target(&t, dead)) {
         err[0] = '\0';
-        CHECK_INT(target_probe(&t, SEC, err, sizeof err), -1);
+        CHECK_INT(target_probe(&t, NULL, 0, SEC, err, sizeof err), -1);
         CHECK_CONTAINS(err, "connection refused");
         snprintf(where, sizeof where, "127.0.0.1:%u", dead);
         CHECK_CONTAINS(err, where);
@@ -380,7 +380,7 @@ static void test_probe(void)
     int lfd = loopback_socket(true, &live);
     if (CHECK(lfd >= 0) && make_target(&t, live)) {
         err[0] = '\0';
-        if (!CHECK_INT(target_probe(&t, SEC, err, sizeof err), 0))
+        if (!CHECK_INT(target_probe(&t, NULL, 0, SEC, err, sizeof err), 0))
             fprintf(stderr, "    err: %s\n", err);
         CHECK_INT(t.chosen, 0);
         check_probe_connection_closed(lfd);
@@ -398,7 +398,7 @@ static void test_probe(void)
         t.addrs = two;
         t.naddrs = 2;
         err[0] = '\0';
-        if (!CHECK_INT(target_probe(&t, SEC, err, sizeof err), 0))
+        if (!CHECK_INT(target_probe(&t, NULL, 0, SEC, err, sizeof err), 0))
             fprintf(stderr, "    err: %s\n", err);
         CHECK_INT(t.chosen, 1);
         socklen_t len = 0;
@@ -412,7 +412,7 @@ static void test_probe(void)
         t.addrs[1] = t.addrs[0];
         t.chosen = 0;
         err[0] = '\0';
-        CHECK_INT(target_probe(&t, SEC, err, sizeof err), -1);
+        CHECK_INT(target_probe(&t, NULL, 0, SEC, err, sizeof err), -1);
         CHECK_CONTAINS(err, "connection refused");
         CHECK_CONTAINS(err, "2 addresses");
         target_free(&t);
