@@ -58,7 +58,10 @@ check_eq "$(target_stat received)" 0 "nothing was sent"
 for rate in "" "-R 2000"; do
     RC=0
     ( ulimit -n 400 && exec "$VOLLEY" -q -c 300 -t 16 $rate -n 600 "$url" ) > /dev/null 2> "$T/fdfit.err" || RC=$?
-    check_eq "$RC" 0 "-c 300 -t 16 $rate under ulimit -n 400: runs"
+    # With -R, 3 (the rate not met: 16 threads on a loaded 2-core machine,
+    # under a sanitizer) is a run too; the point is that it ran.
+    if [ -n "$rate" ]; then check_rate_rc "-c 300 -t 16 $rate under ulimit -n 400: runs"; else
+        check_eq "$RC" 0 "-c 300 -t 16 under ulimit -n 400: runs"; fi
 done
 
 # --heartbeat N: "Completed K requests" on stderr every N completions, over
