@@ -346,21 +346,17 @@ int cmd_merge(int argc, char **argv)
     int status = 0;
     for (int i = 1; i < argc && status == 0; i++) {
         const char *a = argv[i];
-        const char **value = strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0   ? &w.html
-                             : strcmp(a, "--json") == 0 || strncmp(a, "--json=", 7) == 0 ? &w.json
-                             : strcmp(a, "--hlog") == 0 || strncmp(a, "--hlog=", 7) == 0 ? &w.hlog
-                                                                                         : NULL;
+        const char **value = cmd_is_option(a, "--html")   ? &w.html
+                             : cmd_is_option(a, "--json") ? &w.json
+                             : cmd_is_option(a, "--hlog") ? &w.hlog
+                                                          : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(merge_usage, stdout);
             free(w.files);
             return 0;
         }
         if (value) {
-            const char *eq = strchr(a, '=');
-            if (!eq && i + 1 >= argc)
-                status = cmd_fail("merge", 2, "%s: needs a value", a);
-            else
-                *value = eq ? eq + 1 : argv[++i];
+            status = cmd_option_value("merge", argc, argv, &i, value);
             if (status == 0 && !**value)
                 status = cmd_fail("merge", 2, "%.6s: \"\" is not a file name", a);
         } else if (strcmp(a, "-q") == 0) {

@@ -35,6 +35,25 @@ static const char report_usage[] =
     "  --fail-if EXPR  judges this threshold instead of the saved ones; repeatable\n"
     "  -q              no text report\n";
 
+bool cmd_is_option(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(a, name, n) == 0 && (a[n] == '\0' || a[n] == '=');
+}
+
+int cmd_option_value(const char *cmd, int argc, char **argv, int *i, const char **value)
+{
+    const char *a = argv[*i], *eq = strchr(a, '=');
+    if (eq) {
+        *value = eq + 1;
+        return 0;
+    }
+    if (*i + 1 >= argc)
+        return cmd_fail(cmd, 2, "%s: needs a value", a);
+    *value = argv[++*i];
+    return 0;
+}
+
 int cmd_fail(const char *cmd, int status, const char *fmt, ...)
 {
     char msg[1200];
@@ -201,22 +220,17 @@ int cmd_report(int argc, char **argv)
     int status = 0;
     for (int i = 1; i < argc && status == 0; i++) {
         const char *a = argv[i];
-        const char **value = strcmp(a, "--html") == 0 || strncmp(a, "--html=", 7) == 0   ? &w.html
-                             : strcmp(a, "--json") == 0 || strncmp(a, "--json=", 7) == 0 ? &w.json
-                             : strcmp(a, "--fail-if") == 0 || strncmp(a, "--fail-if=", 10) == 0
-                                 ? &w.exprs[w.nexprs]
-                                 : NULL;
+        const char **value = cmd_is_option(a, "--html")      ? &w.html
+                             : cmd_is_option(a, "--json")    ? &w.json
+                             : cmd_is_option(a, "--fail-if") ? &w.exprs[w.nexprs]
+                                                             : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(report_usage, stdout);
             free(w.exprs);
             return 0;
         }
         if (value) {
-            const char *eq = strchr(a, '=');
-            if (!eq && i + 1 >= argc)
-                status = cmd_fail("report", 2, "%s: needs a value", a);
-            else
-                *value = eq ? eq + 1 : argv[++i];
+            status = cmd_option_value("report", argc, argv, &i, value);
             if (value == &w.exprs[w.nexprs])
                 w.nexprs++;
         } else if (strcmp(a, "-q") == 0) {

@@ -9,6 +9,7 @@
  * command line (a bad --fail-if included), 99 a threshold failed. */
 int cmd_report(int argc, char **argv);
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Reads the whole file at path (at most JSON_IN_MAX_BYTES) into *text, a
@@ -20,5 +21,14 @@ int cmd_report_read(const char *path, char **text, size_t *len, char *err, size_
  * names and a result's keys may hold control bytes) and returns status.
  * Also `volley compare`'s. */
 int cmd_fail(const char *cmd, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Whether the word a is the option name ("--html") alone or as
+ * "--html=VALUE". Also `volley merge`'s. */
+bool cmd_is_option(const char *a, const char *name);
+
+/* The value of the option word argv[*i]: after its '=', or the next word
+ * (*i then moves to it), into *value. Returns 0, or cmd_fail's 2 ("--html:
+ * needs a value") when no word follows. Also `volley merge`'s. */
+int cmd_option_value(const char *cmd, int argc, char **argv, int *i, const char **value);
 
 #endif

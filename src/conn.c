@@ -356,8 +356,9 @@ static void begin_connect(struct conn *c, int64_t now)
     int fd;
     c->state = CONN_CONNECTING;
     c->t_connect = now; /* the start; mark_connected turns it into the duration */
-    const struct sockaddr *src = sh->sources ? sources_pick(sh->sources, (uint64_t)sh->src_base + c->id) : NULL;
-    switch (net_connect_from(sh->addr, sh->addrlen, src, src ? sh->sources->len : 0, &fd)) {
+    socklen_t srclen;
+    const struct sockaddr *src = sources_for(sh->sources, (uint64_t)sh->src_base + c->id, &srclen);
+    switch (net_connect_from(sh->addr, sh->addrlen, src, srclen, &fd)) {
     case NET_ERROR:
     case NET_WANT_WRITE: /* not from net_connect_from */
         connect_failed(c, errno);

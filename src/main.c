@@ -165,8 +165,9 @@ static int probe_tls(struct tls_ctx *ctx, const struct options *o, const struct 
 {
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
-    const struct sockaddr *src = o->sources ? sources_pick(o->sources, 0) : NULL;
-    int rc = tls_probe(ctx, sa, len, src, src ? o->sources->len : 0, o->timeout_ns, &r->tls, err, errlen);
+    socklen_t srclen;
+    const struct sockaddr *src = sources_for(o->sources, 0, &srclen);
+    int rc = tls_probe(ctx, sa, len, src, srclen, o->timeout_ns, &r->tls, err, errlen);
     r->tls_known = rc == 0;
     return rc;
 }
@@ -348,8 +349,9 @@ int main(int argc, char **argv)
         status = die(status, err);
         goto out;
     }
-    const struct sockaddr *probe_src = o.sources ? sources_pick(o.sources, 0) : NULL;
-    if ((!o.no_probe && target_probe(&t, probe_src, probe_src ? o.sources->len : 0, o.timeout_ns, err, sizeof err) < 0) ||
+    socklen_t srclen;
+    const struct sockaddr *src = sources_for(o.sources, 0, &srclen); /* the probes connect from the first */
+    if ((!o.no_probe && target_probe(&t, src, srclen, o.timeout_ns, err, sizeof err) < 0) ||
         (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;

@@ -50,13 +50,11 @@ enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, con
     int one = 1;
     /* Requests go out as one write each; Nagle would hold back the next one. */
     setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (src) {
-        if (bind_source(s, src, srclen) < 0) {
-            int saved = errno;
-            close(s);
-            errno = saved;
-            return NET_ERROR;
-        }
+    if (src && bind_source(s, src, srclen) < 0) {
+        int saved = errno;
+        close(s);
+        errno = saved;
+        return NET_ERROR;
     }
     if (connect(s, addr, len) == 0) {
         *fd = s;

@@ -57,15 +57,18 @@ bool shard_id_valid(const char *id)
            strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
+/* h with the bytes of s hashed in: FNV-1a, 64 bits. */
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
+    return h;
+}
+
 char *shard_default_id(const char *settings, double start_epoch, char *buf, size_t len)
 {
     char start[40];
     snprintf(start, sizeof start, "|%.6f", start_epoch);
-    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a, 64 bits */
-    for (const char *p = settings; *p; p++)
-        h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
-    for (const char *p = start; *p; p++)
-        h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
-    snprintf(buf, len, "r%016" PRIx64, h);
+    snprintf(buf, len, "r%016" PRIx64, fnv1a(fnv1a(UINT64_C(14695981039346656037), settings), start));
     return buf;
 }

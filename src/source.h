@@ -31,6 +31,14 @@ static inline const struct sockaddr *sources_pick(const struct sources *s, uint6
     return (const struct sockaddr *)&s->addr[c % s->n];
 }
 
+/* Connection c's address with its length in *len, or NULL and 0 when
+ * there is no --source (s NULL): the src and srclen of net_connect_from. */
+static inline const struct sockaddr *sources_for(const struct sources *s, uint64_t c, socklen_t *len)
+{
+    *len = s ? s->len : 0;
+    return s ? sources_pick(s, c) : NULL;
+}
+
 void sources_free(struct sources *s);
 
 #endif

@@ -308,7 +308,8 @@ static void on_stop(EV_P_ ev_async *a, int revents)
 /* --one-first: the first connection got its answer; the others start. */
 static void start_rest(void *arg)
 {
-    open_until(arg, ((struct worker *)arg)->nconns);
+    struct worker *w = arg;
+    open_until(w, w->nconns);
 }
 
 static int static_request(struct worker *w)
@@ -365,8 +366,8 @@ static void *worker_main(void *arg)
     w->opened = 0;
     /* In batches: HTTP/1's closed model. With -R a start only parks the
      * connection until an arrival is due, --stages (closed) starts them
-     * as its curve says, and HTTP/2 streams would need the budget kept
-     * stream by stream: those open all at once, as before. */
+     * as its curve says, and an HTTP/2 connection opens more streams on
+     * its own (conn_h2.c's fill), past the hold: those open all at once. */
     w->open_step = w->shared.sched || w->cfg->stages || w->shared.h2 ? UINT32_MAX : OPEN_BATCH;
     open_until(w, w->shared.hold_rest ? 1 : w->nconns);
     /* Connects that failed at once left their connections in backoff: the

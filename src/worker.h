@@ -83,7 +83,7 @@ struct worker {
     struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
     ev_check opener;         /* while connections are still to open: a batch after each poll */
     ev_idle open_idle;       /* active with opener, so that the poll does not block meanwhile */
-    uint32_t opened;         /* connections 0 .. opened-1 were started (or left to the stages) */
+    uint32_t opened;         /* connections 0 .. opened-1 were started */
     uint32_t open_end;       /* how many to start in all: 1 with --one-first until the answer */
     uint32_t open_step;      /* how many a batch starts (OPEN_BATCH, or all at once) */
     ev_timer stager;         /* --stages without -R: every 10 ms, the connections' target */

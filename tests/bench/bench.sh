@@ -38,6 +38,7 @@ ROUNDS=${BENCH_ROUNDS:-3}
 CONNS=50
 AB_N=${BENCH_AB_N:-10000000}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$HERE/nginx_lib.sh"
 TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
 SHARED=${SHARED:-$TOP/../shared}
 VOLLEY=${VOLLEY:-$TOP/build/volley}
@@ -117,14 +118,8 @@ pick_port() {
 }
 
 write_nginx_conf() {
-	local port=$1 d=$TMP/nginx m temp="" extra=""
-	# nginx creates its temp dirs at startup, by default under /var/lib/nginx (root only);
-	# point each at $TMP, but only for modules this build has (else: unknown directive).
-	temp+="client_body_temp_path $d/body;"$'\n'
-	for m in proxy fastcgi uwsgi scgi; do
-		"$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" ||
-			temp+="${m}_temp_path $d/$m;"$'\n'
-	done
+	local port=$1 d=$TMP/nginx temp extra=""
+	temp=$(nginx_temp_paths "$NGINX" "$d")
 	# --tls: two HTTPS servers on ports of their own (bench_tls.sh), beside the plain one
 	if [[ $MODE == tls ]]; then
 		tls_pick_ports

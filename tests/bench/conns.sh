@@ -25,6 +25,7 @@ BASE_SECONDS=${BASE_SECONDS:-5}
 SOURCES=${SOURCES:-127.0.0.2-127.0.0.9}
 WORKERS=${NGINX_WORKERS:-4}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$HERE/nginx_lib.sh"
 TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
 VOLLEY=${VOLLEY:-$TOP/build/volley}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
@@ -229,11 +230,8 @@ ports_free() { # ports_free FIRST COUNT
 }
 
 write_nginx_conf() {
-	local d=$TMP/nginx m temp="" listens="" i user=""
-	temp+="client_body_temp_path $d/body;"$'\n'
-	for m in proxy fastcgi uwsgi scgi; do
-		"$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" || temp+="${m}_temp_path $d/$m;"$'\n'
-	done
+	local d=$TMP/nginx temp listens="" i user=""
+	temp=$(nginx_temp_paths "$NGINX" "$d")
 	for ((i = 0; i < NPORTS; i++)); do
 		listens+="listen 127.0.0.1:$((PORT0 + i)) reuseport backlog=65535;"$'\n'
 	done

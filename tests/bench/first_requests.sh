@@ -15,6 +15,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+source "$ROOT/tests/bench/nginx_lib.sh"
 VOLLEY=${VOLLEY:-$ROOT/build/volley}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 CONNS=${CONNS:-15000}
@@ -43,10 +44,7 @@ trap cleanup EXIT
 # nginx: two workers, room for every connection in each, a deep accept queue.
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 mkdir -p "$TMP/ngx"
-temp="client_body_temp_path $TMP/ngx/body;"
-for m in proxy fastcgi uwsgi scgi; do
-    "$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" || temp+=" ${m}_temp_path $TMP/ngx/$m;"
-done
+temp=$(nginx_temp_paths "$NGINX" "$TMP/ngx")
 cat > "$TMP/ngx/nginx.conf" << EOF
 worker_processes 2;
 worker_rlimit_nofile $((FDS - 100));

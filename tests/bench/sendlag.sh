@@ -24,6 +24,7 @@
 # (<repo>/build/volley-target), NGINX (nginx on PATH or /usr/sbin/nginx).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+source "$ROOT/tests/bench/nginx_lib.sh"
 VOLLEY=${VOLLEY:-$ROOT/build/volley}
 VOLLEY_TARGET=${VOLLEY_TARGET:-$ROOT/build/volley-target}
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
@@ -58,10 +59,7 @@ else
     # One nginx process as in bench.sh: everything inside $TMP, its temp
     # directories too (the default ones need root).
     mkdir -p "$TMP/nginx"
-    temp="client_body_temp_path $TMP/nginx/body;"
-    for m in proxy fastcgi uwsgi scgi; do
-        "$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" || temp+=" ${m}_temp_path $TMP/nginx/$m;"
-    done
+    temp=$(nginx_temp_paths "$NGINX" "$TMP/nginx")
     for _ in 1 2 3 4 5; do
         PORT=$((20000 + RANDOM % 12000))
         cat > "$TMP/nginx/nginx.conf" <<EOF

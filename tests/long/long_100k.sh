@@ -38,6 +38,7 @@ if [ -z "${VOLLEY_100K_NS:-}" ]; then
 fi
 
 source "$TESTLIB"
+source "$(dirname "$0")/../bench/nginx_lib.sh"
 NGINX=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 if [ ! -x "$NGINX" ] || ! "$NGINX" -V 2>&1 | grep -q -- --with-http_stub_status_module; then
     fail "nginx with stub_status is needed (Debian package nginx-light)"
@@ -78,10 +79,7 @@ NGX_CONNS=$((TOTAL * 16 / 10 / WORKERS))
 [ "$NGX_CONNS" -gt $((NGX_RLIMIT - 200)) ] && NGX_CONNS=$((NGX_RLIMIT - 200))
 N=$T/nginx
 mkdir -p "$N"
-temp="client_body_temp_path $N/body;"
-for m in proxy fastcgi uwsgi scgi; do
-    "$NGINX" -V 2>&1 | grep -q -- "--without-http_${m}_module" || temp+=" ${m}_temp_path $N/$m;"
-done
+temp=$(nginx_temp_paths "$NGINX" "$N")
 cat > "$N/nginx.conf" <<EOF
 worker_processes $WORKERS;
 worker_rlimit_nofile $NGX_RLIMIT;
