@@ -202,7 +202,10 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
         .groups = o->groups,
         /* The URL's host name unless told otherwise; an IP literal never. */
         .sni = o->no_sni ? NULL : o->sni ? o->sni : t->host_is_ip ? NULL : t->host,
-        .host = t->host,
+        /* --verify checks the name the server was asked for: --sni's when
+         * given (a certificate for that name behind an IP address), else
+         * the URL's host, IP literals included. */
+        .host = o->sni && !o->no_sni ? o->sni : t->host,
         .verify = o->verify,
         .cacert = o->cacert,
         .cert = o->cert,

@@ -25,7 +25,7 @@ struct tls_config {
     const char *ciphersuites; /* TLS 1.3 suites, or NULL */
     const char *groups;       /* key-exchange groups, or NULL */
     const char *sni;          /* server name to send, or NULL for none */
-    const char *host;         /* the name to verify the certificate against (--verify) */
+    const char *host;         /* the name (or IP) to verify the certificate against (--verify) */
     bool verify;              /* check the server's certificate */
     const char *cacert;       /* CA file for --verify (NULL: the system store) */
     const char *cert, *key;   /* client certificate and key (mutual TLS), or NULL */

@@ -137,6 +137,26 @@ check_eq "$(jv verify_run tls.reasons.0.count)" 6 "verify failure in the run: re
 check_eq "$(tls_target_stat received)" "$sent" "verify: the server's count"
 stop_target
 
+# --verify checks the name sent: with --sni NAME, NAME (a certificate
+# for a name only, reached at an IP address, passes with --sni and fails
+# without it); a certificate for 127.0.0.1 only fails with --sni another.
+tls_leaf sni-only DNS:sni-only.test || exit 1
+start_target --tls-cert "$TLS_LEAF_CERT" --tls-key "$TLS_LEAF_KEY"
+tls_run verify_sni 5 -c 1 -t 1 --cacert "$TLS_CA" --sni sni-only.test "https://127.0.0.1:$PORT/"
+check_eq "$(jv verify_sni tls.sni)" sni-only.test "--verify --sni: the name sent"
+runv verify_sni_ip -n 5 --cacert "$TLS_CA" "https://127.0.0.1:$PORT/"
+check_eq "$RC" 1 "--verify, a name-only certificate at an IP: exit status"
+check_grep "$T/verify_sni_ip.err" "TLS handshake: certificate verify failed" "--verify, a name-only certificate at an IP: reason"
+check_eq "$(python3 "$TLS_PY/tls_get.py" --stat received 127.0.0.1 "$PORT")" 5 "--verify --sni: the server's count"
+stop_target
+tls_leaf ip-only IP:127.0.0.1 || exit 1
+start_target --tls-cert "$TLS_LEAF_CERT" --tls-key "$TLS_LEAF_KEY"
+tls_run verify_ip_only 5 -c 1 -t 1 --cacert "$TLS_CA" "https://127.0.0.1:$PORT/"
+runv verify_ip_sni -n 5 --cacert "$TLS_CA" --sni other.test "https://127.0.0.1:$PORT/"
+check_eq "$RC" 1 "--verify --sni other, an IP-only certificate: exit status"
+check_grep "$T/verify_ip_sni.err" "TLS handshake: certificate verify failed" "--verify --sni other, an IP-only certificate: reason"
+stop_target
+
 # The server's TLS log: one line per handshake, SNI and ALPN as sent. The
 # SNI runs made one handshake each after the probe's.
 grep -E ' (localhost|-|example\.test) http/1\.1$' "$T/tls.log" > /dev/null && ok || fail "TLS log: ALPN http/1.1"

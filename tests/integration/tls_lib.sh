@@ -40,6 +40,23 @@ tls_certs() {
     } > "$d/openssl.log" 2>&1 || { echo "tls_certs: openssl failed: $(tail -3 "$d/openssl.log")" >&2; return 1; }
 }
 
+# tls_leaf NAME SAN: a server certificate signed by tls_certs' CA with
+# subjectAltName SAN only (e.g. DNS:only.test, or IP:127.0.0.1), in
+# $T/tls/NAME.pem and NAME.key (TLS_LEAF_CERT, TLS_LEAF_KEY). For tests of
+# the name --verify checks.
+tls_leaf() {
+    tls_certs || return 1
+    local d=$T/tls
+    TLS_LEAF_CERT=$d/$1.pem TLS_LEAF_KEY=$d/$1.key
+    [ -s "$TLS_LEAF_CERT" ] && return 0
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 30 \
+        -CA "$TLS_CA" -CAkey "$d/ca.key" -keyout "$TLS_LEAF_KEY" -out "$d/$1.tmp" -subj "/CN=$1" \
+        -addext basicConstraints=critical,CA:FALSE -addext keyUsage=critical,digitalSignature \
+        -addext extendedKeyUsage=serverAuth -addext "subjectAltName=$2" > "$d/$1.log" 2>&1 &&
+        mv "$d/$1.tmp" "$TLS_LEAF_CERT" ||
+        { echo "tls_leaf $1: openssl failed: $(tail -3 "$d/$1.log")" >&2; return 1; }
+}
+
 # start_tls_target [volley-target options]: start_target with --tls-cert and
 # --tls-key (certificates from tls_certs, made once per test in $T/tls).
 # Sets PORT, TPID and surl=https://127.0.0.1:$PORT.
