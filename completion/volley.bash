@@ -17,9 +17,9 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
 examples.paths examples.wrk_migration'
-# ApacheBench's flags, for volley ab and volley-ab.
+# ApacheBench's flags, for volley ab and volley-ab, and volley ab's own.
 _volley_ab_flags='-n -c -t -s -b -B -p -u -T -v -w -i -x -y -z -C -H -A -P -X
--V -k -d -S -q -l -g -e -r -m -h -I -Z -f -E'
+-V -k -d -S -q -l -g -e -r -m -h -I -Z -f -E --tls-resume'
 _volley_methods='GET HEAD POST PUT PATCH DELETE OPTIONS'
 
 # _volley_add WORDS: the words of WORDS that start with $cur.

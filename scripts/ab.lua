@@ -41,9 +41,10 @@
 --   - -v 2 prints each response's first read as its "header received"
 --     (with --heads); a head spread over several reads is one block, not
 --     one per read as in ab. The blocks come after the run.
---   - https: a new connection resumes the session of an earlier one
---     (volley's default; ab makes a full handshake every time), so
---     Connect times are shorter than ab's. The TLS lines come from the
+--   - https: every connection makes a full handshake, as in ab (volley's
+--     own default is to resume sessions); --tls-resume, volley ab's own
+--     option, resumes them, which makes Connect times shorter than ab's
+--     and requests per second higher without -k. The TLS lines come from the
 --     start-up probe's handshake; a handshake that fails there stops the
 --     run with volley's message (ab counts a 0-byte response per attempt).
 --     TLS failures during the run are Connect failures. -v 2 does not
@@ -92,8 +93,8 @@ local TLS_VERSIONS = { [10] = "1.0", [11] = "1.1", [12] = "1.2", [13] = "1.3" }
 -- picks SSL_CTX_set_ciphersuites or SSL_CTX_set_cipher_list); -E is the
 -- client certificate with its key in the same file; the server name is
 -- ab's (the -H Host: value or the URL's host, none for an IP address or
--- with -I), also through a proxy (-X). Sessions are resumed (volley's
--- default): see docs/ab.md.
+-- with -I), also through a proxy (-X). Sessions are not resumed, as in
+-- ab, unless --tls-resume asks for it: see docs/ab.md.
 local function tls_options(run)
   if o.tls_version then
     run.tls_min = TLS_VERSIONS[o.tls_version]
@@ -106,6 +107,7 @@ local function tls_options(run)
   end
   run.cert = o.cert
   run.sni = o.sni or false
+  run.tls_resume = o.tls_resume
 end
 
 -- What ab does between printing "Benchmarking" and its first request, when

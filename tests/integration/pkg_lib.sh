@@ -13,7 +13,7 @@ help_short_options() { "$VOLLEY" --help | grep -oE '^  -[A-Za-z],' | tr -d ' ,' 
 
 # ab_flags: the flags `volley ab -h` lists (on stderr; it exits 22, as ab).
 ab_flags() {
-    { "$VOLLEY" ab -h 2>&1 > /dev/null || true; } | grep -oE '^ +-[A-Za-z]' | tr -d ' ' | sort -u
+    { "$VOLLEY" ab -h 2>&1 > /dev/null || true; } | grep -oE '^ +(-[A-Za-z]|--[a-z][a-z-]*)' | tr -d ' ' | sort -u
 }
 
 # bundled_scripts: the names -s finds inside the binary (scripts/NAME.lua,

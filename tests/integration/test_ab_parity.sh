@@ -168,6 +168,20 @@ def kind(line, timed):
         return "shape"
     return "exact"
 
+def strip_volley_usage(ve, ae, name):
+    """volley ab's usage text is ab's followed by its own options (a
+    "volley ab only:" heading and indented lines): checked to be there
+    whenever ab printed its usage, then left out of the comparison."""
+    if "volley ab only:" not in ve:
+        out("Options are:" not in ae, name + ": volley ab's own options after ab's usage", "missing")
+        return ve
+    i = ve.index("volley ab only:")
+    j = i + 1
+    while j < len(ve) and ve[j].startswith("    "):
+        j += 1
+    out(j > i + 1 and ve[i + 1].startswith("    --tls-resume "), name + ": volley ab's own options", "%r" % ve[i:j])
+    return ve[:i] + ve[j:]
+
 def strip_warnings(lines, who, name):
     """The median/mean WARNING and ERROR lines depend on timing: checked for
     their wording, then left out of the comparison."""
@@ -316,7 +330,7 @@ def report(d, name, timed, counts_vary):
         if k in fa or k in fv:
             out(fa.get(k) == fv.get(k), "%s: %s" % (name, k), "ab %r, volley ab %r" % (fa.get(k), fv.get(k)))
     ae = [l for l in A["err"].split("\n") if l]
-    ve = [l for l in V["err"].split("\n") if l]
+    ve = strip_volley_usage([l for l in V["err"].split("\n") if l], ae, name)
     if timed:
         # -t: a progress line every 5000 requests, then Finished N = Complete requests
         good = bool(ve) and all(re.match(r"^Completed \d*[05]000 requests$", l) for l in ve[:-1]) and \
@@ -750,6 +764,26 @@ else
         check_eq "$(cat "$T/$name.v.rc")" "$(cat "$T/$name.ab.rc")" "$name: exit status"
         check_eq "$(cat "$T/$name.v.out")" "$(cat "$T/$name.ab.out")" "$name: stdout"
     done
+    # Sessions: ab makes a full handshake on every connection, and so does
+    # volley ab unless --tls-resume asks it to resume (nginx's
+    # $ssl_session_reused in its log: r or .). With -c 1 each connection
+    # opens after the previous one's response, which followed its session
+    # ticket: 1 full handshake, then 19 resumed.
+    tls_sessions() { # NAME WHO ARGS...: "full resumed" of the run's requests
+        local name=$1 who=$2 n0 i
+        shift 2
+        n0=$(wc -l < "$T/nginx.access")
+        one "$who" "$name" "$@"
+        for i in $(seq 1 250); do # nginx logs a request just after its response
+            [ "$(( $(wc -l < "$T/nginx.access") - n0 ))" -ge 20 ] && break
+            sleep 0.02
+        done
+        tail -n +$((n0 + 1)) "$T/nginx.access" | awk '{ n[$2]++ } END { printf "%d %d\n", n["."], n["r"] }'
+    }
+    check_eq "$(tls_sessions tls-full ab -n 20 -c 1 "$sname/")" "20 0" "tls-full: ab resumes no session"
+    check_eq "$(tls_sessions tls-full v -n 20 -c 1 "$sname/")" "20 0" "tls-full: volley ab resumes no session"
+    check_eq "$(tls_sessions tls-resume v --tls-resume -n 20 -c 1 "$sname/")" "1 19" "tls-resume: volley ab --tls-resume resumes"
+    check_grep "$T/tls-resume.v.out" '^Complete requests:      20$' "tls-resume: 20 complete"
     # A failed handshake during the run: ab records a 0-byte response for
     # it; volley ab counts a Connect failure (docs/ab.md).
     python3 "$T/tls_flaky.py" "$TLS_CERT" "$TLS_KEY" "$T/flaky.port" &

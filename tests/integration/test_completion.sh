@@ -68,6 +68,7 @@ expect "volley compare --f" "--fail-if"
 expect "volley ab -f TLS1." "TLS1.1 TLS1.2 TLS1.3"
 expect "volley ab -p " "a.json notes.txt s.lua sub"
 expect "volley-ab -k" "-k"
+expect "volley ab --tls" "--tls-resume"
 expect "volley ab -n 10 -" "$(ab_flags | sort | tr '\n' ' ' | sed 's/ $//')"
 expect "./build/volley --no-k" "--no-keepalive"
 finish

@@ -61,4 +61,5 @@ expect "volley report " "a.json sub"
 expect "volley compare --" "--fail-if --help --html"
 expect "volley ab -f " "ALL TLS1 TLS1.1 TLS1.2 TLS1.3"
 expect "volley-ab -f TLS1." "TLS1.1 TLS1.2 TLS1.3"
+expect "volley ab --tls" "--tls-resume"
 finish

@@ -120,7 +120,10 @@ describe("ab's command line", function()
     assert.are.same({ stderr = args.USAGE, status = 22 }, refuse("-h " .. URL))
     assert.are.same({ stderr = "ab: wrong number of arguments\n" .. args.USAGE, status = 22 }, refuse("-n 5"))
     assert.truthy(args.USAGE:find("^Usage: ab %[options%] %[http%[s%]://%]hostname%[:port%]/path\nOptions are:\n"))
-    assert.truthy(args.USAGE:find("\n    %-E certfile     Specify optional client certificate chain and private key\n$"))
+    assert.truthy(args.AB_USAGE:find("\n    %-E certfile     Specify optional client certificate chain and private key\n$"))
+    -- ab's text, then volley ab's own options
+    assert.are.equal(args.AB_USAGE .. args.VOLLEY_USAGE, args.USAGE)
+    assert.truthy(args.VOLLEY_USAGE:find("^volley ab only:\n    %-%-tls%-resume "))
   end)
 
   it("prints the banner for -V (HTML after -w) and exits 0, whatever follows", function()
@@ -230,6 +233,19 @@ describe("ab's command line", function()
     assert.are.same({ true, "localhost" }, { o.use_sni, o.sni })
     assert.is_nil(o.tls_version)
     assert.is_nil(o.cipher)
+  end)
+
+  it("resumes TLS sessions only with --tls-resume, volley ab's own option, among ab's", function()
+    assert.is_false(parse("https://localhost:8443/").tls_resume)
+    assert.is_false(parse("-k -n 5 https://localhost:8443/").tls_resume)
+    local o = parse("-n 5 --tls-resume -c 2 https://localhost:8443/")
+    assert.are.same({ true, 5, 2 }, { o.tls_resume, o.requests, o.concurrency })
+    assert.is_true(parse("--tls-resume https://localhost:8443/").tls_resume)
+    -- any other --word still ends the options, as in ab
+    assert.are.equal(22, refuse("--tls-resumes -n 5 https://localhost:8443/").status)
+    assert.are.equal(1, parse("--other https://localhost:8443/").requests)
+    -- after the URL it is a word too many, as any option there
+    assert.are.equal(22, refuse("https://localhost:8443/ --tls-resume").status)
   end)
 
   it("reads -f as ab does: a prefix in any case, TLS1.3 before TLS1, anything else ignored", function()

@@ -16,14 +16,15 @@ M.TLIMIT_REQUESTS = 50000  -- -t implies -n 50000
 M.USER_AGENT = "ApacheBench/2.3"
 
 -- The option letters; true for those that take a value. -I -Z -f -E are
--- ab's TLS options.
+-- ab's TLS options. volley ab's own options are words (LONG_OPTIONS).
 local OPTIONS = {}
+local LONG_OPTIONS = { ["--tls-resume"] = "tls-resume" }
 do
   local spec = "n:c:t:s:b:T:p:u:v:lrkVhwiIx:y:z:C:H:P:A:g:X:de:SqB:m:Z:f:E:"
   for letter, colon in spec:gmatch("(%a)(:?)") do OPTIONS[letter] = colon == ":" end
 end
 
-M.USAGE = [[
+M.AB_USAGE = [[
 Usage: ab [options] [http[s]://]hostname[:port]/path
 Options are:
     -n requests     Number of requests to perform
@@ -70,6 +71,16 @@ Options are:
                     (SSL2, TLS1, TLS1.1, TLS1.2, TLS1.3 or ALL)
     -E certfile     Specify optional client certificate chain and private key
 ]]
+
+-- volley ab's own options, after ab's in its usage text (ab has none of
+-- them; every usage text volley ab prints ends with these lines).
+M.VOLLEY_USAGE = [[
+volley ab only:
+    --tls-resume    Resume TLS sessions on new connections (ab makes a full
+                    handshake on every connection; see docs/ab.md)
+]]
+
+M.USAGE = M.AB_USAGE .. M.VOLLEY_USAGE
 
 -- ab's banner (its "$Revision$" is printed as is: the keyword is never
 -- expanded in the builds users have). -w makes it HTML.
@@ -268,6 +279,9 @@ local function getopt(argv, st)
     if w == nil or w:sub(1, 1) ~= "-" then return "eof" end
     if #w > 1 and w:sub(2, 2) == "-" then -- "--", and any "--word" too
       st.ind = st.ind + 1
+      -- volley ab's own options are whole words among ab's; to ab such a
+      -- word would end the options (so no ab command line has one).
+      if LONG_OPTIONS[w] then return "ok", LONG_OPTIONS[w] end
       return "eof"
     end
     st.place = #w > 1 and w:sub(2) or w -- a lone "-" is read as the letter "-"
@@ -390,7 +404,8 @@ end
 --   illegal option that did not stop the run);
 --   TLS: tls_version (-f: 10..13 for both bounds, or nil), cipher (-Z),
 --   ciphers_tls13 (-Z names TLS 1.3 suites: -f TLS1.3), cert (-E),
---   use_sni (false with -I), sni (the name ab sends, or nil).
+--   use_sni (false with -I), sni (the name ab sends, or nil);
+--   volley ab's own: tls_resume (--tls-resume: resume TLS sessions).
 -- Or nil and { stdout?, stderr?, status }.
 function M.parse(argv, readfile)
   local o = {
@@ -401,7 +416,7 @@ function M.parse(argv, readfile)
     table_attrs = "", tr_attrs = "", td_attrs = "bgcolor=white",
     cookie = nil, auth = "", headers = {}, warnings = "",
     opt_host = false, opt_accept = false, opt_useragent = false,
-    use_sni = true,
+    use_sni = true, tls_resume = false,
   }
   local st = { ind = 1, place = "" }
   while true do
@@ -472,6 +487,7 @@ function M.parse(argv, readfile)
       if v ~= nil then o.tls_version = v or nil end
     elseif letter == "E" then o.cert = value
     elseif letter == "I" then o.use_sni = false
+    elseif letter == "tls-resume" then o.tls_resume = true
     end
   end
   if st.ind ~= #argv then
