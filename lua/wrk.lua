@@ -45,6 +45,26 @@ local function default_host()
   return host
 end
 
+-- The default Host header, as wrk's wrk.init makes it in each thread's
+-- state after the chunk has run and before init(): unless wrk.headers has
+-- a Host (in any case), it becomes wrk.host (in brackets when it holds a
+-- ':', an IPv6 address) and then ':' .. wrk.port when wrk.port is set (the
+-- URL's port when the URL names one; nil otherwise). So a chunk that sets
+-- wrk.host or wrk.port is heard, and the Host of a URL without a port has
+-- none. Changes made in init() itself come too late for it, as in wrk.
+function wrk._set_host()
+  local headers = wrk.headers
+  if type(headers) ~= "table" or default_host() ~= nil then return end
+  local host, port = wrk.host, wrk.port
+  if type(host) ~= "string" and type(host) ~= "number" then
+    error(("wrk.host is a %s (a string expected)"):format(type(host)), 0)
+  end
+  host = tostring(host)
+  if host:find(":", 1, true) then host = "[" .. host .. "]" end
+  if port ~= nil then host = host .. ":" .. tostring(port) end
+  headers["Host"] = host
+end
+
 local function is_name(name, lower)
   return #name == #lower and name:lower() == lower
 end

@@ -358,7 +358,7 @@ static void begin_connect(struct conn *c, int64_t now)
     c->t_connect = now; /* the start; mark_connected turns it into the duration */
     socklen_t srclen;
     const struct sockaddr *src = sources_for(sh->sources, (uint64_t)sh->src_base + c->id, &srclen);
-    switch (net_connect_from(sh->addr, sh->addrlen, src, srclen, &fd)) {
+    switch (net_connect_from(sh->addr, *sh->addrlen, src, srclen, &fd)) {
     case NET_ERROR:
     case NET_WANT_WRITE: /* not from net_connect_from */
         connect_failed(c, errno);

@@ -33,11 +33,13 @@ struct tls_conn;
  * connections read the configuration and update the counters. */
 struct conn_shared {
     struct ev_loop *loop;
-    const struct sockaddr *addr; /* read-only, shared by all threads */
+    const struct sockaddr *addr; /* where connections go, read at each connect: the run's
+                                  * target, or the worker's script_thread.addr, which
+                                  * only the worker's own thread changes (thread.addr) */
     const struct sources *sources; /* --source: connection src_base + id binds to
                                     * sources_pick of it (read-only, shared); NULL: none */
     uint32_t src_base;           /* the process's number of this worker's first connection */
-    socklen_t addrlen;
+    const socklen_t *addrlen;    /* addr's length, likewise */
     const char *req;             /* the encoded request, read-only, shared by all threads */
     size_t req_len;
     const struct http_req *targets; /* --targets: the run's requests, one per target (read-only,

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 static int require_module(struct script *s, const char *module, char *err, size_t errlen);
@@ -226,16 +225,11 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     else
         lua_pushnil(L);
     lua_setfield(L, -2, "body");
+    /* No default Host yet: script_init makes it once the chunk has run,
+     * from the wrk.host and wrk.port the chunk may have changed. */
     lua_newtable(L);                                /* wrk headers */
-    bool has_host = false;
-    for (size_t i = 0; i < r->nheaders; i++) {
+    for (size_t i = 0; i < r->nheaders; i++)
         set_header(L, r->headers[i]);
-        has_host |= strncasecmp(r->headers[i], "host:", 5) == 0;
-    }
-    if (!has_host) {
-        lua_pushstring(L, r->host_header);
-        lua_setfield(L, -2, "Host");
-    }
     lua_setfield(L, -2, "headers");                 /* wrk */
     script_open_threads(L);
     lua_getfield(L, -1, "_set_protocol");
@@ -266,6 +260,9 @@ int script_seed(struct script *s, double seed, char *err, size_t errlen)
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
 {
     lua_State *L = s->L;
+    script_push_bridge(s, "set_host");
+    if (script_pcall(s, 0, 0, NULL, err, errlen) < 0)
+        return -1;
     if (!script_has(s, SCRIPT_INIT))
         return 0;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_INIT]);

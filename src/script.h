@@ -72,9 +72,9 @@ struct script_wrk {
     const char *port;        /* NULL when the URL names no port, as in wrk */
     unsigned port_number;    /* the port used (volley.target.port) */
     unsigned shard, shards;  /* volley.shard.index and .count (--shard; 0 and 1 without) */
-    const struct http_request_spec *req; /* method, path, headers, body, protocol; its
-                                          * host_header becomes headers.Host
-                                          * unless a header gives one */
+    const struct http_request_spec *req; /* method, path, headers, body, protocol (its
+                                          * host_header is not used: script_init
+                                          * makes headers.Host from host and port) */
 };
 
 /* Creates the global wrk table of s from w (call before script_load).
@@ -86,8 +86,10 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
  * with err. */
 int script_seed(struct script *s, double seed, char *err, size_t errlen);
 
-/* Calls init(args) if the script has it: args[0] is url, args[1..n] the
- * script arguments. Returns 0, or -1 with err. */
+/* A worker's state after its chunk has run, as wrk's wrk.init: sets the
+ * default wrk.headers.Host from wrk.host and wrk.port (unless the headers
+ * have one), then calls init(args) if the script has it: args[0] is url,
+ * args[1..n] the script arguments. Returns 0, or -1 with err. */
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen);
 
 /* The response a response() hook looks at, filled by the connection before
@@ -115,13 +117,15 @@ struct script_res {
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in
  * the main state, and wrk.thread in the worker's own state. Owned by the
- * run; addr may be changed by setup() before the worker starts. */
+ * run. addr may be changed by setup() before the worker starts, and by the
+ * worker's own state at any time (init(), then on the worker's thread):
+ * the worker's connections read it at each connect. */
 struct script_thread {
     unsigned index;                /* 0-based */
     struct sockaddr_storage addr;  /* the address its connections use */
     socklen_t addrlen;
     struct script *state;          /* the worker's Lua state */
-    bool started;                  /* the worker runs: addr is fixed */
+    bool started;                  /* the worker runs: only its own state may set addr */
     void (*stop)(void *arg);       /* thread:stop() (thread-safe) */
     void *stop_arg;
 };

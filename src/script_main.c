@@ -265,6 +265,11 @@ static int thread_index(lua_State *L)
     return 1;
 }
 
+/* thread.addr = addr: where the thread's connections go from now on (those
+ * open stay where they are). As in wrk, setup() sets it in the main state
+ * and the thread itself may set it in its own state, in init() and in the
+ * hooks of the run, which run on the worker's thread: no other thread
+ * reads it then (conn_shared.addr). */
 static int thread_newindex(lua_State *L)
 {
     struct script_thread *t = check_thread(L);
@@ -272,10 +277,13 @@ static int thread_newindex(lua_State *L)
     if (strcmp(k, "addr") != 0)
         return luaL_error(L, "cannot set '%s' on thread", k);
     struct addr *a = luaL_testudata(L, 3, ADDR_MT);
+    if (!a && lua_type(L, 3) == LUA_TSTRING)
+        return luaL_error(L, "thread.addr: \"%s\" is a string, not an address (take one from wrk.lookup)",
+                          lua_tostring(L, 3));
     if (!a)
-        return luaL_error(L, "thread.addr: an address from wrk.lookup expected, not a %s", luaL_typename(L, 3));
-    if (t->started || t->state->L == L)
-        return luaL_error(L, "thread.addr: can only be set in setup()");
+        return luaL_error(L, "thread.addr: a %s is not an address (take one from wrk.lookup)", luaL_typename(L, 3));
+    if (t->started && t->state->L != L)
+        return luaL_error(L, "thread.addr: the thread is running (set it in setup(), or from the thread's own state)");
     memcpy(&t->addr, &a->sa, a->len);
     t->addrlen = a->len;
     return 0;

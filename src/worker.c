@@ -86,7 +86,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->shared = (struct conn_shared){
         .loop = w->loop,
         .addr = thread ? (const struct sockaddr *)&thread->addr : cfg->addr,
-        .addrlen = thread ? thread->addrlen : cfg->addrlen,
+        .addrlen = thread ? &thread->addrlen : &cfg->addrlen,
         .req = cfg->req,
         .req_len = cfg->req_len,
         .targets = cfg->targets,

@@ -157,6 +157,11 @@ function bridge.set_target(scheme, host, port, path, shard, shards)
   volley.shard.index, volley.shard.count = shard, shards
 end
 
+-- A worker's state, after its chunk and before init(): the default Host
+-- header from wrk.host and wrk.port, as wrk makes it (wrk._set_host; kept
+-- here, so that a script that changes the wrk table still gets it).
+bridge.set_host = wrk._set_host
+
 function bridge.set_phase(phase)
   bridge.phase = phase
 end

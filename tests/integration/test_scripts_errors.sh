@@ -226,11 +226,11 @@ check_wrong set_nested_function 'function setup(thread) thread:set("t", { a = { 
     ":1: in setup(): thread:set: cannot transfer 'function' to thread"
 check_wrong set_cycle 'function setup(thread) local t = {} t.t = t thread:set("t", t) end' \
     ":1: in setup(): thread:set: cannot transfer 'table nested deeper than 32 (or a cycle)' to thread"
-check_wrong addr_string 'function setup(thread) thread.addr = "x" end' \
-    ":1: in setup(): thread.addr: an address from wrk.lookup expected, not a string"
+check_wrong addr_string 'function setup(thread) thread.addr = "127.0.0.1:80" end' \
+    ':1: in setup(): thread.addr: "127.0.0.1:80" is a string, not an address (take one from wrk.lookup)'
 check_wrong thread_field 'function setup(thread) thread.foo = 1 end' ":1: in setup(): cannot set 'foo' on thread"
-check_wrong addr_in_init 'function init(args) wrk.thread.addr = wrk.thread.addr end' \
-    ":1: in init(): thread.addr: can only be set in setup()"
+check_wrong addr_in_init 'function init(args) wrk.thread.addr = 8080 end' \
+    ":1: in init(): thread.addr: a number is not an address (take one from wrk.lookup)"
 check_wrong get_function \
     'local ts = {} function setup(t) ts[#ts + 1] = t end function init() f = print end function done() ts[1]:get("f") end' \
     ":1: in done(): thread:get: cannot transfer 'function' from thread"

@@ -331,4 +331,70 @@ check_eq "$RC" 0 "args after the URL with options(): exit status"
 check_eq "$(jv args_opts options.connections)" 3 "args after the URL with options(): its connections"
 check_eq "$(grep '^args' "$T/args_opts.out" | sort -u)" "args 0=$url/ 1=a 2=b 3=c" \
     "args after the URL with options(): each once"
+
+# thread.addr set by the thread itself, as wrk 4.1 allows (wrk2's
+# multiple-endpoints.lua does it in init() and in response()): setup()
+# gives each thread a server's port, init() points the thread there with
+# wrk.lookup, and thread 2's response() moves it to the other server after
+# its 3rd response, so its connections from then on (one per request,
+# --no-keepalive, -c 1 per thread) go there. The servers count exactly.
+start_target
+PORT_A=$PORT TPID_A=$TPID
+start_target
+PORT_B=$PORT TPID_B=$TPID
+cat > "$S/thread_addr.lua" <<EOF
+local ports, n = { "$PORT_A", "$PORT_B" }, 0
+function setup(thread)
+  n = n + 1
+  thread:set("port", ports[n])
+end
+function init(args)
+  wrk.thread.addr = wrk.lookup("127.0.0.1", port)[1]
+  print("thread " .. wrk.thread.id .. " at " .. tostring(wrk.thread.addr))
+end
+local done = 0
+function response(status)
+  done = done + 1
+  if wrk.thread.id == 2 and done == 3 then wrk.thread.addr = wrk.lookup("127.0.0.1", "$PORT_A")[1] end
+end
+EOF
+runv thread_addr -n 20 -c 2 -t 2 --no-keepalive -s "$S/thread_addr.lua" "http://127.0.0.1:$PORT_B/"
+check_eq "$RC" 0 "thread.addr in init(): exit status"
+check_eq "$(jv thread_addr status.200)" 20 "thread.addr in init(): completed"
+check_eq "$(grep '^thread ' "$T/thread_addr.out" | sort | tr '\n' '|')" \
+    "thread 1 at 127.0.0.1:$PORT_A|thread 2 at 127.0.0.1:$PORT_B|" "thread.addr in init(): each thread's address"
+check_eq "$(PORT=$PORT_A tstat received)" 17 "thread.addr: server A: thread 1's 10 and thread 2's last 7"
+check_eq "$(PORT=$PORT_B tstat received)" 3 "thread.addr: server B: thread 2's first 3"
+kill "$TPID_A" "$TPID_B" 2>/dev/null || true
+wait "$TPID_A" "$TPID_B" 2>/dev/null || true
+
+# The default request's Host, as wrk makes it after the chunk has run:
+# wrk.host, in brackets when it holds a ':', and ':' .. wrk.port when
+# wrk.port is set (klen/py-frameworks-bench's report script sets both);
+# -H or wrk.headers give their own; init() is too late for wrk.host. The
+# server's /echo returns the request head; response() prints its Host.
+start_target
+host_case() { # NAME LUA [VOLLEY ARGS...]: prints the Host the server received
+    local name=$1 lua=$2
+    shift 2
+    printf '%s\nwrk.path = "/echo"\nfunction response(s, h, body) print("host " .. (body:match("\\r\\n[Hh][Oo][Ss][Tt]: ([^\\r]*)\\r\\n") or "none")) end\n' \
+        "$lua" > "$S/$name.lua"
+    runv "$name" -n 1 -c 1 -t 1 "$@" -s "$S/$name.lua" "http://127.0.0.1:$PORT/"
+    check_eq "$RC" 0 "Host $name: exit status"
+    sed -n 's/^host //p' "$T/$name.out"
+}
+check_eq "$(host_case host_klen 'wrk.scheme = "http" wrk.host = "localhost" wrk.port = 4001')" "localhost:4001" \
+    "Host from wrk.host and wrk.port (a number) set by the chunk"
+check_eq "$(host_case host_name 'wrk.host = "example.test"')" "example.test:$PORT" "Host from wrk.host, the URL's port"
+check_eq "$(host_case host_noport 'wrk.port = nil')" "127.0.0.1" "Host without wrk.port: no port"
+check_eq "$(host_case host_v6 'wrk.host = "::1" wrk.port = "8080"')" "[::1]:8080" "Host of an IPv6 wrk.host: brackets"
+check_eq "$(host_case host_default '')" "127.0.0.1:$PORT" "Host of the URL when the chunk changes nothing"
+check_eq "$(host_case host_given 'wrk.host = "example.test"' -H 'host: given.test')" "given.test" "-H host: wins over wrk.host"
+check_eq "$(host_case host_table 'wrk.host = "example.test" wrk.headers["HOST"] = "table.test"')" "table.test" \
+    "wrk.headers' Host (any case) wins over wrk.host"
+check_eq "$(host_case host_init 'function init() wrk.host = "late.test" end')" "127.0.0.1:$PORT" \
+    "wrk.host set in init(): too late for Host, as in wrk"
+check_eq "$(host_case host_init_header 'function init() wrk.headers.Host = "init.test" end')" "init.test" \
+    "wrk.headers.Host set in init()"
+stop_target
 finish

@@ -131,3 +131,40 @@ describe("wrk.format's table form", function()
     assert.are.equal("GET /p HTTP/1.1\r\nHost: h\r\n\r\n", wrk.format(nil, "/p", { Host = "h" }))
   end)
 end)
+
+describe("wrk._set_host, the default Host as wrk.init makes it", function()
+  before_each(function()
+    wrk.host, wrk.port, wrk.headers = "example", nil, {}
+  end)
+
+  local function host()
+    wrk._set_host()
+    return wrk.headers.Host
+  end
+
+  it("is wrk.host, then :wrk.port when the port is set", function()
+    assert.are.equal("example", host())
+    wrk.headers, wrk.port = {}, "8080"
+    assert.are.equal("example:8080", host())
+    wrk.headers, wrk.host, wrk.port = {}, "localhost", 4001
+    assert.are.equal("localhost:4001", host())
+  end)
+
+  it("puts an IPv6 address in brackets", function()
+    wrk.host = "::1"
+    assert.are.equal("[::1]", host())
+    wrk.headers, wrk.port = {}, "443"
+    assert.are.equal("[::1]:443", host())
+  end)
+
+  it("keeps a Host the headers have, in any case", function()
+    wrk.headers = { host = "given" }
+    wrk._set_host()
+    assert.are.same({ host = "given" }, wrk.headers)
+  end)
+
+  it("refuses a wrk.host that is not a string", function()
+    wrk.host = {}
+    assert.has_error(function() wrk._set_host() end, "wrk.host is a table (a string expected)")
+  end)
+end)
