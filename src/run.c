@@ -9,6 +9,7 @@
 #include "progress.h"
 #include "seed.h"
 #include "schedule.h"
+#include "source.h"
 #include "targets.h"
 #include "tls.h"
 #include "worker.h"
@@ -276,7 +277,11 @@ static int prepare_script(const struct options *o, const struct target *t, struc
 {
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
-    *th = (struct script_thread){.index = index, .addrlen = len, .stop = stop_thread, .stop_arg = w};
+    *th = (struct script_thread){.index = index,
+                                 .addrlen = len,
+                                 .family = o->sources ? o->sources->family : 0,
+                                 .stop = stop_thread,
+                                 .stop_arg = w};
     memcpy(&th->addr, sa, len);
     if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0)
         return -1;

@@ -124,6 +124,7 @@ struct script_thread {
     unsigned index;                /* 0-based */
     struct sockaddr_storage addr;  /* the address its connections use */
     socklen_t addrlen;
+    int family;                    /* the family addr must keep (--source's), or 0: any */
     struct script *state;          /* the worker's Lua state */
     bool started;                  /* the worker runs: only its own state may set addr */
     void (*stop)(void *arg);       /* thread:stop() (thread-safe) */

@@ -284,6 +284,12 @@ static int thread_newindex(lua_State *L)
         return luaL_error(L, "thread.addr: a %s is not an address (take one from wrk.lookup)", luaL_typename(L, 3));
     if (t->started && t->state->L != L)
         return luaL_error(L, "thread.addr: the thread is running (set it in setup(), or from the thread's own state)");
+    if (t->family && a->sa.ss_family != t->family) {
+        char buf[80];
+        net_addr_string((const struct sockaddr *)&a->sa, buf, sizeof buf);
+        return luaL_error(L, "thread.addr: %s is %s, but --source's addresses are %s", buf,
+                          a->sa.ss_family == AF_INET6 ? "IPv6" : "IPv4", t->family == AF_INET6 ? "IPv6" : "IPv4");
+    }
     memcpy(&t->addr, &a->sa, a->len);
     t->addrlen = a->len;
     return 0;

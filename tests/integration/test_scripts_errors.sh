@@ -86,9 +86,10 @@ adds_up errtable
 sent=$((sent + 1))
 
 # Wrong return types and hooks that are not functions: one clear line, exit 1.
-check_wrong() { # NAME SCRIPT MESSAGE
+check_wrong() { # NAME SCRIPT MESSAGE (WRONG_ARGS: more volley options)
     printf '%s\n' "$2" > "$S/$1.lua"
-    runv "$1" -n 20 -c 1 -t 1 -s "$S/$1.lua" "$url/"
+    # shellcheck disable=SC2086 # WRONG_ARGS is a list of words
+    runv "$1" -n 20 -c 1 -t 1 ${WRONG_ARGS:-} -s "$S/$1.lua" "$url/"
     check_eq "$RC" 1 "$1: exit status"
     check_eq "$(cat "$T/$1.err")" "volley: $S/$1.lua$3" "$1: message"
     check_one_line "$T/$1.err" "$1"
@@ -231,6 +232,8 @@ check_wrong addr_string 'function setup(thread) thread.addr = "127.0.0.1:80" end
 check_wrong thread_field 'function setup(thread) thread.foo = 1 end' ":1: in setup(): cannot set 'foo' on thread"
 check_wrong addr_in_init 'function init(args) wrk.thread.addr = 8080 end' \
     ":1: in init(): thread.addr: a number is not an address (take one from wrk.lookup)"
+WRONG_ARGS="--source 127.0.0.1" check_wrong addr_family 'function init(args) wrk.thread.addr = wrk.lookup("::1", "80")[1] end' \
+    ":1: in init(): thread.addr: [::1]:80 is IPv6, but --source's addresses are IPv4"
 check_wrong get_function \
     'local ts = {} function setup(t) ts[#ts + 1] = t end function init() f = print end function done() ts[1]:get("f") end' \
     ":1: in done(): thread:get: cannot transfer 'function' from thread"
