@@ -397,4 +397,24 @@ check_eq "$(host_case host_init 'function init() wrk.host = "late.test" end')" "
 check_eq "$(host_case host_init_header 'function init() wrk.headers.Host = "init.test" end')" "init.test" \
     "wrk.headers.Host set in init()"
 stop_target
+
+# thread:stop() in every thread ends the run then; wrk would sleep out -d
+# (docs/scripting.md, Differences from wrk). done()'s summary.duration is
+# the run's own duration, as in the JSON (µs against s), not -d's 30 s.
+start_target
+cat > "$S/stop_all.lua" <<'EOF'
+local n = 0
+function response() n = n + 1 if n == 5 then wrk.thread:stop() end end
+function done(summary) print("duration_us " .. summary.duration) end
+EOF
+runv stop_all -d 30s -c 2 -t 2 -s "$S/stop_all.lua" "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "thread:stop() in every thread: exit status"
+# (a response that came in the same loop turn as the stop may complete too)
+check_num "$(jv stop_all requests.completed)" ">=" 10 "thread:stop() in every thread: 5 responses each"
+check_num "$(jv stop_all requests.completed)" "<=" 12 "thread:stop() in every thread: then the threads stop"
+us=$(sed -n 's/^duration_us //p' "$T/stop_all.out")
+check_num "$us" "<" 10000000 "thread:stop() in every thread: summary.duration is not -d's"
+check_eq "$(awk -v us="$us" -v s="$(jv stop_all duration)" 'BEGIN { d = us - s * 1e6; print (d < 2 && d > -2) ? "same" : us " vs " s }')" \
+    same "thread:stop() in every thread: summary.duration is the run's duration"
+stop_target
 finish
