@@ -71,7 +71,10 @@ python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/delay.json'))['dur
     && ok || fail "delay(): the run did not wait"
 # A server that closes kept-alive connections while volley waits out a
 # delay: no request is in flight then, so nothing fails; the next request
-# opens a new connection.
+# opens a new connection. The server closes right after its response and
+# the delay is 400 ms, so the close is there long before the next request
+# however the machine schedules the two (delay400.lua).
+printf 'function delay() return 400 end\n' > "$S/delay400.lua"
 python3 - "$T/closer.port" <<'PY' &
 import socket, sys, threading, time
 l = socket.socket()
@@ -82,8 +85,7 @@ l.settimeout(20)
 def serve(c):
     c.recv(65536)
     c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-    time.sleep(0.02)  # then close, although the response said keep-alive
-    c.close()
+    c.close()  # at once, although the response said keep-alive
 try:
     while True:
         c, _ = l.accept()
@@ -93,7 +95,7 @@ except OSError:
 PY
 closerpid=$!
 for _ in $(seq 1 100); do [ -s "$T/closer.port" ] && break; sleep 0.05; done
-run_volley closer -n 5 -c 1 -t 1 -s "$S/delay.lua" "http://127.0.0.1:$(cat "$T/closer.port")/"
+run_volley closer -n 5 -c 1 -t 1 -s "$S/delay400.lua" "http://127.0.0.1:$(cat "$T/closer.port")/"
 kill "$closerpid" 2>/dev/null || true
 wait "$closerpid" 2>/dev/null || true
 check_eq "$RC" 0 "server closes during a delay: exit status"

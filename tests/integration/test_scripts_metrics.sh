@@ -203,7 +203,7 @@ end
 return s
 LUA
 runv options_rate -s "$S/options_rate.lua" -- "$url"
-check_eq "$RC" 0 "options() rate: exit status"
+check_rate_rc "options() rate: exit status"
 adds_up options_rate
 check_eq "$(jv options_rate options.rate)/$(jv options_rate model)" 200/open "options() rate: -R"
 check_grep "$T/options_rate.out" "^done: model=open service=40 sendlag=40 latency=40 unsent=0$" "options() rate: done(result)"
