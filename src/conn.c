@@ -431,9 +431,9 @@ static void next_request(struct conn *c, int64_t now, bool first)
     }
     if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
         c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
+        /* Refused when c waits already: an HTTP/2 connection whose free
+         * streams were parked, and that the server then closed. */
         sched_park(sh->sched, c->id);
-        if (c->streams)
-            c->h2_parked++;
         return;
     }
     begin_request(c, now);
@@ -652,7 +652,6 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->out = NULL;
     c->out_len = c->out_off = c->out_cap = 0;
     c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = c->h2_settings = c->h2_broken = false;
-    c->h2_parked = 0;
     if (sh->h2)
         conn_h2_init(c);
 }
@@ -664,8 +663,6 @@ void conn_start(struct conn *c)
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
-    if (c->h2_parked)
-        c->h2_parked--;
     c->t_intended = intended;
     begin_request(c, now);
 }

@@ -148,7 +148,6 @@ struct conn {
     uint32_t h2_nfree;
     bool h2_goaway, h2_in_call, h2_closed, h2_filling, h2_settings, h2_broken;
     int32_t h2_last_id;     /* GOAWAY's last stream id */
-    uint32_t h2_parked;     /* -R: times c waits on the schedule's idle stack */
     char *out;              /* HTTP/2: frames the socket did not take yet */
     size_t out_len, out_off, out_cap;
     bool read_wants_write;  /* TLS: the read waits for writability */

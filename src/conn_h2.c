@@ -161,7 +161,7 @@ void conn_h2_add(struct conn *c, int64_t now)
 {
     struct conn_stream *st = free_slot(c);
     /* begin_request counted the request; it gets a slot: fill() and the
-     * schedule (c->h2_parked <= free slots) ask only while one is free. */
+     * schedule (its parked entries <= free slots) ask only while one is free. */
     if (!st) {
         stream_failed_unslotted(c);
         return;
@@ -470,14 +470,12 @@ static void fill(struct conn *c)
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule
              * take what is due, and wait when nothing is. */
-            if (c->pending + c->h2_parked >= room)
+            if (c->pending + sched_parked(sh->sched, c->id) >= room)
                 break;
             int64_t due;
             if (!sched_take(sh->sched, clock_now_ns(), &due)) {
-                while (c->pending + c->h2_parked < room) {
-                    sched_park(sh->sched, c->id);
-                    c->h2_parked++;
-                }
+                while (c->pending + sched_parked(sh->sched, c->id) < room && sched_park(sh->sched, c->id))
+                    ;
                 break;
             }
             c->t_intended = due;
