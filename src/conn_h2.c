@@ -170,8 +170,8 @@ static void stream_failed_unslotted(struct conn *c)
  * fails with the server's reason. A refused stream waits the connect
  * backoff's steps on this connection (10 ms, 20 ms, 40 ms); one GOAWAY left
  * goes on the next connection, which backs off when this one answered
- * nothing (lost). Returns false when st failed. */
-static bool retry(struct conn *c, struct conn_stream *st, bool refused)
+ * nothing (lost). */
+static void retry(struct conn *c, struct conn_stream *st, bool refused)
 {
     struct conn_shared *sh = c->sh;
     if (st->retries >= CONN_H2_RETRIES) {
@@ -184,7 +184,7 @@ static bool retry(struct conn *c, struct conn_stream *st, bool refused)
                      h2_error_name(c->h2_goaway_error), (int)c->h2_last_id, CONN_H2_RETRIES);
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
         stream_failed(c, st, STATS_ERR_PROTOCOL);
-        return false;
+        return;
     }
     st->retries++;
     sh->stats->h2_retried++;
@@ -195,7 +195,6 @@ static bool retry(struct conn *c, struct conn_stream *st, bool refused)
         st->t_retry = clock_now_ns() + (int64_t)(CONN_BACKOFF_FIRST * 1e9) * (1 << (st->retries - 1));
         ev_timer_stop(sh->loop, &c->timer); /* armed again for the backoff's end (after_streams) */
     }
-    return true;
 }
 
 void conn_h2_add(struct conn *c, int64_t now)

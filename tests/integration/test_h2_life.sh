@@ -55,6 +55,21 @@ if h2_python_ok; then
         "nosettings: the reason"
     check_grep "$T/maxstreams0.out" "^    protocol: the server allows 0 streams \(3\)$" "maxstreams0: the reason"
     check_eq "$(jv maxstreams0 http2.retried)" "$(h2_stat maxstreams0 reset)" "maxstreams0: each refusal retried"
+    # The same with -R: an arrival handed to a free stream of a connection
+    # in its backoff waits for the backoff's end; each request is counted
+    # once (failed, or cut off at the end), each connection as the server
+    # counts it.
+    start_py_h2 nosettings
+    runv nosettingsR -R 10 -d 2s -c 2 --streams 4 -T 500ms --no-probe --h2c "$py_h2_url/"
+    check_eq "$RC" 1 "nosettings -R: exit status"
+    adds_up nosettingsR
+    check_eq "$(( $(jv nosettingsR errors.protocol) + $(jv nosettingsR requests.cut_off) ))" \
+        "$(jv nosettingsR requests.started)" "nosettings -R: every request failed or cut off"
+    # (a connect under way when -d ends may reach the server's accept only)
+    extra=$(( $(h2_stat nosettings connections) - $(jv nosettingsR http2.connections) ))
+    check_eq "$(( extra == 0 || extra == 1 ))" 1 "nosettings -R: the server accepted what volley opened ($extra more)"
+    check_grep "$T/nosettingsR.out" "^    protocol: no SETTINGS from the server within the timeout \([0-9]+\)$" \
+        "nosettings -R: the reason"
 
     # Every stream refused: each request is sent 1 + 3 times on the one
     # connection (10, 20, 40 ms apart), then fails with the server's reason;
