@@ -20,10 +20,6 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* Backoff after a failed connect, so a dead server is not hammered. */
-#define BACKOFF_FIRST 0.01
-#define BACKOFF_MAX 1.0
-
 static void begin_request(struct conn *c, int64_t now);
 
 void conn_close_socket(struct conn *c, bool clean)
@@ -91,9 +87,19 @@ static void end_names(struct conn *c, bool cut_off, enum stats_error why, bool t
         stats_name_fail(s, c->name, why, rest, now, timed_out, latency);
 }
 
+void conn_backoff(struct conn *c)
+{
+    c->backoff = c->backoff > 0 ? c->backoff * 2 : CONN_BACKOFF_FIRST;
+    if (c->backoff > CONN_BACKOFF_MAX)
+        c->backoff = CONN_BACKOFF_MAX;
+    c->state = CONN_BACKOFF;
+    arm_timer(c, c->backoff);
+}
+
 /* The one place requests fail: every request of the batch still in flight
- * is counted as failed for why; then close and go on. */
-void conn_fail(struct conn *c, enum stats_error why)
+ * is counted as failed for why; then close and go on, after the connect
+ * backoff when backoff is set (or the budget is spent: then at once). */
+static void fail(struct conn *c, enum stats_error why, bool backoff)
 {
     struct conn_shared *sh = c->sh;
     conn_release_rest(sh);
@@ -108,15 +114,21 @@ void conn_fail(struct conn *c, enum stats_error why)
     conn_h2_drop(c);
     conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request. */
-    if ((why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS) && sh->budget > 0) {
-        c->backoff = c->backoff > 0 ? c->backoff * 2 : BACKOFF_FIRST;
-        if (c->backoff > BACKOFF_MAX)
-            c->backoff = BACKOFF_MAX;
-        c->state = CONN_BACKOFF;
-        arm_timer(c, c->backoff);
+    if (backoff && sh->budget > 0) {
+        conn_backoff(c);
         return;
     }
     conn_next_request(c, clock_now_ns());
+}
+
+void conn_fail(struct conn *c, enum stats_error why)
+{
+    fail(c, why, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
+}
+
+void conn_fail_backoff(struct conn *c, enum stats_error why)
+{
+    fail(c, why, true);
 }
 
 /* A connect (started at c->t_connect) failed with errno err. When every
@@ -151,7 +163,11 @@ static void mark_connected(struct conn *c, int64_t now)
     c->t_connect = now - c->t_connect;
     sh->last_connect_ok = now;
     sh->failing_since = 0;
-    c->backoff = 0;
+    /* Over HTTP/2 a connection has worked once the server answers a
+     * stream (conn_h2.c): one on which no stream opens, or whose streams
+     * are all refused, backs off longer each time. */
+    if (!sh->h2)
+        c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
     c->t_handshake = c->tls ? now : 0; /* handshake_done makes it the duration */
@@ -431,9 +447,9 @@ static void next_request(struct conn *c, int64_t now, bool first)
     }
     if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
         c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
+        /* Refused when c waits already: an HTTP/2 connection whose free
+         * streams were parked, and that the server then closed. */
         sched_park(sh->sched, c->id);
-        if (c->streams)
-            c->h2_parked++;
         return;
     }
     begin_request(c, now);
@@ -529,7 +545,9 @@ static void begin_request(struct conn *c, int64_t now)
         stats_name_started(sh->stats, c->name, 1);
         c->pending++;
         conn_h2_add(c, now);
-        if (c->fd < 0) {
+        /* In the backoff (-R hands an arrival to a free stream of a
+         * connection that failed) the stream waits for its end. */
+        if (c->fd < 0 && c->state != CONN_BACKOFF) {
             c->t_start = now;
             arm_timer(c, (double)sh->timeout_ns / 1e9);
             begin_connect(c, now);
@@ -602,6 +620,13 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     int64_t left;
     switch (c->state) {
     case CONN_BACKOFF:
+        c->state = CONN_IDLE;
+        if (c->pending > 0) { /* HTTP/2: streams wait for a new connection */
+            conn_h2_reconnect(c);
+            return;
+        }
+        conn_next_request(c, clock_now_ns());
+        return;
     case CONN_DELAY:
         conn_next_request(c, clock_now_ns());
         return;
@@ -652,7 +677,6 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->out = NULL;
     c->out_len = c->out_off = c->out_cap = 0;
     c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = c->h2_settings = c->h2_broken = false;
-    c->h2_parked = 0;
     if (sh->h2)
         conn_h2_init(c);
 }
@@ -664,8 +688,6 @@ void conn_start(struct conn *c)
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
-    if (c->h2_parked)
-        c->h2_parked--;
     c->t_intended = intended;
     begin_request(c, now);
 }

@@ -130,7 +130,15 @@ struct conn_stream {
     struct h2_msg msg;      /* h2.c's checks of the response */
     char *cap;              /* the response as HTTP/1 text, for response() */
     size_t cap_len, cap_size;
+    unsigned retries;       /* times it was refused or left unprocessed and sent again
+                             * (at most CONN_H2_RETRIES) */
+    int64_t t_retry;        /* refused: not sent again before this (monotonic ns); 0: at once */
 };
+
+/* HTTP/2: how many times one request is sent again after the server
+ * refused it (REFUSED_STREAM) or left it unprocessed (above a GOAWAY's last
+ * stream id) before it fails with the server's reason. */
+#define CONN_H2_RETRIES 3
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
 struct conn {
@@ -150,7 +158,8 @@ struct conn {
     uint32_t h2_nfree;
     bool h2_goaway, h2_in_call, h2_closed, h2_filling, h2_settings, h2_broken;
     int32_t h2_last_id;     /* GOAWAY's last stream id */
-    uint32_t h2_parked;     /* -R: times c waits on the schedule's idle stack */
+    uint32_t h2_goaway_error; /* and its error code */
+    bool h2_answered;       /* the server answered a stream (a status) on this connection */
     char *out;              /* HTTP/2: frames the socket did not take yet */
     size_t out_len, out_off, out_cap;
     bool read_wants_write;  /* TLS: the read waits for writability */
@@ -174,7 +183,8 @@ struct conn {
     int64_t t_handshake;    /* TLS handshake start, then its duration; 0 on reuse */
     int64_t t_written;      /* request fully written */
     int64_t t_first;        /* first response byte */
-    double backoff;         /* seconds before the next connect after a refused one */
+    double backoff;         /* seconds before the next connect after a refused one (or,
+                             * HTTP/2, one on which no stream opened or was answered) */
 };
 
 /* conn.req_ix of a request a script's request() hook made. */

@@ -101,7 +101,8 @@ static struct conn_stream *free_slot(struct conn *c)
     return c->h2_nfree ? &c->streams[c->h2_free[--c->h2_nfree]] : NULL;
 }
 
-/* Arms c's timer for the earliest deadline of its streams, unless it is
+/* Arms c's timer for the earliest deadline of its streams (or the end of
+ * a refused stream's backoff), unless it is
  * armed: then it may fire early (for a stream that has ended), and
  * conn_h2_timer arms it again; so a request costs no timer update. */
 static void arm_deadline(struct conn *c)
@@ -109,13 +110,19 @@ static void arm_deadline(struct conn *c)
     struct conn_shared *sh = c->sh;
     if (ev_is_active(&c->timer))
         return;
-    int64_t first = INT64_MAX;
-    for (uint32_t i = 0; i < sh->streams; i++)
-        if (c->streams[i].active && c->streams[i].t_start < first)
-            first = c->streams[i].t_start;
-    if (first == INT64_MAX)
+    int64_t at = INT64_MAX;
+    for (uint32_t i = 0; i < sh->streams; i++) {
+        const struct conn_stream *st = &c->streams[i];
+        if (!st->active)
+            continue;
+        if (st->t_start + sh->timeout_ns < at)
+            at = st->t_start + sh->timeout_ns;
+        if (st->id == 0 && st->t_retry && st->t_retry < at) /* a refused stream's backoff */
+            at = st->t_retry;
+    }
+    if (at == INT64_MAX)
         return;
-    int64_t left = first + sh->timeout_ns - clock_now_ns();
+    int64_t left = at - clock_now_ns();
     ev_timer_set(&c->timer, left > 0 ? (double)left / 1e9 : 0., 0.);
     ev_timer_start(sh->loop, &c->timer);
 }
@@ -157,11 +164,44 @@ static void stream_failed_unslotted(struct conn *c)
     c->sh->in_flight--;
 }
 
+/* st was not processed: refused (RST_STREAM REFUSED_STREAM), or above a
+ * GOAWAY's last stream id (RFC 9113 8.7: safe to send again). It goes
+ * again with its clock still running, at most CONN_H2_RETRIES times, then
+ * fails with the server's reason. A refused stream waits the connect
+ * backoff's steps on this connection (10 ms, 20 ms, 40 ms); one GOAWAY left
+ * goes on the next connection, which backs off when this one answered
+ * nothing (lost). */
+static void retry(struct conn *c, struct conn_stream *st, bool refused)
+{
+    struct conn_shared *sh = c->sh;
+    if (st->retries >= CONN_H2_RETRIES) {
+        char why[96];
+        if (refused)
+            snprintf(why, sizeof why, "refused stream (RST_STREAM REFUSED_STREAM), retried %d times",
+                     CONN_H2_RETRIES);
+        else
+            snprintf(why, sizeof why, "GOAWAY %s last_stream_id %d, retried %d times",
+                     h2_error_name(c->h2_goaway_error), (int)c->h2_last_id, CONN_H2_RETRIES);
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        stream_failed(c, st, STATS_ERR_PROTOCOL);
+        return;
+    }
+    st->retries++;
+    sh->stats->h2_retried++;
+    st->id = 0;
+    fresh_response(st);
+    st->t_retry = 0;
+    if (refused) {
+        st->t_retry = clock_now_ns() + (int64_t)(CONN_BACKOFF_FIRST * 1e9) * (1 << (st->retries - 1));
+        ev_timer_stop(sh->loop, &c->timer); /* armed again for the backoff's end (after_streams) */
+    }
+}
+
 void conn_h2_add(struct conn *c, int64_t now)
 {
     struct conn_stream *st = free_slot(c);
     /* begin_request counted the request; it gets a slot: fill() and the
-     * schedule (c->h2_parked <= free slots) ask only while one is free. */
+     * schedule (its parked entries <= free slots) ask only while one is free. */
     if (!st) {
         stream_failed_unslotted(c);
         return;
@@ -171,6 +211,8 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->t_start = now;
     st->t_intended = c->t_intended;
     st->name = c->name;
+    st->retries = 0;
+    st->t_retry = 0;
     fresh_response(st);
     st->req_ix = c->req_ix;
     if (c->req_ix != CONN_REQ_HOOK) {
@@ -222,6 +264,8 @@ static void on_status(void *conn, void *stream, int status)
     struct conn_stream *st = stream;
     st->status = status;
     st->rx_bytes += 7 + 3 + 4; /* as a field would count */
+    c->h2_answered = true;
+    c->backoff = 0; /* the connection works: the next failure backs off from the start */
     if (c->sh->capture) {
         char line[32];
         int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
@@ -259,9 +303,9 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
 {
     struct conn *c = conn;
-    (void)error;
     c->h2_goaway = true;
     c->h2_last_id = last_stream_id;
+    c->h2_goaway_error = error;
 }
 
 /* The server's SETTINGS: new streams may go (fill waits for them); a limit
@@ -297,12 +341,9 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
         return;
     }
     if (error != 0 || st->status == 0) {
-        if ((c->h2_goaway && st->id > c->h2_last_id) || error == H2_REFUSED_STREAM) {
-            /* Never processed (above GOAWAY's last stream, or refused, RFC
-             * 9113 8.7): sent again, with its clock still running. */
-            st->id = 0;
-            fresh_response(st);
-            sh->stats->h2_retried++;
+        bool unprocessed = c->h2_goaway && st->id > c->h2_last_id;
+        if (unprocessed || error == H2_REFUSED_STREAM) {
+            retry(c, st, !unprocessed);
             return;
         }
         if (c->h2_broken)
@@ -372,29 +413,48 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
         struct conn_stream *st = &c->streams[i];
         if (!st->active)
             continue;
-        if (c->h2_goaway && (st->id == 0 || st->id > c->h2_last_id)) {
-            if (st->id > 0) /* sent and not processed (never sent: not a retry) */
-                sh->stats->h2_retried++;
-            st->id = 0;
-            fresh_response(st);
-        } else {
+        if (c->h2_goaway && st->id > c->h2_last_id)
+            retry(c, st, false); /* sent and not processed */
+        else if (c->h2_goaway && st->id == 0)
+            fresh_response(st); /* never sent (or counted as retried already): not a retry */
+        else
             stream_failed(c, st, why);
-        }
     }
     conn_close_socket(c, clean);
-    if (c->pending > 0) {
-        /* The retried streams open on the new connection; its connect
-         * runs on the oldest one's clock. */
-        c->t_start = INT64_MAX;
-        for (uint32_t i = 0; i < sh->streams; i++)
-            if (c->streams[i].active && c->streams[i].t_start < c->t_start)
-                c->t_start = c->streams[i].t_start;
-        arm_deadline(c);
-        conn_begin_connect(c, clock_now_ns());
+    if (!c->h2_answered && (c->pending > 0 || sh->budget > 0)) {
+        /* Nothing was answered here: the next connection (for the retried
+         * streams, or the next request) waits the connect backoff, as
+         * after a failed connect. */
+        conn_backoff(c);
         return;
     }
+    conn_h2_reconnect(c);
+}
+
+void conn_h2_reconnect(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    int64_t now = clock_now_ns();
     ev_timer_stop(sh->loop, &c->timer);
-    conn_next_request(c, clock_now_ns());
+    /* The retried streams open on the new connection; its connect runs on
+     * the oldest one's clock. Those whose time ran out in a backoff fail
+     * as timeouts (not as a connect that did not finish). */
+    c->t_start = INT64_MAX;
+    for (uint32_t i = 0; i < sh->streams; i++) {
+        struct conn_stream *st = &c->streams[i];
+        if (!st->active)
+            continue;
+        if (now - st->t_start >= sh->timeout_ns)
+            stream_failed(c, st, STATS_ERR_TIMEOUT);
+        else if (st->t_start < c->t_start)
+            c->t_start = st->t_start;
+    }
+    if (c->pending == 0) {
+        conn_next_request(c, now);
+        return;
+    }
+    arm_deadline(c);
+    conn_begin_connect(c, now);
 }
 
 /* Gathers what nghttp2 has to send (frames of every stream, acks, window
@@ -470,14 +530,12 @@ static void fill(struct conn *c)
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule
              * take what is due, and wait when nothing is. */
-            if (c->pending + c->h2_parked >= room)
+            if (c->pending + sched_parked(sh->sched, c->id) >= room)
                 break;
             int64_t due;
             if (!sched_take(sh->sched, clock_now_ns(), &due)) {
-                while (c->pending + c->h2_parked < room) {
-                    sched_park(sh->sched, c->id);
-                    c->h2_parked++;
-                }
+                while (c->pending + sched_parked(sh->sched, c->id) < room && sched_park(sh->sched, c->id))
+                    ;
                 break;
             }
             c->t_intended = due;
@@ -527,9 +585,19 @@ static void after_streams(struct conn *c)
         return;
     /* Streams to send again (refused) open first; new streams wait for
      * the server's SETTINGS (its stream limit). */
+    int64_t now = 0;
     for (uint32_t i = 0; !c->h2_goaway && i < sh->streams; i++) {
         struct conn_stream *st = &c->streams[i];
-        if (st->active && st->id == 0 && !conn_h2_submit(c, st))
+        if (!st->active || st->id != 0)
+            continue;
+        if (st->t_retry) { /* refused: waits its backoff */
+            if (!now)
+                now = clock_now_ns();
+            if (st->t_retry > now)
+                continue;
+            st->t_retry = 0;
+        }
+        if (!conn_h2_submit(c, st))
             stream_failed(c, st, STATS_ERR_PROTOCOL);
     }
     if (sh->keepalive && c->h2_settings)
@@ -554,8 +622,9 @@ void conn_h2_ready(struct conn *c)
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
     }
-    c->h2_goaway = c->h2_settings = c->h2_broken = false;
+    c->h2_goaway = c->h2_settings = c->h2_broken = c->h2_answered = false;
     c->h2_last_id = INT32_MAX;
+    c->h2_goaway_error = 0;
     c->state = CONN_H2;
     sh->stats->h2_connections++;
     after_streams(c); /* opens the queued streams */
@@ -619,10 +688,33 @@ void conn_h2_writable(struct conn *c)
         arm_deadline(c);
 }
 
+/* Why no stream can open on c (no SETTINGS yet, or a limit of 0), or NULL. */
+static const char *cannot_open(struct conn *c)
+{
+    if (!c->h2_settings)
+        return "no SETTINGS from the server within the timeout";
+    if (c->h2 && h2_peer_max_streams(c->h2) == 0)
+        return "the server allows 0 streams";
+    return NULL;
+}
+
 void conn_h2_timer(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     int64_t now = clock_now_ns();
+    /* A request's time ran out on a connection where no stream can open:
+     * the connection is given up, its requests fail with the reason, and
+     * the next one waits the connect backoff (a server that never sends
+     * SETTINGS, or allows 0 streams, is not asked again at once). */
+    const char *why = cannot_open(c);
+    for (uint32_t i = 0; why && i < sh->streams; i++) {
+        const struct conn_stream *st = &c->streams[i];
+        if (st->active && now - st->t_start >= sh->timeout_ns) {
+            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, c->pending);
+            conn_fail_backoff(c, STATS_ERR_PROTOCOL);
+            return;
+        }
+    }
     for (uint32_t i = 0; i < sh->streams; i++) {
         struct conn_stream *st = &c->streams[i];
         if (!st->active || now - st->t_start < sh->timeout_ns)

@@ -54,8 +54,21 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise);
 void conn_release_rest(struct conn_shared *sh);
 
 /* The one place requests fail: every request of the batch still in flight
- * is counted as failed for why; then close and go on. */
+ * is counted as failed for why; then close and go on (after the connect
+ * backoff for a connect failure). conn_fail_backoff: after the backoff
+ * whatever why is (an HTTP/2 connection on which no stream could open). */
 void conn_fail(struct conn *c, enum stats_error why);
+void conn_fail_backoff(struct conn *c, enum stats_error why);
+
+/* Backoff after a failed connect, so a dead server is not hammered
+ * (seconds); an HTTP/2 stream the server refused waits the same steps. */
+#define CONN_BACKOFF_FIRST 0.01
+#define CONN_BACKOFF_MAX 1.0
+
+/* c waits the connect backoff (10 ms, doubling with each failure in a row
+ * up to 1 s) in CONN_BACKOFF; then it connects for the HTTP/2 streams it
+ * holds (conn_h2_reconnect), or goes on to the next request. */
+void conn_backoff(struct conn *c);
 
 /* A hook failed: requests in flight on c are cut off and the worker's loop
  * ends. */
@@ -89,6 +102,9 @@ void conn_h2_readable(struct conn *c);
 void conn_h2_writable(struct conn *c);
 void conn_h2_timer(struct conn *c);
 void conn_h2_drop(struct conn *c);
+/* HTTP/2: c's socket is closed with streams still to open (retried): a new
+ * connection for them, on the clock of the oldest. */
+void conn_h2_reconnect(struct conn *c);
 /* HTTP/2 (conn_h2_req.c): opens the slot's stream on c's session.
  * Returns false when it could not be opened (the request string is not one
  * HTTP/2 can carry, or no more streams): the reason is counted, and the

@@ -1,5 +1,6 @@
 /* The HTTP/2 parts of the text and JSON reports: the protocol asked for
- * and used, streams per connection, GOAWAY retries, header compression,
+ * and used, streams per connection, retries of refused and unprocessed
+ * streams, header compression,
  * and protocol failures by reason. */
 #include "report_internal.h"
 
@@ -36,7 +37,7 @@ void report_h2_text(FILE *out, const struct options *o, const struct run_result 
             s->h2_connections == 1 ? "" : "s", s->h2_max_streams, s->h2_max_streams == 1 ? "" : "s");
     if (s->h2_peer_limit)
         fprintf(out, " (the server allows %u)", s->h2_peer_limit);
-    fprintf(out, ", %" PRIu64 " retried after GOAWAY, response headers %.1f%% smaller by HPACK\n", s->h2_retried,
+    fprintf(out, ", %" PRIu64 " retried (refused or unprocessed), response headers %.1f%% smaller by HPACK\n", s->h2_retried,
             savings(s));
     if (s->h1_fallbacks)
         fprintf(out, "  HTTP/1.1 instead: the server chose it by ALPN (%" PRIu64 " connection%s)\n", s->h1_fallbacks,

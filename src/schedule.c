@@ -68,6 +68,7 @@ static void dispatch(struct sched *s, int64_t now)
 {
     while (!s->stopped && s->next < s->due && s->nidle > 0) {
         uint32_t slot = s->idle[--s->nidle];
+        s->parked[slot]--;
         s->send(s->send_arg, slot, take_next(s, now), now);
     }
 }
@@ -220,13 +221,17 @@ uint64_t sched_share(uint64_t total, uint32_t first, uint32_t stride)
 }
 
 void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t first, uint32_t stride,
-                uint64_t count, uint32_t nconns, sched_send_fn send, sched_end_fn on_end, void *arg)
+                uint64_t count, uint32_t nslots, uint32_t per_slot, sched_send_fn send, sched_end_fn on_end,
+                void *arg)
 {
     *s = (struct sched){
-        .rate = rate, .first = first, .stride = stride, .count = count,
-        .loop = loop, .send = send, .on_end = on_end, .send_arg = arg,
+        .rate = rate, .first = first, .stride = stride, .count = count, .nslots = nslots,
+        .per_slot = per_slot ? per_slot : 1, .loop = loop, .send = send, .on_end = on_end, .send_arg = arg,
     };
-    s->idle = xcalloc(nconns ? nconns : 1, sizeof *s->idle);
+    /* Each slot is on the stack at most per_slot times (sched_park): this
+     * is all the room it can need. */
+    s->idle = xcalloc(nslots ? (size_t)nslots * s->per_slot : 1, sizeof *s->idle);
+    s->parked = xcalloc(nslots ? nslots : 1, sizeof *s->parked);
     s->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
     ev_io_init(&s->io, on_timerfd, s->tfd, EV_READ);
     ev_timer_init(&s->fallback, on_fallback, 0., 0.);
@@ -278,6 +283,8 @@ void sched_free(struct sched *s)
     s->tfd = -1;
     free(s->idle);
     s->idle = NULL;
+    free(s->parked);
+    s->parked = NULL;
 }
 
 bool sched_take(struct sched *s, int64_t now, int64_t *intended)
@@ -289,11 +296,15 @@ bool sched_take(struct sched *s, int64_t now, int64_t *intended)
     return true;
 }
 
-void sched_park(struct sched *s, uint32_t slot)
+bool sched_park(struct sched *s, uint32_t slot)
 {
+    if (slot >= s->nslots || s->parked[slot] >= s->per_slot)
+        return false;
+    s->parked[slot]++;
     s->idle[s->nidle++] = slot;
     if (s->held)
         start_spin(s, s->spin_at); /* its window began when the timer was armed: within spin still */
+    return true;
 }
 
 uint64_t sched_backlog(struct sched *s, int64_t now)

@@ -8,7 +8,11 @@
  * The queue of arrivals that are due but not yet sent is the index range
  * [next, due): an arrival waits there with its clock already running and
  * costs no memory. Connections that have nothing to send wait on a stack of
- * idle slots. An arrival goes to an idle connection as soon as both exist;
+ * idle slots: a connection slot is on it at most per_slot times (an HTTP/2
+ * connection once for each free stream, --streams), so the stack, sized
+ * slots * per_slot, cannot overflow however often a connection comes back
+ * to wait (a server that closes idle connections makes it park again with
+ * its entries still there). An arrival goes to an idle connection as soon as both exist;
  * after a stall the backlog goes out as fast as connections free up, with no
  * cap on the catch-up rate.
  *
@@ -54,6 +58,8 @@ struct sched {
     int64_t last_due;    /* when that arrival was due */
     uint32_t *idle;      /* slots of connections waiting for an arrival (a stack) */
     uint32_t nidle;
+    uint32_t *parked;    /* parked[slot]: slot's entries on idle (at most per_slot) */
+    uint32_t nslots, per_slot;
     bool stopped;        /* sched_stop was called: nothing more is sent */
     int tfd;             /* the timerfd, -1 when ev_timer is the fallback */
     bool timer_set;      /* the timerfd (or the fallback) is armed, or fired and not yet re-armed */
@@ -73,10 +79,12 @@ struct sched {
 };
 
 /* Sets up s for worker `first` of `stride`, with `count` arrivals (its
- * share of the run's) and room for nconns idle slots. Nothing is armed
- * until sched_start. */
+ * share of the run's), for connection slots 0..nslots-1 that may each wait
+ * for up to per_slot arrivals at once (its streams; 1 over HTTP/1). Nothing
+ * is armed until sched_start. */
 void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t first, uint32_t stride,
-                uint64_t count, uint32_t nconns, sched_send_fn send, sched_end_fn on_end, void *arg);
+                uint64_t count, uint32_t nslots, uint32_t per_slot, sched_send_fn send, sched_end_fn on_end,
+                void *arg);
 
 /* The run's arrivals: N arrivals of -n (0: none given) and those due within
  * duration_ns of -d (0: none given), whichever is fewer. */
@@ -114,9 +122,17 @@ void sched_advance(struct sched *s, int64_t now);
  * parks it with sched_park). */
 bool sched_take(struct sched *s, int64_t now, int64_t *intended);
 
-/* A free connection waits for the next arrival (and starts a spin that
- * was held for want of one). */
-void sched_park(struct sched *s, uint32_t slot);
+/* A free connection (or one free stream of it) waits for the next arrival
+ * (and starts a spin that was held for want of one). Returns false, and
+ * changes nothing, when slot already waits per_slot times: it is waiting
+ * already, and its entries hand it the next arrivals. */
+bool sched_park(struct sched *s, uint32_t slot);
+
+/* How many times slot waits on the stack now (0..per_slot). */
+static inline uint32_t sched_parked(const struct sched *s, uint32_t slot)
+{
+    return s->parked[slot];
+}
 
 /* Arrivals due by now that were never sent (the queue at the end). */
 uint64_t sched_backlog(struct sched *s, int64_t now);

@@ -70,7 +70,9 @@ struct stats {
     } kind_reasons[STATS_ERR_KINDS];
     uint64_t h2_connections;       /* HTTP/2: connections that spoke it */
     uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
-    uint64_t h2_retried;           /* HTTP/2: streams GOAWAY left unprocessed, retried */
+    uint64_t h2_retried;           /* HTTP/2: streams sent again because the server refused them
+                                    * (REFUSED_STREAM) or a GOAWAY left them unprocessed; neither
+                                    * a failure nor a connect (at most CONN_H2_RETRIES a request) */
     uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
     uint32_t h2_peer_limit;        /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS below
                                     * --streams a server gave; 0: none */

@@ -155,7 +155,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     if (cfg->rate) {
         assert(!w->shared.script_delay && "main.c refuses -R with a delay() hook");
         /* An HTTP/2 connection waits once for each of its free streams. */
-        sched_init(&w->sched, w->loop, cfg->rate, w->lane, w->lanes, budget, nconns * w->shared.streams, send_arrival,
+        sched_init(&w->sched, w->loop, cfg->rate, w->lane, w->lanes, budget, nconns, w->shared.streams, send_arrival,
                    schedule_ended, w);
         sched_spin(&w->sched, cfg->spin_ns);
         if (cfg->stages)

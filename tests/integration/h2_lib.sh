@@ -208,6 +208,10 @@ start_nghttpd() {
 #   garbage     answers the preface with an HTTP/1.1 400 response
 # In every mode GET /big... answers 1048576 bytes (h2_static_files' pattern),
 # and H2_MAX_STREAMS / H2_DELAY_MS apply (128 / 0 but in maxstreams).
+# On the connection's life (py/h2_misbehave.py's docstring has the details):
+#   nosettings  sends nothing at all (no SETTINGS); counts HEADERS received
+#   maxstreams0 SETTINGS_MAX_CONCURRENT_STREAMS 0; refuses every stream
+#   goaway0     GOAWAY H2_GOAWAY_CODE (NO_ERROR) with last_stream_id 0 at once
 # The H2_* variables are read from the environment when the server starts:
 #   H2_GOAWAY_AFTER=5 start_py_h2 goaway
 # The server writes its counters to $T/py_h2.MODE.stats (JSON, rewritten

@@ -89,7 +89,7 @@ static void check_union(struct ev_loop *loop, uint64_t rate, uint64_t total, uin
     check_ctx("rate %llu, %llu arrivals, %u shards of %u workers", (unsigned long long)rate,
               (unsigned long long)total, n, w);
     struct sched one;
-    sched_init(&one, loop, rate, 0, 1, total, 1, no_send, no_end, NULL);
+    sched_init(&one, loop, rate, 0, 1, total, 1, 1, no_send, no_end, NULL);
     unsigned char *seen = calloc(total ? total : 1, 1);
     uint64_t sent = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -97,7 +97,7 @@ static void check_union(struct ev_loop *loop, uint64_t rate, uint64_t total, uin
             struct shard sh = {i, n};
             uint64_t count = sched_share(total, (uint32_t)shard_lane(sh, k), w * n);
             struct sched s;
-            sched_init(&s, loop, rate, (uint32_t)shard_lane(sh, k), w * n, count, 1, no_send, no_end, NULL);
+            sched_init(&s, loop, rate, (uint32_t)shard_lane(sh, k), w * n, count, 1, 1, no_send, no_end, NULL);
             for (uint64_t j = 0; j < count; j++) {
                 uint64_t g = shard_lane(sh, k) + j * (uint64_t)w * n; /* the global arrival */
                 CHECK(g < total);

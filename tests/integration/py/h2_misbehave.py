@@ -60,6 +60,18 @@ holds:
   malformed        malformed responses sent (malformed mode)
   bad_length, bad_name, bad_connection
                    the same by kind
+
+Modes on the connection's life (no stream can open, or none is processed):
+
+  nosettings  never sends anything (no SETTINGS, no answer): reads and counts
+              the client's HEADERS frames as received, until the client closes
+  maxstreams0 SETTINGS_MAX_CONCURRENT_STREAMS = 0; every stream received is
+              refused (REFUSED_STREAM, counted as reset and over_limit)
+  goaway0     SETTINGS, then at once GOAWAY (H2_GOAWAY_CODE: NO_ERROR or a
+              name or a number) with last_stream_id 0; every stream is
+              ignored; closes after the client's first bytes
+RST_STREAM REFUSED_STREAM on every stream is rst mode with H2_RST_EVERY=1
+H2_RST_CODE=REFUSED_STREAM.
 """
 import collections
 import heapq
@@ -93,6 +105,8 @@ KEYS = ("connections", "closed", "tls_failed", "received", "answered", "reset",
         "body_bytes", "max_open", "max_open_all", "protocol_errors", "garbage_sent",
         "malformed") + BAD_KINDS
 UNLIMITED = 2**31 - 1
+LIFE_MODES = ("nosettings", "maxstreams0", "goaway0")
+MODES = MODES + LIFE_MODES
 
 
 def env_int(name, default):
@@ -101,6 +115,11 @@ def env_int(name, default):
 
 def rst_code():
     v = os.environ.get("H2_RST_CODE", "INTERNAL_ERROR")
+    return int(v) if v.isdigit() else int(ErrorCodes[v])
+
+
+def goaway_code():
+    v = os.environ.get("H2_GOAWAY_CODE", "NO_ERROR")
     return int(v) if v.isdigit() else int(ErrorCodes[v])
 
 
@@ -154,10 +173,14 @@ class Conn:
         self.count = 0         # streams received on this connection
         self.last = None       # last_stream_id of the GOAWAY we sent
         self.stop = False
+        if mode == "maxstreams0":
+            self.limit = 0
 
     def run(self):
         if self.mode == "garbage":
             return self.garbage()
+        if self.mode == "nosettings":
+            return self.nosettings()
         # malformed: h2 must send the fields as given (no checks, no lower-casing)
         bad = self.mode == "malformed"
         h = self.h = H2Connection(
@@ -179,6 +202,7 @@ class Conn:
         s[SettingCodes.MAX_CONCURRENT_STREAMS] = collections.deque([UNLIMITED])
         if self.mode == "tinywindow":
             s[SettingCodes.INITIAL_WINDOW_SIZE] = collections.deque([65535, window])
+        self.life_start()
         self.flush()
         while True:
             timeout = None
@@ -248,6 +272,8 @@ class Conn:
         self.count += 1
         if self.last is not None and sid > self.last:
             self.stats.add("ignored")
+            return
+        if self.life_refuse(sid):
             return
         self.req[sid] = [path, 0, None]
         self.open.add(sid)
@@ -371,6 +397,50 @@ class Conn:
                 pass
         except (OSError, ssl.SSLError):
             pass
+
+
+    # The modes on the connection's life (see the docstring's end).
+
+    def life_start(self):
+        """goaway0: GOAWAY with last_stream_id 0 right after our SETTINGS."""
+        if self.mode != "goaway0":
+            return
+        self.last = 0
+        self.out += self.h.data_to_send()
+        self.stats.add("goaways")
+        self.out += GoAwayFrame(0, last_stream_id=0, error_code=goaway_code()).serialize()
+
+    def life_refuse(self, sid):
+        """maxstreams0: every stream is over the limit of 0: refused."""
+        if self.mode != "maxstreams0":
+            return False
+        self.stats.add("over_limit")
+        self.reset(sid, ErrorCodes.REFUSED_STREAM)
+        return True
+
+    def nosettings(self):
+        """Sends nothing; counts the HEADERS frames after the preface."""
+        buf = b""
+        preface = 24
+        self.sock.settimeout(None)
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except (OSError, ssl.SSLError):
+                return
+            if not data:
+                return
+            buf += data
+            if preface:
+                n = min(preface, len(buf))
+                buf, preface = buf[n:], preface - n
+            while len(buf) >= 9:
+                length = int.from_bytes(buf[0:3], "big")
+                if len(buf) < 9 + length:
+                    break
+                if buf[3] == 0x1:   # HEADERS
+                    self.stats.add("received")
+                buf = buf[9 + length:]
 
 
 def serve(conn, mode, stats, ctx):
