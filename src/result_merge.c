@@ -224,6 +224,7 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->start_epoch = start;
     stats_merge(&a->stats, &b->stats);
     a->interrupted |= b->interrupted;
+    a->little_legacy |= b->little_legacy;
     if (!a->unreachable)
         a->unreachable = b->unreachable;
     a->workers = xrealloc(a->workers, (a->nworkers + b->nworkers + 1) * sizeof *a->workers);
@@ -237,8 +238,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
             ka->min = kb->min;
         if (kb->max > ka->max)
             ka->max = kb->max;
+        ka->by_median = (ka->n && ka->by_median) || kb->by_median; /* a shard from before the mean */
         ka->n += kb->n;
-        ka->starved += kb->starved;
+        ka->sum += kb->sum;
+        ka->starved += kb->starved; /* each shard's against its own mean */
         ka->idle_at_end += kb->idle_at_end;
     }
     /* A threshold that stopped one shard stopped part of the run. */

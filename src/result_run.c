@@ -224,9 +224,29 @@ static void load_workers(struct html_rd *rd, const struct json *root, struct run
     }
 }
 
+/* A sum of ns the JSON writes as an integer. */
+static uint64_t rd_ns(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
+{
+    const struct json *v = json_in_get(obj, key);
+    if (!rd->failed && (!v || v->type != JSON_NUMBER || !v->integral || v->i < 0)) {
+        html_rd_fail(rd, path, key, "expected a whole number of ns from 0");
+        return 0;
+    }
+    return rd->failed ? 0 : (uint64_t)v->i;
+}
+
 static void load_conns(struct html_rd *rd, const struct json *root, struct run_result *r)
 {
     const struct json *c = html_rd_of(rd, root, "", "connections", JSON_OBJECT, false);
+    /* Little's law's sums; a result from before them has its busy figure only. */
+    r->little_legacy = !json_in_get(c, "busy_ns");
+    if (!r->little_legacy) {
+        struct stats *s = &r->stats;
+        s->busy_ns = rd_ns(rd, c, "connections", "busy_ns");
+        s->flight_ns = rd_ns(rd, c, "connections", "in_flight_ns");
+        s->queued_ns = rd_ns(rd, c, "connections", "waiting_ns");
+        s->batches = rd_ns(rd, c, "connections", "batches");
+    }
     const struct json *resp = c ? html_rd_of(rd, c, "connections", "responses", JSON_OBJECT, false) : NULL;
     if (!resp)
         return;
@@ -234,6 +254,8 @@ static void load_conns(struct html_rd *rd, const struct json *root, struct run_r
     k->min = (uint64_t)html_rd_count(rd, resp, "connections.responses", "min");
     k->median = (uint64_t)html_rd_count(rd, resp, "connections.responses", "median");
     k->max = (uint64_t)html_rd_count(rd, resp, "connections.responses", "max");
+    k->by_median = !json_in_get(resp, "sum"); /* from before the mean */
+    k->sum = k->by_median ? 0 : (uint64_t)html_rd_count(rd, resp, "connections.responses", "sum");
     k->starved = rd_u32(rd, c, "connections", "starved", 0);
     k->idle_at_end = rd_u32(rd, c, "connections", "idle_at_end", 0);
     k->n = json_in_get(c, "count") ? rd_u32(rd, c, "connections", "count", 1) : 1;
