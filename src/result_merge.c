@@ -192,6 +192,11 @@ static int merge_series(struct series *into, const struct series *from, long a_o
         series_free(&out);
         return -1;
     }
+    /* The merged points end where the later of the two ends; its last
+     * point may then cover part of its second. */
+    int64_t a_end = a_off * SERIES_NS + (into->end_ns ? into->end_ns : (int64_t)into->npoints * SERIES_NS);
+    int64_t b_end = b_off * SERIES_NS + (from->end_ns ? from->end_ns : (int64_t)from->npoints * SERIES_NS);
+    out.end_ns = a_end > b_end ? a_end : b_end;
     series_free(into);
     *into = out;
     return 0;

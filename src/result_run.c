@@ -274,15 +274,27 @@ static int64_t rd_us(struct html_rd *rd, const struct json *obj, const char *pat
     return (int64_t)llround(v * 1e3);
 }
 
-static void load_point(struct html_rd *rd, const struct json *p, const char *path, struct series_point *pt)
+/* last: the point is the series' last, the only one that may cover part
+ * of its second ("span", seconds; pt->span_ns, SERIES_NS without). */
+static void load_point(struct html_rd *rd, const struct json *p, const char *path, bool last,
+                       struct series_point *pt)
 {
     pt->c.requests = (uint64_t)html_rd_count(rd, p, path, "requests");
     pt->c.bytes = (uint64_t)html_rd_count(rd, p, path, "bytes");
     pt->c.sent = (uint64_t)html_rd_count(rd, p, path, "sent");
-    double conns = html_rd_num(rd, p, path, "connections", false); /* --stages: the mean of 10 samples */
+    double span = html_rd_num(rd, p, path, "span", false);
+    pt->span_ns = SERIES_NS;
+    if (!isnan(span) && !(last && span > 0 && span < 1))
+        html_rd_fail(rd, path, "span", last ? "expected seconds above 0 and below 1"
+                                            : "only the last point may cover part of a second");
+    else if (!isnan(span))
+        pt->span_ns = llround(span * 1e9);
+    /* --stages: the mean of its 100 ms samples, 10 in a whole second */
+    double conns = html_rd_num(rd, p, path, "connections", false);
     if (!isnan(conns) && !(conns >= 0 && conns <= 1e7))
         html_rd_fail(rd, path, "connections", "expected a number from 0");
-    pt->c.conn_samples = isnan(conns) || rd->failed ? 0 : (uint64_t)llround(conns * 10);
+    pt->c.conn_samples =
+        isnan(conns) || rd->failed ? 0 : (uint64_t)llround(conns * 10 * (double)pt->span_ns / 1e9);
     char sub[64];
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     snprintf(sub, sizeof sub, "%s.status", path);
@@ -325,9 +337,11 @@ static void load_series(struct html_rd *rd, const struct json *root, struct seri
         if (p->type != JSON_OBJECT)
             html_rd_fail(rd, path, NULL, "expected an object");
         else
-            load_point(rd, p, path, &pt);
+            load_point(rd, p, path, i + 1 == pts->len, &pt);
         if (!rd->failed)
             series_append(s, &pt); /* copies the hist text */
+        if (!rd->failed && pt.span_ns < SERIES_NS)
+            s->end_ns = (int64_t)i * SERIES_NS + pt.span_ns;
     }
 }
 
