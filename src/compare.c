@@ -95,8 +95,10 @@ static void read_point(struct html_rd *rd, const struct json *p, const char *at,
     hist_free(&h);
 }
 
-/* series.points: one sample per whole second; a last part-second shorter
- * than half the interval is left out (its rate would be a fraction). */
+/* series.points: one sample per second; the last point's rates are per
+ * second of the part it covers ("span"; in a result from before it, what
+ * is left of the duration), and a part shorter than half the interval is
+ * left out (too short a sample of the run's rate). */
 static void read_series(struct html_rd *rd, struct compare_run *r, const struct json *root, double duration)
 {
     const struct json *series = html_rd_of(rd, root, "", "series", JSON_OBJECT, false);
@@ -121,9 +123,15 @@ static void read_series(struct html_rd *rd, struct compare_run *r, const struct 
         }
         double t = html_rd_num(rd, p, at, "t", false);
         double start = (isnan(t) ? (double)i : t) * interval;
-        double span = fmin(interval, duration - start);
+        double span = fmin(interval, duration - start), own = html_rd_num(rd, p, at, "span", false);
         if (isnan(duration))
             span = interval;
+        if (!isnan(own) && !(own > 0 && own <= interval)) {
+            html_rd_fail(rd, at, "span", "expected seconds above 0, at most the interval (%.17g)", interval);
+            return;
+        }
+        if (!isnan(own))
+            span = own;
         if (span < interval / 2)
             continue;
         read_point(rd, p, at, span, &r->points[r->npoints++]);

@@ -238,7 +238,7 @@ static void handshake_done(struct conn *c, int64_t now)
         c->req = st->req;
         c->req_len = st->req_len;
         c->req_ix = st->req_ix;
-        c->t_start = st->t_start;
+        c->t_start = c->t_answered = st->t_start;
         c->name = st->name;
         conn_h2_release(c, st);
         reset_request(c);
@@ -542,6 +542,7 @@ static void begin_request(struct conn *c, int64_t now)
             sh->stats->arrivals++;
         sh->in_flight++;
         sh->stats->started++;
+        sh->stats->batches++;
         stats_name_started(sh->stats, c->name, 1);
         c->pending++;
         conn_h2_add(c, now);
@@ -562,9 +563,10 @@ static void begin_request(struct conn *c, int64_t now)
         sh->stats->arrivals++;
     sh->in_flight += depth;
     sh->stats->started += depth;
+    sh->stats->batches++;
     stats_name_started(sh->stats, c->name, depth);
     c->pending = depth;
-    c->t_start = now;
+    c->t_start = c->t_answered = now;
     /* The request's deadline is t_start + timeout. A timer still armed for
      * an earlier request fires early and is pushed on then (see
      * on_timer_event), so the common case costs nothing here. */

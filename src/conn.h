@@ -177,6 +177,8 @@ struct conn {
     size_t woff;            /* bytes of the request written */
     uint64_t rx_bytes;      /* bytes of the current response received */
     int64_t t_start;        /* request start (ns): its connect or first write */
+    int64_t t_answered;     /* the batch's latest answered response, t_start before one
+                             * (stats_answered) */
     int64_t t_intended;     /* -R: when the schedule wanted it sent */
     int64_t t_sent;         /* -R: its first byte written; 0 before */
     int64_t t_connect;      /* connect start, then connect duration; 0 on reuse */

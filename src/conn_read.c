@@ -113,6 +113,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
     struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name};
     bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
+    stats_answered(sh->stats, now, c->t_start, sh->sched ? c->t_intended : c->t_start, &c->t_answered);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
         stats_status(sh->stats, c->rx.status); /* the server did answer it */
@@ -161,6 +162,8 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
             hook_ok = check_response(c, &info, st->cap, st->cap_len, &failed);
         }
     }
+    int64_t mark = st->t_start; /* a stream is a batch of its own */
+    stats_answered(sh->stats, now, st->t_start, sh->sched ? st->t_intended : st->t_start, &mark);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
         stats_status(sh->stats, st->status); /* the server did answer it */

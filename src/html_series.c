@@ -84,7 +84,12 @@ struct html_bin *html_series_bins(struct html_rd *rd, const struct json *points,
                 double t = html_rd_num(rd, p, at, "t", true);
                 b->t = isnan(t) ? (double)i * interval : t * interval;
             }
-            b->secs += interval;
+            /* The run's last point may cover part of its interval, and
+             * says how much: the column's rates are per second of that. */
+            double span = html_rd_num(rd, p, at, "span", false);
+            if (!isnan(span) && !(span > 0 && span <= interval))
+                html_rd_fail(rd, at, "span", "expected seconds above 0, at most the interval (%g)", interval);
+            b->secs += isnan(span) ? interval : span;
             add_point(rd, p, at, b, &acc, &have);
         }
         if (have) {
@@ -136,6 +141,7 @@ bool html_series_cols(struct html_rd *rd, const struct json *result, size_t max_
     }
     c->npoints = points->len;
     c->per = (points->len + max_bins - 1) / max_bins;
+    /* A result from before points had "span": its last ends with the run. */
     double duration = html_rd_num(rd, result, "", "duration", false);
     struct html_bin *last = &c->b[c->n - 1];
     if (duration > last->t && duration < last->t + last->secs)

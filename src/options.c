@@ -745,6 +745,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     if (requests && o->threads > requests)
         o->threads = (uint32_t)requests;
+    /* A request is on one connection: -n N opens at most N of them, and
+     * the reports count those (a curve of --stages sets its own). */
+    if (o->requests && o->connections > o->requests && !o->stages)
+        o->connections = (uint32_t)o->requests;
     if (o->rate && o->one_first) {
         snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
         return OPTIONS_ERROR;

@@ -1,9 +1,10 @@
 /* Does the run add up, and was the server or volley the limit? Little's law
- * (requests/s x mean latency = requests in flight on average: in a closed
- * loop, the connections that were really busy), the responses each
- * connection got (a server that serves only some connections starves the
- * others, and nobody else says so), and each worker thread's CPU time (a
- * thread busy nearly all the run means the figures may be volley's limit). */
+ * (a sum of times over the run's duration is a mean count: the connections
+ * that were busy, the requests in flight, with -R those waiting for a
+ * connection), the responses each connection got (a server that serves
+ * only some connections starves the others, and nobody else says so), and
+ * each worker thread's CPU time (a thread busy nearly all the run means the
+ * figures may be volley's limit). */
 #include "report_internal.h"
 
 #include "json_out.h"
@@ -17,11 +18,17 @@
 #define JUDGE_NS (2 * SERIES_NS)
 
 struct health {
-    double busy;           /* requests in flight on average (Little's law) */
+    double busy;           /* connections busy on average (Little's law over batches) */
+    double in_flight;      /* requests in flight on a connection on average */
+    double waiting;        /* -R: requests waiting for a free connection on average */
+    double batch;          /* requests a batch on average: 1 without pipelining */
+    bool legacy;           /* a result from before these sums: busy alone, the old way */
     bool per_conn;         /* the per-connection figures below are set */
     uint32_t nconns;       /* connection slots */
     uint64_t min, median, max;
-    uint32_t starved;      /* connections with less than a tenth of the median's responses */
+    double mean;           /* responses a connection on average */
+    bool by_median;        /* a result from before the mean: starved is against the median */
+    uint32_t starved;      /* connections with less than a tenth of the mean's responses */
     uint32_t idle_at_end;  /* connections without a response in the last window */
     int64_t window_ns;     /* that window: a tenth of the run, at least a second */
     double worst_busy;     /* the busiest worker's CPU share */
@@ -65,12 +72,28 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Little's law: a sum of times (ns) over the run's duration. */
+static double mean_count(uint64_t sum_ns, int64_t duration_ns)
+{
+    return duration_ns > 0 ? (double)sum_ns / (double)duration_ns : 0;
+}
+
 static void compute(const struct options *o, const struct run_result *r, struct health *h)
 {
     const struct stats *s = &r->stats;
     double secs = (double)r->duration_ns / 1e9;
     *h = (struct health){0};
-    h->busy = secs > 0 && s->completed ? (double)s->completed / secs * hist_mean(&s->latency) / 1e9 : 0;
+    h->legacy = r->little_legacy;
+    if (h->legacy) { /* completed requests/s x their mean latency, as it was written */
+        h->busy = secs > 0 && s->completed ? (double)s->completed / secs * hist_mean(&s->latency) / 1e9 : 0;
+        h->in_flight = h->busy;
+        h->batch = 1;
+    } else {
+        h->busy = mean_count(s->busy_ns, r->duration_ns);
+        h->in_flight = mean_count(s->flight_ns, r->duration_ns);
+        h->waiting = mean_count(s->queued_ns, r->duration_ns);
+        h->batch = s->batches ? (double)s->started / (double)s->batches : 1;
+    }
     for (uint32_t i = 0; i < r->nworkers; i++) {
         const struct run_worker *w = &r->workers[i];
         double b = w->wall_ns > 0 ? (double)w->cpu_ns / (double)w->wall_ns : 0;
@@ -89,6 +112,7 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         const struct run_conns *c = &r->saved_conns;
         h->per_conn = true;
         h->nconns = c->n, h->min = c->min, h->median = c->median, h->max = c->max;
+        h->mean = (double)c->sum / c->n, h->by_median = c->by_median;
         h->starved = c->starved, h->idle_at_end = c->idle_at_end;
         return;
     }
@@ -98,21 +122,35 @@ static void compute(const struct options *o, const struct run_result *r, struct 
     uint64_t *done = malloc(s->nslots * sizeof *done);
     if (!done)
         return;
+    unsigned __int128 sum = 0;
     for (uint32_t i = 0; i < s->nslots; i++)
-        done[i] = s->slots[i].done;
+        sum += done[i] = s->slots[i].done;
     qsort(done, s->nslots, sizeof *done, cmp_u64);
     h->per_conn = true;
     h->min = done[0];
     h->median = done[s->nslots / 2]; /* the upper median: half of them got at least this */
     h->max = done[s->nslots - 1];
+    h->mean = (double)sum / s->nslots;
     free(done);
     for (uint32_t i = 0; i < s->nslots; i++) {
         const struct stats_slot *sl = &s->slots[i];
-        if (sl->done * 10 < h->median)
+        /* Against the mean, which at least one connection reaches: the
+         * median is 0 once most connections starve, and a tenth of it
+         * then marks none of them. */
+        if ((unsigned __int128)sl->done * 10 * s->nslots < sum)
             h->starved++;
         if (sl->last == 0 || sl->last < r->t_end - h->window_ns)
             h->idle_at_end++;
     }
+}
+
+/* The responses over all connection slots (the mean's numerator). */
+static uint64_t responses_sum(const struct run_result *r)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < r->stats.nslots; i++)
+        sum += r->stats.slots[i].done;
+    return r->stats.nslots ? sum : r->saved_conns.sum;
 }
 
 static bool lag_grew(const struct health *h)
@@ -129,27 +167,65 @@ static bool judged(const struct options *o, const struct run_result *r, const st
            h->max >= 20;
 }
 
+/* The Little's law line of a result from before its sums, as it was. */
+static void legacy_text(FILE *out, const struct options *o, const struct run_result *r, const struct health *h)
+{
+    if (o->rate)
+        fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h->busy);
+    else if (o->http2 != OPTIONS_H1 && o->streams > 1)
+        fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h->busy,
+                (uint64_t)report_connections(o, r) * o->streams);
+    else
+        fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h->busy, report_connections(o, r));
+}
+
+/* Little's law over every answered request (completed or failed by the
+ * script): what the connections were doing on average. */
+static void little_text(FILE *out, const struct options *o, const struct run_result *r, const struct health *h)
+{
+    uint32_t conns = report_connections(o, r);
+    bool pipelined = h->batch > 1.0005;
+    if (o->rate) {
+        fprintf(out, "  In flight: %.1f on average on %u connections", h->in_flight, conns);
+        if (pipelined)
+            fprintf(out, " (%.1f busy, in batches of %.1f pipelined requests)", h->busy, h->batch);
+        fprintf(out, ", %.1f more waiting for a free one (requests/s x mean time on a connection, and before it)\n",
+                h->waiting);
+    } else if (o->http2 != OPTIONS_H1 && o->streams > 1) { /* each stream slot holds a request */
+        fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h->in_flight,
+                (uint64_t)conns * o->streams);
+    } else if (pipelined) {
+        fprintf(out,
+                "  Busy connections: %.1f of %u (batches/s x mean batch time), each batch %.1f pipelined requests: "
+                "%.1f requests in flight on average\n",
+                h->busy, conns, h->batch, h->in_flight);
+    } else {
+        fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h->busy, conns);
+    }
+}
+
 void report_health_text(FILE *out, const struct options *o, const struct run_result *r)
 {
     struct health h;
     compute(o, r, &h);
-    if (r->stats.completed) {
-        if (o->rate)
-            fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h.busy);
-        else if (o->http2 != OPTIONS_H1 && o->streams > 1) /* each stream slot holds a request */
-            fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h.busy,
-                    (uint64_t)report_connections(o, r) * o->streams);
-        else
-            fprintf(out, "  Busy connections: %.1f of %u (requests/s x mean latency)\n", h.busy, report_connections(o, r));
-    }
-    if (o->verbose && h.per_conn)
+    if (h.legacy && r->stats.completed)
+        legacy_text(out, o, r, &h);
+    else if (!h.legacy && (r->stats.busy_ns || r->stats.flight_ns))
+        little_text(out, o, r, &h);
+    if (o->verbose && h.per_conn && h.by_median)
         fprintf(out, "  Responses per connection: min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64 "\n", h.min,
                 h.median, h.max);
+    else if (o->verbose && h.per_conn)
+        fprintf(out, "  Responses per connection: min %" PRIu64 ", median %" PRIu64 ", mean %.1f, max %" PRIu64 "\n",
+                h.min, h.median, h.mean, h.max);
     if (judged(o, r, &h) && (h.starved || h.idle_at_end)) {
         fprintf(out, "  Warning: the server served only some connections:");
-        if (h.starved)
+        if (h.starved && h.by_median)
             fprintf(out, " %u of %u got less than a tenth of the median's responses (%" PRIu64 ")%s", h.starved,
                     h.nconns, h.median, h.idle_at_end ? ";" : "");
+        else if (h.starved)
+            fprintf(out, " %u of %u got less than a tenth of the mean's responses (%.1f)%s", h.starved, h.nconns,
+                    h.mean, h.idle_at_end ? ";" : "");
         if (h.idle_at_end)
             fprintf(out, " %u of %u got no response in the last %.1fs", h.idle_at_end, h.nconns,
                     (double)h.window_ns / 1e9);
@@ -176,11 +252,29 @@ void report_health_json(FILE *out, const struct options *o, const struct run_res
     compute(o, r, &h);
     fprintf(out, "  \"connections\": {\"busy\": ");
     json_out_num(out, h.busy, 3);
-    if (h.per_conn) {
+    if (!h.legacy) {
+        const struct stats *s = &r->stats;
+        fprintf(out, ", \"in_flight\": ");
+        json_out_num(out, h.in_flight, 3);
+        fprintf(out, ", \"waiting\": ");
+        json_out_num(out, h.waiting, 3);
+        fprintf(out, ", \"batch\": ");
+        json_out_num(out, h.batch, 3);
         fprintf(out,
-                ", \"count\": %u, \"responses\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64
-                ", \"max\": %" PRIu64 "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ",
-                h.nconns, h.min, h.median, h.max, h.starved, h.idle_at_end);
+                ", \"busy_ns\": %" PRIu64 ", \"in_flight_ns\": %" PRIu64 ", \"waiting_ns\": %" PRIu64
+                ", \"batches\": %" PRIu64,
+                s->busy_ns, s->flight_ns, s->queued_ns, s->batches);
+    }
+    if (h.per_conn) {
+        fprintf(out, ", \"count\": %u, \"responses\": {\"min\": %" PRIu64 ", \"median\": %" PRIu64, h.nconns, h.min,
+                h.median);
+        if (!h.by_median) {
+            fprintf(out, ", \"mean\": ");
+            json_out_num(out, h.mean, 3);
+            fprintf(out, ", \"sum\": %" PRIu64, responses_sum(r));
+        }
+        fprintf(out, ", \"max\": %" PRIu64 "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ", h.max,
+                h.starved, h.idle_at_end);
         json_out_num(out, (double)h.window_ns / 1e9, 3);
         fprintf(out, ", \"warning\": %s", judged(o, r, &h) && (h.starved || h.idle_at_end) ? "true" : "false");
     }

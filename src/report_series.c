@@ -20,16 +20,21 @@ static void point_json(FILE *out, const struct options *o, const struct series_p
     for (int e = 0; e < SERIES_KINDS; e++)
         fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), p->c.errors[e]);
     fprintf(out, "}");
-    if (o->stages) { /* what the curve asked for in this second, and what was achieved */
+    if (p->span_ns < SERIES_NS) { /* the run ended within this second: its counts are of this much */
+        fprintf(out, ", \"span\": ");
+        json_out_num(out, (double)p->span_ns / 1e9, 6);
+    }
+    if (o->stages) { /* what the curve asked for in the time the point covers, and what was achieved */
         const struct stages *st = o->stages;
-        int64_t from = (int64_t)t * SERIES_NS, to = from + SERIES_NS;
+        int64_t from = (int64_t)t * SERIES_NS, to = from + p->span_ns;
         fprintf(out, ", \"target\": ");
         if (o->rate) {
             json_out_num(out, stages_integral(st, to) - stages_integral(st, from), 3);
         } else {
-            json_out_num(out, stages_value(st, from + SERIES_NS / 2), 3);
+            json_out_num(out, stages_value(st, from + p->span_ns / 2), 3);
             fprintf(out, ", \"connections\": ");
-            json_out_num(out, (double)p->c.conn_samples / 10, 1);
+            /* the mean of its 100 ms samples: 10 in a whole second */
+            json_out_num(out, (double)p->c.conn_samples / (10 * (double)p->span_ns / 1e9), 1);
         }
     }
     if (o->rate) {

@@ -192,6 +192,11 @@ static int merge_series(struct series *into, const struct series *from, long a_o
         series_free(&out);
         return -1;
     }
+    /* The merged points end where the later of the two ends; its last
+     * point may then cover part of its second. */
+    int64_t a_end = a_off * SERIES_NS + (into->end_ns ? into->end_ns : (int64_t)into->npoints * SERIES_NS);
+    int64_t b_end = b_off * SERIES_NS + (from->end_ns ? from->end_ns : (int64_t)from->npoints * SERIES_NS);
+    out.end_ns = a_end > b_end ? a_end : b_end;
     series_free(into);
     *into = out;
     return 0;
@@ -224,6 +229,7 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->start_epoch = start;
     stats_merge(&a->stats, &b->stats);
     a->interrupted |= b->interrupted;
+    a->little_legacy |= b->little_legacy;
     if (!a->unreachable)
         a->unreachable = b->unreachable;
     a->workers = xrealloc(a->workers, (a->nworkers + b->nworkers + 1) * sizeof *a->workers);
@@ -237,8 +243,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
             ka->min = kb->min;
         if (kb->max > ka->max)
             ka->max = kb->max;
+        ka->by_median = (ka->n && ka->by_median) || kb->by_median; /* a shard from before the mean */
         ka->n += kb->n;
-        ka->starved += kb->starved;
+        ka->sum += kb->sum;
+        ka->starved += kb->starved; /* each shard's against its own mean */
         ka->idle_at_end += kb->idle_at_end;
     }
     /* A threshold that stopped one shard stopped part of the run. */

@@ -224,9 +224,29 @@ static void load_workers(struct html_rd *rd, const struct json *root, struct run
     }
 }
 
+/* A sum of ns the JSON writes as an integer. */
+static uint64_t rd_ns(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
+{
+    const struct json *v = json_in_get(obj, key);
+    if (!rd->failed && (!v || v->type != JSON_NUMBER || !v->integral || v->i < 0)) {
+        html_rd_fail(rd, path, key, "expected a whole number of ns from 0");
+        return 0;
+    }
+    return rd->failed ? 0 : (uint64_t)v->i;
+}
+
 static void load_conns(struct html_rd *rd, const struct json *root, struct run_result *r)
 {
     const struct json *c = html_rd_of(rd, root, "", "connections", JSON_OBJECT, false);
+    /* Little's law's sums; a result from before them has its busy figure only. */
+    r->little_legacy = !json_in_get(c, "busy_ns");
+    if (!r->little_legacy) {
+        struct stats *s = &r->stats;
+        s->busy_ns = rd_ns(rd, c, "connections", "busy_ns");
+        s->flight_ns = rd_ns(rd, c, "connections", "in_flight_ns");
+        s->queued_ns = rd_ns(rd, c, "connections", "waiting_ns");
+        s->batches = rd_ns(rd, c, "connections", "batches");
+    }
     const struct json *resp = c ? html_rd_of(rd, c, "connections", "responses", JSON_OBJECT, false) : NULL;
     if (!resp)
         return;
@@ -234,6 +254,8 @@ static void load_conns(struct html_rd *rd, const struct json *root, struct run_r
     k->min = (uint64_t)html_rd_count(rd, resp, "connections.responses", "min");
     k->median = (uint64_t)html_rd_count(rd, resp, "connections.responses", "median");
     k->max = (uint64_t)html_rd_count(rd, resp, "connections.responses", "max");
+    k->by_median = !json_in_get(resp, "sum"); /* from before the mean */
+    k->sum = k->by_median ? 0 : (uint64_t)html_rd_count(rd, resp, "connections.responses", "sum");
     k->starved = rd_u32(rd, c, "connections", "starved", 0);
     k->idle_at_end = rd_u32(rd, c, "connections", "idle_at_end", 0);
     k->n = json_in_get(c, "count") ? rd_u32(rd, c, "connections", "count", 1) : 1;
@@ -252,15 +274,27 @@ static int64_t rd_us(struct html_rd *rd, const struct json *obj, const char *pat
     return (int64_t)llround(v * 1e3);
 }
 
-static void load_point(struct html_rd *rd, const struct json *p, const char *path, struct series_point *pt)
+/* last: the point is the series' last, the only one that may cover part
+ * of its second ("span", seconds; pt->span_ns, SERIES_NS without). */
+static void load_point(struct html_rd *rd, const struct json *p, const char *path, bool last,
+                       struct series_point *pt)
 {
     pt->c.requests = (uint64_t)html_rd_count(rd, p, path, "requests");
     pt->c.bytes = (uint64_t)html_rd_count(rd, p, path, "bytes");
     pt->c.sent = (uint64_t)html_rd_count(rd, p, path, "sent");
-    double conns = html_rd_num(rd, p, path, "connections", false); /* --stages: the mean of 10 samples */
+    double span = html_rd_num(rd, p, path, "span", false);
+    pt->span_ns = SERIES_NS;
+    if (!isnan(span) && !(last && span > 0 && span < 1))
+        html_rd_fail(rd, path, "span", last ? "expected seconds above 0 and below 1"
+                                            : "only the last point may cover part of a second");
+    else if (!isnan(span))
+        pt->span_ns = llround(span * 1e9);
+    /* --stages: the mean of its 100 ms samples, 10 in a whole second */
+    double conns = html_rd_num(rd, p, path, "connections", false);
     if (!isnan(conns) && !(conns >= 0 && conns <= 1e7))
         html_rd_fail(rd, path, "connections", "expected a number from 0");
-    pt->c.conn_samples = isnan(conns) || rd->failed ? 0 : (uint64_t)llround(conns * 10);
+    pt->c.conn_samples =
+        isnan(conns) || rd->failed ? 0 : (uint64_t)llround(conns * 10 * (double)pt->span_ns / 1e9);
     char sub[64];
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     snprintf(sub, sizeof sub, "%s.status", path);
@@ -303,9 +337,11 @@ static void load_series(struct html_rd *rd, const struct json *root, struct seri
         if (p->type != JSON_OBJECT)
             html_rd_fail(rd, path, NULL, "expected an object");
         else
-            load_point(rd, p, path, &pt);
+            load_point(rd, p, path, i + 1 == pts->len, &pt);
         if (!rd->failed)
             series_append(s, &pt); /* copies the hist text */
+        if (!rd->failed && pt.span_ns < SERIES_NS)
+            s->end_ns = (int64_t)i * SERIES_NS + pt.span_ns;
     }
 }
 

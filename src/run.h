@@ -49,7 +49,12 @@ struct run_result {
     struct run_conns {
         uint32_t n, starved, idle_at_end;
         uint64_t min, median, max;
+        uint64_t sum;     /* responses over all connections (their mean: sum / n) */
+        bool by_median;   /* a result from before the mean: starved counted against the
+                           * median, and no sum */
     } saved_conns;
+    bool little_legacy;   /* a saved result from before stats.flight_ns and its kin: Little's
+                           * law from the completed requests' rate and mean latency */
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */
     struct script_thread *threads;

@@ -327,10 +327,20 @@ void series_append(struct series *s, const struct series_point *p)
     s->npoints++;
 }
 
+int64_t series_point_span(const struct series *s, size_t i)
+{
+    int64_t from = (int64_t)i * SERIES_NS;
+    if (s->end_ns <= from || s->end_ns - from >= SERIES_NS)
+        return SERIES_NS; /* whole seconds, or (not made) a point past the end */
+    return s->end_ns - from;
+}
+
 int series_point_get(const struct series *s, size_t i, struct series_point *p, char **hist, size_t *cap)
 {
     assert(i < s->npoints && "series_point_get: no such point");
-    return series_store_get(s->store, i, p, hist, cap);
+    int rc = series_store_get(s->store, i, p, hist, cap);
+    p->span_ns = series_point_span(s, i);
+    return rc;
 }
 
 void series_finish(struct series *s)
@@ -346,6 +356,7 @@ void series_pad(struct series *s, int64_t duration_ns)
     size_t want = duration_ns > 0 ? (size_t)((duration_ns + SERIES_NS - 1) / SERIES_NS) : 0;
     while (s->npoints < want)
         complete_one(s);
+    s->end_ns = duration_ns > 0 ? duration_ns : 0;
 }
 
 void series_collect(struct series *s, bool all)

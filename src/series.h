@@ -124,6 +124,8 @@ struct series_point {
     uint64_t sendlag_count;     /* -R: send lags recorded */
     int64_t sendlag_p50, sendlag_p99; /* ns */
     char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
+    int64_t span_ns;        /* the time it covers: SERIES_NS, but for the run's last point,
+                             * which may end within its second (series_point_get sets it) */
 };
 
 /* p's latency figures from h, the second's latencies: the count, the
@@ -141,6 +143,9 @@ struct series {
     size_t npoints;              /* complete seconds, 0 .. npoints-1 (series_point_get) */
     struct series_point last;    /* the latest of them (hist NULL; zero before the first) */
     struct series_store *store;  /* where the points are kept (series_store.c); NULL before the first */
+    int64_t end_ns;              /* the points cover [0, end_ns) from the start, so the last
+                                  * may cover part of its second; 0: whole seconds (set by
+                                  * series_pad, or by the reader of a saved result) */
     struct series_counts total;  /* everything handed over so far */
     uint64_t total_codes[SERIES_CODES];
     struct hist total_latency;   /* and its latencies (the points' precision) */
@@ -166,7 +171,11 @@ void series_free(struct series *s);
  * lost. */
 void series_append(struct series *s, const struct series_point *p);
 
-/* Reads point i (< npoints) into *p. With hist non-NULL, p->hist is its
+/* The time point i covers, ns: SERIES_NS, or less for a last point that
+ * ends with the run within its second. */
+int64_t series_point_span(const struct series *s, size_t i);
+
+/* Reads point i (< npoints) into *p (p->span_ns: series_point_span). With hist non-NULL, p->hist is its
  * text (or NULL: it had none) in *hist, a buffer of *cap bytes the call
  * grows as needed (xrealloc; start with NULL and 0, free when done), valid
  * until the next call with it; with hist NULL, p->hist is NULL. Returns 0,
@@ -193,7 +202,8 @@ void series_snapshot(const struct series *s, struct stats *snap);
  * touched again (the workers may be freed). */
 void series_finish(struct series *s);
 
-/* Empty points added so that the points cover duration_ns. */
+/* Empty points added so that the points cover duration_ns, which becomes
+ * end_ns: the last point covers what is left of duration_ns in its second. */
 void series_pad(struct series *s, int64_t duration_ns);
 
 #endif

@@ -244,6 +244,10 @@ void stats_merge(struct stats *dst, struct stats *src)
     dst->open |= src->open;
     dst->arrivals += src->arrivals;
     dst->conn_samples += src->conn_samples;
+    dst->flight_ns += src->flight_ns;
+    dst->busy_ns += src->busy_ns;
+    dst->queued_ns += src->queued_ns;
+    dst->batches += src->batches;
     dst->tls_full += src->tls_full;
     dst->tls_resumed += src->tls_resumed;
     for (int k = 0; k < STATS_ERR_KINDS; k++) {

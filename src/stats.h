@@ -85,6 +85,17 @@ struct stats {
     uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
     int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
     int64_t last_due;    /* -R: when the latest arrival sent was due */
+    /* Little's law (report_health.c), over every answered request (completed, or
+     * failed by validation: the server answered it); each sum / the run's
+     * duration is a mean count over the run. */
+    uint64_t flight_ns;  /* each request's time on a connection: its batch's start (the
+                          * connect or first write) -> its response's end */
+    uint64_t busy_ns;    /* each batch's: its start -> its last answered response (a
+                          * connection is busy once however many requests it pipelines) */
+    uint64_t queued_ns;  /* -R: each request's wait for a free connection: the intended
+                          * send time -> its batch's start */
+    uint64_t batches;    /* batches started: a request, or a pipelined string of several
+                          * (started / batches: the mean batch) */
     uint64_t conn_samples; /* --stages without -R: connections open at each 100 ms
                             * sample, summed (the series' achieved connections) */
     struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
@@ -245,6 +256,17 @@ const char *stats_error_name(enum stats_error e);
 static inline void stats_status(struct stats *s, unsigned status)
 {
     s->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+}
+
+/* A response answered at now (completed or failed by validation), of a
+ * batch started at start (-R: due at intended; else pass start), whose
+ * previous answer (or start) was at *mark: the sums of Little's law. */
+static inline void stats_answered(struct stats *s, int64_t now, int64_t start, int64_t intended, int64_t *mark)
+{
+    s->flight_ns += (uint64_t)(now - start);
+    s->queued_ns += (uint64_t)(start - intended);
+    s->busy_ns += (uint64_t)(now - *mark);
+    *mark = now;
 }
 
 /* Counts a completed response, its status and its timings (ns), ended at

@@ -75,6 +75,17 @@ static double count_or_share(const struct threshold *th, uint64_t n, uint64_t of
     return th->percent ? 100.0 * (double)n / (double)of : (double)n;
 }
 
+/* Every response the server gave: the statuses counted, those a script
+ * then failed included (a status share's denominator, so that a share is
+ * never above 100 %). */
+static uint64_t responses(const struct view *v)
+{
+    uint64_t n = 0;
+    for (int c = 0; c < STATS_STATUS_MAX; c++)
+        n += v->status[c];
+    return n;
+}
+
 static double metric_figure(const struct threshold *th, const struct stats *s, const char **note)
 {
     int id = metrics_find(&s->metrics, th->name);
@@ -127,7 +138,7 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
             n = v.status[th->status];
         for (int c = th->status * 100; th->status_class && c < th->status * 100 + 100; c++)
             n += v.status[c];
-        return count_or_share(th, n, v.completed);
+        return count_or_share(th, n, responses(&v));
     case THRESHOLD_REASON:
         for (size_t i = 0; i < v.nreasons; i++)
             if (strcmp(v.reasons[i].reason, th->name) == 0)

@@ -18,6 +18,68 @@ check_grep "$T/starve.out" '^  Warning: the server served only some connections:
     "starved: the warning"
 check_eq "$(jpy starve 'r["connections"]["warning"], r["connections"]["idle_at_end"], r["connections"]["responses"]["min"]')" \
     "True 6 0" "starved: JSON"
+# Most connections starved: the median connection got nothing, so a tenth
+# of the median marks none; a tenth of the mean (which the served ones
+# reach) marks the 6 (issue 21, item 12).
+check_eq "$(jpy starve 'r["connections"]["starved"], r["connections"]["responses"]["median"], r["connections"]["responses"]["sum"] == r["requests"]["completed"]')" \
+    "6 0 True" "starved: counted against the mean"
+check_grep "$T/starve.out" '^  Warning: the server served only some connections: 6 of 10 got less than a tenth of the mean.s responses \([0-9.]+\); 6 of 10 got no response' \
+    "starved: the warning counts them"
+stop_target
+
+# Little's law counts every answered request: responses a script fails
+# held their connections as long (issue 21, item 11). Every response
+# failed: the connections were busy all the same, waiting 20 ms each.
+start_target
+cat > "$T/reject.lua" <<'LUA'
+response = function() return false, "rejected" end
+LUA
+run_volley reject -t 1 -c 4 -n 200 -s "$T/reject.lua" "http://127.0.0.1:$PORT/delay/20"
+check_no_response reject "rejected" "200 requests failed: .*validation 200"
+check_eq "$(jpy reject 'r["connections"]["busy"] >= 3, r["connections"]["busy_ns"] == r["connections"]["in_flight_ns"] > 0, r["connections"]["batches"]')" \
+    "True True 200" "rejected: busy connections"
+check_grep "$T/reject.out" '^  Busy connections: [34]\.[0-9] of 4 \(requests/s x mean latency\)$' "rejected: the line"
+# Accepted, the sum of the times on a connection is the latencies' exactly.
+run_volley accept -t 1 -c 4 -n 200 "http://127.0.0.1:$PORT/delay/2"
+check_eq "$(jpy accept 'r["connections"]["in_flight_ns"] == int(r["latency"]["sum"]) == r["connections"]["busy_ns"], r["connections"]["waiting_ns"], r["connections"]["batch"]')" \
+    "True 0 1.0" "accepted: in flight is the latencies' sum"
+
+# wrk's pipeline.lua: three requests in one string, a batch. A connection
+# is busy once per batch however many it pipelines: busy connections stay
+# within -c, and the requests in flight are more (issue 21, item 11).
+cat > "$T/pipeline.lua" <<'LUA'
+init = function(args)
+  local r = {}
+  r[1] = wrk.format(nil, "/delay/5?a")
+  r[2] = wrk.format(nil, "/delay/5?b")
+  r[3] = wrk.format(nil, "/delay/5?c")
+  req = table.concat(r)
+end
+request = function() return req end
+LUA
+run_volley pipeline -t 1 -c 4 -n 300 -s "$T/pipeline.lua" "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "pipelined: exit status"
+check_eq "$(jpy pipeline 'r["connections"]["batches"], r["connections"]["batch"], r["connections"]["busy"] <= 4, r["connections"]["in_flight"] > r["connections"]["busy"]')" \
+    "100 3.0 True True" "pipelined: busy connections within -c"
+check_grep "$T/pipeline.out" '^  Busy connections: [0-4]\.[0-9] of 4 \(batches/s x mean batch time\), each batch 3\.0 pipelined requests: [0-9.]+ requests in flight on average$' \
+    "pipelined: the line"
+
+# -R beyond what 2 connections serve (20/s each at 50 ms): the arrivals
+# queue for a connection. In flight (on a connection) and waiting for one
+# are apart, together the latencies' sum (issue 21, item 14).
+run_volley queue -t 1 -c 2 -R 200 -d 2s "http://127.0.0.1:$PORT/delay/50"
+check_rate_rc "queued: exit status"
+check_eq "$(jpy queue 'r["connections"]["in_flight"] <= 2, r["connections"]["waiting"] > 2, r["connections"]["in_flight_ns"] + r["connections"]["waiting_ns"] == int(r["latency"]["sum"])')" \
+    "True True True" "queued: in flight and waiting apart"
+check_grep "$T/queue.out" '^  In flight: [0-2]\.[0-9] on average on 2 connections, [0-9.]+ more waiting for a free one ' "queued: the line"
+
+# -n below -c: one connection a request, and the report counts those
+# (issue 21, item 16).
+run_volley few -t 1 -c 10 -n 5 -v "http://127.0.0.1:$PORT/"
+check_eq "$RC" 0 "-n 5 -c 10: exit status"
+check_grep "$T/few.out" '^  1 thread and 5 connections, keep-alive' "-n 5 -c 10: the header"
+check_eq "$(jpy few 'r["options"]["connections"], r["connections"]["count"], r["connections"]["responses"]["min"], r["connections"]["starved"]')" \
+    "5 5 1 0" "-n 5 -c 10: per connection"
 stop_target
 
 # A fair server: every connection busy, no warning.
@@ -28,7 +90,7 @@ check_eq "$(jpy fair 'r["connections"]["warning"], r["connections"]["idle_at_end
     "False 0 0" "fair: JSON"
 check_eq "$(jpy fair 'r["connections"]["busy"] >= 8')" True "fair: busy connections near -c"
 if grep -q "Warning: the server served only some" "$T/fair.out"; then fail "fair: a starvation warning"; else ok; fi
-check_grep "$T/fair.out" '^  Responses per connection: min [1-9][0-9]*, median [0-9]+, max [0-9]+$' "fair: -v per connection"
+check_grep "$T/fair.out" '^  Responses per connection: min [1-9][0-9]*, median [0-9]+, mean [0-9]+\.[0-9], max [0-9]+$' "fair: -v per connection"
 # The per-connection responses add up to the completed requests.
 check_eq "$(jpy fair 'r["connections"]["responses"]["min"] * 10 <= r["requests"]["completed"] <= r["connections"]["responses"]["max"] * 10')" \
     True "fair: per-connection counts bound the total"

@@ -5,7 +5,8 @@
 source "$TESTLIB"
 
 # series_adds_up NAME MODEL: every count of the points sums to the run's
-# total; the points cover the run (one per started second); closed loop:
+# total; the points cover the run (one per started second, the last with
+# the part of its second it covers); closed loop:
 # each point's latencies are its completions; open: the latencies (with the
 # timeouts) sum to the run's latency count.
 series_adds_up() {
@@ -36,6 +37,15 @@ else:
     assert lat == r["latency"]["count"], (lat, r["latency"]["count"])
     assert sum(p["sent"] for p in pts) == r["rate"]["sent"]
     assert s["target_rate"] == r["options"]["rate"]
+# The last point covers what is left of the run in its second, and says
+# so; every other point covers a whole second (issue 21, item 15).
+last = pts[-1]
+assert all("span" not in p for p in pts[:-1]), [p["t"] for p in pts if "span" in p]
+rest = r["duration"] - last["t"]
+if rest < 1 - 1e-6:
+    assert abs(last["span"] - rest) <= 2e-6, (last.get("span"), rest)
+else:
+    assert "span" not in last, last
 for p in pts:
     if p["latency"]["count"]:
         l = p["latency"]

@@ -238,6 +238,37 @@ static void downsampling(void)
     free(text);
 }
 
+/* The run's last point covers part of its second and says so ("span"):
+ * its column spans that much, so its rates are per second of it; a
+ * column of merged points adds the spans (issue 21, item 15). */
+static void part_second(void)
+{
+    static const char text[] = "[{\"t\": 0, \"requests\": 1000}, {\"t\": 1, \"requests\": 1000},"
+                               " {\"t\": 2, \"requests\": 250, \"span\": 0.25}]";
+    struct json pts;
+    char err[400];
+    if (!CHECK(json_in_parse(text, strlen(text), &pts, err, sizeof err) == 0))
+        return;
+    struct html_rd rd = {err, sizeof err, false};
+    size_t nb;
+    struct html_bin *b = html_series_bins(&rd, &pts, "series.points", 1, 600, &nb);
+    if (CHECK(b != NULL && nb == 3)) {
+        CHECK(b[0].secs == 1 && b[1].secs == 1 && b[2].secs == 0.25);
+        CHECK(b[2].requests / b[2].secs == 1000); /* not a drop to 250/s */
+    }
+    free(b);
+    b = html_series_bins(&rd, &pts, "series.points", 1, 2, &nb); /* two points a column */
+    if (CHECK(b != NULL && nb == 2))
+        CHECK(b[0].secs == 2 && b[1].secs == 0.25);
+    free(b);
+    json_in_free(&pts);
+    static const char bad[] = "[{\"t\": 0, \"requests\": 1, \"span\": 0}]";
+    CHECK(json_in_parse(bad, strlen(bad), &pts, err, sizeof err) == 0);
+    b = html_series_bins(&rd, &pts, "series.points", 1, 600, &nb);
+    CHECK(b == NULL && rd.failed && strstr(err, "series.points[0].span: expected seconds above 0") != NULL);
+    json_in_free(&pts);
+}
+
 /* A bad field: one error that names it. */
 static void bad_fields(void)
 {
@@ -372,6 +403,7 @@ int main(void)
     escaping();
     hostile_result();
     downsampling();
+    part_second();
     bad_fields();
     extremes();
     stacked();

@@ -261,6 +261,21 @@ static void test_each_option(void)
         CHECK_INT(o.duration_ns, 0); /* bounded by -n alone */
         options_free(&o);
     }
+    /* -n below -c: one request is on one connection, so the run opens -n
+     * of them and its reports count those (issue 21, item 16). */
+    if (parse_ok(&o, ARGV("-n", "5", "-c", "10", URL), __LINE__)) {
+        CHECK_UINT(o.connections, 5);
+        CHECK_UINT(o.requests, 5);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-n", "10", "-c", "20", "--shard", "1/2", URL), __LINE__)) {
+        CHECK_UINT(o.connections, 10); /* the run's: each shard holds its part, 5 of 5 requests */
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-n", "50", "-c", "10", URL), __LINE__)) {
+        CHECK_UINT(o.connections, 10);
+        options_free(&o);
+    }
     if (parse_ok(&o, ARGV("--requests", "7", URL), __LINE__)) {
         CHECK_UINT(o.requests, 7);
         CHECK_INT(o.duration_ns, 0);

@@ -38,6 +38,7 @@ static struct series_point point(size_t i, char *text, size_t cap)
     p.sendlag_count = i;
     p.sendlag_p50 = 5 * (int64_t)i;
     p.sendlag_p99 = 9 * (int64_t)i;
+    p.span_ns = SERIES_NS; /* what series_point_get says of a whole second */
     if (i % 5) {
         size_t len = (i * 97) % (cap - 1);
         for (size_t k = 0; k < len; k++)
@@ -120,6 +121,17 @@ int main(void)
     check_points(&spooled, "spooled");
     CHECK_INT(entries(dir), 0); /* the files have no name */
     char *json_spooled = series_json(&spooled);
+    /* A run that ends 250 ms into its last second: that point covers 250
+     * ms, the others a whole second (issue 21, item 15). */
+    spooled.end_ns = (int64_t)(N - 1) * SERIES_NS + 250000000;
+    struct series_point pt;
+    CHECK_INT(series_point_get(&spooled, N - 1, &pt, NULL, NULL), 0);
+    CHECK_INT(pt.span_ns, 250000000);
+    CHECK_INT(series_point_span(&spooled, N - 2), SERIES_NS);
+    CHECK_INT(series_point_span(&spooled, 0), SERIES_NS);
+    spooled.end_ns = (int64_t)N * SERIES_NS; /* ends on the second: whole */
+    CHECK_INT(series_point_span(&spooled, N - 1), SERIES_NS);
+    spooled.end_ns = 0;
     series_free(&spooled);
 
     /* No temporary folder: in memory (one line on stderr). */

@@ -459,6 +459,21 @@ static void test_eval(void)
     threshold_free(&th);
     stats_free(&s);
 
+    /* A status share is of every response the server gave: those a script
+     * failed are counted under their status, so they are in the
+     * denominator too, and no share passes 100 % (issue 21, item 10). */
+    stats_init(&s);
+    s.completed = 1000;
+    s.errors[STATS_ERR_VALIDATION] = 1000;
+    s.started = 2000;
+    s.status[200] = 1500; /* the 1000 completed and 500 of those failed */
+    s.status[500] = 500;
+    eval(&s, two_s, "status.200 <= 100%", true, false, 75, __LINE__);
+    eval(&s, two_s, "status.2xx == 75%", true, false, 75, __LINE__);
+    eval(&s, two_s, "status.5xx < 30%", true, false, 25, __LINE__);
+    eval(&s, two_s, "status.500 == 500", true, false, 500, __LINE__);
+    stats_free(&s);
+
     /* Nothing started: no figure but requests has data. */
     stats_init(&s);
     eval(&s, two_s, "p99 < 1s", false, true, NAN, __LINE__);
