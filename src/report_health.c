@@ -134,9 +134,15 @@ void report_health_text(FILE *out, const struct options *o, const struct run_res
     struct health h;
     compute(o, r, &h);
     if (r->stats.completed) {
-        if (o->rate)
+        /* Each stream slot of an HTTP/2 connection holds a request, each
+         * HTTP/1.1 connection one: streams are the measure only when every
+         * connection spoke HTTP/2, and connections when none did (--http2
+         * to a server that chose HTTP/1.1); a mix has no one capacity. */
+        const struct stats *s = &r->stats;
+        bool streams = o->http2 != OPTIONS_H1 && o->streams > 1 && s->h2_connections > 0;
+        if (o->rate || (streams && s->h1_fallbacks))
             fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h.busy);
-        else if (o->http2 != OPTIONS_H1 && o->streams > 1) /* each stream slot holds a request */
+        else if (streams)
             fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h.busy,
                     (uint64_t)report_connections(o, r) * o->streams);
         else
