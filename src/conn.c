@@ -33,6 +33,7 @@ void conn_close_socket(struct conn *c, bool clean)
     }
     if (c->h2)
         conn_h2_closed(c);
+    c->h1_alpn = false; /* the next socket's handshake chooses again */
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
     net_close(c->fd);
@@ -223,14 +224,15 @@ static void handshake_done(struct conn *c, int64_t now)
         return;
     }
     if (sh->h2) {
-        /* The server chose HTTP/1.1: this worker goes on in HTTP/1.1 (the
-         * report says so), the queued request first. */
+        /* The server chose HTTP/1.1: this connection goes on in HTTP/1.1
+         * (counted, each connection by what its own handshake agreed on),
+         * the queued request first; the next socket offers h2 again. */
         if (sh->h2_strict) {
             stats_kind_reason(sh->stats, STATS_ERR_TLS, "the server did not choose h2 (--http2=strict)", c->pending);
             conn_fail(c, STATS_ERR_TLS);
             return;
         }
-        sh->h2 = false;
+        c->h1_alpn = true;
         sh->stats->h1_fallbacks++;
         struct conn_stream *st = c->streams;
         while (!st->active) /* the one request queued for the connection */
@@ -534,7 +536,7 @@ static void begin_request(struct conn *c, int64_t now)
     } else if (sh->targets) {
         next_target(c);
     }
-    if (sh->h2) {
+    if (sh->h2 && !c->h1_alpn) {
         /* HTTP/2: the request is a stream of its own (a pipelined string is
          * refused when its stream opens). */
         sh->budget--;
@@ -672,6 +674,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_timer_set(&c->timer, 0., 0.);
     c->tls = sh->tls ? tls_conn_new(sh->tls) : NULL;
     c->write_wants_read = c->read_wants_write = false;
+    c->h1_alpn = false;
     c->h2 = NULL;
     c->streams = NULL;
     c->h2_free = NULL;

@@ -81,8 +81,8 @@ struct conn_shared {
     size_t rbuf_size;
     struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
     struct tls_ctx *tls;         /* https: the worker's TLS context; NULL for http */
-    bool h2;                     /* requests go as HTTP/2 streams (--h2c, or --http2 until a
-                                  * server chooses HTTP/1.1 by ALPN) */
+    bool h2;                     /* requests go as HTTP/2 streams (--h2c, or --http2 but on a
+                                  * connection whose server chose HTTP/1.1 by ALPN: conn.h1_alpn) */
     bool h2_strict;              /* --http2=strict: a server that does not choose h2 fails */
     uint32_t streams;            /* --streams: stream slots per connection */
     uint32_t h2_window;          /* --h2-window */
@@ -133,6 +133,7 @@ struct conn_stream {
     unsigned retries;       /* times it was refused or left unprocessed and sent again
                              * (at most CONN_H2_RETRIES) */
     int64_t t_retry;        /* refused: not sent again before this (monotonic ns); 0: at once */
+    size_t trailers_at;     /* where its trailers begin in cap (the body's end); 0: none */
 };
 
 /* HTTP/2: how many times one request is sent again after the server
@@ -152,6 +153,8 @@ struct conn {
     struct http_rx rx;
     struct tls_conn *tls;   /* https: the slot's TLS state (reused for every socket); else NULL */
     bool write_wants_read;  /* TLS: the write waits for readability (renegotiation, key update) */
+    bool h1_alpn;           /* --http2: the open socket's server chose HTTP/1.1 by ALPN, so its
+                             * requests go as HTTP/1.1 */
     struct h2_session *h2;  /* HTTP/2: the open connection's session, or NULL */
     struct conn_stream *streams; /* HTTP/2: sh->streams slots, made once */
     uint32_t *h2_free;      /* HTTP/2: indices of the free slots (a stack) */

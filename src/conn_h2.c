@@ -22,7 +22,8 @@
 
 static void on_begin(void *conn, void *stream);
 static void on_status(void *conn, void *stream, int status);
-static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer);
 static void on_data(void *conn, void *stream, const char *data, size_t len);
 static void on_close(void *conn, void *stream, uint32_t error, const char *why);
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
@@ -151,6 +152,7 @@ static void fresh_response(struct conn_stream *st)
     st->status = 0;
     st->rx_bytes = 0;
     st->cap_len = 0;
+    st->trailers_at = 0;
     st->body_started = false;
 }
 
@@ -238,7 +240,8 @@ void conn_h2_add(struct conn *c, int64_t now)
 
 /* The response so far as HTTP/1 text, for response(): "HTTP/1.1 200\r\n",
  * the headers, a blank line, then the body (so the hook sees what it sees
- * over HTTP/1, and the bridge reads it the same way). */
+ * over HTTP/1, and the bridge reads it the same way), then any trailers
+ * as header lines from trailers_at on (res.trailers; not the body). */
 static void capture(struct conn_stream *st, const char *p, size_t n)
 {
     /* Past --max-body only the length grows (the stream then fails
@@ -274,11 +277,25 @@ static void on_status(void *conn, void *stream, int status)
     }
 }
 
-static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen)
+/* The blank line that ends the captured head, once. */
+static void end_head(struct conn_stream *st)
+{
+    if (!st->body_started) {
+        capture(st, "\r\n", 2);
+        st->body_started = true;
+    }
+}
+
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer)
 {
     struct conn *c = conn;
     struct conn_stream *st = stream;
     st->rx_bytes += nlen + vlen + 4;
+    if (c->sh->capture && trailer && !st->trailers_at) {
+        end_head(st);
+        st->trailers_at = st->cap_len; /* the body ends here */
+    }
     if (c->sh->capture) {
         capture(st, name, nlen);
         capture(st, ": ", 2);
@@ -291,10 +308,8 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
 {
     struct conn *c = conn;
     struct conn_stream *st = stream;
-    if (c->sh->capture && st->body_started == false) {
-        capture(st, "\r\n", 2);
-        st->body_started = true;
-    }
+    if (c->sh->capture)
+        end_head(st);
     st->rx_bytes += len;
     if (c->sh->capture)
         capture(st, data, len);
@@ -354,10 +369,8 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
         stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
-    if (sh->capture && !st->body_started) {
-        capture(st, "\r\n", 2);
-        st->body_started = true;
-    }
+    if (sh->capture)
+        end_head(st);
     conn_complete_stream(c, st, now);
 }
 
@@ -379,13 +392,18 @@ static unsigned open_on_wire(const struct conn *c)
 }
 
 /* The session of a closed connection: its header counts kept, freed. Not
- * from inside its own callbacks (h2_recv, h2_send): then when they return. */
+ * from inside its own callbacks (h2_recv, h2_send): then when they return,
+ * and the session is halted at once, so that the rest of what it was
+ * given (more streams' frames of the same read) touches no stream of the
+ * closed connection: their slots are free, and the connection counted
+ * them (cut off, failed) when it closed. */
 static void end_session(struct conn *c)
 {
     if (!c->h2)
         return;
     if (c->h2_in_call) {
         c->h2_closed = true;
+        h2_halt(c->h2);
         return;
     }
     uint64_t wire, decoded;

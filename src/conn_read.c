@@ -42,6 +42,7 @@ struct res_info {
     uint64_t bytes;  /* bytes received for it */
     int64_t latency, connect, waiting;
     uint32_t name;   /* its request's name (id + 1), 0 for none */
+    size_t trailers_at; /* HTTP/2: where raw's trailers begin; 0: none (HTTP/1: found in the body) */
 };
 
 /* response() for a complete response of len bytes at raw; *failed when
@@ -61,6 +62,7 @@ static bool check_response(struct conn *c, const struct res_info *i, char *raw, 
     r->head_len = 0;
     r->body_len = 0;
     r->body_ready = 0;
+    r->trailers_at = i->trailers_at;
     r->serial++;
     r->live = 1;
     r->name = (int32_t)i->name;
@@ -111,7 +113,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
      * handshake included, as ab counts it; the connect histogram is TCP's. */
     int64_t setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
-    struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name};
+    struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name, 0};
     bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
     stats_answered(sh->stats, now, c->t_start, sh->sched ? c->t_intended : c->t_start, &c->t_answered);
     if (failed) {
@@ -152,7 +154,7 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     int64_t connect = c->t_connect, waiting = st->t_first > st->t_sent ? st->t_first - st->t_sent : 0;
     c->t_connect = c->t_handshake = 0;
     conn_release_rest(sh);
-    struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting, st->name};
+    struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting, st->name, st->trailers_at};
     bool failed = false, big = false, hook_ok = true;
     if (sh->script_response) {
         if (sh->capture && st->cap_len > sh->max_body) {
@@ -301,6 +303,11 @@ static void readable_between(struct conn *c)
 void conn_on_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    /* A hook failed (here or on another connection of this worker): the
+     * run is ending, and what c has in flight is cut off when the worker
+     * stops it; no more responses are taken, nor hooks called. */
+    if (sh->script_error[0])
+        return;
     if (c->state == CONN_DELAY || c->state == CONN_WAIT || c->state == CONN_HELD) {
         readable_between(c);
         return;

@@ -20,6 +20,7 @@ struct h2_session {
     int32_t cur_id;
     uint64_t wire, decoded; /* header bytes received: on the wire, decoded */
     bool broken;            /* nghttp2 ends the connection: the server broke the protocol */
+    bool halted;            /* h2_halt: no more events, the current call fails at once */
     char error[160];
 };
 
@@ -30,7 +31,13 @@ enum {
     REGULAR = 4,      /* this header block had a regular field */
     INTERIM = 8,      /* this header block is a 1xx response */
     TRAILERS = 16,    /* this header block follows the final response */
+    ENDED = 32,       /* END_STREAM came, and the response was whole by then */
 };
+
+/* What each nghttp2 callback returns once the session is halted: nghttp2
+ * then stops the call it is in (mem_recv, mem_send) at once, so no later
+ * frame of the same read reaches the connection. */
+#define HALTED NGHTTP2_ERR_CALLBACK_FAILURE
 
 /* Why a response is malformed (RFC 9113 8.1-8.3), as reasons in the report. */
 #define BAD(what) "malformed response: " what
@@ -184,11 +191,13 @@ static void malformed(struct h2_session *s, int32_t id, struct h2_msg *m, const 
 static int on_begin_headers(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
 {
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     struct h2_msg *m = nghttp2_session_get_stream_user_data(ng, f->hd.stream_id);
     s->cur = m;
     s->cur_id = f->hd.stream_id;
     if (m && f->hd.type == NGHTTP2_HEADERS) {
-        m->flags &= NO_BODY;
+        m->flags &= NO_BODY | ENDED;
         if (m->status)
             m->flags |= TRAILERS;
         s->ev->on_begin(s->conn, m->stream);
@@ -248,6 +257,8 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
 {
     (void)flags;
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     s->decoded += nlen + vlen + 32;
     int32_t id = f->hd.stream_id;
     struct h2_msg *m = id == s->cur_id ? s->cur : nghttp2_session_get_stream_user_data(ng, id);
@@ -260,7 +271,8 @@ static int on_header(nghttp2_session *ng, const nghttp2_frame *f, const uint8_t 
     else if (m->status != final)
         s->ev->on_status(s->conn, m->stream, m->status);
     else if (s->ev->on_header && !(m->flags & INTERIM))
-        s->ev->on_header(s->conn, m->stream, (const char *)name, nlen, (const char *)value, vlen);
+        s->ev->on_header(s->conn, m->stream, (const char *)name, nlen, (const char *)value, vlen,
+                         m->flags & TRAILERS);
     return 0;
 }
 
@@ -291,6 +303,8 @@ static const char *check_end(const struct h2_msg *m, const nghttp2_frame *f)
 static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
 {
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     int32_t id = f->hd.stream_id;
     if (f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) {
         if (f->hd.type == NGHTTP2_HEADERS)
@@ -299,6 +313,8 @@ static int on_frame_recv(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
         const char *why = m ? check_end(m, f) : NULL;
         if (why)
             malformed(s, id, m, why);
+        else if (m && (f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+            m->flags |= ENDED;
     } else if (f->hd.type == NGHTTP2_GOAWAY) {
         s->ev->on_goaway(s->conn, f->goaway.last_stream_id, f->goaway.error_code);
     } else if (f->hd.type == NGHTTP2_SETTINGS && !(f->hd.flags & NGHTTP2_FLAG_ACK)) {
@@ -312,6 +328,8 @@ static int on_frame_send(nghttp2_session *ng, const nghttp2_frame *f, void *arg)
 {
     (void)ng;
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     if (f->hd.type == NGHTTP2_GOAWAY && f->goaway.error_code != NGHTTP2_NO_ERROR) {
         if (!s->error[0])
             snprintf(s->error, sizeof s->error, "the server broke the protocol (%s)",
@@ -350,6 +368,8 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
 {
     (void)flags;
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     struct h2_msg *m = nghttp2_session_get_stream_user_data(ng, id);
     if (!m)
         return 0;
@@ -366,11 +386,20 @@ static int on_data_chunk(nghttp2_session *ng, uint8_t flags, int32_t id, const u
 static int on_stream_close(nghttp2_session *ng, int32_t id, uint32_t error, void *arg)
 {
     struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     struct h2_msg *m = nghttp2_session_get_stream_user_data(ng, id);
     if (s->cur_id == id)
         s->cur = NULL;
-    if (m) /* the stream goes with this call: no event can name it after */
-        s->ev->on_close(s->conn, m->stream, error, NULL);
+    if (!m)
+        return 0;
+    /* The stream goes with this call: no event can name it after. Closed
+     * without an error code before END_STREAM (RST_STREAM NO_ERROR): the
+     * response is not whole, whatever its content-length said (RFC 9113
+     * 8.1: a response ends with END_STREAM; NO_ERROR after it is how a
+     * server stops reading a request body it does not need). */
+    const char *why = error == NGHTTP2_NO_ERROR && !(m->flags & ENDED) ? "reset before the response ended" : NULL;
+    s->ev->on_close(s->conn, m->stream, error, why);
     return 0;
 }
 
@@ -379,7 +408,9 @@ static ssize_t read_body(nghttp2_session *ng, int32_t id, uint8_t *buf, size_t l
 {
     (void)ng;
     (void)id;
-    (void)arg;
+    struct h2_session *s = arg;
+    if (s->halted)
+        return HALTED;
     struct h2_body *b = src->ptr;
     size_t n = b->len - b->off < len ? b->len - b->off : len;
     memcpy(buf, b->data + b->off, n);
@@ -520,6 +551,11 @@ long h2_send(struct h2_session *s, const char **out)
     }
     *out = (const char *)data;
     return (long)n;
+}
+
+void h2_halt(struct h2_session *s)
+{
+    s->halted = true;
 }
 
 void h2_cancel(struct h2_session *s, int32_t stream_id)

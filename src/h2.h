@@ -52,14 +52,17 @@ struct h2_events {
     /* The final status (200-599; 1xx responses are not reported), before
      * the response's fields and content. */
     void (*on_status)(void *conn, void *stream, int status);
-    /* A field of the final response or its trailers, checked; NULL: the
-     * caller needs none (they are still checked). */
-    void (*on_header)(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen);
+    /* A field of the final response (trailer false) or of its trailers
+     * (the header block after its content: trailer true), checked; NULL:
+     * the caller needs none (they are still checked). */
+    void (*on_header)(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer);
     void (*on_data)(void *conn, void *stream, const char *data, size_t len);
-    /* The stream ended: error 0 after its whole response, else the
-     * RST_STREAM (or GOAWAY) error code; why is NULL, or says how the
-     * response broke HTTP (then volley reset the stream: error is
-     * PROTOCOL_ERROR). */
+    /* The stream ended: error 0 after its whole response (END_STREAM came),
+     * else the RST_STREAM (or GOAWAY) error code; why is NULL, or says how
+     * the response broke HTTP (then volley reset the stream: error is
+     * PROTOCOL_ERROR), or, with error 0, that the server reset the stream
+     * with NO_ERROR before the response ended. */
     void (*on_close)(void *conn, void *stream, uint32_t error, const char *why);
     void (*on_goaway)(void *conn, int32_t last_stream_id, uint32_t error);
     /* The server's SETTINGS arrived: its limit on streams at once. */
@@ -99,6 +102,12 @@ int h2_recv(struct h2_session *s, const char *buf, size_t len);
  * *out points to them until the next call. 0: nothing to write. -1: a
  * session error (h2_error). */
 long h2_send(struct h2_session *s, const char **out);
+
+/* The connection is gone from inside one of s's events (a hook error
+ * stopped the run, say): s reports nothing more, and the h2_recv or
+ * h2_send under way returns at once, the rest of its bytes unread. Only
+ * h2_session_free is left to call. */
+void h2_halt(struct h2_session *s);
 
 /* Cancels a stream (RST_STREAM CANCEL): a request that timed out. No
  * event names its stream pointer after this. */

@@ -616,10 +616,11 @@ size_t http_final_head_end(const char *raw, size_t len)
     }
 }
 
-size_t http_dechunk(char *body, size_t len)
+size_t http_dechunk(char *body, size_t len, size_t *trailers)
 {
     const char *r = body, *end = body + len;
     char *w = body;
+    *trailers = len;
     while (r < end) {
         uint64_t size = 0;
         for (; r < end; r++) {
@@ -630,6 +631,8 @@ size_t http_dechunk(char *body, size_t len)
             size = size * 16 + (uint64_t)d;
         }
         const char *nl = memchr(r, '\n', (size_t)(end - r)); /* past any chunk extension */
+        if (nl && size == 0)
+            *trailers = (size_t)(nl + 1 - body); /* the last chunk: the trailer section follows */
         if (!nl || size == 0)
             break;
         r = nl + 1;

@@ -113,8 +113,10 @@ int http_request_parts(const char *req, size_t len, struct http_parts *p, const 
 size_t http_final_head_end(const char *raw, size_t len);
 
 /* Decodes the chunked body of such a response in place (the framing is
- * known to be valid) and returns its decoded length. */
-size_t http_dechunk(char *body, size_t len);
+ * known to be valid) and returns its decoded length. *trailers: where the
+ * trailer section begins in body (the field lines after the last chunk,
+ * then the blank line, up to len), left in place by the decoding. */
+size_t http_dechunk(char *body, size_t len, size_t *trailers);
 
 /* Short description of the last parse error, for diagnostics. */
 const char *http_rx_error(const struct http_rx *rx);

@@ -33,12 +33,17 @@ void report_h2_text(FILE *out, const struct options *o, const struct run_result 
     if (o->http2 == OPTIONS_H1)
         return;
     const struct stats *s = &r->stats;
-    fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u stream%s open on one", s->h2_connections,
-            s->h2_connections == 1 ? "" : "s", s->h2_max_streams, s->h2_max_streams == 1 ? "" : "s");
-    if (s->h2_peer_limit)
-        fprintf(out, " (the server allows %u)", s->h2_peer_limit);
-    fprintf(out, ", %" PRIu64 " retried (refused or unprocessed), response headers %.1f%% smaller by HPACK\n", s->h2_retried,
-            savings(s));
+    /* The stream figures are those of the connections that spoke HTTP/2. */
+    if (s->h2_connections == 0) {
+        fprintf(out, "  HTTP/2: no connection spoke it\n");
+    } else {
+        fprintf(out, "  HTTP/2: %" PRIu64 " connection%s, at most %u stream%s open on one", s->h2_connections,
+                s->h2_connections == 1 ? "" : "s", s->h2_max_streams, s->h2_max_streams == 1 ? "" : "s");
+        if (s->h2_peer_limit)
+            fprintf(out, " (the server allows %u)", s->h2_peer_limit);
+        fprintf(out, ", %" PRIu64 " retried (refused or unprocessed), response headers %.1f%% smaller by HPACK\n", s->h2_retried,
+                savings(s));
+    }
     if (s->h1_fallbacks)
         fprintf(out, "  HTTP/1.1 instead: the server chose it by ALPN (%" PRIu64 " connection%s)\n", s->h1_fallbacks,
                 s->h1_fallbacks == 1 ? "" : "s");

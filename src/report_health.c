@@ -168,11 +168,21 @@ static bool judged(const struct options *o, const struct run_result *r, const st
 }
 
 /* The Little's law line of a result from before its sums, as it was. */
+/* Each stream slot of an HTTP/2 connection holds a request, each HTTP/1.1
+ * connection one: streams are the measure only when connections spoke
+ * HTTP/2 (with some that fell back to HTTP/1.1 there is no one capacity,
+ * and the callers print requests in flight), connections when none did
+ * (--http2 to a server that chose HTTP/1.1). */
+static bool streams_measure(const struct options *o, const struct run_result *r)
+{
+    return o->http2 != OPTIONS_H1 && o->streams > 1 && r->stats.h2_connections > 0;
+}
+
 static void legacy_text(FILE *out, const struct options *o, const struct run_result *r, const struct health *h)
 {
-    if (o->rate)
+    if (o->rate || (streams_measure(o, r) && r->stats.h1_fallbacks))
         fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h->busy);
-    else if (o->http2 != OPTIONS_H1 && o->streams > 1)
+    else if (streams_measure(o, r))
         fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h->busy,
                 (uint64_t)report_connections(o, r) * o->streams);
     else
@@ -191,7 +201,9 @@ static void little_text(FILE *out, const struct options *o, const struct run_res
             fprintf(out, " (%.1f busy, in batches of %.1f pipelined requests)", h->busy, h->batch);
         fprintf(out, ", %.1f more waiting for a free one (requests/s x mean time on a connection, and before it)\n",
                 h->waiting);
-    } else if (o->http2 != OPTIONS_H1 && o->streams > 1) { /* each stream slot holds a request */
+    } else if (streams_measure(o, r) && r->stats.h1_fallbacks) {
+        fprintf(out, "  In flight: %.1f on average (requests/s x mean latency)\n", h->in_flight);
+    } else if (streams_measure(o, r)) { /* each stream slot holds a request */
         fprintf(out, "  Busy streams: %.1f of %" PRIu64 " (requests/s x mean latency)\n", h->in_flight,
                 (uint64_t)conns * o->streams);
     } else if (pipelined) {

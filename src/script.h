@@ -113,6 +113,9 @@ struct script_res {
     int32_t body_ready; /* private: the body was decoded */
     int32_t live;       /* 1 during the response() call; a res kept past it raises */
     int32_t name;       /* private: the request's name id + 1, 0: unnamed (per-name reasons) */
+    size_t trailers_at; /* where the trailers begin in raw (header lines up to raw_len; the body
+                         * ends there): set by the caller for HTTP/2 (0: none), by the decoding
+                         * of a chunked body for HTTP/1 */
 };
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in

@@ -60,19 +60,32 @@ const char *script_res_head(struct script_res *r, size_t *len)
     return r->raw;
 }
 
-/* The body, decoded in place once if it came chunked. */
+/* The body, decoded in place once if it came chunked (which also finds
+ * its trailers); the trailers are not part of it. */
 const char *script_res_body(struct script_res *r, size_t *len)
 {
     size_t head;
     script_res_head(r, &head);
     if (!r->body_ready) {
-        r->body_len = r->raw_len - head;
-        if (r->chunked)
-            r->body_len = http_dechunk(r->raw + head, r->body_len);
+        if (r->chunked) {
+            size_t tr;
+            r->body_len = http_dechunk(r->raw + head, r->raw_len - head, &tr);
+            r->trailers_at = head + tr;
+        } else {
+            r->body_len = (r->trailers_at ? r->trailers_at : r->raw_len) - head;
+        }
         r->body_ready = 1;
     }
     *len = r->body_len;
     return r->raw + head;
+}
+
+const char *script_res_trailers(struct script_res *r, size_t *len)
+{
+    size_t body;
+    script_res_body(r, &body); /* a chunked body's trailers are found as it is decoded */
+    *len = r->trailers_at ? r->raw_len - r->trailers_at : 0;
+    return r->raw + (r->trailers_at ? r->trailers_at : r->raw_len);
 }
 
 static int64_t hist_count(const struct hist *h)

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
-void script_push_headers(lua_State *L, struct script_res *r)
+/* Pushes a table of the "name: value" lines that follow p (a line end, or
+ * NULL for none) up to end; a line without a colon (the blank line) adds
+ * nothing. */
+static void push_fields(lua_State *L, const char *p, const char *end)
 {
-    size_t len;
-    const char *head = script_res_head(r, &len), *end = head + len;
-    const char *p = memchr(head, '\n', len); /* past the status line */
     lua_createtable(L, 0, 8);
     while (p && ++p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -34,10 +34,27 @@ void script_push_headers(lua_State *L, struct script_res *r)
     }
 }
 
+void script_push_headers(lua_State *L, struct script_res *r)
+{
+    size_t len;
+    const char *head = script_res_head(r, &len);
+    push_fields(L, memchr(head, '\n', len), head + len); /* past the status line */
+}
+
 /* bridge.c_headers() for res.headers: upvalue 1 is the worker's res. */
 static int c_headers(lua_State *L)
 {
     script_push_headers(L, lua_touserdata(L, lua_upvalueindex(1)));
+    return 1;
+}
+
+/* bridge.c_trailers() for res.trailers: the same, of the trailer section
+ * (which begins with a line of its own, so it is read from one before). */
+static int c_trailers(lua_State *L)
+{
+    size_t len;
+    const char *t = script_res_trailers(lua_touserdata(L, lua_upvalueindex(1)), &len);
+    push_fields(L, len ? t - 1 : NULL, t + len);
     return 1;
 }
 
@@ -51,6 +68,9 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_pushlightuserdata(L, w->res);
     lua_pushcclosure(L, c_headers, 1);
     lua_setfield(L, -2, "c_headers");
+    lua_pushlightuserdata(L, w->res);
+    lua_pushcclosure(L, c_trailers, 1);
+    lua_setfield(L, -2, "c_trailers");
     lua_pop(L, 1);
     script_push_bridge(s, "bind");
     lua_pushinteger(L, (lua_Integer)w->thread->index + 1);

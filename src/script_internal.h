@@ -36,9 +36,11 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
 
-/* The final head (after any 1xx) and the (decoded) body of r. */
+/* The final head (after any 1xx), the (decoded) body of r, and its
+ * trailer section (header lines; *len 0 when it has none). */
 const char *script_res_head(struct script_res *r, size_t *len);
 const char *script_res_body(struct script_res *r, size_t *len);
+const char *script_res_trailers(struct script_res *r, size_t *len);
 
 /* Pushes a table of r's header fields (name as received -> value; the last
  * of a repeated name wins, as in wrk). */

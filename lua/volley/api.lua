@@ -21,6 +21,7 @@ struct volley_res {
   int32_t body_ready;
   int32_t live;
   int32_t name_;
+  size_t trailers_at;
 };
 
 struct volley_names {

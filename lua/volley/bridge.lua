@@ -289,22 +289,38 @@ end
 
 bridge.fail = fail
 
--- res.headers and res.body, made when first read for each response.
-local head_serial, head_table, body_serial, body_string = -1, nil, -1, nil
+-- res.headers, res.trailers and res.body, made when first read for each
+-- response.
+local body_serial, body_string = -1, nil
 
-local function headers_of(r)
-  if r.serial == head_serial then return head_table end
-  if r.raw == nil then return nil end
-  local h, lower = bridge.c_headers(), {}
+-- A field table from C (name as received -> value) whose lookup ignores
+-- the case of the name.
+local function fields(h)
+  local lower = {}
   for name, value in pairs(h) do
     lower[name:lower()] = value
   end
-  setmetatable(h, { __index = function(_, k)
+  return setmetatable(h, { __index = function(_, k)
     if type(k) == "string" then return lower[k:lower()] end
   end })
-  head_serial, head_table = r.serial, h
-  return h
 end
+
+-- The reader of a res field made by bridge[maker]() (set by C at bind),
+-- built once per response.
+local function cached_fields(maker)
+  local serial, t = -1, nil
+  return function(r)
+    if r.serial == serial then return t end
+    if r.raw == nil then return nil end
+    serial, t = r.serial, fields(bridge[maker]())
+    return t
+  end
+end
+
+local headers_of = cached_fields("c_headers")
+-- The trailers: the fields after the body (HTTP/2's trailing HEADERS, a
+-- chunked HTTP/1.1 body's trailer section); empty when there are none.
+local trailers_of = cached_fields("c_trailers")
 
 local function body_of(r)
   if r.serial == body_serial then return body_string end
@@ -320,6 +336,7 @@ end
 local res_fields = {
   status = function(r) return r.status_ end,
   headers = headers_of,
+  trailers = trailers_of,
   body = body_of,
   bytes = function(r) return r.bytes_ end,
   latency = function(r) return r.latency_ end,

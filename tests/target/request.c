@@ -343,6 +343,8 @@ static void route(struct conn *c, struct req *r)
         r->kind = K_ECHO;
     else if ((m = match(p, len, "/tiny", &n)) != 0)
         r->kind = (m == 2 && n <= TINY_MAX) ? K_TINY : K_BAD;
+    else if (match(p, len, "/trailers", &n) == 1)
+        r->kind = K_TRAILERS;
     else if ((m = match(p, len, "/cutclose", &n)) != 0)
         r->kind = m == 1 ? K_CUTCLOSE : K_BAD;
     else if ((m = match(p, len, "/cut", &n)) != 0)
@@ -442,6 +444,12 @@ void respond(struct conn *c, const struct req *r)
             c->closing = c->no_notify = true;
             return;
         }
+        push_mark(c, true);
+        return;
+    case K_TRAILERS:  /* a chunked "hello", then a trailer field */
+        out_printf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                      "Transfer-Encoding: chunked\r\nTrailer: X-Trailer\r\n%s\r\n%s", ch,
+                   r->head ? "" : "5\r\nhello\r\n0\r\nX-Trailer: yes\r\n\r\n");
         push_mark(c, true);
         return;
     case K_CUTCLOSE:  /* read until close, and the close has no close_notify */

@@ -52,7 +52,7 @@ enum kind {
     K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
     K_HTTP10, K_STATUS, K_CONTINUE, K_STATS, K_BAD,
     K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO,
-    K_TINY, K_CUT, K_CUTCLOSE
+    K_TINY, K_CUT, K_CUTCLOSE, K_TRAILERS
 };
 
 /* One request as far as answering it is concerned. Filled while it is parsed

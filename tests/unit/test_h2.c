@@ -26,7 +26,12 @@ struct result {
     int status;       /* the last :status handed on */
     size_t data;      /* DATA bytes handed on */
     int headers;      /* regular fields handed on */
+    int trailers;     /* of them, trailers */
 };
+
+/* A session that on_close halts (h2_halt), as a connection closed from
+ * inside an event does; NULL: none. */
+static struct h2_session *halt_on_close;
 
 static void on_begin(void *conn, void *stream)
 {
@@ -43,13 +48,15 @@ static void on_status(void *conn, void *stream, int status)
     r->status = status;
 }
 
-static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen)
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer)
 {
     (void)conn;
     struct result *r = stream;
     CHECK(r->status != 0);
     CHECK(nlen > 0 && name[0] != ':');
     r->headers++;
+    r->trailers += trailer;
     (void)value;
     (void)vlen;
 }
@@ -68,6 +75,8 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
     r->closes++;
     r->error = error;
     r->why = why;
+    if (halt_on_close)
+        h2_halt(halt_on_close);
 }
 
 static void on_goaway(void *conn, int32_t last, uint32_t error)
@@ -381,6 +390,10 @@ static void test_cases(void)
     tr.trailers = trailer;
     tr.ntrailers = 1;
     expect(&tr, 200, NULL, __LINE__);
+    r = run(&tr);
+    CHECK_INT(r.headers, 3); /* two fields, then the trailer, told apart */
+    CHECK_INT(r.trailers, 1);
+    CHECK_UINT(r.data, 5);
     static const nghttp2_nv trailer_status[] = {NV(":status", "200")};
     struct exchange trs = ONE(ok);
     trs.body = "hello";
@@ -491,9 +504,86 @@ static void test_fields(void)
     CHECK(run_raw(e3, 2).why != NULL);
 }
 
+/* A POST (the request stays open, so the server may end the stream
+ * first) answered with HEADERS nv, one raw DATA frame, then the server's
+ * RST_STREAM NO_ERROR: what the client made of it. */
+static struct result reset_after(const nghttp2_nv *nv, size_t n, const char *data, size_t len)
+{
+    struct result r = {0};
+    struct pair p;
+    pair_open(&p, &r, "POST");
+    nghttp2_submit_headers(p.sv.ng, NGHTTP2_FLAG_NONE, 1, NULL, nv, n, NULL);
+    pump(p.cl, &p.sv);
+    h2_recv(p.cl, data, len);
+    nghttp2_submit_rst_stream(p.sv.ng, NGHTTP2_FLAG_NONE, 1, NGHTTP2_NO_ERROR);
+    pump(p.cl, &p.sv);
+    pair_close(&p);
+    CHECK_INT(r.closes, 1);
+    CHECK_UINT(r.error, 0);
+    return r;
+}
+
+/* A server that resets a stream with NO_ERROR before END_STREAM cut the
+ * response short, whatever its content-length says: the stream ends with
+ * error 0 and a reason, not as a response. After END_STREAM (a server
+ * that needs no more of the request body, RFC 9113 8.1), it is whole. */
+static void test_reset_no_error(void)
+{
+    static const nghttp2_nv cl[] = {NV(":status", "200"), NV("content-length", "1000")};
+    static const char data[] = "\0\0\5\0\0\0\0\0\1hello"; /* DATA, 5 bytes, no END_STREAM */
+    check_ctx("RST_STREAM NO_ERROR after 5 of 1000 bytes");
+    struct result r = reset_after(cl, COUNT(cl), data, sizeof data - 1);
+    CHECK(r.why && strcmp(r.why, "reset before the response ended") == 0);
+    CHECK_UINT(r.data, 5);
+    static const nghttp2_nv cl5[] = {NV(":status", "200"), NV("content-length", "5")};
+    static const char end[] = "\0\0\5\0\1\0\0\0\1hello"; /* DATA with END_STREAM */
+    check_ctx("RST_STREAM NO_ERROR after END_STREAM");
+    r = reset_after(cl5, COUNT(cl5), end, sizeof end - 1);
+    CHECK(r.why == NULL);
+    CHECK_INT(r.status, 200);
+    check_ctx(NULL);
+}
+
+/* Two whole responses in one read; the first stream's close halts the
+ * session (its connection went, as when a response() hook fails): the
+ * second gets no event, and the read stops. */
+static void test_halt(void)
+{
+    struct result r1 = {0}, r2 = {0};
+    struct pair p;
+    pair_open(&p, &r1, NULL);
+    struct h2_request req = {.method = "GET", .method_len = 3, .path = "/", .path_len = 1,
+                             .authority = "t", .authority_len = 1, .scheme = "http", .scheme_len = 4};
+    struct h2_msg m2;
+    CHECK(h2_submit(p.cl, &req, &r2, &m2) == 3);
+    pump(p.cl, &p.sv);
+    static const nghttp2_nv cl0[] = {NV(":status", "200"), NV("content-length", "0")};
+    nghttp2_submit_headers(p.sv.ng, NGHTTP2_FLAG_END_STREAM, 1, NULL, cl0, COUNT(cl0), NULL);
+    nghttp2_submit_headers(p.sv.ng, NGHTTP2_FLAG_END_STREAM, 3, NULL, cl0, COUNT(cl0), NULL);
+    char both[512];
+    size_t n = 0;
+    const uint8_t *out;
+    ssize_t k;
+    while ((k = nghttp2_session_mem_send(p.sv.ng, &out)) > 0) {
+        CHECK((size_t)k <= sizeof both - n);
+        memcpy(both + n, out, (size_t)k);
+        n += (size_t)k;
+    }
+    halt_on_close = p.cl;
+    CHECK_INT(h2_recv(p.cl, both, n), -1); /* stopped inside */
+    halt_on_close = NULL;
+    CHECK_INT(r1.closes, 1);
+    CHECK_INT(r1.status, 200);
+    CHECK_INT(r2.closes, 0);
+    CHECK_INT(r2.status, 0);
+    pair_close(&p);
+}
+
 int main(void)
 {
     test_cases();
     test_fields();
+    test_reset_no_error();
+    test_halt();
     return check_exit("test_h2");
 }

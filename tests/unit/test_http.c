@@ -711,11 +711,15 @@ static void test_response_parts(void)
     static const char sw[] = "HTTP/1.1 101 Switching\r\nUpgrade: x\r\n\r\n";
     CHECK_INT(http_final_head_end(sw, strlen(sw)), strlen(sw));
     char body[] = "5\r\nhello\r\n1;ext=1\r\n \r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n";
-    size_t n = http_dechunk(body, strlen(body));
+    size_t len = strlen(body), tr;
+    size_t n = http_dechunk(body, len, &tr);
     CHECK_INT(n, 16);
     CHECK(memcmp(body, "hello 0123456789", 16) == 0);
+    CHECK_INT(len - tr, strlen("Trailer: x\r\n\r\n"));
+    CHECK(memcmp(body + tr, "Trailer: x\r\n\r\n", len - tr) == 0); /* intact after decoding */
     char empty[] = "0\r\n\r\n";
-    CHECK_INT(http_dechunk(empty, strlen(empty)), 0);
+    CHECK_INT(http_dechunk(empty, strlen(empty), &tr), 0);
+    CHECK_INT(tr, 3);
 }
 
 /* http_request_parts: an HTTP/1 request string taken apart for HTTP/2. */

@@ -35,6 +35,9 @@ its length in decimal. MODE changes that:
               in upper case (X-Bad), a connection-specific field (connection);
               the others get the normal answer
 
+and the modes of h2_responses.py (rstmid, shortbody, trailers, batch: how a
+response ends), with their counters (cut, short, long, trailers, batches).
+
 In every mode H2_MAX_STREAMS (128 but in maxstreams) is advertised and
 H2_DELAY_MS (0 but in maxstreams) delays each answer. The stats file (JSON,
 rewritten through a rename before any byte of the event it counts is sent)
@@ -92,6 +95,7 @@ from hyperframe.frame import GoAwayFrame
 
 from h2_common import H2Connection, pattern
 
+import h2_responses
 import loopback
 
 MODES = ("ok", "goaway", "rst", "maxstreams", "tinywindow", "stopread", "garbage", "malformed")
@@ -130,7 +134,7 @@ class Stats:
     def __init__(self, path):
         self.path = path
         self.lock = threading.Lock()
-        self.c = {k: 0 for k in KEYS}
+        self.c = {k: 0 for k in KEYS + h2_responses.KEYS}
         self.streams = 0   # over all connections, for rst mode
         self.write()
 
@@ -312,6 +316,8 @@ class Conn:
     def schedule(self, sid):
         if sid not in self.req:
             return
+        if h2_responses.schedule(self, sid):
+            return
         if self.delay > 0:
             heapq.heappush(self.timers, (time.monotonic() + self.delay, sid))
         else:
@@ -320,6 +326,8 @@ class Conn:
     def answer(self, sid):
         if sid not in self.req or sid in self.pending:
             return
+        if h2_responses.handles(self.mode):
+            return h2_responses.answer(self, sid)
         path, body_len, bad = self.req[sid]
         if path.startswith(b"/big"):
             body = BIG
@@ -462,8 +470,9 @@ def serve(conn, mode, stats, ctx):
 
 
 def main():
-    if len(sys.argv) not in (4, 6) or sys.argv[1] not in MODES:
-        sys.exit(f"usage: h2_misbehave.py {{{'|'.join(MODES)}}} PORT_FILE STATS_FILE [CERT KEY]")
+    modes = MODES + h2_responses.MODES
+    if len(sys.argv) not in (4, 6) or sys.argv[1] not in modes:
+        sys.exit(f"usage: h2_misbehave.py {{{'|'.join(modes)}}} PORT_FILE STATS_FILE [CERT KEY]")
     mode, port_file, stats_file = sys.argv[1:4]
     ctx = None
     if len(sys.argv) == 6:
