@@ -91,9 +91,16 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
     return 0;
 }
 
-void result_merge_start(struct result_merge *m, struct result_run *first)
+double result_merge_length(const struct result_run *rr)
 {
-    *m = (struct result_merge){.into = first, .shards = 1};
+    size_t n = rr->r.series.npoints;
+    return n > 1 ? (double)n : 1;
+}
+
+void result_merge_start(struct result_merge *m, struct result_run *first, double apart_max)
+{
+    *m = (struct result_merge){.into = first, .shards = 1, .apart_max = apart_max};
+    m->first_start = m->last_start = first->r.start_epoch;
     m->medians = xcalloc(1, sizeof *m->medians);
     if (first->r.saved_conns.n)
         m->medians[m->nmedians++] = first->r.saved_conns.median;
@@ -210,8 +217,18 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     }
     /* Each shard's span on the wall clock; with --start-at they start
      * together, else the merged run spans from the first start to the
-     * last end. Seconds of the series align on the earliest start. */
+     * last end. Seconds of the series align on the earliest start, so
+     * the merged series is as long as the starts' spread plus a shard's
+     * series: the spread is bounded first (NaN is refused too). */
     double a0 = a->start_epoch, b0 = b->start_epoch;
+    double first = m->first_start < b0 ? m->first_start : b0, last = m->last_start > b0 ? m->last_start : b0;
+    if (!(last - first <= m->apart_max)) {
+        snprintf(err, errlen, "start_time: %.6f, %.3f s from another shard's start, more than the %.0f s the run "
+                 "lasted: not a shard of this run", b0, fabs(b0 - (b0 == first ? last : first)), m->apart_max);
+        return -1;
+    }
+    m->first_start = first;
+    m->last_start = last;
     double start = a0 < b0 ? a0 : b0;
     long a_off = lround(a0 - start), b_off = lround(b0 - start);
     if (merge_series(&a->series, &b->series, a_off, b_off, err, errlen) < 0)

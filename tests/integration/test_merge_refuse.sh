@@ -35,7 +35,12 @@ shard() { # NAME I/N [volley args]
     run_volley "$name" -q -n 24 -c 6 -t 1 --shard "$sh" "$@"
     [ "$RC" = 0 ] && [ -s "$T/$name.json" ] || { echo "shard run $name failed ($RC): $(cat "$T/$name.err")" >&2; exit 1; }
 }
-for i in 0 1 2; do shard "s$i" "$i/3" --run-id rA --hlog "$T/s$i.hlog" "$url"; done
+# The run's three shards at once: shards of one run start within its
+# length of each other (at least 1 s), which runs one after the other
+# need not on a loaded machine. The others are refused before that check.
+pids=()
+for i in 0 1 2; do shard "s$i" "$i/3" --run-id rA --hlog "$T/s$i.hlog" "$url" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 shard again1 1/3 --run-id rA "$url"           # shard 1 once more: the same index, another file
 shard conns1 1/3 --run-id rA -c 9 "$url"      # another -c
 shard path1 1/3 --run-id rA "${url}other"     # another URL path
@@ -362,6 +367,39 @@ hrefuse hsame 8 s0.hlog "a log given twice" "$H0" "$H0" "$H1" "$H2"
 hrefuse hdup 8 again0.hlog "two logs of shard 0" "$H0" "$T/again0.hlog" "$H1" "$H2"
 hrefuse hmissing 9 "shard 1" "the log of shard 1 missing" "$H0" "$H2"
 
+# Shards that started further apart than the run lasted (exit 10): one
+# line naming both files, refused before anything is merged, in a
+# moment, writing nothing (the merge used to fill every second between:
+# 274 MB for 10^6 s, and never ending for 3x10^8 s). The same for an
+# interval log whose StartTime is that far from the others'. Just within
+# the run's length (its longest shard's series, at least 1 s) merges, the
+# series one second longer.
+python3 - "$S1" "$H1" "$T" "$S0" "$S2" <<'PY'
+import json, re, sys
+s1, h1, t = sys.argv[1:4]
+d = json.load(open(s1))
+first = min(json.load(open(f))["start_time"] for f in sys.argv[4:])
+for name, at in (("apart6", d["start_time"] + 1e6), ("apart8", d["start_time"] + 3e8),
+                 ("before", d["start_time"] - 1e6), ("near", first + 0.9)):
+    e = dict(d, start_time=at)
+    json.dump(e, open("%s/%s.json" % (t, name), "w"))
+log = open(h1).read()
+def shift(m):
+    return "%s: %.3f" % (m.group(1), float(m.group(2)) + 1e6)
+open(t + "/apart6.hlog", "w").write(re.sub(r"(StartTime|BaseTime): ([0-9.]+)", shift, log))
+PY
+refuse apart6 10 apart6.json "a shard started 10^6 s after the others" "$S0" "$T/apart6.json" "$S2"
+check_grep "$T/apart6.err" "^volley merge: .*/s[02]\.json and .*/apart6\.json: started (999999|1000000)\.[0-9]+ s apart" \
+    "a shard 10^6 s late: names both files and the gap"
+refuse apart8 10 apart8.json "a shard started 3x10^8 s after the others" "$T/apart8.json" "$S0" "$S2"
+refuse before 10 before.json "a shard started 10^6 s before the others" "$S0" "$S2" "$T/before.json"
+hrefuse hapart 10 apart6.hlog "a log that started 10^6 s after the others" "$H0" "$T/apart6.hlog" "$H2"
+mrun near "$S0" "$T/near.json" "$S2"
+sane near "a shard started 0.9 s after the others"
+check_eq "$RC" 0 "a shard started 0.9 s after the others: exit status (stderr: $(head -c 300 "$T/near.err"))"
+check_eq "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["series"]["points"]))' \
+    "$T/near.merged.json")" 2 "a shard started 0.9 s after the others: the merged series' seconds"
+
 # Command line (2) and outputs (1).
 RC=0; "$VOLLEY" merge > "$T/noarg.out" 2> "$T/noarg.err" || RC=$?
 check_eq "$RC" 2 "merge without files: exit status"
@@ -376,7 +414,12 @@ check_eq "$RC" 2 "merge --json to an unwritable path: exit status"
 check_grep "$T/unwritable.err" "dir\.json" "merge --json to an unwritable path: names it"
 # No response completed in any shard: the whole run completed none.
 start_target
-for i in 0 1 2; do run_volley "none$i" -q -n 3 -c 3 -t 1 -T 100ms --shard "$i/3" --run-id rN "http://127.0.0.1:$PORT/never"; done
+pids=()
+for i in 0 1 2; do
+    run_volley "none$i" -q -n 3 -c 3 -t 1 -T 100ms --shard "$i/3" --run-id rN "http://127.0.0.1:$PORT/never" &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
 stop_target
 mrun none "$T/none0.json" "$T/none1.json" "$T/none2.json"
 sane none "no response completed"

@@ -229,7 +229,7 @@ static void downsampling(void)
     free(b);
     /* fewer points than columns: one point per column */
     b = html_series_bins(&rd, &pts, "series.points", 1, 5000, &nb);
-    CHECK(b && nb == POINTS && b[7].requests == (int64_t)h[7].count);
+    CHECK(b && nb == POINTS && b[7].requests == (uint64_t)h[7].count);
     free(b);
     json_in_free(&pts);
     for (int i = 0; i < POINTS; i++)
