@@ -68,7 +68,8 @@ void hist_record_n(struct hist *h, int64_t value, int64_t n);
 /* Adds every count of src into dst (element-wise), and merges count, min,
  * max, sum, sum_sq, clamped. Returns 0, or -1 (dst untouched) if the two
  * configurations differ (merging across configurations would move values
- * between buckets) or the total count would overflow. */
+ * between buckets) or the total count, sum, sum of squares or clamped
+ * count would overflow (histograms read from files may claim any). */
 int hist_merge(struct hist *dst, const struct hist *src);
 
 /* HdrHistogram's value_at_percentile: p in [0, 100]; the rank is

@@ -2,6 +2,7 @@
 #include "result_merge.h"
 
 #include "hdr_codec.h"
+#include "html_internal.h"
 #include "series.h"
 #include "stats.h"
 #include "threshold.h"
@@ -97,6 +98,83 @@ double result_merge_length(const struct result_run *rr)
     return n > 1 ? (double)n : 1;
 }
 
+/* What a saved result holds of any count is at most HTML_COUNT_MAX (its
+ * readers' limit). The merge adds two such (the sum so far is checked
+ * after every shard), so no sum can wrap, and one past the limit is
+ * refused: it is no real run, and a merged result must read back. */
+static bool over(uint64_t v)
+{
+    return (double)v > HTML_COUNT_MAX;
+}
+
+/* The first count of s past the limit, named as the JSON names it into
+ * buf; NULL when none is. */
+static const char *count_over(const struct stats *s, char *buf, size_t len)
+{
+    const struct {
+        const char *name;
+        uint64_t v;
+    } one[] = {
+        {"requests.started", s->started}, {"requests.completed", s->completed}, {"requests.cut_off", s->cut_off},
+        {"bytes.read", s->bytes_read}, {"bytes.written", s->bytes_written}, {"connections_opened", s->connects},
+        {"rate.sent", s->arrivals}, {"rate.unsent", s->unsent}, {"tls.handshakes.full", s->tls_full},
+        {"tls.handshakes.resumed", s->tls_resumed}, {"http2.connections", s->h2_connections},
+        {"http2.http1_fallbacks", s->h1_fallbacks}, {"http2.retried", s->h2_retried},
+        {"http2.header_bytes.wire", s->h2_header_wire}, {"http2.header_bytes.decoded", s->h2_header_decoded},
+        {"failures.other", s->reasons_more_count},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (over(one[i].v))
+            return snprintf(buf, len, "%s", one[i].name), buf;
+    for (int k = 0; k < STATS_ERR_KINDS; k++) {
+        if (over(s->errors[k]))
+            return snprintf(buf, len, "errors.%s", stats_error_name(k)), buf;
+        const struct stats_kind_reasons *kr = &s->kind_reasons[k];
+        for (size_t i = 0; i < kr->n; i++)
+            if (over(kr->r[i].count))
+                return snprintf(buf, len, "%s.reasons \"%.60s\"", stats_error_name(k), kr->r[i].reason), buf;
+        if (over(kr->other))
+            return snprintf(buf, len, "%s.other", stats_error_name(k)), buf;
+    }
+    for (int c = 0; c < STATS_STATUS_MAX; c++)
+        if (over(s->status[c]))
+            return snprintf(buf, len, "status.%d", c), buf;
+    for (size_t i = 0; i < s->nreasons; i++)
+        if (over(s->reasons[i].count))
+            return snprintf(buf, len, "failures.reasons \"%.60s\"", s->reasons[i].reason), buf;
+    for (uint32_t i = 0; i < s->nnames; i++) {
+        const struct stats_name *n = s->names ? s->names[i] : NULL;
+        if (!n)
+            continue;
+        uint64_t most = n->started > n->completed ? n->started : n->completed;
+        if (n->cut_off > most)
+            most = n->cut_off;
+        if (n->reasons_more_count > most)
+            most = n->reasons_more_count;
+        for (int k = 0; k < STATS_ERR_KINDS; k++)
+            most = n->errors[k] > most ? n->errors[k] : most;
+        for (int c = 0; c < STATS_STATUS_MAX; c++)
+            most = n->status[c] > most ? n->status[c] : most;
+        for (size_t r = 0; r < n->nreasons; r++)
+            most = n->reasons[r].count > most ? n->reasons[r].count : most;
+        if (over(most))
+            return snprintf(buf, len, "names.%.60s", n->name), buf;
+    }
+    return NULL;
+}
+
+/* A second's counts, the same way (each at most the limit). */
+static bool point_over(const struct series_point *p)
+{
+    const struct series_counts *c = &p->c;
+    bool o = over(c->requests) || over(c->bytes) || over(c->sent) || over(p->sendlag_count);
+    for (int i = 0; i < SERIES_CLASSES; i++)
+        o |= over(c->status[i]);
+    for (int e = 0; e < SERIES_KINDS; e++)
+        o |= over(c->errors[e]);
+    return o;
+}
+
 void result_merge_start(struct result_merge *m, struct result_run *first, double apart_max)
 {
     *m = (struct result_merge){.into = first, .shards = 1, .apart_max = apart_max};
@@ -142,6 +220,11 @@ static int add_point(struct series_point *acc, struct hist **h, const struct ser
             acc->sendlag_p50 = p->sendlag_p50;
         if (p->sendlag_p99 > acc->sendlag_p99)
             acc->sendlag_p99 = p->sendlag_p99;
+    }
+    if (point_over(acc)) {
+        snprintf(err, errlen, "a count, added to the other shards' in that second, is more than %.0f, the most a "
+                 "result counts: not a real result", HTML_COUNT_MAX);
+        return -1;
     }
     return add_hist_text(h, p->latency_count ? p->hist : NULL, err, errlen);
 }
@@ -240,6 +323,12 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->t_end = a->duration_ns;
     a->start_epoch = start;
     stats_merge(&a->stats, &b->stats);
+    char field[160];
+    if (count_over(&a->stats, field, sizeof field)) {
+        snprintf(err, errlen, "%s: added to the other shards', more than %.0f, the most a result counts: not a "
+                 "real result", field, HTML_COUNT_MAX);
+        return -1;
+    }
     a->interrupted |= b->interrupted;
     if (!a->unreachable)
         a->unreachable = b->unreachable;
@@ -254,14 +343,21 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
             ka->min = kb->min;
         if (kb->max > ka->max)
             ka->max = kb->max;
-        ka->n += kb->n;
-        ka->starved += kb->starved;
-        ka->idle_at_end += kb->idle_at_end;
+        if (__builtin_add_overflow(ka->n, kb->n, &ka->n) ||
+            __builtin_add_overflow(ka->starved, kb->starved, &ka->starved) ||
+            __builtin_add_overflow(ka->idle_at_end, kb->idle_at_end, &ka->idle_at_end)) {
+            snprintf(err, errlen, "connections: more connections with the other shards' than a count holds");
+            return -1;
+        }
     }
     /* A threshold that stopped one shard stopped part of the run. */
     for (size_t i = 0; i < m->into->o.nfail_if && i < from->o.nfail_if; i++)
         a->thresholds[i].aborted |= b->thresholds[i].aborted;
-    m->into->o.threads += from->o.threads; /* every shard's threads ran the run */
+    /* every shard's threads ran the run */
+    if (__builtin_add_overflow(m->into->o.threads, from->o.threads, &m->into->o.threads)) {
+        snprintf(err, errlen, "options.threads: more threads with the other shards' than a count holds");
+        return -1;
+    }
     /* What may differ from shard to shard is the merged run's only when it
      * does not (null in the JSON otherwise): a seed replays one process. */
     struct options *oa = &m->into->o;

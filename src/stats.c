@@ -106,32 +106,35 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample)
 }
 
 /* Adds n to reason in the list, as a new entry when there is room under
- * max. Returns false when it had no room. */
-static bool add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason, uint64_t n)
+ * max. Returns the entry, or NULL when it had no room. */
+static struct stats_reason *add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason,
+                                       uint64_t n)
 {
     for (size_t i = 0; i < *len; i++) {
         if (strcmp((*list)[i].reason, reason) == 0) {
             (*list)[i].count += n;
-            return true;
+            return &(*list)[i];
         }
     }
     if (*len >= max)
-        return false;
+        return NULL;
     *list = xrealloc(*list, (*len + 1) * sizeof **list);
-    (*list)[(*len)++] = (struct stats_reason){xstrdup(reason), n};
-    return true;
+    (*list)[*len] = (struct stats_reason){xstrdup(reason), n};
+    return &(*list)[(*len)++];
 }
 
-void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
+uint64_t stats_add_reason(struct stats *s, const char *reason, uint64_t n)
 {
-    add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n);
+    return add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n)->count;
 }
 
-void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
+uint64_t stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
 {
     struct stats_kind_reasons *kr = &s->kind_reasons[kind];
-    if (!add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n))
-        kr->other += n;
+    struct stats_reason *r = add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n);
+    if (r)
+        return r->count;
+    return kr->other += n;
 }
 
 struct stats_name *stats_name_add(struct stats *s, uint32_t id, const char *name)
@@ -162,10 +165,10 @@ const struct stats_name *stats_name_find(const struct stats *s, const char *name
     return NULL;
 }
 
-void stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
+uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
 {
     struct stats_name *nm = s->names[id];
-    add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n);
+    return add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n)->count;
 }
 
 uint64_t stats_name_failed(const struct stats_name *n)

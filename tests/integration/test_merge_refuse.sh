@@ -367,6 +367,36 @@ hrefuse hsame 8 s0.hlog "a log given twice" "$H0" "$H0" "$H1" "$H2"
 hrefuse hdup 8 again0.hlog "two logs of shard 0" "$H0" "$T/again0.hlog" "$H1" "$H2"
 hrefuse hmissing 9 "shard 1" "the log of shard 1 missing" "$H0" "$H2"
 
+# Counts that add up past what a result holds (9e15 of anything, the
+# readers' limit, so that no sum can wrap and the merged result reads
+# back): each shard's own is within it, their sum is not; and a status
+# code or a reason a file repeats, each repeat within it, the sum not
+# (3000 of 9e15 passed 2^64: the count wrapped). Exit 5, naming the
+# field.
+python3 - "$S0" "$S1" "$S2" "$T" <<'PY'
+import json, sys
+t = sys.argv[4]
+for i, f in enumerate(sys.argv[1:4]):
+    j = json.load(open(f))
+    j["requests"]["started"] = 5000000000000000
+    json.dump(j, open("%s/many%d.json" % (t, i), "w"))
+text = open(sys.argv[2]).read()
+dup = '"status": {' + '"200": 9000000000000000, ' * 3000
+open(t + "/dupstatus.json", "w").write(text.replace('"status": {', dup, 1))
+j = json.load(open(sys.argv[2]))
+j["failures"] = {"reasons": [{"reason": "x", "count": 9000000000000000}] * 3000, "other_reasons": 0, "other": 0}
+json.dump(j, open(t + "/dupreason.json", "w"))
+PY
+refuse many 5 many1.json "requests.started added up past 9e15" "$T/many0.json" "$T/many1.json" "$T/many2.json"
+check_grep "$T/many.err" "many1\.json: requests\.started: added to the other shards', more than 9000000000000000" \
+    "requests.started added up past 9e15: the field"
+refuse dupstatus 5 dupstatus.json "a status code repeated past 9e15" "$S0" "$T/dupstatus.json" "$S2"
+check_grep "$T/dupstatus.err" "dupstatus\.json: status\.200: 9000000000000000, added to the 9000000000000000" \
+    "a status code repeated past 9e15: the field"
+refuse dupreason 5 dupreason.json "a reason repeated past 9e15" "$S0" "$T/dupreason.json" "$S2"
+check_grep "$T/dupreason.err" "dupreason\.json: failures\.reasons\[1\]\.count: the reason's counts add up" \
+    "a reason repeated past 9e15: the field"
+
 # Shards that started further apart than the run lasted (exit 10): one
 # line naming both files, refused before anything is merged, in a
 # moment, writing nothing (the merge used to fill every second between:
