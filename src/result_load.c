@@ -95,7 +95,7 @@ static void load_hist(struct html_rd *rd, const struct json *parent, const char 
         return;
     load_exact(rd, obj, at, 1e3, &h); /* min and max in us */
     if (!rd->failed && hist_merge(into, &h) < 0)
-        html_rd_fail(rd, at, "hdr", "a histogram of another configuration");
+        html_rd_fail(rd, at, "hdr", "a histogram of another configuration, or whose sums overflow");
     hist_free(&h);
 }
 
@@ -239,7 +239,9 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
             return;
         load_exact(rd, rec, path, METRIC_SCALE, &h);
         if (!rd->failed && hist_merge(&ms->m[id].values, &h) < 0)
-            html_rd_fail(rd, "metrics.records", name, "hdr: a histogram of another configuration");
+            html_rd_fail(rd, "metrics.records", name,
+                         "hdr: a histogram of another configuration, or whose count or sums overflow with the "
+                         "record's before it (a name given twice)");
         hist_free(&h);
     }
 }

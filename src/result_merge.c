@@ -295,7 +295,8 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
         return -1;
     }
     if (!stats_merge_fits(&a->stats, &b->stats)) {
-        snprintf(err, errlen, "a histogram whose count, added to the other shards', overflows: not a real result");
+        snprintf(err, errlen, "a histogram whose count or sum, added to the other shards', overflows: not a real "
+                 "result");
         return -1;
     }
     /* Each shard's span on the wall clock; with --start-at they start

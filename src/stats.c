@@ -322,10 +322,10 @@ void stats_merge(struct stats *dst, struct stats *src)
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
 }
 
-/* Whether b's count can be added to a's. */
+/* Whether b can be merged into a (its count and sums). */
 static bool fits(const struct hist *a, const struct hist *b)
 {
-    return b->count <= INT64_MAX - a->count;
+    return hist_merge_fits(a, b);
 }
 
 bool stats_merge_fits(const struct stats *dst, const struct stats *src)
@@ -339,6 +339,15 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         const struct stats_name *a = dst->names[i], *b = src->names[i];
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
+    }
+    /* the records metrics_merge merges by name */
+    for (size_t i = 0; i < src->metrics.n; i++) {
+        const struct metric *b = &src->metrics.m[i];
+        for (size_t j = 0; b->kind == METRIC_RECORD && j < dst->metrics.n; j++) {
+            const struct metric *a = &dst->metrics.m[j];
+            if (a->kind == METRIC_RECORD && strcmp(a->name, b->name) == 0 && !fits(&a->values, &b->values))
+                return false;
+        }
     }
     return true;
 }

@@ -232,8 +232,9 @@ uint64_t stats_failed(const struct stats *s);
  * NAMES_MAX names together. */
 int stats_align_names(struct stats *src, const struct stats *dst);
 
-/* Whether every histogram of src can be added to dst's without its count
- * overflowing (names by id, so after stats_align_names): stats_merge
+/* Whether every histogram of src (the names' by id, so after
+ * stats_align_names, and the records' by name) can be added to dst's
+ * without its count or sums overflowing (hist_merge_fits): stats_merge
  * asserts that it can, which a run's workers never come near but
  * histograms read from files (volley merge) may claim. */
 bool stats_merge_fits(const struct stats *dst, const struct stats *src);

@@ -371,7 +371,8 @@ hrefuse hmissing 9 "shard 1" "the log of shard 1 missing" "$H0" "$H2"
 # readers' limit, so that no sum can wrap and the merged result reads
 # back): each shard's own is within it, their sum is not; and a status
 # code or a reason a file repeats, each repeat within it, the sum not
-# (3000 of 9e15 passed 2^64: the count wrapped). Exit 5, naming the
+# (3000 of 9e15 passed 2^64: the count wrapped); and histograms' exact
+# sums that overflow when added (signed 128 bits). Exit 5, naming the
 # field.
 python3 - "$S0" "$S1" "$S2" "$T" <<'PY'
 import json, sys
@@ -380,6 +381,10 @@ for i, f in enumerate(sys.argv[1:4]):
     j = json.load(open(f))
     j["requests"]["started"] = 5000000000000000
     json.dump(j, open("%s/many%d.json" % (t, i), "w"))
+for i, f in enumerate(sys.argv[1:3]):  # 38 digits each (what a file may hold), 2^127 passed together
+    j = json.load(open(f))
+    j["latency"]["sum"] = "9" * 38
+    json.dump(j, open("%s/bigsum%d.json" % (t, i), "w"))
 text = open(sys.argv[2]).read()
 dup = '"status": {' + '"200": 9000000000000000, ' * 3000
 open(t + "/dupstatus.json", "w").write(text.replace('"status": {', dup, 1))
@@ -387,6 +392,9 @@ j = json.load(open(sys.argv[2]))
 j["failures"] = {"reasons": [{"reason": "x", "count": 9000000000000000}] * 3000, "other_reasons": 0, "other": 0}
 json.dump(j, open(t + "/dupreason.json", "w"))
 PY
+refuse bigsum 5 bigsum1.json "latency sums that overflow when added" "$T/bigsum0.json" "$T/bigsum1.json" "$S2"
+check_grep "$T/bigsum.err" "bigsum1\.json: a histogram whose count or sum, added to the other shards', overflows" \
+    "latency sums that overflow when added: the message"
 refuse many 5 many1.json "requests.started added up past 9e15" "$T/many0.json" "$T/many1.json" "$T/many2.json"
 check_grep "$T/many.err" "many1\.json: requests\.started: added to the other shards', more than 9000000000000000" \
     "requests.started added up past 9e15: the field"
