@@ -139,6 +139,15 @@ j["series"]["points"] = [{"t": i, "requests": 9000000000000000} for i in range(6
 json.dump(j, open(sys.argv[2], "w"), separators=(",", ":"))
 PY
 bad_report sums "^volley report: $T/sums.json: series.points\[1\]\.requests: 9000000000000000, added to the 9000000000000000 before it, is more than 9000000000000000, the most a result counts: not a real result$"
+# An older result's send span (rate.sent / rate.sent_per_sec) past what
+# an int64 of ns holds: refused, not converted (undefined for a double).
+python3 - "$T/out/a.json" "$T/span.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["rate"] = {"sent": 100, "sent_per_sec": 1e-300}
+json.dump(j, open(sys.argv[2], "w"))
+PY
+bad_report span "^volley report: $T/span.json: rate.sent_per_sec: 100 sent over 1e-300 a second: more than 1e7 s of sending$"
 printf '[1, 2]' > "$T/array.json"
 bad_report array "^volley report: $T/array.json: the result: expected an object, found an array$"
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"
