@@ -3,7 +3,8 @@
 # "volley merge: " that names the file, with its own exit status (5 a file
 # that cannot be read or is not a valid result, 6 a shard of another run,
 # 7 settings or histogram configuration differ, 8 a shard given twice, 9 a
-# shard missing; 2 a bad command line, 1 an output not written or no
+# shard missing, 10 shards that started further apart than the run
+# lasted; 2 a bad command line, 1 an output not written or no
 # response completed), writes no output file, and never crashes (no signal,
 # no sanitizer report) nor takes much memory: every merge here runs with its
 # peak RSS measured (under 300 MB; 1 GB under sanitizers, whose allocator
@@ -16,8 +17,9 @@
 # types; edited and hostile histogram blobs (bad base64, flipped bytes,
 # foreign cookies, lengths and configurations that claim a huge size,
 # zero runs past the counts, zlib bombs, counts that overflow 64 bits when
-# added); the same for the shards' interval logs; the command line and the
-# outputs.
+# added); counts and exact sums that add up past what a result holds;
+# start times 10^6 and 3x10^8 s apart; the same for the shards' interval
+# logs; the command line and the outputs.
 source "$TESTLIB"
 PYDIR="$(dirname "$TESTLIB")/py"
 RSS_MAX_KB=$((300 * 1024))
@@ -432,6 +434,25 @@ check_grep "$T/apart6.err" "^volley merge: .*/s[02]\.json and .*/apart6\.json: s
 refuse apart8 10 apart8.json "a shard started 3x10^8 s after the others" "$T/apart8.json" "$S0" "$S2"
 refuse before 10 before.json "a shard started 10^6 s before the others" "$S0" "$S2" "$T/before.json"
 hrefuse hapart 10 apart6.hlog "a log that started 10^6 s after the others" "$H0" "$T/apart6.hlog" "$H2"
+# Within one log the intervals lie where they say: one 10^8 s after the
+# log's start is merged as it is, and the merged log is no longer for it
+# (it has the logs' intervals, nothing for the time between).
+python3 - "$H1" "$T/hfar.hlog" <<'PY'
+import sys
+out = []
+for line in open(sys.argv[1]).read().split("\n"):
+    if line[:1].isdigit():
+        start, rest = line.split(",", 1)
+        line = "%.3f,%s" % (float(start) + 1e8, rest)
+    out.append(line)
+open(sys.argv[2], "w").write("\n".join(out))
+PY
+mrun hfar "$S0" "$S1" "$S2" "$H0" "$T/hfar.hlog" "$H2" --hlog "$T/hfar.merged.hlog"
+sane hfar "an interval 10^8 s into a log"
+check_eq "$RC" 0 "an interval 10^8 s into a log: exit status (stderr: $(head -c 300 "$T/hfar.err"))"
+size=$(wc -c < "$T/hfar.merged.hlog")
+if [ "$size" -lt $(( $(cat "$H0" "$T/hfar.hlog" "$H2" | wc -c) + 1000 )) ]; then ok; else
+    fail "an interval 10^8 s into a log: the merged log has $size bytes"; fi
 mrun near "$S0" "$T/near.json" "$S2"
 sane near "a shard started 0.9 s after the others"
 check_eq "$RC" 0 "a shard started 0.9 s after the others: exit status (stderr: $(head -c 300 "$T/near.err"))"
