@@ -17,6 +17,7 @@
 #include "result_run.h"
 #include "xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static const char merge_usage[] =
     "  exit status: 0 merged, 1 an output not written or no response completed, 2 a bad\n"
     "  command line, 3 -R's rate not met, 5 a file unreadable or not a valid result,\n"
     "  6 a shard of another run, 7 settings differ, 8 a shard twice, 9 a shard missing,\n"
-    "  99 a threshold failed\n";
+    "  10 shards started further apart than the run lasted, 99 a threshold failed\n";
 
 struct wants {
     const char *json, *html, *hlog;
@@ -184,9 +185,56 @@ static void seen_init(struct seen *s, uint32_t count, const char *first)
     s->by_index = xcalloc(count, sizeof *s->by_index);
 }
 
-/* The result files: the first is the base, each next one is checked and
- * added, then freed. On success *base holds the merged result. */
-static int merge_results(const char **json_files, size_t n, struct shard_file *base)
+/* When the shards started: the earliest and the latest start and their
+ * files, and the run's length (the longest shard's, result_merge_length). */
+struct starts {
+    double first, last, length;
+    const char *first_path, *last_path;
+};
+
+static void starts_add(struct starts *s, const char *path, double start, double length)
+{
+    if (!s->first_path || start < s->first) /* NaN: never in range, said below */
+        s->first = start, s->first_path = path;
+    if (!s->last_path || start > s->last || isnan(start))
+        s->last = start, s->last_path = path;
+    if (length > s->length)
+        s->length = length;
+}
+
+/* Shards of one run start together (--start-at: at the same instant; else
+ * as they were launched): starts further apart than the run lasted are
+ * not one run's, and a merge would fill every second between them.
+ * Returns 0, or MERGE_APART (said, naming both files). */
+static int check_apart(const struct starts *s)
+{
+    if (s->last - s->first <= s->length)
+        return 0;
+    return cmd_fail("merge", MERGE_APART,
+                    "%s and %s: started %.3f s apart (%.6f and %.6f), more than the %.0f s the run lasted (its "
+                    "longest shard): not shards of one run (shards start together: give them one --start-at)",
+                    s->first_path, s->last_path, s->last - s->first, s->first, s->last, s->length);
+}
+
+/* Reads, loads and checks the shard f (not the first) against the run:
+ * its id, shard and settings. Returns 0 or the exit status (said). */
+static int take_shard(struct shard_file *f, struct seen *seen, const struct shard_file *base)
+{
+    int st;
+    char what[300];
+    if (!(st = read_file(f->path, &f->text, &f->len)) && !(st = load_shard(f)) &&
+        !(st = check_shard(seen, f->path, f->rr.r.run_id, base->rr.r.run_id, f->rr.o.shard, "a shard")) &&
+        result_merge_same_settings(&base->root, &f->root, what, sizeof what) < 0)
+        st = cmd_fail("merge", MERGE_SETTINGS, "%s and %s: the settings differ: %s", base->path, f->path, what);
+    return st;
+}
+
+/* The result files: every one read and checked first, one at a time
+ * besides the first (the base), with the set's checks (every shard, the
+ * starts) after them: the refusals come before any merging. Then each is
+ * read again and added into the base. On success *base holds the merged
+ * result and *starts when the shards started. */
+static int merge_results(const char **json_files, size_t n, struct shard_file *base, struct starts *starts)
 {
     int st;
     base->path = json_files[0];
@@ -194,30 +242,38 @@ static int merge_results(const char **json_files, size_t n, struct shard_file *b
         return st;
     struct seen seen;
     seen_init(&seen, base->rr.o.shard.count, base->path);
-    struct result_merge m;
-    result_merge_start(&m, &base->rr);
+    starts_add(starts, base->path, base->rr.r.start_epoch, result_merge_length(&base->rr));
     st = check_shard(&seen, base->path, base->rr.r.run_id, base->rr.r.run_id, base->rr.o.shard, "shard");
     for (size_t i = 1; i < n && !st; i++) {
         struct shard_file f = {.path = json_files[i]};
-        char err[600], what[300];
-        if (!(st = read_file(f.path, &f.text, &f.len)) && !(st = load_shard(&f)) &&
-            !(st = check_shard(&seen, f.path, f.rr.r.run_id, base->rr.r.run_id, f.rr.o.shard,
-                               "a shard")) &&
-            result_merge_same_settings(&base->root, &f.root, what, sizeof what) < 0)
-            st = cmd_fail("merge", MERGE_SETTINGS, "%s and %s: the settings differ: %s", base->path, f.path, what);
-        if (!st && result_merge_add(&m, &f.rr, err, sizeof err) < 0)
-            st = cmd_fail("merge", MERGE_BAD_FILE, "%s: %s", f.path, err);
+        if (!(st = take_shard(&f, &seen, base)))
+            starts_add(starts, f.path, f.rr.r.start_epoch, result_merge_length(&f.rr));
         shard_file_free(&f);
     }
     if (!st)
         st = check_complete(&seen, "results");
+    if (!st)
+        st = check_apart(starts);
+    struct result_merge m;
+    result_merge_start(&m, &base->rr, starts->length);
+    /* The second reading checks again (a file may have changed since). */
+    memset(seen.by_index, 0, seen.count * sizeof *seen.by_index);
+    seen.by_index[base->rr.o.shard.index] = base->path;
+    for (size_t i = 1; i < n && !st; i++) {
+        struct shard_file f = {.path = json_files[i]};
+        char err[600];
+        if (!(st = take_shard(&f, &seen, base)) && result_merge_add(&m, &f.rr, err, sizeof err) < 0)
+            st = cmd_fail("merge", MERGE_BAD_FILE, "%s: %s", f.path, err);
+        shard_file_free(&f);
+    }
     free(seen.by_index);
     result_merge_finish(&m);
     return st;
 }
 
 /* The interval logs: checked against the run, merged into w->hlog. */
-static int merge_logs(const struct wants *w, const char **files, size_t n, const char *run_id, uint32_t shards)
+static int merge_logs(const struct wants *w, const char **files, size_t n, const char *run_id, uint32_t shards,
+                      struct starts starts)
 {
     struct hlog_in *logs = xcalloc(n, sizeof *logs);
     char **texts = xcalloc(n, sizeof *texts);
@@ -233,9 +289,13 @@ static int merge_logs(const struct wants *w, const char **files, size_t n, const
             st = cmd_fail("merge", MERGE_BAD_FILE, "%s", err);
         else
             st = check_shard(&seen, files[i], logs[i].run_id, run_id, logs[i].shard, "an interval log");
+        if (!st) /* a log starts with its shard: the same rule, over results and logs */
+            starts_add(&starts, files[i], logs[i].start, 0);
     }
     if (!st)
         st = check_complete(&seen, "interval logs");
+    if (!st)
+        st = check_apart(&starts);
     if (!st) {
         char err[600];
         struct outfile of;
@@ -310,10 +370,11 @@ static int merge(const struct wants *w)
     if (!st && w->hlog && !nlogs)
         st = cmd_fail("merge", 2, "--hlog %s: no interval log among the files (the shards' --hlog files)", w->hlog);
     struct shard_file base = {0};
+    struct starts starts = {0};
     if (!st)
-        st = merge_results(results, nres, &base);
+        st = merge_results(results, nres, &base, &starts);
     if (!st && nlogs)
-        st = merge_logs(w, logs, nlogs, base.rr.r.run_id, base.rr.o.shard.count);
+        st = merge_logs(w, logs, nlogs, base.rr.r.run_id, base.rr.o.shard.count, starts);
     if (!st) {
         /* As a run reports: the text, the files, the rate, the thresholds,
          * and last why it stopped or that nothing completed. */

@@ -13,6 +13,7 @@ enum {
                           * histograms' configuration, or the logs' interval length */
     MERGE_DUPLICATE = 8, /* a shard given twice */
     MERGE_MISSING = 9,   /* a shard missing: the set is not complete */
+    MERGE_APART = 10,    /* the shards' start times further apart than the run lasted */
 };
 
 /* Runs `volley merge ARGS` (argv[0] is "merge"). Prints its own errors (one

@@ -178,15 +178,27 @@ void hist_record_n(struct hist *h, int64_t value, int64_t n)
     h->sum_sq += (unsigned __int128)(uint64_t)value * (uint64_t)value * (uint64_t)n;
 }
 
+bool hist_merge_fits(const struct hist *dst, const struct hist *src)
+{
+    /* Counts are never negative, so no bucket can overflow if the total
+     * does not: histograms read from files (volley merge) may claim any
+     * count, and any sums (a saved result's "sum" and "sum_sq" are its
+     * own). */
+    __int128 sum;
+    unsigned __int128 sum_sq;
+    int64_t clamped;
+    return src->count <= INT64_MAX - dst->count && !__builtin_add_overflow(dst->sum, src->sum, &sum) &&
+           !__builtin_add_overflow(dst->sum_sq, src->sum_sq, &sum_sq) &&
+           !__builtin_add_overflow(dst->clamped, src->clamped, &clamped);
+}
+
 int hist_merge(struct hist *dst, const struct hist *src)
 {
     /* The derived fields follow from these three. */
     if (dst->lowest != src->lowest || dst->highest != src->highest ||
         dst->digits != src->digits)
         return -1;
-    /* Counts are never negative, so no bucket can overflow if the total
-     * does not: histograms read from files (volley merge) may claim any. */
-    if (src->count > INT64_MAX - dst->count)
+    if (!hist_merge_fits(dst, src))
         return -1;
     /* Only dst's counts that change are written (see hist_reset). */
     for (int32_t i = 0; i < dst->counts_len; i++)

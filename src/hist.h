@@ -12,6 +12,7 @@
 #ifndef VOLLEY_HIST_H
 #define VOLLEY_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define HIST_LOWEST 1
@@ -68,8 +69,13 @@ void hist_record_n(struct hist *h, int64_t value, int64_t n);
 /* Adds every count of src into dst (element-wise), and merges count, min,
  * max, sum, sum_sq, clamped. Returns 0, or -1 (dst untouched) if the two
  * configurations differ (merging across configurations would move values
- * between buckets) or the total count would overflow. */
+ * between buckets) or the total count, sum, sum of squares or clamped
+ * count would overflow (histograms read from files may claim any). */
 int hist_merge(struct hist *dst, const struct hist *src);
+
+/* Whether src's count, sum, sum of squares and clamped count can be added
+ * to dst's without overflow (hist_merge's check, the configurations aside). */
+bool hist_merge_fits(const struct hist *dst, const struct hist *src);
 
 /* HdrHistogram's value_at_percentile: p in [0, 100]; the rank is
  * max(1, (int64)(p / 100 * count + 0.5)); the answer is the highest value

@@ -93,11 +93,32 @@ double html_rd_count(struct html_rd *rd, const struct json *obj, const char *pat
     double v = html_rd_num(rd, obj, path, key, false);
     if (isnan(v))
         return 0;
-    if (v < 0 || v > 9e15 || v != floor(v)) {
+    if (v < 0 || v > HTML_COUNT_MAX || v != floor(v)) {
         html_rd_fail(rd, path, key, "expected a count (a whole number from 0), found %.17g", v);
         return 0;
     }
     return v;
+}
+
+uint64_t html_rd_add(struct html_rd *rd, const char *path, const char *key, uint64_t *sum, double v)
+{
+    if (rd->failed)
+        return 0;
+    /* both at most HTML_COUNT_MAX: their sum is far below 2^64 */
+    uint64_t n = (uint64_t)v;
+    if ((double)(*sum + n) > HTML_COUNT_MAX) {
+        html_rd_fail(rd, path, key, "%llu, added to the %llu before it, is more than %.0f, the most a result "
+                     "counts: not a real result", (unsigned long long)n, (unsigned long long)*sum, HTML_COUNT_MAX);
+        return 0;
+    }
+    *sum += n;
+    return n;
+}
+
+uint64_t html_rd_add_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                           uint64_t *sum)
+{
+    return html_rd_add(rd, path, key, sum, html_rd_count(rd, obj, path, key));
 }
 
 bool html_rd_hist(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)

@@ -26,9 +26,25 @@ struct html_rd {
  * absent. path names obj in messages ("requests"; "" for the root). */
 double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool required);
 
-/* obj's member key as a count: a whole number from 0 (at most 9e15);
- * absent or null is 0; anything else an error (and 0). */
+/* The most a saved result counts of anything: every count it holds is at
+ * most this (9e15, below 2^53, so a double holds it exactly). */
+#define HTML_COUNT_MAX 9e15
+
+/* obj's member key as a count: a whole number from 0 (at most
+ * HTML_COUNT_MAX); absent or null is 0; anything else an error (and 0). */
 double html_rd_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key);
+
+/* obj's member key as a count (html_rd_count) added into *sum, which
+ * stays at most HTML_COUNT_MAX: what a reader adds up from a file (a
+ * series' points into a column, a key the file repeats) is a part of one
+ * of the result's totals, so a sum past it is no real result and is
+ * refused (rd failed, naming PATH.KEY; *sum as it was). No sum of a
+ * file's counts can overflow so. Returns the count added (0 on failure). */
+uint64_t html_rd_add_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
+                           uint64_t *sum);
+
+/* The same for a count v already read (at most HTML_COUNT_MAX). */
+uint64_t html_rd_add(struct html_rd *rd, const char *path, const char *key, uint64_t *sum, double v);
 
 /* obj's "hdr" (obj at path) decoded into *h (hdr_decode, capped), which the
  * caller then owns (hist_free). Returns false, with rd failed, when it is
@@ -126,10 +142,11 @@ void html_dist_chart(FILE *out, const char *title, const char *id, const struct 
 struct html_bin {
     double t;     /* seconds from the start to the column's first point */
     double secs;  /* the seconds it covers (points x interval) */
-    int64_t requests, bytes, sent;
-    int64_t status[6]; /* 1xx 2xx 3xx 4xx 5xx other */
-    int64_t errors[SERIES_KINDS]; /* by kind, as stats_error_name */
-    int64_t lat_count;
+    /* the points' counts summed (html_rd_add_count: at most HTML_COUNT_MAX) */
+    uint64_t requests, bytes, sent;
+    uint64_t status[6]; /* 1xx 2xx 3xx 4xx 5xx other */
+    uint64_t errors[SERIES_KINDS]; /* by kind, as stats_error_name */
+    uint64_t lat_count;
     double p50, p90, p99, max; /* us; NAN when lat_count is 0 */
     /* --stages: the points' "target" and "connections" summed, and how many
      * points had each (0: none) */

@@ -20,9 +20,9 @@
 static void add_point(struct html_rd *rd, const struct json *p, const char *path, struct html_bin *b,
                       struct hist *acc, bool *have)
 {
-    b->requests += (int64_t)html_rd_count(rd, p, path, "requests");
-    b->bytes += (int64_t)html_rd_count(rd, p, path, "bytes");
-    b->sent += (int64_t)html_rd_count(rd, p, path, "sent");
+    html_rd_add_count(rd, p, path, "requests", &b->requests);
+    html_rd_add_count(rd, p, path, "bytes", &b->bytes);
+    html_rd_add_count(rd, p, path, "sent", &b->sent);
     double tg = html_rd_num(rd, p, path, "target", false), cn = html_rd_num(rd, p, path, "connections", false);
     if (!isnan(tg))
         b->target += tg, b->ntarget++;
@@ -32,19 +32,25 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     snprintf(sub, sizeof sub, "%s.status", path);
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     for (int k = 0; k < 6; k++)
-        b->status[k] += (int64_t)html_rd_count(rd, st, sub, series_class_name(k));
+        html_rd_add_count(rd, st, sub, series_class_name(k), &b->status[k]);
     snprintf(sub, sizeof sub, "%s.errors", path);
     const struct json *er = html_rd_of(rd, p, path, "errors", JSON_OBJECT, false);
     for (int k = 0; k < SERIES_KINDS; k++)
-        b->errors[k] += (int64_t)html_rd_count(rd, er, sub, stats_error_name(k));
+        html_rd_add_count(rd, er, sub, stats_error_name(k), &b->errors[k]);
     snprintf(sub, sizeof sub, "%s.latency", path);
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
-    int64_t n = (int64_t)html_rd_count(rd, lat, sub, "count");
+    uint64_t n = html_rd_add_count(rd, lat, sub, "count", &b->lat_count);
     if (n == 0 || rd->failed)
         return;
     struct hist h;
     if (!html_rd_hist(rd, lat, sub, &h))
         return;
+    if ((uint64_t)h.count != n) { /* the column's count is the points' */
+        html_rd_fail(rd, sub, "count", "%llu, but its histogram (hdr) holds %lld values", (unsigned long long)n,
+                     (long long)h.count);
+        hist_free(&h);
+        return;
+    }
     if (!*have) {
         *acc = h;
         *have = true;
@@ -56,7 +62,6 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     double max = html_rd_num(rd, lat, sub, "max", false);
     if (!isnan(max) && (isnan(b->max) || max > b->max))
         b->max = max;
-    b->lat_count += n;
 }
 
 struct html_bin *html_series_bins(struct html_rd *rd, const struct json *points, const char *path,

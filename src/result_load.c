@@ -95,7 +95,7 @@ static void load_hist(struct html_rd *rd, const struct json *parent, const char 
         return;
     load_exact(rd, obj, at, 1e3, &h); /* min and max in us */
     if (!rd->failed && hist_merge(into, &h) < 0)
-        html_rd_fail(rd, at, "hdr", "a histogram of another configuration");
+        html_rd_fail(rd, at, "hdr", "a histogram of another configuration, or whose sums overflow");
     hist_free(&h);
 }
 
@@ -113,8 +113,17 @@ static void load_status(struct html_rd *rd, const struct json *parent, const cha
             html_rd_fail(rd, at, key, "not a status code");
             return;
         }
-        status[code] += (uint64_t)html_rd_count(rd, st, at, key);
+        html_rd_add_count(rd, st, at, key, &status[code]); /* a key given twice adds up */
     }
+}
+
+/* A reason's count after a file's count was added (a file may repeat a
+ * reason): at most HTML_COUNT_MAX, as every count of a result. */
+static void check_reason(struct html_rd *rd, const char *path, uint64_t now)
+{
+    if ((double)now > HTML_COUNT_MAX)
+        html_rd_fail(rd, path, "count", "the reason's counts add up to %llu, more than %.0f, the most a result "
+                     "counts: not a real result", (unsigned long long)now, HTML_COUNT_MAX);
 }
 
 /* parent.failures.reasons (parent at path) into s's reasons, or with id
@@ -137,9 +146,9 @@ static void load_reasons(struct html_rd *rd, const struct json *parent, const ch
         const char *reason = html_rd_str(rd, r, item, "reason", true, NULL);
         double n = html_rd_count(rd, r, item, "count");
         if (reason && !rd->failed && id < NAMES_MAX)
-            stats_name_reason(s, id, reason, (uint64_t)n);
+            check_reason(rd, item, stats_name_reason(s, id, reason, (uint64_t)n));
         else if (reason && !rd->failed)
-            stats_add_reason(s, reason, (uint64_t)n);
+            check_reason(rd, item, stats_add_reason(s, reason, (uint64_t)n));
     }
 }
 
@@ -230,7 +239,9 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
             return;
         load_exact(rd, rec, path, METRIC_SCALE, &h);
         if (!rd->failed && hist_merge(&ms->m[id].values, &h) < 0)
-            html_rd_fail(rd, "metrics.records", name, "hdr: a histogram of another configuration");
+            html_rd_fail(rd, "metrics.records", name,
+                         "hdr: a histogram of another configuration, or whose count or sums overflow with the "
+                         "record's before it (a name given twice)");
         hist_free(&h);
     }
 }
@@ -249,9 +260,10 @@ static void load_kind_reasons(struct html_rd *rd, const struct json *obj, const 
             html_rd_fail(rd, at, NULL, "expected an object");
         double n = r->type == JSON_OBJECT ? html_rd_count(rd, r, at, "count") : 0;
         if (reason && !rd->failed)
-            stats_kind_reason(s, kind, reason, (uint64_t)n);
+            check_reason(rd, at, stats_kind_reason(s, kind, reason, (uint64_t)n));
     }
-    s->kind_reasons[kind].other += (uint64_t)html_rd_count(rd, obj, path, "other");
+    /* the reasons past the list's room are in other already */
+    html_rd_add_count(rd, obj, path, "other", &s->kind_reasons[kind].other);
 }
 
 /* The counts beside the headline ones: connections, -R's arrivals, the

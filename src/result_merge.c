@@ -2,11 +2,13 @@
 #include "result_merge.h"
 
 #include "hdr_codec.h"
+#include "html_internal.h"
 #include "series.h"
 #include "stats.h"
 #include "threshold.h"
 #include "xalloc.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +93,117 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
     return 0;
 }
 
-void result_merge_start(struct result_merge *m, struct result_run *first)
+double result_merge_length(const struct result_run *rr)
 {
-    *m = (struct result_merge){.into = first, .shards = 1};
+    size_t n = rr->r.series.npoints;
+    return n > 1 ? (double)n : 1;
+}
+
+/* What a saved result holds of any count is at most HTML_COUNT_MAX (its
+ * readers' limit). The merge adds two such (the sum so far is checked
+ * after every shard), so no sum can wrap, and one past the limit is
+ * refused: it is no real run, and a merged result must read back. */
+static bool over(uint64_t v)
+{
+    return (double)v > HTML_COUNT_MAX;
+}
+
+/* The first count of s past the limit, named as the JSON names it into
+ * buf; NULL when none is. */
+/* Little's law's sums of nanoseconds (connections.busy_ns ...) are not
+ * counts: they pass 9e15 in a real run. Their sum over the shards must
+ * still read back (a whole number up to INT64_MAX). Returns true, with err,
+ * when it would not. */
+static bool sums_over(const struct stats *a, const struct stats *b, char *err, size_t errlen)
+{
+    const struct {
+        const char *name;
+        uint64_t a, b;
+    } sums[] = {
+        {"busy_ns", a->busy_ns, b->busy_ns}, {"in_flight_ns", a->flight_ns, b->flight_ns},
+        {"waiting_ns", a->queued_ns, b->queued_ns}, {"batches", a->batches, b->batches},
+    };
+    for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++) {
+        uint64_t t;
+        if (__builtin_add_overflow(sums[i].a, sums[i].b, &t) || t > INT64_MAX) {
+            snprintf(err, errlen, "connections.%s: added to the other shards', more than %" PRId64 ": not a real result",
+                     sums[i].name, INT64_MAX);
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *count_over(const struct stats *s, char *buf, size_t len)
+{
+    const struct {
+        const char *name;
+        uint64_t v;
+    } one[] = {
+        {"requests.started", s->started}, {"requests.completed", s->completed}, {"requests.cut_off", s->cut_off},
+        {"bytes.read", s->bytes_read}, {"bytes.written", s->bytes_written}, {"connections_opened", s->connects},
+        {"rate.sent", s->arrivals}, {"rate.unsent", s->unsent}, {"tls.handshakes.full", s->tls_full},
+        {"tls.handshakes.resumed", s->tls_resumed}, {"http2.connections", s->h2_connections},
+        {"http2.http1_fallbacks", s->h1_fallbacks}, {"http2.retried", s->h2_retried},
+        {"http2.header_bytes.wire", s->h2_header_wire}, {"http2.header_bytes.decoded", s->h2_header_decoded},
+        {"failures.other", s->reasons_more_count},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (over(one[i].v))
+            return snprintf(buf, len, "%s", one[i].name), buf;
+    for (int k = 0; k < STATS_ERR_KINDS; k++) {
+        if (over(s->errors[k]))
+            return snprintf(buf, len, "errors.%s", stats_error_name(k)), buf;
+        const struct stats_kind_reasons *kr = &s->kind_reasons[k];
+        for (size_t i = 0; i < kr->n; i++)
+            if (over(kr->r[i].count))
+                return snprintf(buf, len, "%s.reasons \"%.60s\"", stats_error_name(k), kr->r[i].reason), buf;
+        if (over(kr->other))
+            return snprintf(buf, len, "%s.other", stats_error_name(k)), buf;
+    }
+    for (int c = 0; c < STATS_STATUS_MAX; c++)
+        if (over(s->status[c]))
+            return snprintf(buf, len, "status.%d", c), buf;
+    for (size_t i = 0; i < s->nreasons; i++)
+        if (over(s->reasons[i].count))
+            return snprintf(buf, len, "failures.reasons \"%.60s\"", s->reasons[i].reason), buf;
+    for (uint32_t i = 0; i < s->nnames; i++) {
+        const struct stats_name *n = s->names ? s->names[i] : NULL;
+        if (!n)
+            continue;
+        uint64_t most = n->started > n->completed ? n->started : n->completed;
+        if (n->cut_off > most)
+            most = n->cut_off;
+        if (n->reasons_more_count > most)
+            most = n->reasons_more_count;
+        for (int k = 0; k < STATS_ERR_KINDS; k++)
+            most = n->errors[k] > most ? n->errors[k] : most;
+        for (int c = 0; c < STATS_STATUS_MAX; c++)
+            most = n->status[c] > most ? n->status[c] : most;
+        for (size_t r = 0; r < n->nreasons; r++)
+            most = n->reasons[r].count > most ? n->reasons[r].count : most;
+        if (over(most))
+            return snprintf(buf, len, "names.%.60s", n->name), buf;
+    }
+    return NULL;
+}
+
+/* A second's counts, the same way (each at most the limit). */
+static bool point_over(const struct series_point *p)
+{
+    const struct series_counts *c = &p->c;
+    bool o = over(c->requests) || over(c->bytes) || over(c->sent) || over(p->sendlag_count);
+    for (int i = 0; i < SERIES_CLASSES; i++)
+        o |= over(c->status[i]);
+    for (int e = 0; e < SERIES_KINDS; e++)
+        o |= over(c->errors[e]);
+    return o;
+}
+
+void result_merge_start(struct result_merge *m, struct result_run *first, double apart_max)
+{
+    *m = (struct result_merge){.into = first, .shards = 1, .apart_max = apart_max};
+    m->first_start = m->last_start = first->r.start_epoch;
     m->medians = xcalloc(1, sizeof *m->medians);
     if (first->r.saved_conns.n)
         m->medians[m->nmedians++] = first->r.saved_conns.median;
@@ -135,6 +245,11 @@ static int add_point(struct series_point *acc, struct hist **h, const struct ser
             acc->sendlag_p50 = p->sendlag_p50;
         if (p->sendlag_p99 > acc->sendlag_p99)
             acc->sendlag_p99 = p->sendlag_p99;
+    }
+    if (point_over(acc)) {
+        snprintf(err, errlen, "a count, added to the other shards' in that second, is more than %.0f, the most a "
+                 "result counts: not a real result", HTML_COUNT_MAX);
+        return -1;
     }
     return add_hist_text(h, p->latency_count ? p->hist : NULL, err, errlen);
 }
@@ -210,13 +325,24 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
         return -1;
     }
     if (!stats_merge_fits(&a->stats, &b->stats)) {
-        snprintf(err, errlen, "a histogram whose count, added to the other shards', overflows: not a real result");
+        snprintf(err, errlen, "a histogram whose count or sum, added to the other shards', overflows: not a real "
+                 "result");
         return -1;
     }
     /* Each shard's span on the wall clock; with --start-at they start
      * together, else the merged run spans from the first start to the
-     * last end. Seconds of the series align on the earliest start. */
+     * last end. Seconds of the series align on the earliest start, so
+     * the merged series is as long as the starts' spread plus a shard's
+     * series: the spread is bounded first (NaN is refused too). */
     double a0 = a->start_epoch, b0 = b->start_epoch;
+    double first = m->first_start < b0 ? m->first_start : b0, last = m->last_start > b0 ? m->last_start : b0;
+    if (!(last - first <= m->apart_max)) {
+        snprintf(err, errlen, "start_time: %.6f, %.3f s from another shard's start, more than the %.0f s the run "
+                 "lasted: not a shard of this run", b0, fabs(b0 - (b0 == first ? last : first)), m->apart_max);
+        return -1;
+    }
+    m->first_start = first;
+    m->last_start = last;
     double start = a0 < b0 ? a0 : b0;
     long a_off = lround(a0 - start), b_off = lround(b0 - start);
     if (merge_series(&a->series, &b->series, a_off, b_off, err, errlen) < 0)
@@ -227,7 +353,15 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->sent_span_ns = llround(((a_sent > b_sent ? a_sent : b_sent) - start) * 1e9);
     a->t_end = a->duration_ns;
     a->start_epoch = start;
+    if (sums_over(&a->stats, &b->stats, err, errlen))
+        return -1;
     stats_merge(&a->stats, &b->stats);
+    char field[160];
+    if (count_over(&a->stats, field, sizeof field)) {
+        snprintf(err, errlen, "%s: added to the other shards', more than %.0f, the most a result counts: not a "
+                 "real result", field, HTML_COUNT_MAX);
+        return -1;
+    }
     a->interrupted |= b->interrupted;
     a->little_legacy |= b->little_legacy;
     if (!a->unreachable)
@@ -244,15 +378,22 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
         if (kb->max > ka->max)
             ka->max = kb->max;
         ka->by_median = (ka->n && ka->by_median) || kb->by_median; /* a shard from before the mean */
-        ka->n += kb->n;
-        ka->sum += kb->sum;
-        ka->starved += kb->starved; /* each shard's against its own mean */
-        ka->idle_at_end += kb->idle_at_end;
+        /* each shard's starved counted against its own mean */
+        if (__builtin_add_overflow(ka->n, kb->n, &ka->n) || __builtin_add_overflow(ka->sum, kb->sum, &ka->sum) ||
+            __builtin_add_overflow(ka->starved, kb->starved, &ka->starved) ||
+            __builtin_add_overflow(ka->idle_at_end, kb->idle_at_end, &ka->idle_at_end)) {
+            snprintf(err, errlen, "connections: more connections or responses with the other shards' than a count holds");
+            return -1;
+        }
     }
     /* A threshold that stopped one shard stopped part of the run. */
     for (size_t i = 0; i < m->into->o.nfail_if && i < from->o.nfail_if; i++)
         a->thresholds[i].aborted |= b->thresholds[i].aborted;
-    m->into->o.threads += from->o.threads; /* every shard's threads ran the run */
+    /* every shard's threads ran the run */
+    if (__builtin_add_overflow(m->into->o.threads, from->o.threads, &m->into->o.threads)) {
+        snprintf(err, errlen, "options.threads: more threads with the other shards' than a count holds");
+        return -1;
+    }
     /* What may differ from shard to shard is the merged run's only when it
      * does not (null in the JSON otherwise): a seed replays one process. */
     struct options *oa = &m->into->o;

@@ -444,7 +444,11 @@ int result_run_load(const struct json *root, const char *const *exprs, size_t n,
         double sent = html_rd_num(&rd, rt, "rate", "sent_per_sec", false);
         if (!json_in_get(rt, "sent_span_ns") && sent > 0) /* an older result */
             span = (double)r->stats.arrivals * 1e9 / sent;
-        r->sent_span_ns = (int64_t)span;
+        if (!(span <= 1e16)) /* a double past int64 would not convert: 1e7 s, as "duration" */
+            html_rd_fail(&rd, "rate", "sent_per_sec", "%.17g sent over %.17g a second: more than 1e7 s of sending",
+                         (double)r->stats.arrivals, sent);
+        else
+            r->sent_span_ns = (int64_t)span;
     }
     r->t_end = r->duration_ns;
     load_tls(&rd, root, r);

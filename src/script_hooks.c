@@ -267,9 +267,11 @@ int script_response(struct script *s, unsigned slot, bool *failed, char *err, si
 }
 
 /* Calls add(st, id, reason, count) for each reason of the table on top of
- * the stack (reason -> count), and pops it. */
+ * the stack (reason -> count), and pops it. add's result (the reason's new
+ * count, checked by the readers of saved results) is not needed here: a
+ * run's own counts cannot come near a uint64_t's limit. */
 static void take_table(lua_State *L, struct stats *st, uint32_t id,
-                       void (*add)(struct stats *, uint32_t, const char *, uint64_t))
+                       uint64_t (*add)(struct stats *, uint32_t, const char *, uint64_t))
 {
     lua_pushnil(L);
     while (lua_next(L, -2)) {                       /* t reason count */
@@ -280,10 +282,10 @@ static void take_table(lua_State *L, struct stats *st, uint32_t id,
     lua_pop(L, 1);
 }
 
-static void add_run_reason(struct stats *st, uint32_t id, const char *reason, uint64_t n)
+static uint64_t add_run_reason(struct stats *st, uint32_t id, const char *reason, uint64_t n)
 {
     (void)id;
-    stats_add_reason(st, reason, n);
+    return stats_add_reason(st, reason, n);
 }
 
 void script_take_reasons(struct script *s, struct stats *st)

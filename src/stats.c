@@ -106,32 +106,35 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample)
 }
 
 /* Adds n to reason in the list, as a new entry when there is room under
- * max. Returns false when it had no room. */
-static bool add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason, uint64_t n)
+ * max. Returns the entry, or NULL when it had no room. */
+static struct stats_reason *add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason,
+                                       uint64_t n)
 {
     for (size_t i = 0; i < *len; i++) {
         if (strcmp((*list)[i].reason, reason) == 0) {
             (*list)[i].count += n;
-            return true;
+            return &(*list)[i];
         }
     }
     if (*len >= max)
-        return false;
+        return NULL;
     *list = xrealloc(*list, (*len + 1) * sizeof **list);
-    (*list)[(*len)++] = (struct stats_reason){xstrdup(reason), n};
-    return true;
+    (*list)[*len] = (struct stats_reason){xstrdup(reason), n};
+    return &(*list)[(*len)++];
 }
 
-void stats_add_reason(struct stats *s, const char *reason, uint64_t n)
+uint64_t stats_add_reason(struct stats *s, const char *reason, uint64_t n)
 {
-    add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n);
+    return add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n)->count;
 }
 
-void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
+uint64_t stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
 {
     struct stats_kind_reasons *kr = &s->kind_reasons[kind];
-    if (!add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n))
-        kr->other += n;
+    struct stats_reason *r = add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n);
+    if (r)
+        return r->count;
+    return kr->other += n;
 }
 
 struct stats_name *stats_name_add(struct stats *s, uint32_t id, const char *name)
@@ -162,10 +165,10 @@ const struct stats_name *stats_name_find(const struct stats *s, const char *name
     return NULL;
 }
 
-void stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
+uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
 {
     struct stats_name *nm = s->names[id];
-    add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n);
+    return add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n)->count;
 }
 
 uint64_t stats_name_failed(const struct stats_name *n)
@@ -323,10 +326,10 @@ void stats_merge(struct stats *dst, struct stats *src)
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
 }
 
-/* Whether b's count can be added to a's. */
+/* Whether b can be merged into a (its count and sums). */
 static bool fits(const struct hist *a, const struct hist *b)
 {
-    return b->count <= INT64_MAX - a->count;
+    return hist_merge_fits(a, b);
 }
 
 bool stats_merge_fits(const struct stats *dst, const struct stats *src)
@@ -340,6 +343,15 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         const struct stats_name *a = dst->names[i], *b = src->names[i];
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
+    }
+    /* the records metrics_merge merges by name */
+    for (size_t i = 0; i < src->metrics.n; i++) {
+        const struct metric *b = &src->metrics.m[i];
+        for (size_t j = 0; b->kind == METRIC_RECORD && j < dst->metrics.n; j++) {
+            const struct metric *a = &dst->metrics.m[j];
+            if (a->kind == METRIC_RECORD && strcmp(a->name, b->name) == 0 && !fits(&a->values, &b->values))
+                return false;
+        }
     }
     return true;
 }

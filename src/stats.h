@@ -196,13 +196,15 @@ void stats_finish(struct stats *s);
 void stats_merge(struct stats *dst, struct stats *src);
 
 /* Adds n failures with reason (copied) to s's reasons; not errors[], which
- * the request path counts. */
-void stats_add_reason(struct stats *s, const char *reason, uint64_t n);
+ * the request path counts. Returns the reason's count now (a saved
+ * result's reader checks it: a file may repeat a reason). */
+uint64_t stats_add_reason(struct stats *s, const char *reason, uint64_t n);
 
 /* Counts n failures of kind (tls, protocol) under reason (the failure path
  * only: a new reason allocates); the failures themselves are counted in
- * errors[kind] by the caller. */
-void stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n);
+ * errors[kind] by the caller. Returns the reason's count now, or the
+ * kind's other count when the reason found no room. */
+uint64_t stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n);
 
 /* The reasons sorted by count, highest first (ties by reason). */
 void stats_sort_reasons(struct stats *s);
@@ -225,8 +227,9 @@ struct stats_name *stats_name_add(struct stats *s, uint32_t id, const char *name
 /* The figures of the name called name, or NULL. */
 const struct stats_name *stats_name_find(const struct stats *s, const char *name);
 
-/* Adds n failures with reason (copied) to the reasons of name id. */
-void stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n);
+/* Adds n failures with reason (copied) to the reasons of name id. Returns
+ * the reason's count now. */
+uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n);
 
 /* Requests of a name that ended in failure. */
 uint64_t stats_name_failed(const struct stats_name *n);
@@ -242,8 +245,9 @@ uint64_t stats_failed(const struct stats *s);
  * NAMES_MAX names together. */
 int stats_align_names(struct stats *src, const struct stats *dst);
 
-/* Whether every histogram of src can be added to dst's without its count
- * overflowing (names by id, so after stats_align_names): stats_merge
+/* Whether every histogram of src (the names' by id, so after
+ * stats_align_names, and the records' by name) can be added to dst's
+ * without its count or sums overflowing (hist_merge_fits): stats_merge
  * asserts that it can, which a run's workers never come near but
  * histograms read from files (volley merge) may claim. */
 bool stats_merge_fits(const struct stats *dst, const struct stats *src);

@@ -60,7 +60,7 @@ static void fuzz_result(const char *text, size_t size)
         require(result_merge_same_settings(&root, &root, what, sizeof what) == 0, "a result's settings differ from their own", what);
         uint64_t started = a.r.stats.started, completed = a.r.stats.completed;
         struct result_merge m;
-        result_merge_start(&m, &a);
+        result_merge_start(&m, &a, result_merge_length(&a));
         err[0] = '\0';
         int rc = result_merge_add(&m, &b, err, sizeof err);
         require(rc == 0 || err[0], "a merge refused without a message", NULL);

@@ -129,6 +129,25 @@ j["series"]["points"][0]["latency"]["hdr"] = base64.b64encode(blob).decode()
 json.dump(j, open(sys.argv[2], "w"))
 PY
 bad_report big "^volley report: $T/big.json: series.points\[0\].latency.hdr: histogram configuration too large"
+# Counts that add up past what a result holds: 614,401 seconds of 9e15
+# requests each, 1025 to a column of the page's 600, passed int64 (the
+# chart was empty, the sanitizer build aborted). The sum is refused.
+python3 - "$T/out/a.json" "$T/sums.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["series"]["points"] = [{"t": i, "requests": 9000000000000000} for i in range(614401)]
+json.dump(j, open(sys.argv[2], "w"), separators=(",", ":"))
+PY
+bad_report sums "^volley report: $T/sums.json: series.points\[1\]\.requests: 9000000000000000, added to the 9000000000000000 before it, is more than 9000000000000000, the most a result counts: not a real result$"
+# An older result's send span (rate.sent / rate.sent_per_sec) past what
+# an int64 of ns holds: refused, not converted (undefined for a double).
+python3 - "$T/out/a.json" "$T/span.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["rate"] = {"sent": 100, "sent_per_sec": 1e-300}
+json.dump(j, open(sys.argv[2], "w"))
+PY
+bad_report span "^volley report: $T/span.json: rate.sent_per_sec: 100 sent over 1e-300 a second: more than 1e7 s of sending$"
 printf '[1, 2]' > "$T/array.json"
 bad_report array "^volley report: $T/array.json: the result: expected an object, found an array$"
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"

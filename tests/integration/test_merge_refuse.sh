@@ -3,7 +3,8 @@
 # "volley merge: " that names the file, with its own exit status (5 a file
 # that cannot be read or is not a valid result, 6 a shard of another run,
 # 7 settings or histogram configuration differ, 8 a shard given twice, 9 a
-# shard missing; 2 a bad command line, 1 an output not written or no
+# shard missing, 10 shards that started further apart than the run
+# lasted; 2 a bad command line, 1 an output not written or no
 # response completed), writes no output file, and never crashes (no signal,
 # no sanitizer report) nor takes much memory: every merge here runs with its
 # peak RSS measured (under 300 MB; 1 GB under sanitizers, whose allocator
@@ -16,8 +17,9 @@
 # types; edited and hostile histogram blobs (bad base64, flipped bytes,
 # foreign cookies, lengths and configurations that claim a huge size,
 # zero runs past the counts, zlib bombs, counts that overflow 64 bits when
-# added); the same for the shards' interval logs; the command line and the
-# outputs.
+# added); counts and exact sums that add up past what a result holds;
+# start times 10^6 and 3x10^8 s apart; the same for the shards' interval
+# logs; the command line and the outputs.
 source "$TESTLIB"
 PYDIR="$(dirname "$TESTLIB")/py"
 RSS_MAX_KB=$((300 * 1024))
@@ -35,7 +37,12 @@ shard() { # NAME I/N [volley args]
     run_volley "$name" -q -n 24 -c 6 -t 1 --shard "$sh" "$@"
     [ "$RC" = 0 ] && [ -s "$T/$name.json" ] || { echo "shard run $name failed ($RC): $(cat "$T/$name.err")" >&2; exit 1; }
 }
-for i in 0 1 2; do shard "s$i" "$i/3" --run-id rA --hlog "$T/s$i.hlog" "$url"; done
+# The run's three shards at once: shards of one run start within its
+# length of each other (at least 1 s), which runs one after the other
+# need not on a loaded machine. The others are refused before that check.
+pids=()
+for i in 0 1 2; do shard "s$i" "$i/3" --run-id rA --hlog "$T/s$i.hlog" "$url" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p" || exit 1; done
 shard again1 1/3 --run-id rA "$url"           # shard 1 once more: the same index, another file
 shard conns1 1/3 --run-id rA -c 9 "$url"      # another -c
 shard path1 1/3 --run-id rA "${url}other"     # another URL path
@@ -362,6 +369,96 @@ hrefuse hsame 8 s0.hlog "a log given twice" "$H0" "$H0" "$H1" "$H2"
 hrefuse hdup 8 again0.hlog "two logs of shard 0" "$H0" "$T/again0.hlog" "$H1" "$H2"
 hrefuse hmissing 9 "shard 1" "the log of shard 1 missing" "$H0" "$H2"
 
+# Counts that add up past what a result holds (9e15 of anything, the
+# readers' limit, so that no sum can wrap and the merged result reads
+# back): each shard's own is within it, their sum is not; and a status
+# code or a reason a file repeats, each repeat within it, the sum not
+# (3000 of 9e15 passed 2^64: the count wrapped); and histograms' exact
+# sums that overflow when added (signed 128 bits). Exit 5, naming the
+# field.
+python3 - "$S0" "$S1" "$S2" "$T" <<'PY'
+import json, sys
+t = sys.argv[4]
+for i, f in enumerate(sys.argv[1:4]):
+    j = json.load(open(f))
+    j["requests"]["started"] = 5000000000000000
+    json.dump(j, open("%s/many%d.json" % (t, i), "w"))
+for i, f in enumerate(sys.argv[1:3]):  # 38 digits each (what a file may hold), 2^127 passed together
+    j = json.load(open(f))
+    j["latency"]["sum"] = "9" * 38
+    json.dump(j, open("%s/bigsum%d.json" % (t, i), "w"))
+text = open(sys.argv[2]).read()
+dup = '"status": {' + '"200": 9000000000000000, ' * 3000
+open(t + "/dupstatus.json", "w").write(text.replace('"status": {', dup, 1))
+j = json.load(open(sys.argv[2]))
+j["failures"] = {"reasons": [{"reason": "x", "count": 9000000000000000}] * 3000, "other_reasons": 0, "other": 0}
+json.dump(j, open(t + "/dupreason.json", "w"))
+PY
+refuse bigsum 5 bigsum1.json "latency sums that overflow when added" "$T/bigsum0.json" "$T/bigsum1.json" "$S2"
+check_grep "$T/bigsum.err" "bigsum1\.json: a histogram whose count or sum, added to the other shards', overflows" \
+    "latency sums that overflow when added: the message"
+refuse many 5 many1.json "requests.started added up past 9e15" "$T/many0.json" "$T/many1.json" "$T/many2.json"
+check_grep "$T/many.err" "many1\.json: requests\.started: added to the other shards', more than 9000000000000000" \
+    "requests.started added up past 9e15: the field"
+refuse dupstatus 5 dupstatus.json "a status code repeated past 9e15" "$S0" "$T/dupstatus.json" "$S2"
+check_grep "$T/dupstatus.err" "dupstatus\.json: status\.200: 9000000000000000, added to the 9000000000000000" \
+    "a status code repeated past 9e15: the field"
+refuse dupreason 5 dupreason.json "a reason repeated past 9e15" "$S0" "$T/dupreason.json" "$S2"
+check_grep "$T/dupreason.err" "dupreason\.json: failures\.reasons\[1\]\.count: the reason's counts add up" \
+    "a reason repeated past 9e15: the field"
+
+# Shards that started further apart than the run lasted (exit 10): one
+# line naming both files, refused before anything is merged, in a
+# moment, writing nothing (the merge used to fill every second between:
+# 274 MB for 10^6 s, and never ending for 3x10^8 s). The same for an
+# interval log whose StartTime is that far from the others'. Just within
+# the run's length (its longest shard's series, at least 1 s) merges, the
+# series one second longer.
+python3 - "$S1" "$H1" "$T" "$S0" "$S2" <<'PY'
+import json, re, sys
+s1, h1, t = sys.argv[1:4]
+d = json.load(open(s1))
+first = min(json.load(open(f))["start_time"] for f in sys.argv[4:])
+for name, at in (("apart6", d["start_time"] + 1e6), ("apart8", d["start_time"] + 3e8),
+                 ("before", d["start_time"] - 1e6), ("near", first + 0.9)):
+    e = dict(d, start_time=at)
+    json.dump(e, open("%s/%s.json" % (t, name), "w"))
+log = open(h1).read()
+def shift(m):
+    return "%s: %.3f" % (m.group(1), float(m.group(2)) + 1e6)
+open(t + "/apart6.hlog", "w").write(re.sub(r"(StartTime|BaseTime): ([0-9.]+)", shift, log))
+PY
+refuse apart6 10 apart6.json "a shard started 10^6 s after the others" "$S0" "$T/apart6.json" "$S2"
+check_grep "$T/apart6.err" "^volley merge: .*/s[02]\.json and .*/apart6\.json: started (999999|1000000)\.[0-9]+ s apart" \
+    "a shard 10^6 s late: names both files and the gap"
+refuse apart8 10 apart8.json "a shard started 3x10^8 s after the others" "$T/apart8.json" "$S0" "$S2"
+refuse before 10 before.json "a shard started 10^6 s before the others" "$S0" "$S2" "$T/before.json"
+hrefuse hapart 10 apart6.hlog "a log that started 10^6 s after the others" "$H0" "$T/apart6.hlog" "$H2"
+# Within one log the intervals lie where they say: one 10^8 s after the
+# log's start is merged as it is, and the merged log is no longer for it
+# (it has the logs' intervals, nothing for the time between).
+python3 - "$H1" "$T/hfar.hlog" <<'PY'
+import sys
+out = []
+for line in open(sys.argv[1]).read().split("\n"):
+    if line[:1].isdigit():
+        start, rest = line.split(",", 1)
+        line = "%.3f,%s" % (float(start) + 1e8, rest)
+    out.append(line)
+open(sys.argv[2], "w").write("\n".join(out))
+PY
+mrun hfar "$S0" "$S1" "$S2" "$H0" "$T/hfar.hlog" "$H2" --hlog "$T/hfar.merged.hlog"
+sane hfar "an interval 10^8 s into a log"
+check_eq "$RC" 0 "an interval 10^8 s into a log: exit status (stderr: $(head -c 300 "$T/hfar.err"))"
+size=$(wc -c < "$T/hfar.merged.hlog")
+if [ "$size" -lt $(( $(cat "$H0" "$T/hfar.hlog" "$H2" | wc -c) + 1000 )) ]; then ok; else
+    fail "an interval 10^8 s into a log: the merged log has $size bytes"; fi
+mrun near "$S0" "$T/near.json" "$S2"
+sane near "a shard started 0.9 s after the others"
+check_eq "$RC" 0 "a shard started 0.9 s after the others: exit status (stderr: $(head -c 300 "$T/near.err"))"
+check_eq "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["series"]["points"]))' \
+    "$T/near.merged.json")" 2 "a shard started 0.9 s after the others: the merged series' seconds"
+
 # Command line (2) and outputs (1).
 RC=0; "$VOLLEY" merge > "$T/noarg.out" 2> "$T/noarg.err" || RC=$?
 check_eq "$RC" 2 "merge without files: exit status"
@@ -376,7 +473,12 @@ check_eq "$RC" 2 "merge --json to an unwritable path: exit status"
 check_grep "$T/unwritable.err" "dir\.json" "merge --json to an unwritable path: names it"
 # No response completed in any shard: the whole run completed none.
 start_target
-for i in 0 1 2; do run_volley "none$i" -q -n 3 -c 3 -t 1 -T 100ms --shard "$i/3" --run-id rN "http://127.0.0.1:$PORT/never"; done
+pids=()
+for i in 0 1 2; do
+    run_volley "none$i" -q -n 3 -c 3 -t 1 -T 100ms --shard "$i/3" --run-id rN "http://127.0.0.1:$PORT/never" &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
 stop_target
 mrun none "$T/none0.json" "$T/none1.json" "$T/none2.json"
 sane none "no response completed"

@@ -229,7 +229,7 @@ static void downsampling(void)
     free(b);
     /* fewer points than columns: one point per column */
     b = html_series_bins(&rd, &pts, "series.points", 1, 5000, &nb);
-    CHECK(b && nb == POINTS && b[7].requests == (int64_t)h[7].count);
+    CHECK(b && nb == POINTS && b[7].requests == (uint64_t)h[7].count);
     free(b);
     json_in_free(&pts);
     for (int i = 0; i < POINTS; i++)
@@ -398,6 +398,67 @@ static void own_x(void)
     free(out);
 }
 
+/* Counts a crafted file adds up past what a result holds (9e15, html_rd_count's
+ * most): the column refuses with one error naming the point and the field,
+ * never an overflow (1100 points of 9e15 passed int64 in one column). */
+static void sums_refused(void)
+{
+    static const struct {
+        const char *point, *msg;
+    } cases[] = {
+        {"{\"t\": %d, \"requests\": 9000000000000000}", "series.points[1].requests: 9000000000000000, added"},
+        {"{\"t\": %d, \"sent\": 8000000000000000}", "series.points[1].sent: 8000000000000000, added"},
+        {"{\"t\": %d, \"status\": {\"2xx\": 9000000000000000}}", "series.points[1].status.2xx: "},
+        {"{\"t\": %d, \"errors\": {\"timeout\": 9000000000000000}}", "series.points[1].errors.timeout: "},
+        {"{\"t\": %d, \"latency\": {\"count\": 9000000000000000, \"hdr\": \"%s\"}}",
+         "series.points[1].latency.count: 9000000000000000, added"},
+    };
+    struct hist big; /* 9e15 latencies of 1 ms */
+    hist_init_default(&big);
+    hist_record_n(&big, 1000000, 9000000000000000LL);
+    char *big_hdr = hdr_encode(&big, NULL);
+    hist_free(&big);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        check_ctx("case %zu", k);
+        char *text = NULL;
+        size_t tlen = 0;
+        FILE *f = open_memstream(&text, &tlen);
+        fputc('[', f);
+        for (int i = 0; i < 1100; i++) {
+            fputs(i ? ", " : "", f);
+            fprintf(f, cases[k].point, i, big_hdr);
+        }
+        fputc(']', f);
+        fclose(f);
+        struct json pts;
+        char err[400] = "";
+        CHECK(json_in_parse(text, tlen, &pts, err, sizeof err) == 0);
+        struct html_rd rd = {err, sizeof err, false};
+        size_t nb = 7;
+        struct html_bin *b = html_series_bins(&rd, &pts, "series.points", 1, 1, &nb);
+        CHECK(b == NULL && nb == 0 && rd.failed);
+        CHECK_CONTAINS(err, cases[k].msg);
+        free(b);
+        json_in_free(&pts);
+        free(text);
+    }
+    check_ctx(NULL);
+    free(big_hdr);
+    /* A point's count that is not its histogram's: the column's would not be. */
+    char *hdr = empty_hdr();
+    char text[4096];
+    snprintf(text, sizeof text, "[{\"t\": 0, \"latency\": {\"count\": 5, \"hdr\": \"%s\"}}]", hdr);
+    struct json pts;
+    char err[400] = "";
+    CHECK(json_in_parse(text, strlen(text), &pts, err, sizeof err) == 0);
+    struct html_rd rd = {err, sizeof err, false};
+    size_t nb;
+    CHECK(html_series_bins(&rd, &pts, "series.points", 1, 600, &nb) == NULL);
+    CHECK_CONTAINS(err, "series.points[0].latency.count: 5, but its histogram (hdr) holds 0 values");
+    json_in_free(&pts);
+    free(hdr);
+}
+
 int main(void)
 {
     escaping();
@@ -408,5 +469,6 @@ int main(void)
     extremes();
     stacked();
     own_x();
+    sums_refused();
     return check_exit("test_html");
 }
