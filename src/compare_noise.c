@@ -1,8 +1,7 @@
-/* `volley compare`'s noise rule: how large a change between two runs is
- * still within their noise. A percentile's comes from the runs' histograms
- * (a distribution-free interval: the values at the ranks around it); the
- * other figures' from the spread of their per-second samples. And the
- * verdict that follows from it. */
+/* `volley compare`'s noise rule, how large a change between two runs is
+ * still chance, and the verdict that follows: a percentile's noise from the
+ * runs' histograms (a distribution-free interval, the values at the ranks
+ * around it), the other figures' from the spread of their seconds. */
 #include "compare.h"
 
 #include "fmt.h"
