@@ -106,7 +106,10 @@ static void print_limits(const struct compare_limit *ls, const struct compare_ju
     for (size_t i = 0; i < nl; i++) {
         char expr[64];
         quote_printable(expr, sizeof expr, ls[i].expr);
-        printf("  %-*s  %10s  %s\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "ok");
+        if (*j[i].note) /* the verdict on the same figure says otherwise: why */
+            printf("  %-*s  %10s  %-4s  (%s)\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "ok", j[i].note);
+        else
+            printf("  %-*s  %10s  %s\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "ok");
         if (j[i].fails && named < 5) {
             size_t at = strlen(names);
             snprintf(names + at, sizeof names - at, "%s\"%s\"", named++ ? ", " : "", expr);

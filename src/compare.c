@@ -1,7 +1,7 @@
 /* Reading a saved result for `volley compare` into figures and per-second
- * samples, and judging a change against the runs' noise. The file is
- * untrusted: every field is type-checked and named in errors (the field
- * readers are the HTML report's), every histogram decoded with caps. */
+ * samples (the noise rule that judges a change is compare_noise.c's). The
+ * file is untrusted: every field is type-checked and named in errors (the
+ * field readers are the HTML report's), every histogram decoded with caps. */
 #include "compare.h"
 
 #include "stats.h"
@@ -264,40 +264,4 @@ size_t compare_samples(const struct compare_run *r, const struct compare_figure 
             out[n++] = v;
     }
     return n;
-}
-
-/* A run's per-second spread: the standard deviation of its samples
- * relative to their mean; 0 when every sample is 0. */
-static double rel_sd(const double *s, size_t n)
-{
-    double sum = 0, sq = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += s[i];
-    double mean = sum / (double)n;
-    for (size_t i = 0; i < n; i++)
-        sq += (s[i] - mean) * (s[i] - mean);
-    double sd = sqrt(sq / (double)(n - 1));
-    if (mean <= 0)
-        return 0;
-    return sd / mean;
-}
-
-double compare_noise(const double *sb, size_t nb, double vb, const double *sn, size_t nn, double vn)
-{
-    if (nb < 3 || nn < 3 || isnan(vb) || isnan(vn))
-        return NAN;
-    return 2 * fmax(rel_sd(sb, nb) * fabs(vb), rel_sd(sn, nn) * fabs(vn));
-}
-
-enum compare_verdict compare_judge(enum compare_kind kind, double base, double new_, double noise)
-{
-    if (isnan(base) || isnan(new_))
-        return COMPARE_NODATA;
-    double d = new_ - base;
-    double floor_ = kind == COMPARE_SHARE ? 0 : 0.01 * fabs(base);
-    double band = isnan(noise) ? floor_ : fmax(noise, floor_);
-    if (fabs(d) <= band)
-        return COMPARE_SAME;
-    bool up_is_better = kind == COMPARE_RATE;
-    return (d > 0) == up_is_better ? COMPARE_BETTER : COMPARE_WORSE;
 }

@@ -1,7 +1,8 @@
 /* `volley compare`: two saved results (untrusted --json files) read into
  * figures, the change of each figure judged better, worse or the same
- * within the noise of the runs' per-second samples, and the --fail-if
- * limits on those changes (docs/usage.md#volley-compare). */
+ * within the runs' noise (a percentile's from the histograms, the other
+ * figures' from the per-second samples), and the --fail-if limits on
+ * those changes (docs/usage.md#volley-compare). */
 #ifndef VOLLEY_COMPARE_H
 #define VOLLEY_COMPARE_H
 
@@ -56,6 +57,7 @@ struct compare_run {
     double rps, started, failed, kinds[COMPARE_KINDS], responses, non2xx;
     struct compare_point *points; /* whole seconds only (owned) */
     size_t npoints;
+
     /* settings, for the warnings */
     const char *model, *scheme, *method, *url, *http2;
     double rate, connections, threads, duration, requests;
@@ -82,13 +84,29 @@ enum compare_kind compare_figure_kind(const struct compare_figure *f);
  * percentiles have none). */
 size_t compare_samples(const struct compare_run *r, const struct compare_figure *f, double *out, size_t max);
 
-/* The noise rule: the change between two runs that is within their noise,
- * in the figure's unit, from each run's per-second samples (s, n values)
- * and its whole-run value v. A run's spread is the (sample) standard
- * deviation of its samples relative to their mean, times v; the noise is
- * twice the larger of the two runs' spreads. NAN (unknown) when either
- * run has fewer than 3 samples. */
+/* The noise rule (compare_noise.c, docs/usage.md#volley-compare): the
+ * change between two runs that is within their noise, in the figure's
+ * unit. */
+
+/* A percentile's noise for base -> new: each run's distribution-free 95 %
+ * interval for its percentile pct (the values at the ranks n q -+ 1.96
+ * sqrt(n q (1 - q)) of its histogram of n values, q = pct / 100), the
+ * sides that face the other run's value combined as sqrt(a^2 + b^2):
+ * base's upper and new's lower margin when new is the larger. NAN when
+ * either histogram is empty. */
+double compare_pct_noise(const struct hist *hb, const struct hist *hn, double pct);
+
+/* The other figures' noise, from each run's per-second samples (s, n
+ * values) and its whole-run value v: a run's spread is the (sample)
+ * standard deviation of its samples relative to their mean, times v; the
+ * noise is twice the larger of the two runs' spreads. NAN (unknown) when
+ * either run has fewer than 3 samples. */
 double compare_noise(const double *sb, size_t nb, double vb, const double *sn, size_t nn, double vn);
+
+/* The noise of figure f for b -> n: compare_pct_noise on the runs'
+ * histograms for a percentile (latency, service or send lag), else
+ * compare_noise on their per-second samples (compare_samples). */
+double compare_figure_noise(const struct compare_run *b, const struct compare_run *n, const struct compare_figure *f);
 
 enum compare_verdict { COMPARE_NODATA, COMPARE_SAME, COMPARE_BETTER, COMPARE_WORSE };
 
@@ -97,6 +115,11 @@ enum compare_verdict { COMPARE_NODATA, COMPARE_SAME, COMPARE_BETTER, COMPARE_WOR
  * the floor counts) or the floor, 1 % of base for times and rates (none
  * for shares); else BETTER or WORSE by the figure's direction. */
 enum compare_verdict compare_judge(enum compare_kind kind, double base, double new_, double noise);
+
+/* The band a verdict used, as the table prints it, into buf: "±45.7%" of
+ * base (the floor's 1 % when larger), "±0.2pp" for shares, "unknown"
+ * (noise NAN). Returns buf. */
+char *compare_band_text(enum compare_kind kind, double base, double noise, char *buf, size_t len);
 
 /* Limits: `FIGURE OP CHANGE`, FAIL when the change from BASE to NEW is OP
  * CHANGE (docs/usage.md#volley-compare). */
@@ -172,6 +195,11 @@ size_t compare_table(const struct compare_run *b, const struct compare_run *n, s
 struct compare_judged {
     bool fails;
     char change[48]; /* the change it judged: "+8576.6%", "+0pp", "+2.10ms", "no data" */
+    enum compare_verdict verdict; /* the figure's, as the table judges it */
+    /* Why the limit and the verdict disagree, or "": a limit that fails on
+     * a change the verdict calls same or better ("verdict: same, within
+     * the noise ±45.7%"), one that holds on a change it calls worse. */
+    char note[128];
 };
 
 /* Judges ls[0..nl) into out[0..nl). Returns how many failed. */

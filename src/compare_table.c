@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SAMPLES 100000 /* per-second samples used per run (a day and more) */
-
 /* Settings. */
 
 static void describe_model(const struct compare_run *r, char *buf, size_t len)
@@ -134,21 +132,17 @@ static void fmt_verdict(enum compare_kind kind, enum compare_verdict v, double b
                         size_t len)
 {
     static const char *const words[] = {"no data", "same", "better", "worse"};
-    if (v == COMPARE_NODATA) {
+    char band[48];
+    if (v == COMPARE_NODATA)
         snprintf(buf, len, "%s", words[v]);
-    } else if (isnan(noise)) {
+    else if (isnan(noise))
         snprintf(buf, len, "%s (noise unknown)", words[v]);
-    } else if (v != COMPARE_SAME) {
+    else if (v != COMPARE_SAME)
         snprintf(buf, len, "%s", words[v]);
-    } else if (kind == COMPARE_SHARE) {
-        snprintf(buf, len, "same (noise \u00b1%.2gpp)", noise);
-    } else {
-        double band = fmax(noise, 0.01 * fabs(b));
-        if (b != 0)
-            snprintf(buf, len, "same (noise \u00b1%.1f%%)", 100.0 * band / fabs(b));
-        else
-            snprintf(buf, len, "same");
-    }
+    else if (b == 0 && kind != COMPARE_SHARE)
+        snprintf(buf, len, "same");
+    else
+        snprintf(buf, len, "same (noise %s)", compare_band_text(kind, b, noise, band, sizeof band));
 }
 
 /* The table. */
@@ -157,7 +151,6 @@ struct table {
     const struct compare_run *b, *n;
     struct compare_row *rows;
     size_t nrows, max;
-    double *sb, *sn; /* per-second samples, MAX_SAMPLES each */
 };
 
 static void add_row(struct table *t, const struct compare_figure *f)
@@ -167,8 +160,7 @@ static void add_row(struct table *t, const struct compare_figure *f)
     struct compare_row *r = &t->rows[t->nrows++];
     enum compare_kind kind = compare_figure_kind(f);
     double vb = compare_value(t->b, f), vn = compare_value(t->n, f);
-    size_t nb = compare_samples(t->b, f, t->sb, MAX_SAMPLES), nn = compare_samples(t->n, f, t->sn, MAX_SAMPLES);
-    double noise = compare_noise(t->sb, nb, vb, t->sn, nn, vn);
+    double noise = compare_figure_noise(t->b, t->n, f);
     r->fig = *f;
     r->verdict = compare_judge(kind, vb, vn, noise);
     compare_figure_name(f, true, r->name, sizeof r->name);
@@ -181,7 +173,7 @@ static void add_row(struct table *t, const struct compare_figure *f)
 
 size_t compare_table(const struct compare_run *b, const struct compare_run *n, struct compare_row *rows, size_t max)
 {
-    struct table t = {b, n, rows, 0, max, xmalloc(MAX_SAMPLES * sizeof(double)), xmalloc(MAX_SAMPLES * sizeof(double))};
+    struct table t = {b, n, rows, 0, max};
     static const double pcts[4] = {50, 90, 99, 99.9};
     struct compare_figure f = {.src = COMPARE_RPS, .kind = -1};
     add_row(&t, &f);
@@ -210,12 +202,32 @@ size_t compare_table(const struct compare_run *b, const struct compare_run *n, s
             add_row(&t, &f);
         }
     }
-    free(t.sb);
-    free(t.sn);
     return t.nrows;
 }
 
 /* Limits. */
+
+/* Why limit l (failed or not) and the verdict v on its figure disagree,
+ * into note (or ""): a limit fails on a change the verdict calls the same
+ * or better, or holds on one it calls worse. */
+static void disagreement(const struct compare_limit *l, bool fails, enum compare_verdict v, double base,
+                         double noise, char *note, size_t len)
+{
+    enum compare_kind kind = compare_figure_kind(&l->fig);
+    char band[48];
+    compare_band_text(kind, base, noise, band, sizeof band);
+    note[0] = '\0';
+    if (v == COMPARE_NODATA || fails == (v == COMPARE_WORSE))
+        return;
+    if (v == COMPARE_SAME && isnan(noise))
+        snprintf(note, len, "verdict: same, within 1%% of BASE (noise unknown)");
+    else if (v == COMPARE_SAME)
+        snprintf(note, len, "verdict: same, within the noise %s", band);
+    else if (v == COMPARE_BETTER)
+        snprintf(note, len, "verdict: better");
+    else
+        snprintf(note, len, "verdict: worse, beyond the noise %s but within this limit", band);
+}
 
 size_t compare_judge_limits(const struct compare_limit *ls, size_t nl, const struct compare_run *b,
                             const struct compare_run *n, struct compare_judged *out)
@@ -223,14 +235,17 @@ size_t compare_judge_limits(const struct compare_limit *ls, size_t nl, const str
     size_t failed = 0;
     for (size_t i = 0; i < nl; i++) {
         const struct compare_limit *l = &ls[i];
-        double c;
-        out[i].fails = compare_limit_fails(l, compare_value(b, &l->fig), compare_value(n, &l->fig), &c);
+        double c, vb = compare_value(b, &l->fig), vn = compare_value(n, &l->fig);
+        double noise = compare_figure_noise(b, n, &l->fig);
+        out[i].fails = compare_limit_fails(l, vb, vn, &c);
+        out[i].verdict = compare_judge(compare_figure_kind(&l->fig), vb, vn, noise);
         if (isnan(c))
             snprintf(out[i].change, sizeof out[i].change, "no data");
         else if (l->relative)
             snprintf(out[i].change, sizeof out[i].change, "%+.1f%%", c);
         else
             fmt_diff(compare_figure_kind(&l->fig), c, out[i].change, sizeof out[i].change);
+        disagreement(l, out[i].fails, out[i].verdict, vb, noise, out[i].note, sizeof out[i].note);
         failed += out[i].fails;
     }
     return failed;

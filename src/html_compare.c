@@ -97,8 +97,10 @@ static void table(FILE *out, const struct html_compare *c)
         fprintf(out, "</span></td></tr>\n");
     }
     fprintf(out, "</table>\n<p class=\"note\">A change is better or worse when it is larger than the runs' noise "
-                 "(twice the larger of their spreads from second to second) and than 1 %% of BASE; else it is the "
-                 "same. Shares (errors, non-2xx/3xx) change in percentage points (pp).</p>\n");
+                 "and than 1 %% of BASE; else it is the same. A percentile's noise comes from both histograms "
+                 "(the values around it that as many requests could have given, wider when a run's seconds "
+                 "disagree), the other figures' from the spread of their seconds. Shares (errors, non-2xx/3xx) "
+                 "change in percentage points (pp).</p>\n");
 }
 
 static void limits(FILE *out, const struct html_compare *c)
@@ -112,8 +114,13 @@ static void limits(FILE *out, const struct html_compare *c)
         esc(out, c->limits[i].expr);
         fprintf(out, "</code></td><td class=\"n\">");
         esc(out, c->judged[i].change);
-        fprintf(out, "</td><td>%s</td></tr>\n",
-                c->judged[i].fails ? "<span class=\"fail\">FAIL</span>" : "<span class=\"pass\">pass</span>");
+        fprintf(out, "</td><td>%s", c->judged[i].fails ? "<span class=\"fail\">FAIL</span>" : "<span class=\"pass\">pass</span>");
+        if (*c->judged[i].note) {
+            fprintf(out, " <span class=\"note\">(");
+            esc(out, c->judged[i].note);
+            fprintf(out, ")</span>");
+        }
+        fprintf(out, "</td></tr>\n");
     }
     fprintf(out, "</table>\n");
 }

@@ -19,11 +19,22 @@ static_assert(SERIES_CODES == STATS_STATUS_MAX, "the totals count every status c
  * the run's histograms, not from these. */
 #define SERIES_DIGITS 2
 
+/* Spare histograms a recorder starts with: one second handed over and not
+ * yet given back, for latency and send lag, and one more. */
+#define SPARES_AT_START 3
+
 static void lat_init(struct hist *h)
 {
     int rc = hist_init(h, HIST_LOWEST, HIST_HIGHEST, SERIES_DIGITS);
     assert(rc == 0 && "the series histogram configuration must be valid");
     (void)rc;
+}
+
+static struct hist *hist_new(void)
+{
+    struct hist *m = xmalloc(sizeof *m);
+    lat_init(m);
+    return m;
 }
 
 const char *series_class_name(int i)
@@ -89,6 +100,8 @@ void series_rec_init(struct series_rec *r, const struct stats *cum)
     r->cum = cum;
     lat_init(&r->lat);
     lat_init(&r->lag);
+    while (r->nspare < SPARES_AT_START)
+        r->spare[r->nspare++] = hist_new();
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->done_below, 0);
     atomic_init(&r->ended, 0);
@@ -114,12 +127,17 @@ static void hist_drop(struct hist **h)
     }
 }
 
-/* The recorder's histogram h moves to the heap (returned); h starts over. */
-static struct hist *hist_move(struct hist *h)
+/* The recorder's histogram h, full, goes with the record (returned); an
+ * empty spare takes its place, a new one only when the main thread has
+ * given none back (it gives each back within a quarter second, so the
+ * ones made at the start last unless it falls seconds behind). Called
+ * under r->lock. */
+static struct hist *hist_swap(struct series_rec *r, struct hist *h)
 {
-    struct hist *m = xmalloc(sizeof *m);
-    *m = *h;
-    lat_init(h);
+    struct hist *m = r->nspare ? r->spare[--r->nspare] : hist_new();
+    struct hist full = *h;
+    *h = *m;
+    *m = full;
     return m;
 }
 
@@ -127,6 +145,8 @@ void series_rec_free(struct series_rec *r)
 {
     hist_free(&r->lat);
     hist_free(&r->lag);
+    for (size_t i = 0; i < r->nspare; i++)
+        hist_drop(&r->spare[i]);
     for (size_t i = 0; i < r->nout; i++) {
         hist_drop(&r->out[i].latency);
         hist_drop(&r->out[i].sendlag);
@@ -151,14 +171,13 @@ static void hand_over(struct series_rec *r)
     classes_of(sec.codes, sec.c.status);
     if (!r->dirty && !r->lag_dirty && counts_zero(&sec.c))
         return;
-    /* The histograms go with the record; fresh ones take their places (an
-     * allocation once a second, not per request). */
-    if (r->dirty)
-        sec.latency = hist_move(&r->lat);
-    if (r->lag_dirty)
-        sec.sendlag = hist_move(&r->lag);
-    r->dirty = r->lag_dirty = false;
+    /* The histograms go with the record; spares take their places. */
     pthread_mutex_lock(&r->lock);
+    if (r->dirty)
+        sec.latency = hist_swap(r, &r->lat);
+    if (r->lag_dirty)
+        sec.sendlag = hist_swap(r, &r->lag);
+    r->dirty = r->lag_dirty = false;
     if (r->nout == r->cap) {
         r->cap = xgrow(r->cap, r->nout + 1, 16);
         r->out = xrealloc(r->out, r->cap * sizeof *r->out);
@@ -233,6 +252,7 @@ void series_free(struct series *s)
         hist_drop(&s->pend[i].lag);
     }
     free(s->pend);
+    free(s->taken);
     memset(s, 0, sizeof *s);
 }
 
@@ -248,20 +268,19 @@ static struct pending *pending_at(struct series *s, uint64_t index)
     return &s->pend[k];
 }
 
-/* *from merged into *into (or moved there, when *into is empty). */
-static void merge_into(struct hist **into, struct hist **from)
+/* from (or NULL) merged into *into, made on this thread when empty: from
+ * goes back to its worker. */
+static void merge_into(struct hist **into, const struct hist *from)
 {
-    if (!*from)
+    if (!from)
         return;
-    if (!*into) {
-        *into = *from;
-        *from = NULL;
-    } else {
-        hist_merge(*into, *from);
-    }
+    if (!*into)
+        *into = hist_new();
+    hist_merge(*into, from);
 }
 
-/* One worker's second into the pending seconds. */
+/* One worker's second into the pending seconds; its histograms stay in
+ * sec (give_back). */
 static void take(struct series *s, struct series_sec *sec)
 {
     series_counts_add(&s->total, &sec->c);
@@ -276,11 +295,24 @@ static void take(struct series *s, struct series_sec *sec)
     } else {
         struct pending *p = pending_at(s, sec->index);
         series_counts_add(&p->c, &sec->c);
-        merge_into(&p->h, &sec->latency);
-        merge_into(&p->lag, &sec->sendlag);
+        merge_into(&p->h, sec->latency);
+        merge_into(&p->lag, sec->sendlag);
     }
-    hist_drop(&sec->latency);
-    hist_drop(&sec->sendlag);
+}
+
+/* A taken second's histogram *h (or NULL), emptied, back to r's spares. */
+static void give_back(struct series_rec *r, struct hist **h)
+{
+    if (!*h)
+        return;
+    hist_reset(*h);
+    pthread_mutex_lock(&r->lock);
+    if (r->nspare < SERIES_SPARES) {
+        r->spare[r->nspare++] = *h;
+        *h = NULL;
+    }
+    pthread_mutex_unlock(&r->lock);
+    hist_drop(h);
 }
 
 void series_point_latency(struct series_point *p, const struct hist *h)
@@ -368,15 +400,23 @@ void series_collect(struct series *s, bool all)
          * in out by then. */
         bool finished = atomic_load(&r->finished);
         uint64_t below = atomic_load(&r->done_below);
+        /* Copied, not taken away: the worker keeps its array, and grows it
+         * only when this thread falls more than 16 seconds behind. */
         pthread_mutex_lock(&r->lock);
-        struct series_sec *out = r->out;
         size_t n = r->nout;
-        r->out = NULL;
-        r->nout = r->cap = 0;
+        if (n > s->taken_cap) {
+            s->taken_cap = xgrow(s->taken_cap, n, 16);
+            s->taken = xrealloc(s->taken, s->taken_cap * sizeof *s->taken);
+        }
+        if (n)
+            memcpy(s->taken, r->out, n * sizeof *s->taken);
+        r->nout = 0;
         pthread_mutex_unlock(&r->lock);
-        for (size_t i = 0; i < n; i++)
-            take(s, &out[i]);
-        free(out);
+        for (size_t i = 0; i < n; i++) {
+            take(s, &s->taken[i]);
+            give_back(r, &s->taken[i].latency);
+            give_back(r, &s->taken[i].sendlag);
+        }
         if (!finished && below < complete_below)
             complete_below = below;
     }

@@ -30,6 +30,7 @@
 #define SERIES_CLASSES 6       /* status 1xx, 2xx, 3xx, 4xx, 5xx, other */
 #define SERIES_KINDS 9         /* = STATS_ERR_KINDS (checked in series.c) */
 #define SERIES_CODES 600       /* = STATS_STATUS_MAX (checked in series.c) */
+#define SERIES_SPARES 6        /* a recorder's spare histograms, at most */
 
 struct stats;
 
@@ -72,9 +73,14 @@ struct series_rec {
     struct series_counts base; /* the cumulative counts when it began */
     uint64_t base_codes[SERIES_CODES];
     bool dirty;                /* a latency was recorded in it */
-    pthread_mutex_t lock;      /* guards out */
-    struct series_sec *out;
+    pthread_mutex_t lock;      /* guards out and spare */
+    struct series_sec *out;    /* handed over, not yet taken (kept: the main thread copies) */
     size_t nout, cap;
+    /* Empty histograms for the next second's: the main thread gives a
+     * second's back once merged, so once a second costs no allocation on
+     * the worker's thread (test_no_malloc.sh counts that thread's). */
+    struct hist *spare[SERIES_SPARES];
+    size_t nspare;
     _Atomic uint64_t done_below; /* every second below it has been handed over */
     _Atomic uint64_t ended;      /* requests completed or failed, as of the last tick */
     atomic_bool finished;        /* the worker has stopped: all is handed over */
@@ -156,6 +162,8 @@ struct series {
         struct hist *h, *lag;
     } *pend;
     size_t npend;
+    struct series_sec *taken; /* series_collect's copy of a recorder's out */
+    size_t taken_cap;
 };
 
 /* recs: an array the series owns from now on (NULL with nrecs 0: a series

@@ -1,8 +1,11 @@
 # volley compare: two short runs against the test target, one of them
-# against a server that answers 20 ms late (far beyond the per-second noise
-# of a loaded machine). The slower run's latency is
-# "worse" and a `p99 > +10%` limit fails it (exit 99); a run compared with
-# itself is "same" throughout (exit 0); a -c that differs is warned about;
+# against a server that answers 100 ms late: a loaded machine stalls the
+# fast run's tail by some milliseconds, not by a tenth of a second, so the
+# slower run's latency is "worse" whatever the load, and a `p99 > +10%`
+# limit fails it (exit 99). A run compared with itself is "same"
+# throughout (exit 0), whatever its figures; a limit that fails on a change
+# the verdict calls the same, or holds on one it calls worse, says so on
+# its line; a -c that differs is warned about;
 # a truncated or edited file gets one line naming it and the field (exit
 # 1); a bad --fail-if is exit 2 before any file is read. --html writes the
 # same comparison as a page, both results embedded, and leaves the text
@@ -11,7 +14,7 @@ source "$TESTLIB"
 
 start_target
 FAST=$PORT
-start_target --delay-ms 20
+start_target --delay-ms 100
 SLOW=$PORT
 
 run_volley base -q -t 1 -c 4 -d 3s "http://127.0.0.1:$FAST/"
@@ -62,9 +65,17 @@ check_grep "$T/slower.out" '^Warning: URLs differ' "slower: other port, URL warn
 compare faster "$T/slow.json" "$T/base.json" --fail-if 'p99 > +10%'
 check_eq "$RC" 0 "faster: exit status"
 check_grep "$T/faster.out" '^latency p99 .* better' "faster: p99 better"
-# An absolute limit: 20 ms later is more than +1ms, less than +1s.
+# An absolute limit: 100 ms later is more than +1ms, less than +1s; the
+# verdict says worse, and the line that holds says why they differ.
 compare abs "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1s'
 check_eq "$RC" 0 "abs: +1s holds"
+check_grep "$T/abs.out" '^  p50 > \+1s +\+[0-9.]+ms +ok +\(verdict: worse, beyond the noise ±[0-9.]+% but within this limit\)$' \
+    "abs: the limit that holds on a worse p50 says why"
+# A limit that fails on no change at all: the verdict is same, and said.
+compare zero "$T/base.json" "$T/base.json" --fail-if 'p99 >= +0%'
+check_eq "$RC" 99 "zero: exit status"
+check_grep "$T/zero.out" '^  p99 >= \+0% +\+0\.0% +FAIL +\(verdict: same, within the noise ±[0-9.]+%\)$' \
+    "zero: the failed limit on an unchanged p99 says why"
 compare abs2 "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1ms'
 check_eq "$RC" 99 "abs: +1ms fails"
 
@@ -101,8 +112,8 @@ for g, r in zip(got, rows):
     if cls != {"no": "nodata"}.get(verdict.split(" ")[0], verdict.split(" ")[0]): bad.append("class %s for %s" % (cls, verdict))
 # the limits: expression, change and verdict as the text has them (ok is pass)
 lim = [re.split(r" {2,}", l.strip()) for l in text if l.startswith("  ")]
-got = re.findall(r'<tr><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span></td></tr>', page)
-got = [[H.unescape(g[0]), g[1], {"pass": "ok", "FAIL": "FAIL"}[g[2]]] for g in got]
+got = re.findall(r'<tr><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span>(?: <span class="note">(.*?)</span>)?</td></tr>', page)
+got = [[H.unescape(g[0]), g[1], {"pass": "ok", "FAIL": "FAIL"}[g[2]]] + ([H.unescape(g[3])] if g[3] else []) for g in got]
 if got != lim: bad.append("limits %r, the text has %r" % (got, lim))
 # both results, whole
 for id_, f in (("volley-base", sys.argv[3]), ("volley-new", sys.argv[4])):

@@ -182,9 +182,10 @@ static void test_limits(void)
 }
 
 /* A result whose latency histogram holds us[0..n) (µs), its "count" written
- * as latency_count, and npts points of 300 + 10 t requests each, every one
- * with the same histogram. Returns malloc'd text. */
-static char *result_text(const double *us, size_t n, size_t npts, const char *latency_count)
+ * as latency_count, and npts points of 300 + 10 t requests each: with split
+ * false every one with the run's histogram, with split true point t with
+ * the t-th of npts equal chunks of us. Returns malloc'd text. */
+static char *result_text_of(const double *us, size_t n, size_t npts, const char *latency_count, bool split)
 {
     struct hist h;
     hist_init_default(&h);
@@ -203,15 +204,29 @@ static char *result_text(const double *us, size_t n, size_t npts, const char *la
                                  "\"latency\": {\"count\": %s, \"max\": null, \"mean\": null, \"hdr\": \"%s\"},"
                                  "\"series\": {\"interval\": 1, \"points\": [",
                                  npts, latency_count, b64);
-    for (size_t i = 0; i < npts; i++)
+    for (size_t i = 0; i < npts; i++) {
+        struct hist c;
+        hist_init_default(&c);
+        for (size_t k = i * n / npts; split && k < (i + 1) * n / npts; k++)
+            hist_record(&c, (int64_t)(us[k] * 1e3));
+        char *own = split ? hdr_encode(&c, NULL) : NULL;
         at += (size_t)snprintf(t + at, cap - at,
                                "%s{\"t\": %zu, \"requests\": %zu, \"status\": {\"2xx\": %zu, \"5xx\": 1},"
                                "\"errors\": {\"timeout\": %d}, \"latency\": {\"count\": %lld, \"hdr\": \"%s\"}}",
-                               i ? "," : "", i, 300 + 10 * i, 300 + 10 * i, (int)(i % 2), (long long)h.count, b64);
+                               i ? "," : "", i, 300 + 10 * i, 300 + 10 * i, (int)(i % 2),
+                               (long long)(split ? c.count : h.count), split ? own : b64);
+        free(own);
+        hist_free(&c);
+    }
     snprintf(t + at, cap - at, "]}}");
     free(b64);
     hist_free(&h);
     return t;
+}
+
+static char *result_text(const double *us, size_t n, size_t npts, const char *latency_count)
+{
+    return result_text_of(us, n, npts, latency_count, false);
 }
 
 static int load_text(const char *text, struct compare_run *r, char *err, size_t errlen, struct json *root)
@@ -291,6 +306,155 @@ static void test_load(void)
         json_in_free(&root);
     }
     check_ctx(NULL);
+}
+
+/* n latencies (µs) of 8 ms plus an exponential tail of mean 0.65 ms
+ * (p99 about 11 ms), plus shift_us each: a fixed seed, the same draws. */
+static double *draws(size_t n, uint64_t seed, double shift_us)
+{
+    double *us = xmalloc(n * sizeof *us);
+    uint64_t x = seed;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        double u = (double)(x >> 11) * 0x1p-53;
+        us[i] = 8000 - 650 * log(1 - u) + shift_us;
+    }
+    return us;
+}
+
+static void hist_of(struct hist *h, const double *us, size_t n)
+{
+    hist_init_default(h);
+    for (size_t i = 0; i < n; i++)
+        hist_record(h, (int64_t)(us[i] * 1e3));
+}
+
+/* The percentile rule on histograms alone: a 3 ms shift on every request
+ * is worse at every percentile, two samples of one distribution the same,
+ * and the noise shrinks as the samples grow. */
+static void test_pct_noise(void)
+{
+    static const double pcts[] = {50, 90, 99, 99.9};
+    double *a = draws(20000, 1, 0), *b = draws(20000, 2, 0), *slow = draws(20000, 1, 3000);
+    struct hist ha, hb, hs, small_a, small_b;
+    hist_of(&ha, a, 20000);
+    hist_of(&hb, b, 20000);
+    hist_of(&hs, slow, 20000);
+    hist_of(&small_a, a, 200);
+    hist_of(&small_b, b, 200);
+    for (size_t i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+        check_ctx("p%g", pcts[i]);
+        double va = (double)hist_percentile(&ha, pcts[i]), vs = (double)hist_percentile(&hs, pcts[i]);
+        double vb = (double)hist_percentile(&hb, pcts[i]);
+        double shift = compare_pct_noise(&ha, &hs, pcts[i]), same = compare_pct_noise(&ha, &hb, pcts[i]);
+        CHECK(shift > 0 && shift < 0.25 * (vs - va));
+        CHECK_INT(compare_judge(COMPARE_TIME, va, vs, shift), COMPARE_WORSE);
+        CHECK_INT(compare_judge(COMPARE_TIME, vs, va, compare_pct_noise(&hs, &ha, pcts[i])), COMPARE_BETTER);
+        CHECK_INT(compare_judge(COMPARE_TIME, va, vb, same), COMPARE_SAME);
+        CHECK(compare_pct_noise(&small_a, &small_b, pcts[i]) > same);
+        CHECK(compare_pct_noise(&ha, &ha, pcts[i]) >= 0);
+    }
+    check_ctx(NULL);
+    /* p99 here: about +27 %, the figure, and the noise a few % */
+    double p99a = (double)hist_percentile(&ha, 99), p99s = (double)hist_percentile(&hs, 99);
+    CHECK(p99s / p99a > 1.2 && p99s / p99a < 1.35);
+    CHECK(compare_pct_noise(&ha, &hs, 99) < 0.05 * p99a);
+    struct hist empty;
+    hist_init_default(&empty);
+    CHECK(isnan(compare_pct_noise(&ha, &empty, 99)));
+    hist_free(&empty);
+    hist_free(&ha);
+    hist_free(&hb);
+    hist_free(&hs);
+    hist_free(&small_a);
+    hist_free(&small_b);
+    free(a);
+    free(b);
+    free(slow);
+}
+
+static int ascending(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The row whose name is name in rows[0..n), or NULL. */
+static const struct compare_row *row(const struct compare_row *rows, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return &rows[i];
+    return NULL;
+}
+
+/* Whole results: seconds that disagree (each holds a sorted quarter of
+ * the run, so its p99 is far from the next one's) do not hide a 3 ms
+ * shift, and a limit that disagrees with the verdict says why. */
+static void test_verdicts(void)
+{
+    double *a = draws(20000, 1, 0), *b = draws(20000, 2, 0), *slow = draws(20000, 1, 3000);
+    qsort(a, 20000, sizeof *a, ascending);
+    qsort(slow, 20000, sizeof *slow, ascending);
+    char *ta = result_text_of(a, 20000, 4, "20000", true), *tb = result_text_of(b, 20000, 4, "20000", true);
+    char *ts = result_text_of(slow, 20000, 4, "20000", true);
+    const char *texts[3] = {ta, tb, ts};
+    struct json root[3];
+    struct compare_run r[3];
+    char err[512];
+    for (int i = 0; i < 3; i++)
+        if (!CHECK_INT(load_text(texts[i], &r[i], err, sizeof err, &root[i]), 0)) {
+            fprintf(stderr, "    error: %s\n", err);
+            return;
+        }
+    struct compare_row rows[COMPARE_MAX_ROWS];
+    size_t n = compare_table(&r[0], &r[2], rows, COMPARE_MAX_ROWS);
+    static const char *const worse[] = {"latency p50", "latency p90", "latency p99", "latency p99.9"};
+    for (size_t i = 0; i < 4; i++) {
+        const struct compare_row *w = row(rows, n, worse[i]);
+        check_ctx("%s", worse[i]);
+        if (CHECK(w != NULL)) {
+            CHECK_INT(w->verdict, COMPARE_WORSE);
+            CHECK_STR(w->verdict_text, "worse");
+        }
+    }
+    check_ctx(NULL);
+    n = compare_table(&r[0], &r[1], rows, COMPARE_MAX_ROWS);
+    const struct compare_row *p99 = row(rows, n, "latency p99");
+    if (CHECK(p99 != NULL))
+        CHECK_CONTAINS(p99->verdict_text, "same (noise \u00b1");
+
+    static const char *const exprs[] = {"p99 > +10%", "p99 > +50%", "p95 > +10%", "p99 >= -50%"};
+    struct compare_limit l[4];
+    struct compare_judged j[4];
+    for (int i = 0; i < 4; i++)
+        CHECK_INT(compare_limit_parse(&l[i], exprs[i], err, sizeof err), 0);
+    /* +27 %: fails, worse: they agree, no note */
+    CHECK_INT(compare_judge_limits(l, 3, &r[0], &r[2], j), 2);
+    CHECK(j[0].fails && j[0].verdict == COMPARE_WORSE);
+    CHECK_STR(j[0].note, "");
+    /* holds, but worse beyond the noise: said */
+    CHECK(!j[1].fails && j[1].verdict == COMPARE_WORSE);
+    CHECK_CONTAINS(j[1].note, "verdict: worse, beyond the noise \u00b1");
+    CHECK_CONTAINS(j[1].note, "% but within this limit");
+    /* a percentile the table has no row for is judged all the same */
+    CHECK(j[2].fails && j[2].verdict == COMPARE_WORSE);
+    /* fails on a change within the noise: said */
+    CHECK_INT(compare_judge_limits(l + 3, 1, &r[0], &r[1], j), 1);
+    CHECK_INT(j[0].verdict, COMPARE_SAME);
+    CHECK_CONTAINS(j[0].note, "verdict: same, within the noise \u00b1");
+    for (int i = 0; i < 4; i++)
+        compare_limit_free(&l[i]);
+    for (int i = 0; i < 3; i++) {
+        compare_free(&r[i]);
+        json_in_free(&root[i]);
+    }
+    free(ta);
+    free(tb);
+    free(ts);
+    free(a);
+    free(b);
+    free(slow);
 }
 
 /* text with every "from" replaced by "to" (malloc'd). */
@@ -388,8 +552,10 @@ static void test_page(void)
     CHECK_CONTAINS(page, "<tr class=\"differ\"><th>method</th>");
     CHECK_CONTAINS(page, "<tr><td><code>p99 &gt; +10%</code></td><td class=\"n\">+0.0%</td>"
                          "<td><span class=\"pass\">pass</span></td></tr>");
+    /* it fails on a change the verdict calls the same: said */
     CHECK_CONTAINS(page, "<tr><td><code>errors &gt;= +0%</code></td><td class=\"n\">+0pp</td>"
-                         "<td><span class=\"fail\">FAIL</span></td></tr>");
+                         "<td><span class=\"fail\">FAIL</span> <span class=\"note\">(verdict: same, within the "
+                         "noise \u00b1");
     /* a row per figure, the same results: every verdict the same */
     size_t trs = 0;
     for (const char *p = strstr(page, "<tr><td>"); p; p = strstr(p + 1, "<tr><td>"))
@@ -418,6 +584,8 @@ int main(void)
 {
     test_judge();
     test_noise();
+    test_pct_noise();
+    test_verdicts();
     test_parse();
     test_limits();
     test_load();
