@@ -4,7 +4,8 @@
  * budget, the schedule's arrivals) by conn.c's begin_request, which hands
  * each one here as an HTTP/1 request string; it is taken apart into HTTP/2
  * headers when its stream is opened (conn_h2_req.c). h2.c does the
- * framing; this file owns the socket I/O, the timers and the accounting.
+ * framing, and its events per stream are taken in conn_h2_events.c; this
+ * file owns the slots, the socket I/O, the timers, retries and losses.
  * Nothing here allocates on the steady path: slot buffers grow to the
  * largest request and response once. */
 #include "conn.h"
@@ -20,30 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void on_begin(void *conn, void *stream);
-static void on_status(void *conn, void *stream, int status);
-static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
-                      bool trailer);
-static void on_data(void *conn, void *stream, const char *data, size_t len);
-static void on_close(void *conn, void *stream, uint32_t error, const char *why);
-static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
-static void on_settings(void *conn, uint32_t max_streams);
-static void on_error(void *conn, const char *reason);
-
 static bool flush(struct conn *c);
 static void after_streams(struct conn *c);
-static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
-
-/* With a response() hook, which sees the fields (and their size), and
- * without: then h2.c hands none on. */
-static const struct h2_events events = {on_begin, on_status, on_header, on_data,
-                                        on_close, on_goaway, on_settings, on_error};
-static const struct h2_events events_no_fields = {on_begin, on_status, NULL, on_data,
-                                                  on_close, on_goaway, on_settings, on_error};
 
 /* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
  * life). */
-static void append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+void conn_h2_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
 {
     if (*len + n > *cap) {
         *cap = xgrow(*cap, *len + n, 1024);
@@ -130,7 +113,7 @@ static void arm_deadline(struct conn *c)
 
 /* A stream ended without a response (why: a failure kind): counted, its
  * slot freed. */
-static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
+void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
     bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT;
@@ -145,7 +128,7 @@ static void stream_failed(struct conn *c, struct conn_stream *st, enum stats_err
 }
 
 /* Forgets what the slot's stream received (a new request, or a retry). */
-static void fresh_response(struct conn_stream *st)
+void conn_h2_fresh_response(struct conn_stream *st)
 {
     st->t_sent = 0;
     st->t_first = 0;
@@ -173,7 +156,7 @@ static void stream_failed_unslotted(struct conn *c)
  * backoff's steps on this connection (10 ms, 20 ms, 40 ms); one GOAWAY left
  * goes on the next connection, which backs off when this one answered
  * nothing (lost). */
-static void retry(struct conn *c, struct conn_stream *st, bool refused)
+void conn_h2_retry(struct conn *c, struct conn_stream *st, bool refused)
 {
     struct conn_shared *sh = c->sh;
     if (st->retries >= CONN_H2_RETRIES) {
@@ -185,13 +168,13 @@ static void retry(struct conn *c, struct conn_stream *st, bool refused)
             snprintf(why, sizeof why, "GOAWAY %s last_stream_id %d, retried %d times",
                      h2_error_name(c->h2_goaway_error), (int)c->h2_last_id, CONN_H2_RETRIES);
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        stream_failed(c, st, STATS_ERR_PROTOCOL);
+        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
     st->retries++;
     sh->stats->h2_retried++;
     st->id = 0;
-    fresh_response(st);
+    conn_h2_fresh_response(st);
     st->t_retry = 0;
     if (refused) {
         st->t_retry = clock_now_ns() + (int64_t)(CONN_BACKOFF_FIRST * 1e9) * (1 << (st->retries - 1));
@@ -215,7 +198,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->name = c->name;
     st->retries = 0;
     st->t_retry = 0;
-    fresh_response(st);
+    conn_h2_fresh_response(st);
     st->req_ix = c->req_ix;
     if (c->req_ix != CONN_REQ_HOOK) {
         st->req = c->req; /* lives as long as the run */
@@ -223,155 +206,19 @@ void conn_h2_add(struct conn *c, int64_t now)
         /* A hook's string is anchored only until this connection's next
          * request(): copied. */
         st->own_len = 0;
-        append(&st->own_req, &st->own_len, &st->own_cap, c->req, c->req_len);
+        conn_h2_append(&st->own_req, &st->own_len, &st->own_cap, c->req, c->req_len);
         st->req = st->own_req;
     }
     st->req_len = c->req_len;
     if (c->h2 && c->state == CONN_H2) {
         if (!conn_h2_submit(c, st))
-            stream_failed(c, st, STATS_ERR_PROTOCOL);
+            conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
         /* From fill() the frames go out together afterwards; from the
          * schedule (conn_send) now. */
         if (!c->h2_filling)
             after_streams(c);
     }
     /* else: queued until the connection is ready (conn_h2_ready) */
-}
-
-/* The response so far as HTTP/1 text, for response(): "HTTP/1.1 200\r\n",
- * the headers, a blank line, then the body (so the hook sees what it sees
- * over HTTP/1, and the bridge reads it the same way), then any trailers
- * as header lines from trailers_at on (res.trailers; not the body). */
-static void capture(struct conn_stream *st, const char *p, size_t n)
-{
-    /* Past --max-body only the length grows (the stream then fails
-     * validation, as over HTTP/1); the buffer stops growing. */
-    if (st->cap_len + n > st->c->sh->max_body) {
-        st->cap_len += n;
-        return;
-    }
-    append(&st->cap, &st->cap_len, &st->cap_size, p, n);
-}
-
-static void on_begin(void *conn, void *stream)
-{
-    (void)conn;
-    struct conn_stream *st = stream;
-    if (st->t_first == 0)
-        st->t_first = clock_now_ns();
-}
-
-static void on_status(void *conn, void *stream, int status)
-{
-    struct conn *c = conn;
-    struct conn_stream *st = stream;
-    st->status = status;
-    st->rx_bytes += 7 + 3 + 4; /* as a field would count */
-    c->h2_answered = true;
-    c->backoff = 0; /* the connection works: the next failure backs off from the start */
-    if (c->sh->capture) {
-        char line[32];
-        int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
-        st->cap_len = 0;
-        capture(st, line, (size_t)n);
-    }
-}
-
-/* The blank line that ends the captured head, once. */
-static void end_head(struct conn_stream *st)
-{
-    if (!st->body_started) {
-        capture(st, "\r\n", 2);
-        st->body_started = true;
-    }
-}
-
-static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
-                      bool trailer)
-{
-    struct conn *c = conn;
-    struct conn_stream *st = stream;
-    st->rx_bytes += nlen + vlen + 4;
-    if (c->sh->capture && trailer && !st->trailers_at) {
-        end_head(st);
-        st->trailers_at = st->cap_len; /* the body ends here */
-    }
-    if (c->sh->capture) {
-        capture(st, name, nlen);
-        capture(st, ": ", 2);
-        capture(st, value, vlen);
-        capture(st, "\r\n", 2);
-    }
-}
-
-static void on_data(void *conn, void *stream, const char *data, size_t len)
-{
-    struct conn *c = conn;
-    struct conn_stream *st = stream;
-    if (c->sh->capture)
-        end_head(st);
-    st->rx_bytes += len;
-    if (c->sh->capture)
-        capture(st, data, len);
-}
-
-static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
-{
-    struct conn *c = conn;
-    c->h2_goaway = true;
-    c->h2_last_id = last_stream_id;
-    c->h2_goaway_error = error;
-}
-
-/* The server's SETTINGS: new streams may go (fill waits for them); a limit
- * below --streams is kept for the report. */
-static void on_settings(void *conn, uint32_t max_streams)
-{
-    struct conn *c = conn;
-    struct conn_shared *sh = c->sh;
-    c->h2_settings = true;
-    if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
-        sh->stats->h2_peer_limit = max_streams;
-}
-
-/* nghttp2 found the server breaking the protocol: the connection fails
- * once h2_recv returns. */
-static void on_error(void *conn, const char *reason)
-{
-    struct conn *c = conn;
-    (void)reason; /* h2_error() keeps it for after h2_recv */
-    c->h2_broken = true;
-}
-
-static void on_close(void *conn, void *stream, uint32_t error, const char *why)
-{
-    struct conn *c = conn;
-    struct conn_shared *sh = c->sh;
-    struct conn_stream *st = stream;
-    int64_t now = clock_now_ns();
-    if (why) {
-        /* The server answered, but not in HTTP (h2.c's checks). */
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        stream_failed(c, st, STATS_ERR_PROTOCOL);
-        return;
-    }
-    if (error != 0 || st->status == 0) {
-        bool unprocessed = c->h2_goaway && st->id > c->h2_last_id;
-        if (unprocessed || error == H2_REFUSED_STREAM) {
-            retry(c, st, !unprocessed);
-            return;
-        }
-        if (c->h2_broken)
-            return; /* the connection failed: counted once it is closed */
-        char why[64];
-        snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        stream_failed(c, st, STATS_ERR_PROTOCOL);
-        return;
-    }
-    if (sh->capture)
-        end_head(st);
-    conn_complete_stream(c, st, now);
 }
 
 void conn_h2_drop(struct conn *c)
@@ -432,11 +279,11 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
         if (!st->active)
             continue;
         if (c->h2_goaway && st->id > c->h2_last_id)
-            retry(c, st, false); /* sent and not processed */
+            conn_h2_retry(c, st, false); /* sent and not processed */
         else if (c->h2_goaway && st->id == 0)
-            fresh_response(st); /* never sent (or counted as retried already): not a retry */
+            conn_h2_fresh_response(st); /* never sent (or counted as retried already): not a retry */
         else
-            stream_failed(c, st, why);
+            conn_h2_stream_failed(c, st, why);
     }
     conn_close_socket(c, clean);
     if (!c->h2_answered && (c->pending > 0 || sh->budget > 0)) {
@@ -463,7 +310,7 @@ void conn_h2_reconnect(struct conn *c)
         if (!st->active)
             continue;
         if (now - st->t_start >= sh->timeout_ns)
-            stream_failed(c, st, STATS_ERR_TIMEOUT);
+            conn_h2_stream_failed(c, st, STATS_ERR_TIMEOUT);
         else if (st->t_start < c->t_start)
             c->t_start = st->t_start;
     }
@@ -506,7 +353,7 @@ static bool flush(struct conn *c)
                 drained = true;
                 break;
             }
-            append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
+            conn_h2_append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
         }
         if (c->out_off == c->out_len)
             break;
@@ -616,7 +463,7 @@ static void after_streams(struct conn *c)
             st->t_retry = 0;
         }
         if (!conn_h2_submit(c, st))
-            stream_failed(c, st, STATS_ERR_PROTOCOL);
+            conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
     }
     if (sh->keepalive && c->h2_settings)
         fill(c);
@@ -635,7 +482,7 @@ static void after_streams(struct conn *c)
 void conn_h2_ready(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    c->h2 = h2_session_new(sh->script_response ? &events : &events_no_fields, c, sh->h2_window, sh->pool);
+    c->h2 = h2_session_new(sh->script_response ? &conn_h2_events : &conn_h2_events_no_fields, c, sh->h2_window, sh->pool);
     if (!c->h2) {
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
@@ -740,7 +587,7 @@ void conn_h2_timer(struct conn *c)
         if (st->id > 0 && c->h2)
             h2_cancel(c->h2, st->id); /* forgets st: its slot may be reused at once */
         st->id = -1; /* its close, if any, is ignored */
-        stream_failed(c, st, STATS_ERR_TIMEOUT);
+        conn_h2_stream_failed(c, st, STATS_ERR_TIMEOUT);
     }
     after_streams(c);
 }

@@ -1,7 +1,8 @@
-/* Shared by the two halves of the connection state machine: conn.c
- * (connecting, writing, failures, timers, the open model's hand-over) and
- * conn_read.c (reading, framing and completing responses). Nothing else
- * includes it. */
+/* Shared by the files of the connection state machine: conn.c
+ * (connecting, writing, failures, timers, the open model's hand-over),
+ * conn_read.c (reading, framing and completing responses) and HTTP/2's
+ * conn_h2.c, conn_h2_req.c and conn_h2_events.c. Nothing else includes
+ * it. */
 #ifndef VOLLEY_CONN_INTERNAL_H
 #define VOLLEY_CONN_INTERNAL_H
 
@@ -115,5 +116,23 @@ void conn_h2_release(struct conn *c, struct conn_stream *st);
 /* The socket of an HTTP/2 connection closes: its session goes (after the
  * current nghttp2 call, if inside one). */
 void conn_h2_closed(struct conn *c);
+
+/* Between conn_h2.c and conn_h2_events.c: */
+/* Appends n bytes to a slot buffer grown geometrically (kept for the
+ * slot's life: no allocation once it is as large as the largest). */
+void conn_h2_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n);
+/* A stream ended without a response (why: a failure kind): counted, its
+ * slot freed. */
+void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why);
+/* Forgets what the slot's stream received (a new request, or a retry). */
+void conn_h2_fresh_response(struct conn_stream *st);
+/* st was not processed (refused: RST_STREAM REFUSED_STREAM; or above a
+ * GOAWAY's last stream id): sent again, at most CONN_H2_RETRIES times,
+ * then failed with the server's reason. */
+void conn_h2_retry(struct conn *c, struct conn_stream *st, bool refused);
+struct h2_events;
+/* h2.c's events for c's session: with the fields (a response() hook reads
+ * them) or without. */
+extern const struct h2_events conn_h2_events, conn_h2_events_no_fields;
 
 #endif

@@ -1,0 +1,167 @@
+/* HTTP/2 on a connection, what nghttp2 tells of each stream (h2.c's
+ * events): the response's first byte, status, fields and data captured for
+ * response() as HTTP/1 text (trailers after the body), and how the stream
+ * ended: whole (conn_complete_stream), refused or unprocessed (retried),
+ * reset or malformed (failed with the reason); GOAWAY, SETTINGS and a
+ * broken protocol marked on the connection for conn_h2.c. */
+#include "conn.h"
+
+#include "clock.h"
+#include "conn_internal.h"
+#include "h2.h"
+
+#include <stdio.h>
+
+static void on_begin(void *conn, void *stream);
+static void on_status(void *conn, void *stream, int status);
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer);
+static void on_data(void *conn, void *stream, const char *data, size_t len);
+static void on_close(void *conn, void *stream, uint32_t error, const char *why);
+static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error);
+static void on_settings(void *conn, uint32_t max_streams);
+static void on_error(void *conn, const char *reason);
+
+
+/* The response so far as HTTP/1 text, for response(): "HTTP/1.1 200\r\n",
+ * the headers, a blank line, then the body (so the hook sees what it sees
+ * over HTTP/1, and the bridge reads it the same way), then any trailers
+ * as header lines from trailers_at on (res.trailers; not the body). */
+static void capture(struct conn_stream *st, const char *p, size_t n)
+{
+    /* Past --max-body only the length grows (the stream then fails
+     * validation, as over HTTP/1); the buffer stops growing. */
+    if (st->cap_len + n > st->c->sh->max_body) {
+        st->cap_len += n;
+        return;
+    }
+    conn_h2_append(&st->cap, &st->cap_len, &st->cap_size, p, n);
+}
+
+static void on_begin(void *conn, void *stream)
+{
+    (void)conn;
+    struct conn_stream *st = stream;
+    if (st->t_first == 0)
+        st->t_first = clock_now_ns();
+}
+
+static void on_status(void *conn, void *stream, int status)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    st->status = status;
+    st->rx_bytes += 7 + 3 + 4; /* as a field would count */
+    c->h2_answered = true;
+    c->backoff = 0; /* the connection works: the next failure backs off from the start */
+    if (c->sh->capture) {
+        char line[32];
+        int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
+        st->cap_len = 0;
+        capture(st, line, (size_t)n);
+    }
+}
+
+/* The blank line that ends the captured head, once. */
+static void end_head(struct conn_stream *st)
+{
+    if (!st->body_started) {
+        capture(st, "\r\n", 2);
+        st->body_started = true;
+    }
+}
+
+static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
+                      bool trailer)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    st->rx_bytes += nlen + vlen + 4;
+    if (c->sh->capture && trailer && !st->trailers_at) {
+        end_head(st);
+        st->trailers_at = st->cap_len; /* the body ends here */
+    }
+    if (c->sh->capture) {
+        capture(st, name, nlen);
+        capture(st, ": ", 2);
+        capture(st, value, vlen);
+        capture(st, "\r\n", 2);
+    }
+}
+
+static void on_data(void *conn, void *stream, const char *data, size_t len)
+{
+    struct conn *c = conn;
+    struct conn_stream *st = stream;
+    if (c->sh->capture)
+        end_head(st);
+    st->rx_bytes += len;
+    if (c->sh->capture)
+        capture(st, data, len);
+}
+
+static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
+{
+    struct conn *c = conn;
+    c->h2_goaway = true;
+    c->h2_last_id = last_stream_id;
+    c->h2_goaway_error = error;
+}
+
+/* The server's SETTINGS: new streams may go (fill waits for them); a limit
+ * below --streams is kept for the report. */
+static void on_settings(void *conn, uint32_t max_streams)
+{
+    struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
+    c->h2_settings = true;
+    if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
+        sh->stats->h2_peer_limit = max_streams;
+}
+
+/* nghttp2 found the server breaking the protocol: the connection fails
+ * once h2_recv returns. */
+static void on_error(void *conn, const char *reason)
+{
+    struct conn *c = conn;
+    (void)reason; /* h2_error() keeps it for after h2_recv */
+    c->h2_broken = true;
+}
+
+static void on_close(void *conn, void *stream, uint32_t error, const char *why)
+{
+    struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
+    struct conn_stream *st = stream;
+    int64_t now = clock_now_ns();
+    if (why) {
+        /* The server answered, but not in HTTP (h2.c's checks). */
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        return;
+    }
+    if (error != 0 || st->status == 0) {
+        bool unprocessed = c->h2_goaway && st->id > c->h2_last_id;
+        if (unprocessed || error == H2_REFUSED_STREAM) {
+            conn_h2_retry(c, st, !unprocessed);
+            return;
+        }
+        if (c->h2_broken)
+            return; /* the connection failed: counted once it is closed */
+        char why[64];
+        snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
+        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        return;
+    }
+    if (sh->capture)
+        end_head(st);
+    conn_complete_stream(c, st, now);
+}
+
+/* With a response() hook, which sees the fields (and their size), and
+ * without: then h2.c hands none on. */
+const struct h2_events conn_h2_events = {on_begin, on_status, on_header, on_data,
+                                        on_close, on_goaway, on_settings, on_error};
+const struct h2_events conn_h2_events_no_fields = {on_begin, on_status, NULL, on_data,
+                                                  on_close, on_goaway, on_settings, on_error};
