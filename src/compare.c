@@ -123,13 +123,11 @@ static void read_series(struct html_rd *rd, struct compare_run *r, const struct 
         }
         double t = html_rd_num(rd, p, at, "t", false);
         double start = (isnan(t) ? (double)i : t) * interval;
-        double span = fmin(interval, duration - start), own = html_rd_num(rd, p, at, "span", false);
+        double span = fmin(interval, duration - start), own = html_rd_span(rd, p, at, interval);
+        if (rd->failed)
+            return;
         if (isnan(duration))
             span = interval;
-        if (!isnan(own) && !(own > 0 && own <= interval)) {
-            html_rd_fail(rd, at, "span", "expected seconds above 0, at most the interval (%.17g)", interval);
-            return;
-        }
         if (!isnan(own))
             span = own;
         if (span < interval / 2)

@@ -57,7 +57,6 @@ struct compare_run {
     double rps, started, failed, kinds[COMPARE_KINDS], responses, non2xx;
     struct compare_point *points; /* whole seconds only (owned) */
     size_t npoints;
-
     /* settings, for the warnings */
     const char *model, *scheme, *method, *url, *http2;
     double rate, connections, threads, duration, requests;

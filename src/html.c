@@ -121,6 +121,16 @@ uint64_t html_rd_add_count(struct html_rd *rd, const struct json *obj, const cha
     return html_rd_add(rd, path, key, sum, html_rd_count(rd, obj, path, key));
 }
 
+double html_rd_span(struct html_rd *rd, const struct json *p, const char *path, double interval)
+{
+    double span = html_rd_num(rd, p, path, "span", false);
+    if (!isnan(span) && !(span > 0 && span <= interval)) {
+        html_rd_fail(rd, path, "span", "expected seconds above 0, at most the interval (%.17g)", interval);
+        return NAN;
+    }
+    return span;
+}
+
 bool html_rd_hist(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
 {
     size_t len;

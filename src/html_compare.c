@@ -98,9 +98,9 @@ static void table(FILE *out, const struct html_compare *c)
     }
     fprintf(out, "</table>\n<p class=\"note\">A change is better or worse when it is larger than the runs' noise "
                  "and than 1 %% of BASE; else it is the same. A percentile's noise comes from both histograms "
-                 "(the values around it that as many requests could have given, wider when a run's seconds "
-                 "disagree), the other figures' from the spread of their seconds. Shares (errors, non-2xx/3xx) "
-                 "change in percentage points (pp).</p>\n");
+                 "(the values around it that as many requests could have given by chance), the other figures' "
+                 "from the spread of their seconds. Shares (errors, non-2xx/3xx) change in percentage points "
+                 "(pp).</p>\n");
 }
 
 static void limits(FILE *out, const struct html_compare *c)

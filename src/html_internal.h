@@ -46,6 +46,12 @@ uint64_t html_rd_add_count(struct html_rd *rd, const struct json *obj, const cha
 /* The same for a count v already read (at most HTML_COUNT_MAX). */
 uint64_t html_rd_add(struct html_rd *rd, const char *path, const char *key, uint64_t *sum, double v);
 
+/* Series point p's "span" (p at path): the seconds the run's last point
+ * covers when it ends within its interval. Above 0 and at most interval,
+ * or rd fails naming it; NAN when absent (the point covers its interval)
+ * or on failure. */
+double html_rd_span(struct html_rd *rd, const struct json *p, const char *path, double interval);
+
 /* obj's "hdr" (obj at path) decoded into *h (hdr_decode, capped), which the
  * caller then owns (hist_free). Returns false, with rd failed, when it is
  * missing or does not decode. */

@@ -91,9 +91,7 @@ struct html_bin *html_series_bins(struct html_rd *rd, const struct json *points,
             }
             /* The run's last point may cover part of its interval, and
              * says how much: the column's rates are per second of that. */
-            double span = html_rd_num(rd, p, at, "span", false);
-            if (!isnan(span) && !(span > 0 && span <= interval))
-                html_rd_fail(rd, at, "span", "expected seconds above 0, at most the interval (%g)", interval);
+            double span = html_rd_span(rd, p, at, interval);
             b->secs += isnan(span) ? interval : span;
             add_point(rd, p, at, b, &acc, &have);
         }

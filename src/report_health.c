@@ -26,7 +26,8 @@ struct health {
     bool per_conn;         /* the per-connection figures below are set */
     uint32_t nconns;       /* connection slots */
     uint64_t min, median, max;
-    double mean;           /* responses a connection on average */
+    uint64_t sum;          /* responses over all connection slots */
+    double mean;           /* responses a connection on average: sum / nconns */
     bool by_median;        /* a result from before the mean: starved is against the median */
     uint32_t starved;      /* connections with less than a tenth of the mean's responses */
     uint32_t idle_at_end;  /* connections without a response in the last window */
@@ -112,7 +113,7 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         const struct run_conns *c = &r->saved_conns;
         h->per_conn = true;
         h->nconns = c->n, h->min = c->min, h->median = c->median, h->max = c->max;
-        h->mean = (double)c->sum / c->n, h->by_median = c->by_median;
+        h->sum = c->sum, h->mean = (double)c->sum / c->n, h->by_median = c->by_median;
         h->starved = c->starved, h->idle_at_end = c->idle_at_end;
         return;
     }
@@ -122,7 +123,7 @@ static void compute(const struct options *o, const struct run_result *r, struct 
     uint64_t *done = malloc(s->nslots * sizeof *done);
     if (!done)
         return;
-    unsigned __int128 sum = 0;
+    uint64_t sum = 0; /* a run's own counts: far from 2^64 */
     for (uint32_t i = 0; i < s->nslots; i++)
         sum += done[i] = s->slots[i].done;
     qsort(done, s->nslots, sizeof *done, cmp_u64);
@@ -130,6 +131,7 @@ static void compute(const struct options *o, const struct run_result *r, struct 
     h->min = done[0];
     h->median = done[s->nslots / 2]; /* the upper median: half of them got at least this */
     h->max = done[s->nslots - 1];
+    h->sum = sum;
     h->mean = (double)sum / s->nslots;
     free(done);
     for (uint32_t i = 0; i < s->nslots; i++) {
@@ -142,15 +144,6 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         if (sl->last == 0 || sl->last < r->t_end - h->window_ns)
             h->idle_at_end++;
     }
-}
-
-/* The responses over all connection slots (the mean's numerator). */
-static uint64_t responses_sum(const struct run_result *r)
-{
-    uint64_t sum = 0;
-    for (uint32_t i = 0; i < r->stats.nslots; i++)
-        sum += r->stats.slots[i].done;
-    return r->stats.nslots ? sum : r->saved_conns.sum;
 }
 
 static bool lag_grew(const struct health *h)
@@ -167,7 +160,6 @@ static bool judged(const struct options *o, const struct run_result *r, const st
            h->max >= 20;
 }
 
-/* The Little's law line of a result from before its sums, as it was. */
 /* Each stream slot of an HTTP/2 connection holds a request, each HTTP/1.1
  * connection one: streams are the measure only when connections spoke
  * HTTP/2 (with some that fell back to HTTP/1.1 there is no one capacity,
@@ -178,6 +170,7 @@ static bool streams_measure(const struct options *o, const struct run_result *r)
     return o->http2 != OPTIONS_H1 && o->streams > 1 && r->stats.h2_connections > 0;
 }
 
+/* The Little's law line of a result from before its sums, as it was. */
 static void legacy_text(FILE *out, const struct options *o, const struct run_result *r, const struct health *h)
 {
     if (o->rate || (streams_measure(o, r) && r->stats.h1_fallbacks))
@@ -283,7 +276,7 @@ void report_health_json(FILE *out, const struct options *o, const struct run_res
         if (!h.by_median) {
             fprintf(out, ", \"mean\": ");
             json_out_num(out, h.mean, 3);
-            fprintf(out, ", \"sum\": %" PRIu64, responses_sum(r));
+            fprintf(out, ", \"sum\": %" PRIu64, h.sum);
         }
         fprintf(out, ", \"max\": %" PRIu64 "}, \"starved\": %u, \"idle_at_end\": %u, \"idle_window\": ", h.max,
                 h.starved, h.idle_at_end);

@@ -108,8 +108,6 @@ static bool over(uint64_t v)
     return (double)v > HTML_COUNT_MAX;
 }
 
-/* The first count of s past the limit, named as the JSON names it into
- * buf; NULL when none is. */
 /* Little's law's sums of nanoseconds (connections.busy_ns ...) are not
  * counts: they pass 9e15 in a real run. Their sum over the shards must
  * still read back (a whole number up to INT64_MAX). Returns true, with err,
@@ -134,6 +132,8 @@ static bool sums_over(const struct stats *a, const struct stats *b, char *err, s
     return false;
 }
 
+/* The first count of s past the limit, named as the JSON names it into
+ * buf; NULL when none is. */
 static const char *count_over(const struct stats *s, char *buf, size_t len)
 {
     const struct {

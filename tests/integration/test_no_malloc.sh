@@ -13,14 +13,17 @@ if [ "${SANITIZED:-OFF}" = ON ]; then
     exit 0
 fi
 start_target
+allocs() { # allocs ARGS...: volley ARGS under the counter; prints its workers' allocations
+    local f="$T/count.$BASHPID" workers main
+    MALLOC_COUNT_FILE="$f" LD_PRELOAD="$MALLOC_COUNT" "$VOLLEY" -q "$@" > /dev/null
+    read -r workers main < "$f"
+    echo "$workers"
+}
 count() { # count REQUESTS ARGS... (REQUESTS "-": no -n, ARGS say how long)
     local n=$1 len=()
     shift
     [ "$n" = - ] || len=(-n "$n")
-    MALLOC_COUNT_FILE="$T/count.$BASHPID" LD_PRELOAD="$MALLOC_COUNT" \
-        "$VOLLEY" -q -t 1 -c 8 "${len[@]}" "$@" "http://127.0.0.1:$PORT/" > /dev/null
-    read -r workers main < "$T/count.$BASHPID"
-    echo "$workers"
+    allocs -t 1 -c 8 "${len[@]}" "$@" "http://127.0.0.1:$PORT/"
 }
 # The workers' counts may differ by a few between two runs, whatever their
 # lengths: arrays sized by what happens at once (libev's pending events,
@@ -79,12 +82,7 @@ stop_target
 # bound catches any allocation of volley's own on top of those.
 source "$(dirname "$TESTLIB")/tls_lib.sh"
 start_tls_target
-count_tls() {
-    MALLOC_COUNT_FILE="$T/tcount.$1" LD_PRELOAD="$MALLOC_COUNT" \
-        "$VOLLEY" -q -t 1 -c 8 -n "$1" "$surl/" > /dev/null
-    read -r workers main < "$T/tcount.$1"
-    echo "$workers"
-}
+count_tls() { allocs -t 1 -c 8 -n "$1" "$surl/"; }
 small=$(count_tls 1000)
 large=$(count_tls 11000)
 per=$(( (large - small) / 10000 ))
@@ -97,10 +95,7 @@ if start_nginx_h2 --h2c; then
     count_h2() { # count_h2 REQUESTS STREAMS [ARGS...]
         local n=$1 s=$2
         shift 2
-        MALLOC_COUNT_FILE="$T/hcount.$n.$s" LD_PRELOAD="$MALLOC_COUNT" \
-            "$VOLLEY" -q -t 1 -c 4 --h2c --streams "$s" -n "$n" "$@" "$h2url/" > /dev/null
-        read -r workers main < "$T/hcount.$n.$s"
-        echo "$workers"
+        allocs -t 1 -c 4 --h2c --streams "$s" -n "$n" "$@" "$h2url/"
     }
     same_count "$(count_h2 1000 1)" "$(count_h2 20000 1)" "h2c, 1 stream: 20000 requests vs 1000"
     same_count "$(count_h2 1000 8)" "$(count_h2 20000 8)" "h2c, 8 streams: 20000 requests vs 1000"

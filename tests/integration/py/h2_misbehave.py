@@ -117,15 +117,10 @@ def env_int(name, default):
     return int(os.environ.get(name, default))
 
 
-def rst_code():
-    v = os.environ.get("H2_RST_CODE", "INTERNAL_ERROR")
+def env_code(name, default):
+    """An HTTP/2 error code from the environment: a name (REFUSED_STREAM) or a number."""
+    v = os.environ.get(name, default)
     return int(v) if v.isdigit() else int(ErrorCodes[v])
-
-
-def goaway_code():
-    v = os.environ.get("H2_GOAWAY_CODE", "NO_ERROR")
-    return int(v) if v.isdigit() else int(ErrorCodes[v])
-
 
 
 class Stats:
@@ -289,7 +284,7 @@ class Conn:
                 self.reset(sid, ErrorCodes.REFUSED_STREAM)
                 return
         if self.mode == "rst" and self.stats.next_stream() % env_int("H2_RST_EVERY", 3) == 0:
-            self.reset(sid, rst_code())
+            self.reset(sid, env_code("H2_RST_CODE", "INTERNAL_ERROR"))
             return
         if self.mode == "malformed":
             n = self.stats.next_stream()
@@ -416,7 +411,7 @@ class Conn:
         self.last = 0
         self.out += self.h.data_to_send()
         self.stats.add("goaways")
-        self.out += GoAwayFrame(0, last_stream_id=0, error_code=goaway_code()).serialize()
+        self.out += GoAwayFrame(0, last_stream_id=0, error_code=env_code("H2_GOAWAY_CODE", "NO_ERROR")).serialize()
 
     def life_refuse(self, sid):
         """maxstreams0: every stream is over the limit of 0: refused."""
