@@ -22,8 +22,12 @@
 static int require_module(struct script *s, const char *module, char *err, size_t errlen);
 
 static const char *const hook_names[SCRIPT_HOOKS] = {
-    "options", "setup", "init", "connect", "request", "delay", "response", "done",
+    "options", "setup", "init", "connect", "request", "delay", "response", "done", "user",
 };
+
+/* Keys of a scenario table that are not hooks: a flow's data file
+ * (volley.data, read by the flow when each iteration starts). */
+static const char *const table_fields[] = {"data"};
 
 const char *script_hook_name(enum script_hook h)
 {
@@ -123,6 +127,7 @@ void script_free(struct script *s)
     if (!s)
         return;
     lua_close(s->L);
+    script_flow_free(s);
     free(s);
 }
 
@@ -340,7 +345,8 @@ failed:
  * hook. */
 static int check_hook_keys(struct script *s, char *err, size_t errlen)
 {
-    static const char hooks[] = "the hooks are options, setup, init, connect, request, delay, response and done";
+    static const char hooks[] =
+        "the hooks are options, setup, init, connect, request, delay, response, done and user";
     lua_State *L = s->L;
     lua_pushnil(L);
     while (lua_next(L, -2)) {                       /* table key value */
@@ -349,6 +355,8 @@ static int check_hook_keys(struct script *s, char *err, size_t errlen)
         bool known = false;
         for (int h = 0; h < SCRIPT_HOOKS && key && !known; h++)
             known = strcmp(key, hook_names[h]) == 0;
+        for (size_t i = 0; i < sizeof table_fields / sizeof table_fields[0] && key && !known; i++)
+            known = strcmp(key, table_fields[i]) == 0;
         if (known)
             continue;
         char q[96];
@@ -362,6 +370,25 @@ static int check_hook_keys(struct script *s, char *err, size_t errlen)
             snprintf(err, errlen, "%s: unknown hook \"%s\" in the scenario table (%s)", s->name,
                      quote_printable(q, sizeof q, key), hooks);
         lua_pop(L, 1);
+        return -1;
+    }
+    return 0;
+}
+
+/* A flow (user) makes its own requests and reads its own responses: the
+ * per-request hooks would fight it for the connection. Returns 0, or -1
+ * with err naming the hook to drop. */
+static int check_flow_hooks(struct script *s, char *err, size_t errlen)
+{
+    static const enum script_hook per_request[] = {SCRIPT_REQUEST, SCRIPT_RESPONSE, SCRIPT_DELAY, SCRIPT_CONNECT};
+    for (size_t i = 0; i < sizeof per_request / sizeof per_request[0]; i++) {
+        if (!script_has(s, per_request[i]))
+            continue;
+        const char *h = hook_names[per_request[i]];
+        snprintf(err, errlen,
+                 "%s: the scenario defines both user() and %s(): choose one (user() is a flow that sends its own "
+                 "requests and reads their responses; %s() belongs to per-connection scripts)",
+                 s->name, h, h);
         return -1;
     }
     return 0;
@@ -399,7 +426,7 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
     for (int h = 0; h < SCRIPT_HOOKS; h++) {
         if (s->scenario)
             lua_getfield(L, -1, hook_names[h]);
-        else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT)
+        else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT || h == SCRIPT_USER)
             lua_pushnil(L); /* not wrk hooks: a wrk script's globals of these names are its own */
         else
             lua_getglobal(L, hook_names[h]);
@@ -408,7 +435,17 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
             return -1;
         }
     }
+    if (script_has(s, SCRIPT_USER)) {
+        script_push_bridge(s, "set_scenario");
+        lua_pushvalue(L, -2);                       /* table set_scenario table */
+        if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
+            lua_pop(L, 1);
+            return -2;
+        }
+    }
     lua_pop(L, 1); /* the chunk's result */
+    if (script_has(s, SCRIPT_USER) && check_flow_hooks(s, err, errlen) < 0)
+        return -2;
     if (script_has(s, SCRIPT_RESPONSE)) {
         script_push_bridge(s, "bind_response");
         lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_RESPONSE]);

@@ -34,6 +34,7 @@ enum script_hook {
     SCRIPT_DELAY,
     SCRIPT_RESPONSE,
     SCRIPT_DONE,
+    SCRIPT_USER,     /* a flow: one iteration of a virtual user (scenario tables only) */
     SCRIPT_HOOKS
 };
 
@@ -116,6 +117,8 @@ struct script_res {
     size_t trailers_at; /* where the trailers begin in raw (header lines up to raw_len; the body
                          * ends there): set by the caller for HTTP/2 (0: none), by the decoding
                          * of a chunked body for HTTP/1 */
+    int32_t error;      /* a flow's request: 0 answered, else the failure's kind + 1
+                         * (enum stats_error): it has no response */
 };
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in
@@ -144,6 +147,18 @@ struct script_worker {
     struct metrics *metrics;
     struct names *names;           /* the run's request names (names.h), shared by the workers */
     struct stats *stats;           /* the worker's: each name's figures are made at its first use */
+    /* A flow (user): */
+    struct script_res *flow_res;   /* per slot: the user's latest response (the slot's own) */
+    unsigned nslots;
+    struct names *check_names;     /* the run's check and group names, shared by the workers */
+    struct names *group_names;
+};
+
+/* Where a flow's checks and groups are interned and counted (the FFI's
+ * flow_check_id and flow_group_id). */
+struct script_flow_names {
+    struct names *checks, *groups;
+    struct stats_flow *flow;       /* the worker's */
 };
 
 /* What a worker's state names requests with: its next request's name,
@@ -228,6 +243,42 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
  * next request waits, 0 when the hook returns nil. Returns 0, or -1 with err
  * when the hook fails or returns something other than a number >= 0. */
 int script_delay(struct script *s, unsigned slot, double *ms, char *err, size_t errlen);
+
+/* A flow (scenario with user(u)): one Lua coroutine per connection slot,
+ * a virtual user. What the user's coroutine asks for next: */
+enum script_flow_act {
+    SCRIPT_FLOW_REQUEST, /* send req (one request) and resume when it ended */
+    SCRIPT_FLOW_SLEEP,   /* resume after ms (u:sleep) */
+    SCRIPT_FLOW_END,     /* the iteration ended (failed: u:fail or an error, its reason
+                          * counted in the state); resume with start to begin the next */
+};
+
+struct script_flow_step {
+    enum script_flow_act act;
+    const char *req;     /* REQUEST: the bytes, valid until the slot is resumed again */
+    size_t len;
+    uint32_t name;       /* REQUEST: its name id + 1, 0 for none */
+    int64_t timeout_ns;  /* REQUEST: its own timeout (opts.timeout), 0: --timeout */
+    bool check;          /* REQUEST: it has a check (script_flow_check when it is answered) */
+    double ms;           /* SLEEP */
+    bool failed;         /* END */
+    bool io;             /* END: the iteration sent a request or slept */
+};
+
+/* Resumes the user of slot until it asks for its next step. start: a new
+ * iteration begins (the first for the slot makes the user: u, its
+ * coroutine); else the step asked for last is over (the request's outcome
+ * is in the slot's flow_res). Returns 0, or -1 with err when the bridge
+ * itself failed (an error in user() is an END with failed, not this). */
+int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_flow_step *st, char *err,
+                       size_t errlen);
+
+/* The check of the request just answered on slot (its response in the
+ * slot's flow_res): *failed when it returned false (the reason counted as
+ * a validation failure's). Returns 0, or -1 with err when the check raised
+ * an error (that fails the request with the error as its reason, and is
+ * not a bridge failure: it returns 0 then). */
+int script_flow_check(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen);
 
 /* Calls hook h with string arguments (NULL-terminated list of n strings) and
  * returns its first result as a string copied into out (empty if nil).

@@ -33,6 +33,10 @@ struct volley_api {
     int64_t (*hist_clamped)(const struct hist *h);
     char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
     int (*name_id)(struct script_names *sn, const char *name, size_t len);
+    int (*flow_check_id)(struct script_flow_names *fn, const char *name, size_t len);
+    void (*flow_check)(struct stats_flow *f, int id, int pass);
+    int (*flow_group_id)(struct script_flow_names *fn, const char *name, size_t len);
+    void (*flow_group)(struct stats_flow *f, int id, int64_t ns, int failed);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -49,6 +53,35 @@ static int name_id(struct script_names *sn, const char *name, size_t len)
     if (id >= 0)
         stats_name_add(sn->stats, (uint32_t)id, sn->names->name[id]);
     return id;
+}
+
+/* A flow's check and group names, as name_id's: interned in the run's
+ * registry of each kind and made in the worker's figures at their first
+ * use here; -1 past NAMES_MAX. */
+static int flow_check_id(struct script_flow_names *fn, const char *name, size_t len)
+{
+    int id = names_intern(fn->checks, name, len);
+    if (id >= 0)
+        stats_flow_check_add(fn->flow, (uint32_t)id, fn->checks->name[id]);
+    return id;
+}
+
+static int flow_group_id(struct script_flow_names *fn, const char *name, size_t len)
+{
+    int id = names_intern(fn->groups, name, len);
+    if (id >= 0)
+        stats_flow_group_add(fn->flow, (uint32_t)id, fn->groups->name[id]);
+    return id;
+}
+
+static void flow_check(struct stats_flow *f, int id, int pass)
+{
+    stats_flow_check(f, (uint32_t)id, pass != 0);
+}
+
+static void flow_group(struct stats_flow *f, int id, int64_t ns, int failed)
+{
+    stats_flow_group(f, (uint32_t)id, ns, failed != 0);
 }
 
 /* The final head of the response (after any 1xx), found once. */
@@ -192,6 +225,10 @@ static const struct volley_api api = {
     .hist_clamped = hist_clamped,
     .nearest_in_list = nearest_in_list,
     .name_id = name_id,
+    .flow_check_id = flow_check_id,
+    .flow_check = flow_check,
+    .flow_group_id = flow_group_id,
+    .flow_group = flow_group,
 };
 
 const void *script_api(void)

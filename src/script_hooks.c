@@ -12,7 +12,7 @@
 /* Pushes a table of the "name: value" lines that follow p (a line end, or
  * NULL for none) up to end; a line without a colon (the blank line) adds
  * nothing. */
-static void push_fields(lua_State *L, const char *p, const char *end)
+void script_push_fields(lua_State *L, const char *p, const char *end)
 {
     lua_createtable(L, 0, 8);
     while (p && ++p < end) {
@@ -38,7 +38,7 @@ void script_push_headers(lua_State *L, struct script_res *r)
 {
     size_t len;
     const char *head = script_res_head(r, &len);
-    push_fields(L, memchr(head, '\n', len), head + len); /* past the status line */
+    script_push_fields(L, memchr(head, '\n', len), head + len); /* past the status line */
 }
 
 /* bridge.c_headers() for res.headers: upvalue 1 is the worker's res. */
@@ -54,7 +54,7 @@ static int c_trailers(lua_State *L)
 {
     size_t len;
     const char *t = script_res_trailers(lua_touserdata(L, lua_upvalueindex(1)), &len);
-    push_fields(L, len ? t - 1 : NULL, t + len);
+    script_push_fields(L, len ? t - 1 : NULL, t + len);
     return 1;
 }
 
@@ -88,6 +88,8 @@ void script_bind(struct script *s, const struct script_worker *w)
     script_push_thread(L, w->thread);
     lua_setfield(L, -2, "thread");
     lua_pop(L, 1);
+    if (script_has(s, SCRIPT_USER))
+        script_flow_bind(s, w);
 }
 
 /* Pushes the conn table of a scenario script's connection slot. */
@@ -291,6 +293,8 @@ static uint64_t add_run_reason(struct stats *st, uint32_t id, const char *reason
 void script_take_reasons(struct script *s, struct stats *st)
 {
     lua_State *L = s->L;
+    if (script_has(s, SCRIPT_USER))
+        script_flow_take_reasons(s, st);
     script_push_bridge(s, "failures");              /* failures */
     take_table(L, st, 0, add_run_reason);
     script_push_bridge(s, "name_failures");         /* name_failures: id -> reasons */

@@ -24,6 +24,10 @@ struct script {
     int handler;             /* the message handler of every protected call */
     int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */
     struct script_thread *thread; /* a worker's state: its thread (wrk.thread) */
+    lua_State **flow_co;     /* a flow's worker state: per slot, the user's coroutine (NULL
+                              * before its first iteration; anchored by the flow module) */
+    unsigned flow_nslots;
+    struct script_flow_names flow_names;
     char name[256];          /* the script as the user named it, for messages */
 };
 
@@ -42,9 +46,24 @@ const char *script_res_head(struct script_res *r, size_t *len);
 const char *script_res_body(struct script_res *r, size_t *len);
 const char *script_res_trailers(struct script_res *r, size_t *len);
 
+/* Pushes a table of the "name: value" lines that follow p (a line end,
+ * or NULL for none) up to end. */
+void script_push_fields(lua_State *L, const char *p, const char *end);
+
 /* Pushes a table of r's header fields (name as received -> value; the last
  * of a repeated name wins, as in wrk). */
 void script_push_headers(lua_State *L, struct script_res *r);
+
+/* A flow's worker state (script_flow.c): the per-slot coroutines, and
+ * the flow module bound to the slots' responses. Called by script_bind. */
+void script_flow_bind(struct script *s, const struct script_worker *w);
+
+/* Frees what script_flow_bind made (the state itself owns the rest). */
+void script_flow_free(struct script *s);
+
+/* The failed iterations counted by reason in the state, into st->flow
+ * (script_take_reasons calls it). */
+void script_flow_take_reasons(struct script *s, struct stats *st);
 
 /* The table of C functions Lua reaches through the FFI (script_api.c). */
 const void *script_api(void);

@@ -20,6 +20,7 @@ void stats_init(struct stats *s)
     hist_init_default(&s->service);
     hist_init_default(&s->sendlag);
     metrics_init(&s->metrics);
+    stats_flow_init(&s->flow);
 }
 
 void stats_init_slots(struct stats *s, uint32_t n)
@@ -71,6 +72,7 @@ void stats_free(struct stats *s)
         *kr = (struct stats_kind_reasons){0};
     }
     metrics_free(&s->metrics);
+    stats_flow_free(&s->flow);
     free(s->samples);
     s->samples = NULL;
     s->nsamples = s->samples_cap = 0;
@@ -105,10 +107,8 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample)
     s->samples[s->nsamples++] = *sample;
 }
 
-/* Adds n to reason in the list, as a new entry when there is room under
- * max. Returns the entry, or NULL when it had no room. */
-static struct stats_reason *add_reason(struct stats_reason **list, size_t *len, size_t max, const char *reason,
-                                       uint64_t n)
+struct stats_reason *stats_reason_add(struct stats_reason **list, size_t *len, size_t max, const char *reason,
+                                      uint64_t n)
 {
     for (size_t i = 0; i < *len; i++) {
         if (strcmp((*list)[i].reason, reason) == 0) {
@@ -125,13 +125,13 @@ static struct stats_reason *add_reason(struct stats_reason **list, size_t *len, 
 
 uint64_t stats_add_reason(struct stats *s, const char *reason, uint64_t n)
 {
-    return add_reason(&s->reasons, &s->nreasons, SIZE_MAX, reason, n)->count;
+    return stats_reason_add(&s->reasons, &s->nreasons, SIZE_MAX, reason, n)->count;
 }
 
 uint64_t stats_kind_reason(struct stats *s, enum stats_error kind, const char *reason, uint64_t n)
 {
     struct stats_kind_reasons *kr = &s->kind_reasons[kind];
-    struct stats_reason *r = add_reason(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n);
+    struct stats_reason *r = stats_reason_add(&kr->r, &kr->n, STATS_KIND_REASONS, reason, n);
     if (r)
         return r->count;
     return kr->other += n;
@@ -168,7 +168,7 @@ const struct stats_name *stats_name_find(const struct stats *s, const char *name
 uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n)
 {
     struct stats_name *nm = s->names[id];
-    return add_reason(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n)->count;
+    return stats_reason_add(&nm->reasons, &nm->nreasons, SIZE_MAX, reason, n)->count;
 }
 
 uint64_t stats_name_failed(const struct stats_name *n)
@@ -199,7 +199,7 @@ static void name_merge(struct stats_name *dst, const struct stats_name *src)
     assert(rc == 0 && "every name's histograms have the default configuration");
     (void)rc;
     for (size_t i = 0; i < src->nreasons; i++)
-        add_reason(&dst->reasons, &dst->nreasons, SIZE_MAX, src->reasons[i].reason, src->reasons[i].count);
+        stats_reason_add(&dst->reasons, &dst->nreasons, SIZE_MAX, src->reasons[i].reason, src->reasons[i].count);
     dst->reasons_more += src->reasons_more;
     dst->reasons_more_count += src->reasons_more_count;
 }
@@ -324,6 +324,7 @@ void stats_merge(struct stats *dst, struct stats *src)
     for (uint32_t i = 0; i < src->nnames; i++)
         if (src->names[i])
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
+    stats_flow_merge(&dst->flow, &src->flow);
 }
 
 /* Whether b can be merged into a (its count and sums). */
@@ -344,6 +345,8 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
     }
+    if (!stats_flow_merge_fits(&dst->flow, &src->flow))
+        return false;
     /* the records metrics_merge merges by name */
     for (size_t i = 0; i < src->metrics.n; i++) {
         const struct metric *b = &src->metrics.m[i];

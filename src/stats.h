@@ -9,6 +9,7 @@
 #include "series.h"
 #include "metrics.h"
 #include "names.h"
+#include "stats_flow.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,6 +115,7 @@ struct stats {
                                    * it counted but did not list one by one, */
     uint64_t reasons_more_count;  /* and their failures; 0 in a run */
     struct metrics metrics; /* the script's volley.counter / volley.record */
+    struct stats_flow flow; /* a flow's iterations, checks and groups (stats_flow.h) */
     struct stats_name **names; /* by request name id (names.h): names[id], NULL for a name
                                 * not used here; NULL until the first name (NAMES_MAX
                                 * pointers then) */
@@ -167,6 +169,12 @@ struct stats_reason {
     char *reason;
     uint64_t count;
 };
+
+/* Adds n to reason in a list of reasons (a new entry, the reason copied,
+ * when there is room under max). Returns the entry, or NULL when it had
+ * no room. */
+struct stats_reason *stats_reason_add(struct stats_reason **list, size_t *len, size_t max, const char *reason,
+                                      uint64_t n);
 
 /* Distinct reasons kept per failure kind; failures with more reasons are
  * counted in other. */

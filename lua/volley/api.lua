@@ -22,6 +22,7 @@ struct volley_res {
   int32_t live;
   int32_t name_;
   size_t trailers_at;
+  int32_t error_;
 };
 
 struct volley_names {
@@ -59,6 +60,15 @@ struct volley_api {
   int64_t (*hist_clamped)(const void *h);
   char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
   int (*name_id)(struct volley_names *names, const char *name, size_t len);
+  int (*flow_check_id)(void *fn, const char *name, size_t len);
+  void (*flow_check)(void *flow, int id, int pass);
+  int (*flow_group_id)(void *fn, const char *name, size_t len);
+  void (*flow_group)(void *flow, int id, int64_t ns, int failed);
+};
+
+struct volley_flow_names {
+  void *checks, *groups;
+  void *flow;
 };
 ]]
 

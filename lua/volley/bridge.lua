@@ -5,6 +5,7 @@
 -- Nothing here runs per request unless a hook does.
 local ffi = require("ffi")
 local api = require("volley.api")
+local flow = require("volley.flow")
 local wrk = require("wrk")
 
 local bridge = {
@@ -257,8 +258,9 @@ function bridge.request(hook, conn)
   return bridge.request_bytes(hook(conn))
 end
 
--- Counts one validation failure by its reason.
-local function fail(reason)
+-- Counts one validation failure by its reason (of the request named
+-- name_id + 1, or of res's).
+local function fail(reason, name_id)
   if reason == nil then
     reason = "response() returned false"
   elseif type(reason) ~= "string" then
@@ -276,7 +278,7 @@ local function fail(reason)
     f[reason] = (f[reason] or 0) + 1
   end
   -- A named request's reasons are the run's, per name.
-  local id = res ~= nil and res.name_ or 0
+  local id = name_id or (res ~= nil and res.name_ or 0)
   if id > 0 then
     local nf = bridge.name_failures[id - 1]
     if not nf then
@@ -384,5 +386,36 @@ function bridge.bind_response(hook, scenario)
   local n = arity(hook)
   return hook, n > 1, n
 end
+
+----------------------------------------------------------------------------
+-- Flows (lua/volley/flow.lua), called by C (src/script_flow.c).
+
+-- The scenario table of a script with user(u), kept when it loads: its
+-- data (volley.data) is read by each iteration.
+function bridge.set_scenario(t)
+  local d = t.data
+  if d ~= nil and not (type(d) == "table" and type(d.take) == "function") then
+    error(("the scenario's data is a %s, not a data file (volley.data.csv or volley.data.lines)"):format(type(d)), 0)
+  end
+  bridge.scenario = t
+end
+
+-- The id + 1 of a request name (interned at its first use), for a flow's
+-- request (level: as error's, from the caller).
+local function name_of(name, prefix, level)
+  use_name(name, prefix, level > 0 and level + 1 or 0)
+  local id = names.next
+  names.next = 0
+  return id
+end
+
+function bridge.flow_bind(user, res_ptr, fnames_ptr, n)
+  flow.bind(user, res_ptr, fnames_ptr, n, conn_base, thread_no, bridge, name_of, fail,
+    bridge.scenario and bridge.scenario.data)
+end
+
+bridge.flow_new = flow.new
+bridge.flow_check = flow.check
+bridge.iteration_failures = flow.iteration_failures
 
 return bridge

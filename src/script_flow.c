@@ -1,0 +1,179 @@
+/* A flow's C side (script.h's script_flow_*): each virtual user is a Lua
+ * coroutine made by lua/volley/flow.lua and resumed here at each step of
+ * the connection (a new iteration, a response in, a sleep over); what it
+ * yields is its next step. lua_resume is protected by itself: an error in
+ * the flow module ends up here as one line; user()'s own errors are caught
+ * inside the coroutine and end its iteration instead. */
+#include "script_internal.h"
+
+#include "xalloc.h"
+
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What flow.lua yields: its first value. */
+enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3 };
+
+/* Pushes a table of the values of the response's header fields whose name
+ * is lname (lower case), in order: Set-Cookie comes many times. */
+static int c_values(lua_State *L)
+{
+    struct script_res *r = lua_touserdata(L, 1);
+    size_t nlen;
+    const char *lname = luaL_checklstring(L, 2, &nlen);
+    size_t len;
+    const char *head = script_res_head(r, &len), *end = head + len;
+    const char *p = memchr(head, '\n', len);
+    lua_createtable(L, 2, 0);
+    int n = 0;
+    while (p && ++p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            break;
+        if ((size_t)(eol - p) > nlen && p[nlen] == ':' && strncasecmp(p, lname, nlen) == 0) {
+            const char *v = p + nlen + 1, *ve = eol;
+            while (v < ve && (*v == ' ' || *v == '\t'))
+                v++;
+            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+                ve--;
+            lua_pushlstring(L, v, (size_t)(ve - v));
+            lua_rawseti(L, -2, ++n);
+        }
+        p = eol;
+    }
+    return 1;
+}
+
+/* bridge.c_flow_headers(res): the response's header table (as res.headers). */
+static int c_headers(lua_State *L)
+{
+    script_push_headers(L, lua_touserdata(L, 1));
+    return 1;
+}
+
+/* bridge.c_flow_trailers(res): the trailer section's fields. */
+static int c_trailers(lua_State *L)
+{
+    size_t len;
+    const char *t = script_res_trailers(lua_touserdata(L, 1), &len);
+    script_push_fields(L, len ? t - 1 : NULL, t + len);
+    return 1;
+}
+
+void script_flow_bind(struct script *s, const struct script_worker *w)
+{
+    lua_State *L = s->L;
+    s->flow_nslots = w->nslots;
+    s->flow_co = xcalloc(w->nslots ? w->nslots : 1, sizeof *s->flow_co);
+    s->flow_names = (struct script_flow_names){w->check_names, w->group_names, &w->stats->flow};
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
+    lua_pushcfunction(L, c_headers);
+    lua_setfield(L, -2, "c_flow_headers");
+    lua_pushcfunction(L, c_values);
+    lua_setfield(L, -2, "c_flow_values");
+    lua_pushcfunction(L, c_trailers);
+    lua_setfield(L, -2, "c_flow_trailers");
+    lua_pop(L, 1);
+    script_push_bridge(s, "flow_bind");
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
+    lua_pushlightuserdata(L, w->flow_res);
+    lua_pushlightuserdata(L, &s->flow_names);
+    lua_pushinteger(L, (lua_Integer)w->nslots);
+    char err[256];
+    /* flow_bind only stores its arguments. */
+    if (script_pcall(s, 4, 0, NULL, err, sizeof err) < 0)
+        fprintf(stderr, "volley: %s\n", err);
+}
+
+void script_flow_free(struct script *s)
+{
+    free(s->flow_co);
+    s->flow_co = NULL;
+}
+
+/* The coroutine of slot, made at its first iteration (flow.lua keeps it
+ * from the collector). */
+static lua_State *user_of(struct script *s, unsigned slot, char *err, size_t errlen)
+{
+    if (s->flow_co[slot])
+        return s->flow_co[slot];
+    lua_State *L = s->L;
+    script_push_bridge(s, "flow_new");
+    lua_pushinteger(L, (lua_Integer)slot);
+    if (script_pcall(s, 1, 1, "user", err, errlen) < 0)
+        return NULL;
+    s->flow_co[slot] = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    return s->flow_co[slot];
+}
+
+int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_flow_step *st, char *err,
+                       size_t errlen)
+{
+    lua_State *co = user_of(s, slot, err, errlen);
+    if (!co)
+        return -1;
+    lua_settop(co, 0); /* the last step's values: its request string is sent by now */
+    lua_pushboolean(co, start);
+    int rc = lua_resume(co, 1);
+    if (rc != LUA_YIELD) {
+        const char *msg = rc == 0 ? "the user's coroutine returned" : lua_tostring(co, -1);
+        snprintf(err, errlen, "%s: in user(): %s", s->name, msg ? msg : "(error object is not a string)");
+        s->flow_co[slot] = NULL;
+        return -1;
+    }
+    memset(st, 0, sizeof *st);
+    switch (lua_tointeger(co, 1)) {
+    case YIELD_REQUEST:
+        st->act = SCRIPT_FLOW_REQUEST;
+        st->req = lua_tolstring(co, 2, &st->len); /* stays on co's stack until the next resume */
+        st->name = (uint32_t)lua_tointeger(co, 3);
+        st->timeout_ns = (int64_t)(lua_tonumber(co, 4) * 1e6);
+        st->check = lua_toboolean(co, 5);
+        return 0;
+    case YIELD_SLEEP:
+        st->act = SCRIPT_FLOW_SLEEP;
+        st->ms = lua_tonumber(co, 2);
+        return 0;
+    case YIELD_END:
+        st->act = SCRIPT_FLOW_END;
+        st->failed = lua_toboolean(co, 2);
+        st->io = lua_toboolean(co, 3);
+        return 0;
+    default:
+        snprintf(err, errlen, "%s: in user(): coroutine.yield() called by the script (a flow's user yields "
+                 "only through u's methods)", s->name);
+        return -1;
+    }
+}
+
+int script_flow_check(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    script_push_bridge(s, "flow_check");
+    lua_pushinteger(L, (lua_Integer)slot);
+    if (script_pcall(s, 1, 1, "user", err, errlen) < 0)
+        return -1;
+    *failed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return 0;
+}
+
+void script_flow_take_reasons(struct script *s, struct stats *st)
+{
+    lua_State *L = s->L;
+    script_push_bridge(s, "iteration_failures");    /* reason -> count */
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {                       /* t reason count */
+        if (lua_type(L, -2) == LUA_TSTRING)
+            stats_flow_reason(&st->flow, lua_tostring(L, -2), (uint64_t)lua_tonumber(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+}
