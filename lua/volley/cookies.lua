@@ -161,10 +161,10 @@ local function is_ip(host)
   return find(host, ":", 1, true) ~= nil or find(host, "^%d+%.%d+%.%d+%.%d+$") ~= nil
 end
 
--- The path of a request target without its query or fragment; "/" if empty.
+-- The path of a request target without its query; "/" if empty.
 local function uri_path(path)
   if type(path) ~= "string" then return "/" end
-  local q = find(path, "[?#]")
+  local q = find(path, "?", 1, true)
   if q then path = sub(path, 1, q - 1) end
   if path == "" then return "/" end
   return path
@@ -302,17 +302,27 @@ function cookies.new()
   return setmetatable({}, Jar)
 end
 
--- Drops the expired cookies of jar, keeping the order of the others.
-local function purge(jar, now)
+-- Drops the cookies c of jar for which drop(c, arg) is true, keeping the
+-- order of the others.
+local function filter(jar, drop, arg)
   local n, j = #jar, 0
   for i = 1, n do
     local c = jar[i]
-    if not expired(c, now) then
+    if not drop(c, arg) then
       j = j + 1
       jar[j] = c
     end
   end
   for i = n, j + 1, -1 do jar[i] = nil end
+end
+
+-- Drops the expired cookies of jar.
+local function purge(jar, now)
+  filter(jar, expired, now)
+end
+
+local function named(c, name)
+  return c.name == name
 end
 
 -- Stores cookie c (5.3 steps 11-12). now may be nil (a script's session
@@ -438,15 +448,7 @@ end
 -- (empty name, ';' or control characters, over cookies.max_bytes).
 function Jar:set(name, value, host)
   if value == nil then
-    local n, j = #self, 0
-    for i = 1, n do
-      local c = self[i]
-      if c.name ~= name then
-        j = j + 1
-        self[j] = c
-      end
-    end
-    for i = n, j + 1, -1 do self[i] = nil end
+    filter(self, named, name)
     return true
   end
   local why = refuse(name, value)
