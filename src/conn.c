@@ -21,6 +21,8 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static void begin_request(struct conn *c, int64_t now);
+static void start_request(struct conn *c, int64_t now, unsigned depth);
+static void flow_next(struct conn *c, int64_t now);
 
 void conn_close_socket(struct conn *c, bool clean)
 {
@@ -109,13 +111,16 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
     if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
     end_names(c, false, why, timed_out, now, now - c->t_intended);
+    if (sh->flow && c->pending)
+        conn_flow_failed(c, why);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
     conn_h2_drop(c);
     conn_close_socket(c, false);
-    /* Back off before the next connect, unless there is no next request. */
-    if (backoff && sh->budget > 0) {
+    /* Back off before the next connect, unless there is no next request
+     * (a flow's user inside an iteration has one). */
+    if (backoff && (sh->budget > 0 || c->flow_live)) {
         conn_backoff(c);
         return;
     }
@@ -423,6 +428,98 @@ void conn_script_failed(struct conn *c)
     ev_break(sh->loop, EVBREAK_ALL);
 }
 
+/* A flow: the user of c takes its next step (the coroutine resumed; start:
+ * a new iteration). A request goes out as any other; a sleep waits in
+ * CONN_DELAY; an iteration's end is counted, and the next begins (after a
+ * turn of the loop when it did nothing, so that a user() that makes no
+ * request cannot hold the loop). */
+static void flow_step(struct conn *c, int64_t now, bool start)
+{
+    struct conn_shared *sh = c->sh;
+    struct script_flow_step st;
+    if (sh->script_error[0]) {
+        go_idle(c);
+        return;
+    }
+    if (script_flow_resume(sh->script, c->id, start, &st, sh->script_error, sh->script_error_len) < 0) {
+        conn_script_failed(c);
+        return;
+    }
+    switch (st.act) {
+    case SCRIPT_FLOW_REQUEST:
+        c->req = st.req;
+        c->req_len = st.len;
+        c->req_ix = CONN_REQ_HOOK;
+        c->name = st.name;
+        c->flow_check = st.check;
+        c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
+        start_request(c, now, 1);
+        return;
+    case SCRIPT_FLOW_SLEEP:
+        c->state = CONN_DELAY;
+        arm_timer(c, st.ms / 1e3);
+        return;
+    case SCRIPT_FLOW_END:
+        break;
+    }
+    struct stats_flow *f = &sh->stats->flow;
+    int64_t end = clock_now_ns();
+    if (st.failed) {
+        f->failed++;
+    } else {
+        f->completed++;
+        hist_record(&f->duration, end - c->t_iter);
+    }
+    c->flow_live = false;
+    sh->live_iters--;
+    if (!st.io) {
+        c->state = CONN_DELAY;
+        arm_timer(c, 0);
+        return;
+    }
+    flow_next(c, end);
+}
+
+/* A flow's user begins an iteration now (-R: the one due at c->t_iter). */
+static void flow_begin(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    sh->budget--;
+    if (sh->iter_sched)
+        sh->stats->arrivals++;
+    sh->stats->flow.started++;
+    sh->live_iters++;
+    c->flow_live = true;
+    flow_step(c, now, true);
+}
+
+static void flow_next(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    if (c->flow_live) {
+        flow_step(c, now, false);
+        return;
+    }
+    /* Users leave between iterations (--stages), and when the budget of
+     * iterations is spent. */
+    if (c->id >= sh->active || sh->budget == 0 || sh->script_error[0]) {
+        go_idle(c);
+        if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
+            ev_break(sh->loop, EVBREAK_ALL);
+        return;
+    }
+    if (sh->iter_sched) {
+        if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
+            c->state = CONN_WAIT; /* the user's socket stays open while it waits */
+            sched_park(sh->iter_sched, c->id);
+            return;
+        }
+    } else {
+        c->t_iter = now;
+    }
+    flow_begin(c, now);
+}
+
 /* Starts the next request on c, or parks c when the budget is spent; the
  * last connection to go quiet ends the worker's loop. While the worker is
  * still opening connections, c waits in CONN_HELD unless this is its first
@@ -433,6 +530,10 @@ void conn_script_failed(struct conn *c)
 static void next_request(struct conn *c, int64_t now, bool first)
 {
     struct conn_shared *sh = c->sh;
+    if (sh->flow) {
+        flow_next(c, now);
+        return;
+    }
     if (c->id >= sh->active) { /* retired by the stages, its request ended: closes */
         go_idle(c);
         return;
@@ -536,6 +637,14 @@ static void begin_request(struct conn *c, int64_t now)
     } else if (sh->targets) {
         next_target(c);
     }
+    start_request(c, now, depth);
+}
+
+/* Counts and starts the request (a batch of depth) that c->req holds:
+ * the stream, the connect or the write. */
+static void start_request(struct conn *c, int64_t now, unsigned depth)
+{
+    struct conn_shared *sh = c->sh;
     if (sh->h2 && !c->h1_alpn) {
         /* HTTP/2: the request is a stream of its own (a pipelined string is
          * refused when its stream opens). */
@@ -552,7 +661,7 @@ static void begin_request(struct conn *c, int64_t now)
          * connection that failed) the stream waits for its end. */
         if (c->fd < 0 && c->state != CONN_BACKOFF) {
             c->t_start = now;
-            arm_timer(c, (double)sh->timeout_ns / 1e9);
+            arm_timer(c, (double)c->timeout_ns / 1e9);
             begin_connect(c, now);
         }
         return;
@@ -560,7 +669,8 @@ static void begin_request(struct conn *c, int64_t now)
     /* A pipelined batch is sent whole, even past -n's last request. With -R
      * the budget counts arrivals, and a batch is one arrival's work. */
     unsigned cost = sh->sched ? 1 : depth;
-    sh->budget = sh->budget > cost ? sh->budget - cost : 0;
+    if (!sh->flow) /* a flow's budget counts iterations */
+        sh->budget = sh->budget > cost ? sh->budget - cost : 0;
     if (sh->sched)
         sh->stats->arrivals++;
     sh->in_flight += depth;
@@ -572,8 +682,8 @@ static void begin_request(struct conn *c, int64_t now)
     /* The request's deadline is t_start + timeout. A timer still armed for
      * an earlier request fires early and is pushed on then (see
      * on_timer_event), so the common case costs nothing here. */
-    if (!ev_is_active(&c->timer))
-        arm_timer(c, (double)sh->timeout_ns / 1e9);
+    if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
+        arm_timer(c, (double)c->timeout_ns / 1e9);
     if (c->fd < 0) {
         begin_connect(c, now);
     } else {
@@ -638,7 +748,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     case CONN_HANDSHAKE:
     case CONN_WRITING:
     case CONN_READING:
-        left = c->t_start + c->sh->timeout_ns - clock_now_ns();
+        left = c->t_start + c->timeout_ns - clock_now_ns();
         if (left > 0)
             arm_timer(c, (double)left / 1e9);
         else if (c->state == CONN_CONNECTING)
@@ -665,6 +775,9 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->backoff = 0;
     c->pending = 0;
     c->name = 0;
+    c->timeout_ns = sh->timeout_ns;
+    c->flow_live = c->flow_check = false;
+    c->t_iter = 0;
     c->table_open = false;
     c->cap = NULL;
     c->cap_len = c->cap_size = 0;
@@ -693,6 +806,11 @@ void conn_start(struct conn *c)
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
+    if (c->sh->flow) {
+        c->t_iter = intended;
+        flow_begin(c, now);
+        return;
+    }
     c->t_intended = intended;
     begin_request(c, now);
 }
@@ -700,6 +818,11 @@ void conn_send(struct conn *c, int64_t intended, int64_t now)
 unsigned conn_stop(struct conn *c)
 {
     unsigned was_in_flight = c->pending;
+    if (c->flow_live) { /* the user's iteration is cut off with its request */
+        c->flow_live = false;
+        c->sh->stats->flow.cut_off++;
+        c->sh->live_iters--;
+    }
     end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
     c->pending = 0;
     conn_h2_drop(c);

@@ -102,6 +102,13 @@ struct conn_shared {
                                   * at or above it closes when its request has ended (UINT32_MAX:
                                   * all may) */
     uint64_t in_flight;          /* started and not yet ended */
+    /* A flow (a scenario with user(u)): each slot is a virtual user whose
+     * coroutine makes the slot's requests; budget counts iterations. */
+    bool flow;
+    struct sched *iter_sched;    /* -R with a flow: the iterations' schedule (sched is NULL:
+                                  * a flow's requests are timed from their own start) */
+    struct script_res *flow_res; /* per slot: the user's latest response, for its coroutine */
+    uint64_t live_iters;         /* iterations under way (a user asleep has none in flight) */
 };
 
 enum conn_state {
@@ -190,6 +197,11 @@ struct conn {
     int64_t t_first;        /* first response byte */
     double backoff;         /* seconds before the next connect after a refused one (or,
                              * HTTP/2, one on which no stream opened or was answered) */
+    int64_t timeout_ns;     /* the current request's deadline after its start (--timeout, or
+                             * a flow request's own) */
+    bool flow_live;         /* a flow: the slot's user is inside an iteration */
+    bool flow_check;        /* a flow: the current request has a check to call when answered */
+    int64_t t_iter;         /* a flow: the iteration's start (-R: when it was due) */
 };
 
 /* conn.req_ix of a request a script's request() hook made. */

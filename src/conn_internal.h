@@ -51,6 +51,10 @@ void conn_io_wait_write(struct conn *c, enum net_status st);
  * over plain TCP or when the socket failed (a reset), the kind otherwise. */
 void conn_io_failed(struct conn *c, enum stats_error otherwise);
 
+/* A flow: the request in flight on c failed for why; the user's response
+ * (conn_shared.flow_res) says so (conn_read.c). */
+void conn_flow_failed(struct conn *c, enum stats_error why);
+
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);
 

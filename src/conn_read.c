@@ -45,20 +45,17 @@ struct res_info {
     size_t trailers_at; /* HTTP/2: where raw's trailers begin; 0: none (HTTP/1: found in the body) */
 };
 
-/* response() for a complete response of len bytes at raw; *failed when
- * the script failed it. Returns false when the hook raised an error. */
-static bool check_response(struct conn *c, const struct res_info *i, char *raw, size_t len, bool *failed)
+/* r describes the response of i and raw/len. */
+static void fill_res(struct script_res *r, const struct res_info *i, char *raw, size_t len)
 {
-    struct conn_shared *sh = c->sh;
-    struct script_res *r = sh->res;
     r->status = i->status;
     r->chunked = i->chunked;
     r->bytes = (double)i->bytes;
     r->latency = (double)i->latency / 1e3;
     r->connect = (double)i->connect / 1e3;
     r->waiting = (double)i->waiting / 1e3;
-    r->raw = sh->capture ? raw : NULL;
-    r->raw_len = sh->capture ? len : 0;
+    r->raw = raw;
+    r->raw_len = raw ? len : 0;
     r->head_len = 0;
     r->body_len = 0;
     r->body_ready = 0;
@@ -66,6 +63,38 @@ static bool check_response(struct conn *c, const struct res_info *i, char *raw, 
     r->serial++;
     r->live = 1;
     r->name = (int32_t)i->name;
+    r->error = 0;
+}
+
+void conn_flow_failed(struct conn *c, enum stats_error why)
+{
+    struct script_res *r = &c->sh->flow_res[c->id];
+    r->error = (int32_t)why + 1;
+    r->raw = NULL;
+    r->raw_len = 0;
+    r->serial++;
+}
+
+/* A flow: the user's response is the one that just completed (kept in
+ * the connection's capture buffer until the user's next request), and its
+ * check, if the request has one, is called now: *failed when it failed.
+ * Returns false when the bridge failed. */
+static bool flow_response(struct conn *c, const struct res_info *i, char *raw, size_t len, bool *failed)
+{
+    struct conn_shared *sh = c->sh;
+    fill_res(&sh->flow_res[c->id], i, raw, len);
+    if (!c->flow_check)
+        return true;
+    return script_flow_check(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
+}
+
+/* response() for a complete response of len bytes at raw; *failed when
+ * the script failed it. Returns false when the hook raised an error. */
+static bool check_response(struct conn *c, const struct res_info *i, char *raw, size_t len, bool *failed)
+{
+    struct conn_shared *sh = c->sh;
+    struct script_res *r = sh->res;
+    fill_res(r, i, sh->capture ? raw : NULL, len);
     bool ok = script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
     /* raw is the read or capture buffer, reused by the next read: a res the
      * script kept must not reach it (the bridge raises on a stale res). */
@@ -114,7 +143,8 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     int64_t setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
     struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name, 0};
-    bool failed = false, hook_ok = !sh->script_response || check_response(c, &info, raw, len, &failed);
+    bool failed = false, hook_ok = sh->flow             ? flow_response(c, &info, raw, len, &failed)
+                                   : !sh->script_response || check_response(c, &info, raw, len, &failed);
     stats_answered(sh->stats, now, c->t_start, sh->sched ? c->t_intended : c->t_start, &c->t_answered);
     if (failed) {
         sh->stats->errors[STATS_ERR_VALIDATION]++;
@@ -211,6 +241,8 @@ static void too_large(struct conn *c)
     if (c->rx.status_known)
         stats_status(sh->stats, c->rx.status);
     stats_name_rejected(sh->stats, c->name, c->rx.status_known, c->rx.status, true);
+    if (sh->flow)
+        conn_flow_failed(c, STATS_ERR_VALIDATION);
     c->pending--;
     sh->in_flight--;
     conn_fail(c, STATS_ERR_READ);
@@ -268,6 +300,11 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     } else if (sh->capture && used > sh->max_body) {
         too_large(c); /* arrived in one read, but over the cap all the same */
         return 0;
+    } else if (sh->flow) {
+        /* The user reads it after the read buffer is reused: a copy. */
+        capture(c, p, used);
+        raw = c->cap;
+        len = c->cap_len;
     }
     if (!complete_one(c, now, raw, len))
         return 0;

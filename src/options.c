@@ -24,13 +24,14 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
-       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID };
+       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
     {"threads", required_argument, NULL, 't'},
     {"duration", required_argument, NULL, 'd'},
     {"requests", required_argument, NULL, 'n'},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},
     {"header", required_argument, NULL, 'H'},
     {"script", required_argument, NULL, 's'},
     {"method", required_argument, NULL, 'm'},
@@ -364,8 +365,8 @@ static int apply_stages(struct options *o, bool rate_set, bool connections_set, 
                         size_t errlen)
 {
     const char *why = NULL;
-    if (duration_set || o->requests)
-        why = "cannot be combined with -d or -n (the stages are the run's length)";
+    if (duration_set || o->requests || o->iterations)
+        why = "cannot be combined with -d, -n or --iterations (the stages are the run's length)";
     else if (!rate_set && o->http2 != OPTIONS_H1)
         why = "connections that come and go are not there for HTTP/2 yet (a rate, -R with --stages, is)";
     else if (!rate_set && o->one_first)
@@ -436,6 +437,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case 'n':
             if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_ITERATIONS:
+            if (parse_bounded("--iterations", optarg, 1, UINT64_C(1) << 62, &o->iterations, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case 'R':
@@ -716,15 +721,22 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         snprintf(err, errlen, "-R: 0 only with --stages (a rate that ramps up from nothing)");
         return OPTIONS_ERROR;
     }
-    if (!duration_set && o->requests == 0)
+    if (o->requests && o->iterations)
+        return fail(err, errlen, "%s: cannot be combined with -n (a flow counts iterations, other scripts requests)%s",
+                    "--iterations", ""), OPTIONS_ERROR;
+    if (o->iterations && !o->script)
+        return fail(err, errlen, "%s: needs a flow (-s with a scenario that defines user(u))%s", "--iterations", ""),
+               OPTIONS_ERROR;
+    if (!duration_set && o->requests == 0 && o->iterations == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
     /* -c and -n stay the run's; a shard holds and makes its part of them. */
     uint32_t conns = (uint32_t)shard_part(o->connections, o->shard);
-    uint64_t requests = o->requests ? shard_part(o->requests, o->shard) : 0;
-    if (conns == 0 || (o->requests && requests == 0)) {
+    uint64_t bound = o->requests ? o->requests : o->iterations;
+    uint64_t requests = bound ? shard_part(bound, o->shard) : 0;
+    if (conns == 0 || (bound && requests == 0)) {
         snprintf(err, errlen, "--shard %u/%u: %s %" PRIu64 " leaves this shard none (give at least one for each of the %u shards)",
-                 o->shard.index, o->shard.count, conns == 0 ? "-c" : "-n",
-                 conns == 0 ? (uint64_t)o->connections : o->requests, o->shard.count);
+                 o->shard.index, o->shard.count, conns == 0 ? "-c" : o->requests ? "-n" : "--iterations",
+                 conns == 0 ? (uint64_t)o->connections : bound, o->shard.count);
         return OPTIONS_ERROR;
     }
     if (threads_set) {
@@ -747,8 +759,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         o->threads = (uint32_t)requests;
     /* A request is on one connection: -n N opens at most N of them, and
      * the reports count those (a curve of --stages sets its own). */
-    if (o->requests && o->connections > o->requests && !o->stages)
-        o->connections = (uint32_t)o->requests;
+    if (bound && o->connections > bound && !o->stages)
+        o->connections = (uint32_t)bound;
     if (o->rate && o->one_first) {
         snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
         return OPTIONS_ERROR;

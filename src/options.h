@@ -24,6 +24,8 @@ struct options {
     uint32_t threads;      /* -t, 1..connections */
     int64_t duration_ns;   /* -d; 0 when the run is bounded by -n alone */
     uint64_t requests;     /* -n; 0 = bounded by duration */
+    uint64_t iterations;   /* --iterations: a flow's iterations over the run; 0 = bounded by duration */
+    bool flow;             /* the script defines user(u) (set by main.c once it has loaded) */
     uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop.
                             * With --stages: the curve's peak */
     const char *stages_spec; /* --stages as given, NULL if none */

@@ -49,6 +49,7 @@ struct run {
     struct series *series;
     struct intervals_log hlog; /* --hlog: the log written as the run goes */
     struct names names;   /* the request names the workers' scripts give (names.h) */
+    struct names check_names, group_names; /* a flow's (u:check, u:group) */
     bool hlog_on;
     struct progress progress;
     int64_t t0;
@@ -443,7 +444,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
 
     struct run r = {.nworkers = o->threads};
     names_init(&r.names);
+    names_init(&r.check_names);
+    names_init(&r.group_names);
     cfg.names = &r.names;
+    cfg.check_names = &r.check_names;
+    cfg.group_names = &r.group_names;
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
@@ -460,7 +465,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     cfg.shard = sh;
     cfg.sources = o->sources;
     uint32_t shard_conns = (uint32_t)shard_part(o->connections, sh);
-    uint64_t shard_requests = shard_part(o->requests, sh);
+    /* A flow's budget counts iterations (--iterations), shared as -n's. */
+    uint64_t units = o->flow ? o->iterations : o->requests;
+    uint64_t shard_requests = shard_part(units, sh);
     /* The shards before this one hold connections 0 .. conn_offset - 1 of
      * the run (conn.id is the run's number) and, with -n, its first requests. */
     cfg.conn_offset = (uint32_t)shard_first(o->connections, sh);
@@ -468,14 +475,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
      * (shard_lane), so the shares follow from the run's total (-n, or
      * what -d's schedule holds). */
     uint64_t arrivals = !o->rate ? 0 : o->stages ? stages_arrivals(o->stages)
-                                              : sched_total(o->rate, o->requests, o->duration_ns);
+                                              : sched_total(o->rate, units, o->duration_ns);
     int rc = 0;
     uint32_t made = 0, conn_base = cfg.conn_offset;
-    uint64_t req_base = shard_first(o->requests, sh);
+    uint64_t req_base = shard_first(units, sh);
     for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
         uint32_t conns = shard_conns / r.nworkers + (i < shard_conns % r.nworkers);
         uint64_t budget = o->rate       ? sched_share(arrivals, (uint32_t)shard_lane(sh, i), r.nworkers * sh.count)
-                          : o->requests ? shard_requests / r.nworkers + (i < shard_requests % r.nworkers)
+                          : units ? shard_requests / r.nworkers + (i < shard_requests % r.nworkers)
                                         : unlimited;
         struct script_thread *th = NULL;
         if (main_script) {
@@ -590,6 +597,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         intervals_log_finish(&r.hlog, t_end, res->hlog_error, sizeof res->hlog_error);
     intervals_log_free(&r.hlog);
     names_free(&r.names); /* the merged stats keep their own copies */
+    names_free(&r.check_names);
+    names_free(&r.group_names);
     res->workers = xcalloc(started ? started : 1, sizeof *res->workers);
     res->nworkers = started;
     for (uint32_t i = 0; i < started; i++)

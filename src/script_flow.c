@@ -16,11 +16,19 @@
 /* What flow.lua yields: its first value. */
 enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3 };
 
+/* The response of the slot given as argument 1 (the closures' upvalue is
+ * the worker's array of them; flow.lua passes only its own slot). */
+static struct script_res *res_at(lua_State *L)
+{
+    struct script_res *res = lua_touserdata(L, lua_upvalueindex(1));
+    return &res[lua_tointeger(L, 1)];
+}
+
 /* Pushes a table of the values of the response's header fields whose name
  * is lname (lower case), in order: Set-Cookie comes many times. */
 static int c_values(lua_State *L)
 {
-    struct script_res *r = lua_touserdata(L, 1);
+    struct script_res *r = res_at(L);
     size_t nlen;
     const char *lname = luaL_checklstring(L, 2, &nlen);
     size_t len;
@@ -46,18 +54,18 @@ static int c_values(lua_State *L)
     return 1;
 }
 
-/* bridge.c_flow_headers(res): the response's header table (as res.headers). */
+/* bridge.c_flow_headers(slot): the response's header table (as res.headers). */
 static int c_headers(lua_State *L)
 {
-    script_push_headers(L, lua_touserdata(L, 1));
+    script_push_headers(L, res_at(L));
     return 1;
 }
 
-/* bridge.c_flow_trailers(res): the trailer section's fields. */
+/* bridge.c_flow_trailers(slot): the trailer section's fields. */
 static int c_trailers(lua_State *L)
 {
     size_t len;
-    const char *t = script_res_trailers(lua_touserdata(L, 1), &len);
+    const char *t = script_res_trailers(res_at(L), &len);
     script_push_fields(L, len ? t - 1 : NULL, t + len);
     return 1;
 }
@@ -69,12 +77,13 @@ void script_flow_bind(struct script *s, const struct script_worker *w)
     s->flow_co = xcalloc(w->nslots ? w->nslots : 1, sizeof *s->flow_co);
     s->flow_names = (struct script_flow_names){w->check_names, w->group_names, &w->stats->flow};
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
-    lua_pushcfunction(L, c_headers);
-    lua_setfield(L, -2, "c_flow_headers");
-    lua_pushcfunction(L, c_values);
-    lua_setfield(L, -2, "c_flow_values");
-    lua_pushcfunction(L, c_trailers);
-    lua_setfield(L, -2, "c_flow_trailers");
+    lua_CFunction fns[] = {c_headers, c_values, c_trailers};
+    const char *names[] = {"c_flow_headers", "c_flow_values", "c_flow_trailers"};
+    for (int i = 0; i < 3; i++) {
+        lua_pushlightuserdata(L, w->flow_res);
+        lua_pushcclosure(L, fns[i], 1);
+        lua_setfield(L, -2, names[i]);
+    }
     lua_pop(L, 1);
     script_push_bridge(s, "flow_bind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
@@ -115,7 +124,10 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
     lua_State *co = user_of(s, slot, err, errlen);
     if (!co)
         return -1;
-    lua_settop(co, 0); /* the last step's values: its request string is sent by now */
+    /* A fresh coroutine holds its function; a suspended one the last
+     * step's values (its request string is sent by now). */
+    if (lua_status(co) == LUA_YIELD)
+        lua_settop(co, 0);
     lua_pushboolean(co, start);
     int rc = lua_resume(co, 1);
     if (rc != LUA_YIELD) {

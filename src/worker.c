@@ -82,6 +82,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
     memset(&w->res, 0, sizeof w->res);
+    bool flow = script && script_has(script, SCRIPT_USER);
+    w->flow_res = flow ? xcalloc(nconns ? nconns : 1, sizeof *w->flow_res) : NULL;
     w->sampled = 0;
     w->shared = (struct conn_shared){
         .loop = w->loop,
@@ -109,7 +111,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .script_delay = script && script_has(script, SCRIPT_DELAY),
         .script_conns = script && script_is_scenario(script),
         .script_response = script && script_has(script, SCRIPT_RESPONSE),
-        .capture = script && script_response_reads(script),
+        .capture = flow || (script && script_response_reads(script)),
+        .flow = flow,
+        .flow_res = w->flow_res,
         .max_body = cfg->max_body,
         .res = &w->res,
         .conn_done = w->conn_done,
@@ -146,7 +150,12 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             .metrics = &w->stats.metrics,
             .names = cfg->names,
             .stats = &w->stats,
+            .flow_res = w->flow_res,
+            .nslots = nconns,
+            .check_names = cfg->check_names,
+            .group_names = cfg->group_names,
         };
+        w->stats.flow.on = flow;
         script_bind(script, &sw);
     }
     w->conns = xcalloc(nconns, sizeof *w->conns);
@@ -160,8 +169,14 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         sched_spin(&w->sched, cfg->spin_ns);
         if (cfg->stages)
             sched_curve(&w->sched, cfg->stages);
-        w->shared.sched = &w->sched;
-        w->stats.open = true;
+        /* A flow's schedule starts iterations; its requests are timed from
+         * their own start, as a closed loop's are. */
+        if (flow) {
+            w->shared.iter_sched = &w->sched;
+        } else {
+            w->shared.sched = &w->sched;
+            w->stats.open = true;
+        }
     }
     if (cfg->hlog_interval_ns) {
         intervals_init(&w->intervals, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);
@@ -276,7 +291,7 @@ static void on_stage(EV_P_ ev_timer *t, int revents)
 /* -R: the schedule ends; what was due and never sent is counted. */
 static void stop_schedule(struct worker *w)
 {
-    if (!w->shared.sched || w->sched.stopped)
+    if (!w->cfg->rate || w->sched.stopped)
         return;
     w->stats.unsent = sched_backlog(&w->sched, clock_now_ns());
     w->stats.last_send = w->sched.last_send;
@@ -291,7 +306,7 @@ static void schedule_ended(void *arg)
     struct worker *w = arg;
     stop_schedule(w);
     w->shared.budget = 0;
-    if (w->shared.in_flight == 0)
+    if (w->shared.in_flight == 0 && w->shared.live_iters == 0)
         ev_break(w->loop, EVBREAK_ALL);
 }
 
@@ -352,10 +367,10 @@ static void *worker_main(void *arg)
         ev_timer_start(w->loop, &w->stager);
     /* A script without request(): the request is what init() left in
      * wrk.*, the same for every request of this worker, as in wrk. */
-    if (w->script && !w->shared.script_request && static_request(w) < 0)
+    if (w->script && !w->shared.script_request && !w->shared.flow && static_request(w) < 0)
         w->shared.budget = 0;
     w->shared.last_connect_ok = clock_now_ns();
-    if (w->shared.sched)
+    if (w->cfg->rate)
         sched_start(&w->sched, w->cfg->t0, w->cfg->sched_end);
     if (w->stats.intervals)
         intervals_start(&w->intervals, w->cfg->t0);
@@ -368,7 +383,7 @@ static void *worker_main(void *arg)
      * connection until an arrival is due, --stages (closed) starts them
      * as its curve says, and an HTTP/2 connection opens more streams on
      * its own (conn_h2.c's fill), past the hold: those open all at once. */
-    w->open_step = w->shared.sched || w->cfg->stages || w->shared.h2 ? UINT32_MAX : OPEN_BATCH;
+    w->open_step = w->cfg->rate || w->cfg->stages || w->shared.h2 ? UINT32_MAX : OPEN_BATCH;
     open_until(w, w->shared.hold_rest ? 1 : w->nconns);
     /* Connects that failed at once left their connections in backoff: the
      * loop must run for them too. Only a worker with nothing left at all
@@ -421,9 +436,11 @@ void worker_join(struct worker *w)
 void worker_free(struct worker *w)
 {
     series_rec_free(&w->series);
-    if (w->shared.sched)
+    if (w->cfg->rate)
         sched_free(&w->sched);
-    w->shared.sched = NULL;
+    w->shared.sched = w->shared.iter_sched = NULL;
+    free(w->flow_res);
+    w->flow_res = NULL;
     if (w->stats.intervals)
         intervals_free(&w->intervals);
     w->stats.intervals = NULL;

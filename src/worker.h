@@ -56,6 +56,7 @@ struct worker_config {
     uint32_t h2_window;      /* --h2-window */
     const char *authority;   /* HTTP/2 :authority (the URL's host[:port]) */
     struct names *names;     /* the run's request names, shared (names.h; with -s) */
+    struct names *check_names, *group_names; /* a flow's checks and groups, likewise */
 };
 
 struct worker {
@@ -74,6 +75,7 @@ struct worker {
     struct script *script;   /* NULL without -s; owned by the run (done() still reads it) */
     char *script_req;        /* the request a script without request() left in wrk.* */
     struct script_res res;   /* the response a response() hook looks at */
+    struct script_res *flow_res; /* a flow: per connection slot, its user's latest response */
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */

@@ -101,7 +101,7 @@ local bridge_c -- the bridge (for its C closures)
 
 function resp_fields.headers(r, c)
   if c.error_ ~= 0 or c.raw == nil then return fields_table({}) end
-  return cached(r, "headers", function() return fields_table(bridge_c.c_flow_headers(c)) end)
+  return cached(r, "headers", function() return fields_table(bridge_c.c_flow_headers(r[1].slot)) end)
 end
 
 function resp_fields.body(r, c)
@@ -114,7 +114,7 @@ end
 
 function resp_fields.trailers(r, c)
   if c.error_ ~= 0 or c.raw == nil then return fields_table({}) end
-  return cached(r, "trailers", function() return fields_table(bridge_c.c_flow_trailers(c)) end)
+  return cached(r, "trailers", function() return fields_table(bridge_c.c_flow_trailers(r[1].slot)) end)
 end
 
 local resp_methods = {}
@@ -325,11 +325,11 @@ local function send(u, st, fn, method, path, opts, level)
     st.pending = nil
     local c = st.res
     if c.error_ ~= 0 then break end
-    local set = bridge_c.c_flow_values(c, "set-cookie")
+    local set = bridge_c.c_flow_values(st.slot, "set-cookie")
     if set[1] then st.jar:store(set, host_only(), path, secure, now) end
     local how = REDIRECTS[c.status_]
     if how == nil or hops <= 0 or r[3] then break end
-    local location = bridge_c.c_flow_values(c, "location")[1]
+    local location = bridge_c.c_flow_values(st.slot, "location")[1]
     local next_path = location and redirect_path(location, path)
     if not next_path then break end
     if how == "all" or (how == "post" and method == "POST") then
@@ -461,7 +461,7 @@ local coroutines, slot_states = {}, {}
 function flow.new(slot)
   local u = setmetatable({}, user_mt)
   local st = {
-    id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0,
+    id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0, slot = slot,
     res = resv[slot], jar = cookies.new(),
   }
   st.cookies = cookies.proxy(st.jar, host_only(), now_s)
@@ -489,7 +489,7 @@ function flow.check(slot)
   local fn = st and st.check
   if not fn then return false end
   local c = st.res
-  if c.error_ == 0 and REDIRECTS[c.status_] ~= nil and bridge_c.c_flow_values(c, "location")[1] then
+  if c.error_ == 0 and REDIRECTS[c.status_] ~= nil and bridge_c.c_flow_values(slot, "location")[1] then
     return false
   end
   local r = setmetatable({ st, st.seq, nil, nil }, resp_mt)
