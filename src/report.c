@@ -350,6 +350,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     report_names_text(out, r);
+    report_flow_text(out, r);
     metrics_text(out, &s->metrics);
     if (o->rate)
         rate_text(out, o, r);
@@ -621,6 +622,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, ", \"requests\": %" PRIu64, o->requests);
     else
         fprintf(out, ", \"requests\": null");
+    if (o->iterations)
+        fprintf(out, ", \"iterations\": %" PRIu64, o->iterations);
+    else
+        fprintf(out, ", \"iterations\": null");
     fprintf(out, ", \"method\": ");
     json_out_str(out, o->method);
     fprintf(out, ", \"headers\": [");
@@ -699,6 +704,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, ",\n");
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
+    report_flow_json(out, r);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);

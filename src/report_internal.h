@@ -35,6 +35,12 @@ void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n
 void report_names_text(FILE *out, const struct run_result *r);
 void report_names_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* A flow (user(u)): the text report's iterations line, checks and groups
+ * tables, and the JSON's "iterations", "checks" and "groups" members (null
+ * for other runs), followed by ",\n". */
+void report_flow_text(FILE *out, const struct run_result *r);
+void report_flow_json(FILE *out, const struct run_result *r);
+
 /* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
  * protocol), and the JSON members "reasons": [...], "other": N. */
 void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);

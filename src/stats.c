@@ -222,6 +222,8 @@ void stats_sort_reasons(struct stats *s)
     for (uint32_t i = 0; i < s->nnames; i++)
         if (s->names[i] && s->names[i]->nreasons > 1)
             qsort(s->names[i]->reasons, s->names[i]->nreasons, sizeof *s->names[i]->reasons, by_count);
+    if (s->flow.nreasons > 1)
+        qsort(s->flow.reasons, s->flow.nreasons, sizeof *s->flow.reasons, by_count);
 }
 
 void stats_finish(struct stats *s)

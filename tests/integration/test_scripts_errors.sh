@@ -159,9 +159,9 @@ check_bad_table hook_swap 'return { request = function() end, inti = function() 
 check_bad_table hook_case 'return { Request = function() end }' \
     'unknown hook "Request" in the scenario table (did you mean "request"?)'
 check_bad_table hook_helper 'return { request = function() end, helper = function() end }' \
-    'unknown hook "helper" in the scenario table (the hooks are options, setup, init, connect, request, delay, response and done)'
+    'unknown hook "helper" in the scenario table (the hooks are options, setup, init, connect, request, delay, response, done and user)'
 check_bad_table hook_array 'return { function() end }' \
-    'a number key in the scenario table (the hooks are options, setup, init, connect, request, delay, response and done)'
+    'a number key in the scenario table (the hooks are options, setup, init, connect, request, delay, response, done and user)'
 check_bad_table options_typo 'return { options = function() return { url = "'"$url"'/", conections = 4 } end }' \
     'options(): unknown option "conections" (did you mean "connections"?)'
 printf 'function respnse(status) end\nhelper = 1\n' > "$S/wrk_globals.lua"
