@@ -29,14 +29,14 @@ shop_missing() {
 # SHOP_PORT, SHOP_PID (a `timeout` wrapper that passes TERM on to puma) and
 # SHOP_LOG. Returns 0, or 1 with the reason and puma's last lines on stderr.
 start_shop() {
-    local dir=$1 i
+    local dir=$1 _
     mkdir -p "$dir/home"
     export SHOP_LOG="$dir/shop.log"
     : > "$SHOP_LOG"
     # From the app's folder, so that puma finds no config/puma.rb but ours
     # (none): the test's working directory is not the app's.
     (
-        cd "$SHOP_APP"
+        cd "$SHOP_APP" || exit 1
         HOME="$dir/home" RACK_ENV=production SHOP_LOG="$SHOP_LOG" \
             exec timeout -k 5 "${SHOP_MAX_SECONDS:-180}" "$SHOP_PUMA" -e production \
             -b tcp://127.0.0.1:0 -t 4:4 config.ru
@@ -45,7 +45,7 @@ start_shop() {
     export SHOP_PID
     TARGET_PIDS+=("$SHOP_PID")
     SHOP_PORT=""
-    for i in $(seq 1 $((${SHOP_WAIT:-60} * 10))); do
+    for _ in $(seq 1 $((${SHOP_WAIT:-60} * 10))); do
         if ! kill -0 "$SHOP_PID" 2> /dev/null; then
             echo "shop_lib: puma exited before it listened: $(tail -n 5 "$dir/puma.out")" >&2
             return 1
