@@ -19,8 +19,9 @@ DEB_PACKAGES = dpkg-dev
 # GNU parallel runs the launcher in test_launch_parallel.sh, and
 # python3-yaml reads the Kubernetes manifest in test_launch_k8s.sh; iproute2
 # brings up loopback in the network namespaces of test_source.sh (and
-# long_100k.sh).
-TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2
+# long_100k.sh); ruby-sinatra (with ruby-rack's cookie sessions) on puma is
+# the web shop of test_flow_shop.sh.
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma
 # Needed by `make test-long` only: a one-node Slurm cluster (long_slurm.sh).
 LONG_PACKAGES = slurm-wlm munge
 

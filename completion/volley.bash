@@ -16,7 +16,7 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests
 --source --shard --start-at --run-id --version -h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
-examples.paths examples.wrk_migration'
+examples.paths examples.shop examples.wrk_migration'
 # ApacheBench's flags, for volley ab and volley-ab, and volley ab's own.
 _volley_ab_flags='-n -c -t -s -b -B -p -u -T -v -w -i -x -y -z -C -H -A -P -X
 -V -k -d -S -q -l -g -e -r -m -h -I -Z -f -E --tls-resume'
