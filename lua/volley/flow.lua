@@ -87,7 +87,7 @@ local function cached(r, key, make)
   local cache = r[5]
   if not cache then
     cache = {}
-    r[5] = cache
+    rawset(r, 5, cache)
   end
   local v = cache[key]
   if v == nil then
@@ -501,7 +501,7 @@ function flow.check(slot)
     failed, reason = true, b == nil and "check returned false" or tostring(b)
   end
   if failed then
-    r[3] = reason
+    rawset(r, 3, reason)
     count_fail(reason, c.name_)
     st.pending = r
   end
