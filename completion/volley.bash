@@ -6,7 +6,7 @@
 # tests/integration/test_completion.sh checks that every option of
 # `volley --help` and every bundled script is listed here.
 
-_volley_options='-c --connections -t --threads -d --duration -n --requests
+_volley_options='-c --connections -t --threads -d --duration -n --requests --iterations
 -R --rate --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
 -T --timeout --max-body --samples --heads --one-first --no-probe --heartbeat
 --targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
@@ -73,7 +73,7 @@ _volley_run()
     --tls-min | --tls-max) _volley_add '1.0 1.1 1.2 1.3'; return ;;
     --tls-resume) _volley_add 'on off'; return ;;
     -m | --method) _volley_add "$_volley_methods"; return ;;
-    -c | --connections | -t | --threads | -d | --duration | -n | --requests | \
+    -c | --connections | -t | --threads | -d | --duration | -n | --requests | --iterations | \
     -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | \
     --max-body | --heartbeat | --hlog-interval | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window | \

@@ -10,6 +10,7 @@ const char options_usage[] =
     "  -t, --threads N       worker threads (default: CPUs, at most N connections)\n"
     "  -d, --duration T      run time: 500ms, 10s, 2m, 1h (default 10s)\n"
     "  -n, --requests N      stop after exactly N requests (10k = 10000)\n"
+    "      --iterations N    a flow (user(u)): stop after exactly N iterations\n"
     "  -R, --rate N          open model: N requests/s in total on a fixed schedule;\n"
     "                        latency counts from each request's scheduled time\n"
     "      --spin T          with -R: wake T before each arrival (e.g. 200us) and\n"

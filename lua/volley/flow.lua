@@ -361,19 +361,19 @@ end
 for _, m in ipairs({ "get", "head", "delete" }) do
   local method = m:upper()
   methods[m] = function(u, path, opts)
-    return send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)
+    return (send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)) -- not a tail call: errors name the caller's line
   end
 end
 for _, m in ipairs({ "post", "put", "patch" }) do
   local method = m:upper()
   methods[m] = function(u, path, opts)
-    return send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)
+    return (send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)) -- not a tail call: errors name the caller's line
   end
 end
 
 function methods.request(u, opts)
   if type(opts) ~= "table" then error("u:request: a table of options expected", 2) end
-  return send(u, state(u, "u:request"), "u:request", opts.method or "GET", opts.path, opts, 2)
+  return (send(u, state(u, "u:request"), "u:request", opts.method or "GET", opts.path, opts, 2))
 end
 
 function methods.sleep(u, ms)
