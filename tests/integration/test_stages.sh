@@ -129,7 +129,7 @@ bad() { # WHAT PATTERN ARGS...
 bad "bad duration" '^volley: --stages: "1x:5": the duration before' --stages 1x:5
 bad "not a number" '^volley: --stages: "1s:x": the target after' --stages 1s:x
 bad "trailing comma" '^volley: --stages: ends with' --stages 1s:5,
-bad "with -d" '^volley: --stages: cannot be combined with -d or -n' --stages 1s:5 -d 2s
+bad "with -d" '^volley: --stages: cannot be combined with -d, -n or --iterations' --stages 1s:5 -d 2s
 bad "all zero" '^volley: --stages: every target is 0' -R 0 --stages 1s:0
 bad "-R 0 alone" '^volley: -R: 0 only with --stages' -R 0 -d 1s
 finish
