@@ -26,8 +26,9 @@ static bool capture(struct conn *c, const char *p, size_t n)
         return false;
     if (c->cap_len + n > c->cap_size) {
         /* Kept for the connection's life: growth stops at the largest
-         * response, so the steady state allocates nothing. */
-        c->cap_size = xgrow(c->cap_size, c->cap_len + n, 16384);
+         * response, so the steady state allocates nothing. A flow's users
+         * may be many and idle: theirs start small. */
+        c->cap_size = xgrow(c->cap_size, c->cap_len + n, sh->flow ? 512 : 16384);
         c->cap = xrealloc(c->cap, c->cap_size);
     }
     memcpy(c->cap + c->cap_len, p, n);
