@@ -5,6 +5,7 @@
 #include "script_internal.h"
 
 #include "clock.h"
+#include "data.h"
 #include "hist.h"
 #include "http.h"
 #include "metrics.h"
@@ -33,6 +34,13 @@ struct volley_api {
     int64_t (*hist_clamped)(const struct hist *h);
     char *(*nearest_in_list)(const char *word, const char *list, char *buf, size_t len);
     int (*name_id)(struct script_names *sn, const char *name, size_t len);
+    /* Data files (lua/volley/data.lua). */
+    struct data *(*data_open)(const char *path, enum data_kind kind, int sep, char *err, size_t errlen);
+    uint32_t (*data_rows)(const struct data *d);
+    uint32_t (*data_fields)(const struct data *d);
+    const char *(*data_field_name)(const struct data *d, uint32_t i, size_t *len);
+    const char *(*data_cell)(const struct data *d, uint32_t row, uint32_t col, size_t *len);
+    uint32_t (*data_iteration_row)(struct data *d, uint32_t shard, uint32_t shards);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -192,6 +200,12 @@ static const struct volley_api api = {
     .hist_clamped = hist_clamped,
     .nearest_in_list = nearest_in_list,
     .name_id = name_id,
+    .data_open = data_open,
+    .data_rows = data_rows,
+    .data_fields = data_fields,
+    .data_field_name = data_field_name,
+    .data_cell = data_cell,
+    .data_iteration_row = data_iteration_row,
 };
 
 const void *script_api(void)
