@@ -80,7 +80,9 @@ static char *read_file(const char *path, size_t *size, char *err, size_t errlen)
     bool regular = S_ISREG(st.st_mode);
     if (regular && (uint64_t)st.st_size > DATA_MAX_BYTES)
         goto too_large;
-    size_t cap = regular ? (size_t)st.st_size + 1 : 64 * 1024, n = 0;
+    /* A regular file's size and 2: the NUL, and room for the read that
+     * finds the end without growing the buffer. */
+    size_t cap = regular ? (size_t)st.st_size + 2 : 64 * 1024, n = 0;
     char *buf = xmalloc(cap);
     for (;;) {
         if (n > DATA_MAX_BYTES) {
@@ -88,19 +90,8 @@ static char *read_file(const char *path, size_t *size, char *err, size_t errlen)
             goto too_large;
         }
         if (n + 1 == cap) {
-            /* Full: probe for more before doubling a buffer that, for a
-             * regular file, already holds all of it. */
-            char probe;
-            ssize_t r = read(fd, &probe, 1);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r < 0)
-                goto failed;
-            if (r == 0)
-                break;
             cap = xgrow(cap, cap + 1, cap);
             buf = xrealloc(buf, cap);
-            buf[n++] = probe;
         }
         ssize_t r = read(fd, buf + n, cap - 1 - n);
         if (r < 0 && errno == EINTR)
