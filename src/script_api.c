@@ -5,6 +5,7 @@
 #include "script_internal.h"
 
 #include "clock.h"
+#include "data.h"
 #include "hist.h"
 #include "http.h"
 #include "metrics.h"
@@ -37,6 +38,13 @@ struct volley_api {
     void (*flow_check)(struct stats_flow *f, int id, int pass);
     int (*flow_group_id)(struct script_flow_names *fn, const char *name, size_t len);
     void (*flow_group)(struct stats_flow *f, int id, int64_t ns, int failed);
+    /* Data files (lua/volley/data.lua). */
+    struct data *(*data_open)(const char *path, enum data_kind kind, int sep, char *err, size_t errlen);
+    uint32_t (*data_rows)(const struct data *d);
+    uint32_t (*data_fields)(const struct data *d);
+    const char *(*data_field_name)(const struct data *d, uint32_t i, size_t *len);
+    const char *(*data_cell)(const struct data *d, uint32_t row, uint32_t col, size_t *len);
+    uint32_t (*data_iteration_row)(struct data *d, uint32_t shard, uint32_t shards);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -229,6 +237,12 @@ static const struct volley_api api = {
     .flow_check = flow_check,
     .flow_group_id = flow_group_id,
     .flow_group = flow_group,
+    .data_open = data_open,
+    .data_rows = data_rows,
+    .data_fields = data_fields,
+    .data_field_name = data_field_name,
+    .data_cell = data_cell,
+    .data_iteration_row = data_iteration_row,
 };
 
 const void *script_api(void)

@@ -41,6 +41,8 @@ struct volley_sample {
   int64_t head_len;
 };
 
+struct volley_data;
+
 struct volley_api {
   int64_t (*now_ns)(void);
   int (*metric_id)(void *metrics, const char *name, int kind);
@@ -64,6 +66,12 @@ struct volley_api {
   void (*flow_check)(void *flow, int id, int pass);
   int (*flow_group_id)(void *fn, const char *name, size_t len);
   void (*flow_group)(void *flow, int id, int64_t ns, int failed);
+  struct volley_data *(*data_open)(const char *path, int kind, int sep, char *err, size_t errlen);
+  uint32_t (*data_rows)(const struct volley_data *d);
+  uint32_t (*data_fields)(const struct volley_data *d);
+  const char *(*data_field_name)(const struct volley_data *d, uint32_t i, size_t *len);
+  const char *(*data_cell)(const struct volley_data *d, uint32_t row, uint32_t col, size_t *len);
+  uint32_t (*data_iteration_row)(struct volley_data *d, uint32_t shard, uint32_t shards);
 };
 
 struct volley_flow_names {

@@ -27,7 +27,7 @@ local lenbuf = ffi.new("size_t[1]")
 ----------------------------------------------------------------------------
 -- The volley table.
 
-local volley = { target = {}, shard = { index = 0, count = 1 } }
+local volley = { target = {}, shard = { index = 0, count = 1 }, data = require("volley.data") }
 
 function volley.format(method, path, headers, body)
   if type(method) == "table" then
