@@ -394,7 +394,7 @@ end
 -- data (volley.data) is read by each iteration.
 function bridge.set_scenario(t)
   local d = t.data
-  if d ~= nil and not (type(d) == "table" and type(d.take) == "function") then
+  if d ~= nil and not volley.data.is(d) then
     error(("the scenario's data is a %s, not a data file (volley.data.csv or volley.data.lines)"):format(type(d)), 0)
   end
   bridge.scenario = t

@@ -153,6 +153,42 @@ assert o["iterations"]["started"] == o["rate"]["sent"], (o["iterations"], o["rat
 PY
 ok
 
+# 5. Data files in a flow: per_iteration rows used exactly once over 2
+# threads x 3 shards (each shard its own process, --iterations 600 split
+# 200 a shard), from the server's log; per_user rows stable per user.
+python3 -c 'print("id"); [print("row%d" % i) for i in range(600)]' > "$T/ids.csv"
+cat > "$S/rows.lua" <<EOF
+local s = {}
+s.data = volley.data.csv("$T/ids.csv", { mode = "per_iteration" })
+function s.user(u) u:get("/rows/" .. u.data.id) end
+return s
+EOF
+start_target --log "$T/rows.log"
+pids=()
+for i in 0 1 2; do
+    timeout -s KILL 60 "$VOLLEY" -s "$S/rows.lua" -t 2 -c 6 --iterations 600 --shard "$i/3" --json "$T/rows$i.json" \
+        "http://127.0.0.1:$PORT/" > /dev/null 2> "$T/rows$i.err" &
+    pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || fail "rows: a shard failed: $(cat "$T"/rows*.err)"; done
+stop_target
+check_eq "$(awk '{ print $3 }' "$T/rows.log" | sort -u | wc -l)" 600 "per_iteration: 600 distinct rows"
+check_eq "$(wc -l < "$T/rows.log")" 600 "per_iteration: each row once"
+cat > "$S/peruser.lua" <<EOF
+local s = {}
+s.data = volley.data.csv("$T/ids.csv")
+function s.user(u) u:get("/u/" .. u.id .. "/" .. u.data.id) end
+return s
+EOF
+start_target --log "$T/peruser.log"
+run_volley peruser -s "$S/peruser.lua" -t 2 -c 4 --iterations 40 "http://127.0.0.1:$PORT/"
+stop_target
+check_eq "$RC" 0 "per_user: exit status"
+# user k (1-based) gets data row k, named row(k - 1), every iteration
+check_eq "$(awk '{ split($3, a, "/"); if ("row" (a[3] - 1) != a[4]) bad++ } END { print bad + 0 }' "$T/peruser.log")" 0 \
+    "per_user: each user's row is its own"
+check_eq "$(awk '{ print $3 }' "$T/peruser.log" | sort -u | wc -l)" 4 "per_user: 4 users, 4 rows"
+
 # 4. Mistakes: one line each, exit 2, nothing sent.
 cat > "$S/both.lua" <<'EOF'
 return { user = function(u) end, request = function() return wrk.format() end }
