@@ -428,6 +428,22 @@ void conn_script_failed(struct conn *c)
     ev_break(sh->loop, EVBREAK_ALL);
 }
 
+/* A flow's user waits secs before its next step: over HTTP/1 in
+ * CONN_DELAY (a server that closes the idle socket meanwhile is reconnected
+ * by the next request); over HTTP/2 on the pause timer, the connection left
+ * in its state, where the server's frames (PING, GOAWAY) are still read. */
+static void flow_wait(struct conn *c, double secs)
+{
+    if (c->sh->h2 && !c->h1_alpn) {
+        c->flow_paused = true;
+        ev_timer_set(&c->pause, secs, 0.);
+        ev_timer_start(c->sh->loop, &c->pause);
+        return;
+    }
+    c->state = CONN_DELAY;
+    arm_timer(c, secs);
+}
+
 /* A flow: the user of c takes its next step (the coroutine resumed; start:
  * a new iteration). A request goes out as any other; a sleep waits in
  * CONN_DELAY; an iteration's end is counted, and the next begins (after a
@@ -456,8 +472,7 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         start_request(c, now, 1);
         return;
     case SCRIPT_FLOW_SLEEP:
-        c->state = CONN_DELAY;
-        arm_timer(c, st.ms / 1e3);
+        flow_wait(c, st.ms / 1e3);
         return;
     case SCRIPT_FLOW_END:
         break;
@@ -473,8 +488,7 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     c->flow_live = false;
     sh->live_iters--;
     if (!st.io) {
-        c->state = CONN_DELAY;
-        arm_timer(c, 0);
+        flow_wait(c, 0);
         return;
     }
     flow_next(c, end);
@@ -496,6 +510,11 @@ static void flow_begin(struct conn *c, int64_t now)
 static void flow_next(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    /* An HTTP/2 connection asks for its next request whenever its streams
+     * move (conn_h2.c's fill): a user asleep or waiting on the schedule is
+     * woken by its own timer or by the schedule instead. */
+    if (c->flow_paused || c->flow_parked)
+        return;
     if (c->flow_live) {
         flow_step(c, now, false);
         return;
@@ -510,8 +529,11 @@ static void flow_next(struct conn *c, int64_t now)
     }
     if (sh->iter_sched) {
         if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
-            c->state = CONN_WAIT; /* the user's socket stays open while it waits */
-            sched_park(sh->iter_sched, c->id);
+            /* The user's socket stays open while it waits; an HTTP/2
+             * connection stays in its state, reading the server's frames. */
+            if (!sh->h2 || c->h1_alpn || c->state != CONN_H2)
+                c->state = CONN_WAIT;
+            c->flow_parked = sched_park(sh->iter_sched, c->id);
             return;
         }
     } else {
@@ -648,7 +670,8 @@ static void start_request(struct conn *c, int64_t now, unsigned depth)
     if (sh->h2 && !c->h1_alpn) {
         /* HTTP/2: the request is a stream of its own (a pipelined string is
          * refused when its stream opens). */
-        sh->budget--;
+        if (!sh->flow)
+            sh->budget--;
         if (sh->sched)
             sh->stats->arrivals++;
         sh->in_flight++;
@@ -766,6 +789,16 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     }
 }
 
+/* A flow over HTTP/2: the user's sleep is over. */
+static void on_pause_event(EV_P_ ev_timer *w, int revents)
+{
+    (void)loop;
+    (void)revents;
+    struct conn *c = container_of(w, struct conn, pause);
+    c->flow_paused = false;
+    conn_next_request(c, clock_now_ns());
+}
+
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 {
     c->sh = sh;
@@ -776,7 +809,8 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->pending = 0;
     c->name = 0;
     c->timeout_ns = sh->timeout_ns;
-    c->flow_live = c->flow_check = false;
+    c->flow_live = c->flow_check = c->flow_paused = c->flow_parked = false;
+    ev_init(&c->pause, on_pause_event);
     c->t_iter = 0;
     c->table_open = false;
     c->cap = NULL;
@@ -807,6 +841,7 @@ void conn_start(struct conn *c)
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
     if (c->sh->flow) {
+        c->flow_parked = false;
         c->t_iter = intended;
         flow_begin(c, now);
         return;
@@ -818,6 +853,8 @@ void conn_send(struct conn *c, int64_t intended, int64_t now)
 unsigned conn_stop(struct conn *c)
 {
     unsigned was_in_flight = c->pending;
+    ev_timer_stop(c->sh->loop, &c->pause);
+    c->flow_paused = c->flow_parked = false;
     if (c->flow_live) { /* the user's iteration is cut off with its request */
         c->flow_live = false;
         c->sh->stats->flow.cut_off++;

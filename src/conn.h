@@ -141,6 +141,7 @@ struct conn_stream {
                              * (at most CONN_H2_RETRIES) */
     int64_t t_retry;        /* refused: not sent again before this (monotonic ns); 0: at once */
     size_t trailers_at;     /* where its trailers begin in cap (the body's end); 0: none */
+    int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
 };
 
 /* HTTP/2: how many times one request is sent again after the server
@@ -200,6 +201,11 @@ struct conn {
     int64_t timeout_ns;     /* the current request's deadline after its start (--timeout, or
                              * a flow request's own) */
     bool flow_live;         /* a flow: the slot's user is inside an iteration */
+    bool flow_paused;       /* a flow over HTTP/2: the user sleeps on the pause timer (the
+                             * connection stays in CONN_H2 for the server's frames) */
+    bool flow_parked;       /* a flow with -R: the user is on the schedule's idle stack */
+    ev_timer pause;         /* a flow over HTTP/2: u:sleep, and the turn of the loop after an
+                             * iteration that did nothing */
     bool flow_check;        /* a flow: the current request has a check to call when answered */
     int64_t t_iter;         /* a flow: the iteration's start (-R: when it was due) */
 };

@@ -99,8 +99,8 @@ static void arm_deadline(struct conn *c)
         const struct conn_stream *st = &c->streams[i];
         if (!st->active)
             continue;
-        if (st->t_start + sh->timeout_ns < at)
-            at = st->t_start + sh->timeout_ns;
+        if (st->t_start + st->timeout_ns < at)
+            at = st->t_start + st->timeout_ns;
         if (st->id == 0 && st->t_retry && st->t_retry < at) /* a refused stream's backoff */
             at = st->t_retry;
     }
@@ -122,6 +122,8 @@ void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_er
         stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
     stats_name_fail(sh->stats, st->name, why, 1, now, timed_out, now - st->t_intended);
     sh->stats->errors[why]++;
+    if (sh->flow)
+        conn_flow_failed(c, why);
     conn_h2_release(c, st);
     c->pending--;
     sh->in_flight--;
@@ -195,6 +197,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->id = 0;
     st->t_start = now;
     st->t_intended = c->t_intended;
+    st->timeout_ns = c->timeout_ns;
     st->name = c->name;
     st->retries = 0;
     st->t_retry = 0;
@@ -286,7 +289,7 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
             conn_h2_stream_failed(c, st, why);
     }
     conn_close_socket(c, clean);
-    if (!c->h2_answered && (c->pending > 0 || sh->budget > 0)) {
+    if (!c->h2_answered && (c->pending > 0 || sh->budget > 0 || c->flow_live)) {
         /* Nothing was answered here: the next connection (for the retried
          * streams, or the next request) waits the connect backoff, as
          * after a failed connect. */
@@ -309,7 +312,7 @@ void conn_h2_reconnect(struct conn *c)
         struct conn_stream *st = &c->streams[i];
         if (!st->active)
             continue;
-        if (now - st->t_start >= sh->timeout_ns)
+        if (now - st->t_start >= st->timeout_ns)
             conn_h2_stream_failed(c, st, STATS_ERR_TIMEOUT);
         else if (st->t_start < c->t_start)
             c->t_start = st->t_start;
@@ -391,7 +394,10 @@ static void fill(struct conn *c)
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
     c->h2_filling = true;
-    while (c->state == CONN_H2 && !c->h2_goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
+    /* A flow's user makes one request at a time, when its last ended. */
+    if (sh->flow && c->pending == 0 && c->state == CONN_H2 && !c->h2_goaway && room > 0)
+        conn_next_request(c, clock_now_ns());
+    while (!sh->flow && c->state == CONN_H2 && !c->h2_goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule
              * take what is due, and wait when nothing is. */
@@ -467,11 +473,11 @@ static void after_streams(struct conn *c)
     }
     if (sh->keepalive && c->h2_settings)
         fill(c);
-    if (c->pending == 0 && sh->budget == 0) {
+    if (c->pending == 0 && sh->budget == 0 && !c->flow_live) {
         conn_close_socket(c, true);
         ev_timer_stop(sh->loop, &c->timer);
         c->state = CONN_IDLE;
-        if (sh->in_flight == 0)
+        if (sh->in_flight == 0 && sh->live_iters == 0)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
@@ -482,7 +488,7 @@ static void after_streams(struct conn *c)
 void conn_h2_ready(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    c->h2 = h2_session_new(sh->script_response ? &conn_h2_events : &conn_h2_events_no_fields, c, sh->h2_window, sh->pool);
+    c->h2 = h2_session_new(sh->script_response || sh->flow ? &conn_h2_events : &conn_h2_events_no_fields, c, sh->h2_window, sh->pool);
     if (!c->h2) {
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
@@ -574,7 +580,7 @@ void conn_h2_timer(struct conn *c)
     const char *why = cannot_open(c);
     for (uint32_t i = 0; why && i < sh->streams; i++) {
         const struct conn_stream *st = &c->streams[i];
-        if (st->active && now - st->t_start >= sh->timeout_ns) {
+        if (st->active && now - st->t_start >= st->timeout_ns) {
             stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, c->pending);
             conn_fail_backoff(c, STATS_ERR_PROTOCOL);
             return;
@@ -582,7 +588,7 @@ void conn_h2_timer(struct conn *c)
     }
     for (uint32_t i = 0; i < sh->streams; i++) {
         struct conn_stream *st = &c->streams[i];
-        if (!st->active || now - st->t_start < sh->timeout_ns)
+        if (!st->active || now - st->t_start < st->timeout_ns)
             continue;
         if (st->id > 0 && c->h2)
             h2_cancel(c->h2, st->id); /* forgets st: its slot may be reused at once */

@@ -187,7 +187,13 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     conn_release_rest(sh);
     struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting, st->name, st->trailers_at};
     bool failed = false, big = false, hook_ok = true;
-    if (sh->script_response) {
+    if (sh->flow && st->cap_len > sh->max_body) {
+        sh->too_large++;
+        failed = big = true;
+        conn_flow_failed(c, STATS_ERR_VALIDATION);
+    } else if (sh->flow) {
+        hook_ok = flow_response(c, &info, st->cap, st->cap_len, &failed);
+    } else if (sh->script_response) {
         if (sh->capture && st->cap_len > sh->max_body) {
             sh->too_large++;
             failed = big = true;

@@ -323,10 +323,6 @@ int main(int argc, char **argv)
         status = die(2, "--iterations: the script defines no user(u) (a per-request script is bounded by -n or -d)");
         goto out;
     }
-    if (o.flow && o.http2 != OPTIONS_H1) {
-        status = die(2, "--http2/--h2c: a flow's users speak HTTP/1.1 for now");
-        goto out;
-    }
     /* options_parse checked this already unless a script could give -R. */
     if (o.spin_ns && !o.rate) {
         status = die(2, OPTIONS_SPIN_NEEDS_RATE);

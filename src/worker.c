@@ -109,7 +109,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .script = script,
         .script_request = script && script_has(script, SCRIPT_REQUEST), /* a hook call per request */
         .script_delay = script && script_has(script, SCRIPT_DELAY),
-        .script_conns = script && script_is_scenario(script),
+        .script_conns = script && script_is_scenario(script) && !flow, /* a flow's users have no conn tables */
         .script_response = script && script_has(script, SCRIPT_RESPONSE),
         .capture = flow || (script && script_response_reads(script)),
         .flow = flow,
