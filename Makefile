@@ -22,10 +22,14 @@ DEB_PACKAGES = dpkg-dev
 # long_100k.sh); ruby-sinatra (with ruby-rack's cookie sessions) on puma is
 # the web shop of test_flow_shop.sh.
 TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma
+# Needed by the benchmarks only (`make bench`, `make bench-flows`), never by
+# `make test`: Locust, a peer of tests/bench/flows.sh (which installs its
+# other peer, Artillery, from npm into $(BUILD)/artillery itself).
+BENCH_PACKAGES = python3-locust
 # Needed by `make test-long` only: a one-node Slurm cluster (long_slurm.sh).
 LONG_PACKAGES = slurm-wlm munge
 
-.PHONY: all deps test-deps build build-asan demo test test-asan test-long bench clean install deb
+.PHONY: all deps test-deps build build-asan demo test test-asan test-long bench bench-flows clean install deb
 
 all: build
 
@@ -63,7 +67,14 @@ test-long: build
 	cd $(BUILD) && ctest --output-on-failure -L long
 
 bench: build
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
 	VOLLEY=$(CURDIR)/$(BUILD)/volley bash tests/bench/bench.sh
+
+# The benchmarks of flows: u:get against request(conn), users asleep in
+# u:sleep, the same flow in Locust and Artillery (tests/bench/flows.sh).
+bench-flows: build
+	@scripts/install-deps.sh $(BENCH_PACKAGES)
+	VOLLEY=$(CURDIR)/$(BUILD)/volley ARTILLERY_DIR=$(CURDIR)/$(BUILD)/artillery bash tests/bench/flows.sh
 
 install: build
 	cmake --install $(BUILD)

@@ -39,6 +39,7 @@ CONNS=50
 AB_N=${BENCH_AB_N:-10000000}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/nginx_lib.sh"
+source "$HERE/bench_lib.sh"
 TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
 SHARED=${SHARED:-$TOP/../shared}
 VOLLEY=${VOLLEY:-$TOP/build/volley}
@@ -107,16 +108,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM # run the EXIT trap on ^C too
 
 # ---- private nginx: one process, generated config, everything inside $TMP ----
-# A random port below the kernel's ephemeral range (32768+), so the clients' own
-# source ports never collide with it; a taken port is retried.
-pick_port() {
-	local p
-	while :; do
-		p=$((20000 + RANDOM % 12000))
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
-	done
-}
-
 write_nginx_conf() {
 	local port=$1 d=$TMP/nginx temp extra=""
 	temp=$(nginx_temp_paths "$NGINX" "$d")
@@ -178,13 +169,6 @@ start_nginx() {
 # millisecond resolution) read just before and just after the run: no extra package
 # needed, and it covers every process the tool waits for. `times` is redirected, not put
 # in $(...), because a forked subshell would report its own (zero) children.
-children_us() { # the "children" line of `times`: "XmY.YYYs XmY.YYYs"
-	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); t += a[1] * 60 + a[2] }
-	               printf "%d\n", t * 1e6 }' "$1"
-}
-children_part_us() { # children_part_us FILE N: field N of that line (1 user, 2 sys) in us
-	awk -v f="$2" 'NR == 2 { split($f, a, "m"); sub("s", "", a[2]); printf "%d\n", (a[1] * 60 + a[2]) * 1e6 }' "$1"
-}
 
 # measure OUT CMD...: run CMD (output to OUT), set CPU_US (USER_US + SYS_US) and WALL_S;
 # returns CMD's status.
@@ -276,12 +260,6 @@ run_tool() {
 		return 0
 	fi
 	awk -v n="$n" -v cpu="$CPU_US" -v w="$WALL_S" 'BEGIN { printf "%.0f %.3f\n", n / w, cpu / n }' >>"$TMP/res.$tool"
-}
-
-# median COLUMN FILE (mean of the two middle values for an even count)
-median() {
-	sort -g -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c }
-		END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
 # report_ab: the --ab table; each ab row's ratio is its volley ab row's CPU over its own.
