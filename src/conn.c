@@ -21,8 +21,6 @@
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 static void begin_request(struct conn *c, int64_t now);
-static void start_request(struct conn *c, int64_t now, unsigned depth);
-static void flow_next(struct conn *c, int64_t now);
 
 void conn_close_socket(struct conn *c, bool clean)
 {
@@ -42,15 +40,14 @@ void conn_close_socket(struct conn *c, bool clean)
     c->fd = -1;
 }
 
-/* (Re)starts the one-shot timer to fire after the given seconds. */
-static void arm_timer(struct conn *c, double after)
+void conn_arm_timer(struct conn *c, double after)
 {
     ev_timer_stop(c->sh->loop, &c->timer);
     ev_timer_set(&c->timer, after, 0.);
     ev_timer_start(c->sh->loop, &c->timer);
 }
 
-static void go_idle(struct conn *c)
+void conn_go_idle(struct conn *c)
 {
     conn_close_socket(c, c->pending == 0);
     ev_timer_stop(c->sh->loop, &c->timer);
@@ -96,7 +93,7 @@ void conn_backoff(struct conn *c)
     if (c->backoff > CONN_BACKOFF_MAX)
         c->backoff = CONN_BACKOFF_MAX;
     c->state = CONN_BACKOFF;
-    arm_timer(c, c->backoff);
+    conn_arm_timer(c, c->backoff);
 }
 
 /* The one place requests fail: every request of the batch still in flight
@@ -112,7 +109,7 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
     end_names(c, false, why, timed_out, now, now - c->t_intended);
     if (sh->flow && c->pending)
-        conn_flow_failed(c, why);
+        conn_flow_failed(c, c->item, why);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -424,122 +421,8 @@ void conn_script_failed(struct conn *c)
     sh->in_flight -= c->pending;
     c->pending = 0;
     conn_h2_drop(c);
-    go_idle(c);
+    conn_go_idle(c);
     ev_break(sh->loop, EVBREAK_ALL);
-}
-
-/* A flow's user waits secs before its next step: over HTTP/1 in
- * CONN_DELAY (a server that closes the idle socket meanwhile is reconnected
- * by the next request); over HTTP/2 on the pause timer, the connection left
- * in its state, where the server's frames (PING, GOAWAY) are still read. */
-static void flow_wait(struct conn *c, double secs)
-{
-    if (c->sh->h2 && !c->h1_alpn) {
-        c->flow_paused = true;
-        ev_timer_set(&c->pause, secs, 0.);
-        ev_timer_start(c->sh->loop, &c->pause);
-        return;
-    }
-    c->state = CONN_DELAY;
-    arm_timer(c, secs);
-}
-
-/* A flow: the user of c takes its next step (the coroutine resumed; start:
- * a new iteration). A request goes out as any other; a sleep waits in
- * CONN_DELAY; an iteration's end is counted, and the next begins (after a
- * turn of the loop when it did nothing, so that a user() that makes no
- * request cannot hold the loop). */
-static void flow_step(struct conn *c, int64_t now, bool start)
-{
-    struct conn_shared *sh = c->sh;
-    struct script_flow_step st;
-    if (sh->script_error[0]) {
-        go_idle(c);
-        return;
-    }
-    if (script_flow_resume(sh->script, c->id, start, &st, sh->script_error, sh->script_error_len) < 0) {
-        conn_script_failed(c);
-        return;
-    }
-    switch (st.act) {
-    case SCRIPT_FLOW_REQUEST:
-        c->req = st.req;
-        c->req_len = st.len;
-        c->req_ix = CONN_REQ_HOOK;
-        c->name = st.name;
-        c->flow_check = st.check;
-        c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
-        start_request(c, now, 1);
-        return;
-    case SCRIPT_FLOW_SLEEP:
-        flow_wait(c, st.ms / 1e3);
-        return;
-    case SCRIPT_FLOW_END:
-        break;
-    }
-    struct stats_flow *f = &sh->stats->flow;
-    int64_t end = clock_now_ns();
-    if (st.failed) {
-        f->failed++;
-    } else {
-        f->completed++;
-        hist_record(&f->duration, end - c->t_iter);
-    }
-    c->flow_live = false;
-    sh->live_iters--;
-    if (!st.io) {
-        flow_wait(c, 0);
-        return;
-    }
-    flow_next(c, end);
-}
-
-/* A flow's user begins an iteration now (-R: the one due at c->t_iter). */
-static void flow_begin(struct conn *c, int64_t now)
-{
-    struct conn_shared *sh = c->sh;
-    sh->budget--;
-    if (sh->iter_sched)
-        sh->stats->arrivals++;
-    sh->stats->flow.started++;
-    sh->live_iters++;
-    c->flow_live = true;
-    flow_step(c, now, true);
-}
-
-static void flow_next(struct conn *c, int64_t now)
-{
-    struct conn_shared *sh = c->sh;
-    /* An HTTP/2 connection asks for its next request whenever its streams
-     * move (conn_h2.c's fill): a user asleep or waiting on the schedule is
-     * woken by its own timer or by the schedule instead. */
-    if (c->flow_paused || c->flow_parked)
-        return;
-    if (c->flow_live) {
-        flow_step(c, now, false);
-        return;
-    }
-    /* Users leave between iterations (--stages), and when the budget of
-     * iterations is spent. */
-    if (c->id >= sh->active || sh->budget == 0 || sh->script_error[0]) {
-        go_idle(c);
-        if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
-            ev_break(sh->loop, EVBREAK_ALL);
-        return;
-    }
-    if (sh->iter_sched) {
-        if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
-            /* The user's socket stays open while it waits; an HTTP/2
-             * connection stays in its state, reading the server's frames. */
-            if (!sh->h2 || c->h1_alpn || c->state != CONN_H2)
-                c->state = CONN_WAIT;
-            c->flow_parked = sched_park(sh->iter_sched, c->id);
-            return;
-        }
-    } else {
-        c->t_iter = now;
-    }
-    flow_begin(c, now);
 }
 
 /* Starts the next request on c, or parks c when the budget is spent; the
@@ -553,15 +436,15 @@ static void next_request(struct conn *c, int64_t now, bool first)
 {
     struct conn_shared *sh = c->sh;
     if (sh->flow) {
-        flow_next(c, now);
+        conn_flow_next(c, now);
         return;
     }
     if (c->id >= sh->active) { /* retired by the stages, its request ended: closes */
-        go_idle(c);
+        conn_go_idle(c);
         return;
     }
     if (sh->budget == 0) {
-        go_idle(c);
+        conn_go_idle(c);
         if (sh->in_flight == 0)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
@@ -623,7 +506,7 @@ static void begin_request(struct conn *c, int64_t now)
     c->req_ix = 0;
     c->name = sh->req_name;
     if (sh->script_error[0]) {
-        go_idle(c); /* a hook already failed: the run is ending */
+        conn_go_idle(c); /* a hook already failed: the run is ending */
         return;
     }
     if (sh->script_conns && c->fd < 0 && !c->table_open) {
@@ -643,7 +526,7 @@ static void begin_request(struct conn *c, int64_t now)
         if (ms > 0) {
             /* Wait first; the request starts when the timer fires. */
             c->state = CONN_DELAY;
-            arm_timer(c, ms / 1e3);
+            conn_arm_timer(c, ms / 1e3);
             return;
         }
     }
@@ -659,12 +542,10 @@ static void begin_request(struct conn *c, int64_t now)
     } else if (sh->targets) {
         next_target(c);
     }
-    start_request(c, now, depth);
+    conn_start_request(c, now, depth);
 }
 
-/* Counts and starts the request (a batch of depth) that c->req holds:
- * the stream, the connect or the write. */
-static void start_request(struct conn *c, int64_t now, unsigned depth)
+void conn_start_request(struct conn *c, int64_t now, unsigned depth)
 {
     struct conn_shared *sh = c->sh;
     if (sh->h2 && !c->h1_alpn) {
@@ -684,7 +565,7 @@ static void start_request(struct conn *c, int64_t now, unsigned depth)
          * connection that failed) the stream waits for its end. */
         if (c->fd < 0 && c->state != CONN_BACKOFF) {
             c->t_start = now;
-            arm_timer(c, (double)c->timeout_ns / 1e9);
+            conn_arm_timer(c, (double)c->timeout_ns / 1e9);
             begin_connect(c, now);
         }
         return;
@@ -706,7 +587,7 @@ static void start_request(struct conn *c, int64_t now, unsigned depth)
      * an earlier request fires early and is pushed on then (see
      * on_timer_event), so the common case costs nothing here. */
     if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
-        arm_timer(c, (double)c->timeout_ns / 1e9);
+        conn_arm_timer(c, (double)c->timeout_ns / 1e9);
     if (c->fd < 0) {
         begin_connect(c, now);
     } else {
@@ -773,7 +654,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     case CONN_READING:
         left = c->t_start + c->timeout_ns - clock_now_ns();
         if (left > 0)
-            arm_timer(c, (double)left / 1e9);
+            conn_arm_timer(c, (double)left / 1e9);
         else if (c->state == CONN_CONNECTING)
             connect_failed(c, ETIMEDOUT);
         else
@@ -810,6 +691,9 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->name = 0;
     c->timeout_ns = sh->timeout_ns;
     c->flow_live = c->flow_check = c->flow_paused = c->flow_parked = false;
+    c->owner = c->lanes = NULL;
+    c->batch = NULL;
+    c->item = -1;
     ev_init(&c->pause, on_pause_event);
     c->t_iter = 0;
     c->table_open = false;
@@ -843,7 +727,7 @@ void conn_send(struct conn *c, int64_t intended, int64_t now)
     if (c->sh->flow) {
         c->flow_parked = false;
         c->t_iter = intended;
-        flow_begin(c, now);
+        conn_flow_begin(c, now);
         return;
     }
     c->t_intended = intended;
@@ -852,7 +736,7 @@ void conn_send(struct conn *c, int64_t intended, int64_t now)
 
 unsigned conn_stop(struct conn *c)
 {
-    unsigned was_in_flight = c->pending;
+    unsigned was_in_flight = c->pending + conn_flow_stop(c);
     ev_timer_stop(c->sh->loop, &c->pause);
     c->flow_paused = c->flow_parked = false;
     if (c->flow_live) { /* the user's iteration is cut off with its request */
@@ -863,12 +747,13 @@ unsigned conn_stop(struct conn *c)
     end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
     c->pending = 0;
     conn_h2_drop(c);
-    go_idle(c);
+    conn_go_idle(c);
     return was_in_flight;
 }
 
 void conn_free(struct conn *c)
 {
+    conn_flow_free(c);
     conn_h2_free(c);
     tls_conn_free(c->tls);
     c->tls = NULL;

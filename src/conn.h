@@ -142,6 +142,7 @@ struct conn_stream {
     int64_t t_retry;        /* refused: not sent again before this (monotonic ns); 0: at once */
     size_t trailers_at;     /* where its trailers begin in cap (the body's end); 0: none */
     int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
+    int32_t item;           /* a flow's batch: the item it carries (conn.item when it was made), -1: none */
 };
 
 /* HTTP/2: how many times one request is sent again after the server
@@ -206,9 +207,22 @@ struct conn {
     bool flow_parked;       /* a flow with -R: the user is on the schedule's idle stack */
     ev_timer pause;         /* a flow over HTTP/2: u:sleep, and the turn of the loop after an
                              * iteration that did nothing */
+    struct conn *owner;     /* a flow's batch lane: the user's connection it carries requests for */
+    struct conn *lanes;     /* a flow over HTTP/1: the user's other CONN_FLOW_LANES connections
+                             * for u:batch, made at its first batch; NULL before */
+    struct conn_flow_batch *batch; /* a flow: the user's batch (conn_flow.c), made at its first */
+    int32_t item;           /* a flow's batch: the item this connection carries, -1: none */
     bool flow_check;        /* a flow: the current request has a check to call when answered */
     int64_t t_iter;         /* a flow: the iteration's start (-R: when it was due) */
 };
+
+/* u:batch over HTTP/1.1: a user's connections besides its own, so that a
+ * batch goes out on up to 6 at once, as browsers do. */
+#define CONN_FLOW_LANES 5
+
+/* u:batch over HTTP/2: the streams a user's connection opens at once, at
+ * least (--streams, if more). */
+#define CONN_FLOW_STREAMS 6
 
 /* conn.req_ix of a request a script's request() hook made. */
 #define CONN_REQ_HOOK UINT32_MAX

@@ -123,7 +123,7 @@ void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_er
     stats_name_fail(sh->stats, st->name, why, 1, now, timed_out, now - st->t_intended);
     sh->stats->errors[why]++;
     if (sh->flow)
-        conn_flow_failed(c, why);
+        conn_flow_failed(c, st->item, why);
     conn_h2_release(c, st);
     c->pending--;
     sh->in_flight--;
@@ -198,6 +198,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->t_start = now;
     st->t_intended = c->t_intended;
     st->timeout_ns = c->timeout_ns;
+    st->item = c->item;
     st->name = c->name;
     st->retries = 0;
     st->t_retry = 0;
@@ -394,9 +395,10 @@ static void fill(struct conn *c)
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
     c->h2_filling = true;
-    /* A flow's user makes one request at a time, when its last ended. */
-    if (sh->flow && c->pending == 0 && c->state == CONN_H2 && !c->h2_goaway && room > 0)
-        conn_next_request(c, clock_now_ns());
+    /* A flow's user: its batch's next requests, or its next one when the
+     * last ended. */
+    if (sh->flow && c->state == CONN_H2 && !c->h2_goaway && room > 0)
+        conn_flow_fill(c, room);
     while (!sh->flow && c->state == CONN_H2 && !c->h2_goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule

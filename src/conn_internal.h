@@ -51,9 +51,39 @@ void conn_io_wait_write(struct conn *c, enum net_status st);
  * over plain TCP or when the socket failed (a reset), the kind otherwise. */
 void conn_io_failed(struct conn *c, enum stats_error otherwise);
 
-/* A flow: the request in flight on c failed for why; the user's response
- * (conn_shared.flow_res) says so (conn_read.c). */
-void conn_flow_failed(struct conn *c, enum stats_error why);
+/* (Re)starts c's one-shot timer to fire after the given seconds. */
+void conn_arm_timer(struct conn *c, double after);
+
+/* Closes c's socket, stops its timer: CONN_IDLE. */
+void conn_go_idle(struct conn *c);
+
+/* Counts and starts the request (a batch of depth) that c->req holds:
+ * the stream, the connect or the write. */
+void conn_start_request(struct conn *c, int64_t now, unsigned depth);
+
+/* Flows (conn_flow.c): the user of c takes its next step, or begins an
+ * iteration (conn_flow_begin: -R handed it one, due at c->t_iter); an
+ * HTTP/2 connection's streams moved (conn_flow_fill: the batch's next
+ * items, or the user's next request; room: streams it may open); the run
+ * stops c (conn_flow_stop: the requests its lanes had in flight, which the
+ * caller counts as cut off); c is freed (conn_flow_free: lanes, batch). */
+void conn_flow_next(struct conn *c, int64_t now);
+void conn_flow_begin(struct conn *c, int64_t now);
+void conn_flow_fill(struct conn *c, uint32_t room);
+unsigned conn_flow_stop(struct conn *c);
+void conn_flow_free(struct conn *c);
+
+/* A flow: where the response of the request carried by c (item: a
+ * batch's item, or -1) is described for the user, and the bytes of a
+ * batch item's copied there (so that c can carry the next); then its
+ * check. *failed when the check failed it. Returns false when the bridge
+ * failed (conn_flow.c). */
+bool conn_flow_answered(struct conn *c, int32_t item, const struct script_res *info, char *raw, size_t len,
+                        bool *failed);
+
+/* A flow: the request carried by c (item as above) failed for why; the
+ * user's response says so. */
+void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why);
 
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);

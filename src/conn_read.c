@@ -67,26 +67,18 @@ static void fill_res(struct script_res *r, const struct res_info *i, char *raw, 
     r->error = 0;
 }
 
-void conn_flow_failed(struct conn *c, enum stats_error why)
-{
-    struct script_res *r = &c->sh->flow_res[c->id];
-    r->error = (int32_t)why + 1;
-    r->raw = NULL;
-    r->raw_len = 0;
-    r->serial++;
-}
-
 /* A flow: the user's response is the one that just completed (kept in
- * the connection's capture buffer until the user's next request), and its
- * check, if the request has one, is called now: *failed when it failed.
- * Returns false when the bridge failed. */
-static bool flow_response(struct conn *c, const struct res_info *i, char *raw, size_t len, bool *failed)
+ * the connection's capture buffer until the user's next request, or
+ * copied for a batch's item), and its check, if the request has one, is
+ * called now: *failed when it failed. Returns false when the bridge
+ * failed. */
+static bool flow_response(struct conn *c, int32_t item, const struct res_info *i, char *raw, size_t len,
+                          bool *failed)
 {
-    struct conn_shared *sh = c->sh;
-    fill_res(&sh->flow_res[c->id], i, raw, len);
-    if (!c->flow_check)
-        return true;
-    return script_flow_check(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
+    struct script_res r;
+    memset(&r, 0, sizeof r);
+    fill_res(&r, i, raw, len);
+    return conn_flow_answered(c, item, &r, raw, len, failed);
 }
 
 /* response() for a complete response of len bytes at raw; *failed when
@@ -144,7 +136,7 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
     int64_t setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the batch's later responses came on the same connection */
     struct res_info info = {c->rx.status, c->rx.chunked, c->rx_bytes, latency, connect, waiting, c->name, 0};
-    bool failed = false, hook_ok = sh->flow             ? flow_response(c, &info, raw, len, &failed)
+    bool failed = false, hook_ok = sh->flow             ? flow_response(c, c->item, &info, raw, len, &failed)
                                    : !sh->script_response || check_response(c, &info, raw, len, &failed);
     stats_answered(sh->stats, now, c->t_start, sh->sched ? c->t_intended : c->t_start, &c->t_answered);
     if (failed) {
@@ -190,9 +182,9 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     if (sh->flow && st->cap_len > sh->max_body) {
         sh->too_large++;
         failed = big = true;
-        conn_flow_failed(c, STATS_ERR_VALIDATION);
+        conn_flow_failed(c, st->item, STATS_ERR_VALIDATION);
     } else if (sh->flow) {
-        hook_ok = flow_response(c, &info, st->cap, st->cap_len, &failed);
+        hook_ok = flow_response(c, st->item, &info, st->cap, st->cap_len, &failed);
     } else if (sh->script_response) {
         if (sh->capture && st->cap_len > sh->max_body) {
             sh->too_large++;
@@ -249,7 +241,7 @@ static void too_large(struct conn *c)
         stats_status(sh->stats, c->rx.status);
     stats_name_rejected(sh->stats, c->name, c->rx.status_known, c->rx.status, true);
     if (sh->flow)
-        conn_flow_failed(c, STATS_ERR_VALIDATION);
+        conn_flow_failed(c, c->item, STATS_ERR_VALIDATION);
     c->pending--;
     sh->in_flight--;
     conn_fail(c, STATS_ERR_READ);

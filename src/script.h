@@ -251,6 +251,8 @@ enum script_flow_act {
     SCRIPT_FLOW_SLEEP,   /* resume after ms (u:sleep) */
     SCRIPT_FLOW_END,     /* the iteration ended (failed: u:fail or an error, its reason
                           * counted in the state); resume with start to begin the next */
+    SCRIPT_FLOW_BATCH,   /* send n requests together (u:batch; script_flow_item gives
+                          * each) and resume with their responses when all have ended */
 };
 
 struct script_flow_step {
@@ -263,22 +265,36 @@ struct script_flow_step {
     double ms;           /* SLEEP */
     bool failed;         /* END */
     bool io;             /* END: the iteration sent a request or slept */
+    unsigned n;          /* BATCH: how many requests */
 };
+
+/* One request of a batch (valid until the slot is resumed again). */
+struct script_flow_item {
+    const char *req;
+    size_t len;
+    uint32_t name;
+    int64_t timeout_ns;
+    bool check;
+};
+
+/* Request i (0-based, below the step's n) of the batch slot's user asked
+ * for. */
+void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script_flow_item *it);
 
 /* Resumes the user of slot until it asks for its next step. start: a new
  * iteration begins (the first for the slot makes the user: u, its
  * coroutine); else the step asked for last is over (the request's outcome
  * is in the slot's flow_res). Returns 0, or -1 with err when the bridge
  * itself failed (an error in user() is an END with failed, not this). */
-int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_flow_step *st, char *err,
-                       size_t errlen);
+int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_res *const *items, unsigned nitems,
+                       struct script_flow_step *st, char *err, size_t errlen);
 
-/* The check of the request just answered on slot (its response in the
- * slot's flow_res): *failed when it returned false (the reason counted as
- * a validation failure's). Returns 0, or -1 with err when the check raised
- * an error (that fails the request with the error as its reason, and is
- * not a bridge failure: it returns 0 then). */
-int script_flow_check(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen);
+/* The check of the request just answered on slot (item: its place in a
+ * batch, or -1 for a request of its own; res: its response): *failed when
+ * it returned false or raised an error (the reason counted as a
+ * validation failure's). Returns 0, or -1 with err when the bridge failed. */
+int script_flow_check(struct script *s, unsigned slot, int item, struct script_res *res, bool *failed, char *err,
+                      size_t errlen);
 
 /* Calls hook h with string arguments (NULL-terminated list of n strings) and
  * returns its first result as a string copied into out (empty if nil).

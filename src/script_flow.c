@@ -14,18 +14,18 @@
 #include <string.h>
 
 /* What flow.lua yields: its first value. */
-enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3 };
+enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4 };
 
-/* The response of the slot given as argument 1 (the closures' upvalue is
- * the worker's array of them; flow.lua passes only its own slot). */
+/* The response given as argument 1: a light userdata C handed to the
+ * flow (a slot's response, or a batch item's). */
 static struct script_res *res_at(lua_State *L)
 {
-    struct script_res *res = lua_touserdata(L, lua_upvalueindex(1));
-    return &res[lua_tointeger(L, 1)];
+    return lua_touserdata(L, 1);
 }
 
-/* Pushes a table of the values of the response's header fields whose name
- * is lname (lower case), in order: Set-Cookie comes many times. */
+/* bridge.c_flow_values(res, lname): the values of the response's header
+ * fields whose name is lname (lower case), in order (Set-Cookie comes many
+ * times), as results; none when there is none. */
 static int c_values(lua_State *L)
 {
     struct script_res *r = res_at(L);
@@ -34,7 +34,6 @@ static int c_values(lua_State *L)
     size_t len;
     const char *head = script_res_head(r, &len), *end = head + len;
     const char *p = memchr(head, '\n', len);
-    lua_createtable(L, 2, 0);
     int n = 0;
     while (p && ++p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -46,22 +45,23 @@ static int c_values(lua_State *L)
                 v++;
             while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
                 ve--;
+            luaL_checkstack(L, 1, "header values");
             lua_pushlstring(L, v, (size_t)(ve - v));
-            lua_rawseti(L, -2, ++n);
+            n++;
         }
         p = eol;
     }
-    return 1;
+    return n;
 }
 
-/* bridge.c_flow_headers(slot): the response's header table (as res.headers). */
+/* bridge.c_flow_headers(res): the response's header table (as res.headers). */
 static int c_headers(lua_State *L)
 {
     script_push_headers(L, res_at(L));
     return 1;
 }
 
-/* bridge.c_flow_trailers(slot): the trailer section's fields. */
+/* bridge.c_flow_trailers(res): the trailer section's fields. */
 static int c_trailers(lua_State *L)
 {
     size_t len;
@@ -80,19 +80,17 @@ void script_flow_bind(struct script *s, const struct script_worker *w)
     lua_CFunction fns[] = {c_headers, c_values, c_trailers};
     const char *names[] = {"c_flow_headers", "c_flow_values", "c_flow_trailers"};
     for (int i = 0; i < 3; i++) {
-        lua_pushlightuserdata(L, w->flow_res);
-        lua_pushcclosure(L, fns[i], 1);
+        lua_pushcfunction(L, fns[i]);
         lua_setfield(L, -2, names[i]);
     }
+    s->flow_res = w->flow_res;
     lua_pop(L, 1);
     script_push_bridge(s, "flow_bind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
-    lua_pushlightuserdata(L, w->flow_res);
     lua_pushlightuserdata(L, &s->flow_names);
-    lua_pushinteger(L, (lua_Integer)w->nslots);
     char err[256];
     /* flow_bind only stores its arguments. */
-    if (script_pcall(s, 4, 0, NULL, err, sizeof err) < 0)
+    if (script_pcall(s, 2, 0, NULL, err, sizeof err) < 0)
         fprintf(stderr, "volley: %s\n", err);
 }
 
@@ -111,15 +109,16 @@ static lua_State *user_of(struct script *s, unsigned slot, char *err, size_t err
     lua_State *L = s->L;
     script_push_bridge(s, "flow_new");
     lua_pushinteger(L, (lua_Integer)slot);
-    if (script_pcall(s, 1, 1, "user", err, errlen) < 0)
+    lua_pushlightuserdata(L, &s->flow_res[slot]);
+    if (script_pcall(s, 2, 1, "user", err, errlen) < 0)
         return NULL;
     s->flow_co[slot] = lua_tothread(L, -1);
     lua_pop(L, 1);
     return s->flow_co[slot];
 }
 
-int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_flow_step *st, char *err,
-                       size_t errlen)
+int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_res *const *items, unsigned nitems,
+                       struct script_flow_step *st, char *err, size_t errlen)
 {
     lua_State *co = user_of(s, slot, err, errlen);
     if (!co)
@@ -128,8 +127,14 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
      * step's values (its request string is sent by now). */
     if (lua_status(co) == LUA_YIELD)
         lua_settop(co, 0);
+    if (!lua_checkstack(co, (int)nitems + 1)) {
+        snprintf(err, errlen, "%s: in user(): a batch of %u is too large for the Lua stack", s->name, nitems);
+        return -1;
+    }
     lua_pushboolean(co, start);
-    int rc = lua_resume(co, 1);
+    for (unsigned i = 0; i < nitems; i++)
+        lua_pushlightuserdata(co, items[i]);
+    int rc = lua_resume(co, 1 + (int)nitems);
     if (rc != LUA_YIELD) {
         const char *msg = rc == 0 ? "the user's coroutine returned" : lua_tostring(co, -1);
         snprintf(err, errlen, "%s: in user(): %s", s->name, msg ? msg : "(error object is not a string)");
@@ -149,6 +154,10 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->act = SCRIPT_FLOW_SLEEP;
         st->ms = lua_tonumber(co, 2);
         return 0;
+    case YIELD_BATCH:
+        st->act = SCRIPT_FLOW_BATCH;
+        st->n = (unsigned)lua_tointeger(co, 2);
+        return 0;
     case YIELD_END:
         st->act = SCRIPT_FLOW_END;
         st->failed = lua_toboolean(co, 2);
@@ -161,12 +170,25 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
     }
 }
 
-int script_flow_check(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen)
+void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script_flow_item *it)
+{
+    lua_State *co = s->flow_co[slot];
+    int at = 3 + 4 * (int)i; /* (BATCH, n, then req, name, timeout_ms, check per request) */
+    it->req = lua_tolstring(co, at, &it->len);
+    it->name = (uint32_t)lua_tointeger(co, at + 1);
+    it->timeout_ns = (int64_t)(lua_tonumber(co, at + 2) * 1e6);
+    it->check = lua_toboolean(co, at + 3);
+}
+
+int script_flow_check(struct script *s, unsigned slot, int item, struct script_res *res, bool *failed, char *err,
+                      size_t errlen)
 {
     lua_State *L = s->L;
     script_push_bridge(s, "flow_check");
     lua_pushinteger(L, (lua_Integer)slot);
-    if (script_pcall(s, 1, 1, "user", err, errlen) < 0)
+    lua_pushinteger(L, item);
+    lua_pushlightuserdata(L, res);
+    if (script_pcall(s, 3, 1, "user", err, errlen) < 0)
         return -1;
     *failed = lua_toboolean(L, -1);
     lua_pop(L, 1);

@@ -120,7 +120,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .tls = w->tls,
         .h2 = cfg->http2,
         .h2_strict = cfg->http2_strict,
-        .streams = cfg->http2 ? cfg->streams : 1,
+        /* A flow's user sends one request at a time, or a batch: up to
+         * CONN_FLOW_STREAMS of it at once at least. */
+        .streams = !cfg->http2 ? 1 : flow && cfg->streams < CONN_FLOW_STREAMS ? CONN_FLOW_STREAMS : cfg->streams,
         .h2_window = cfg->h2_window,
         .authority = cfg->authority,
         .scratch = w->scratch = cfg->http2 ? xmalloc(HTTP2_SCRATCH) : NULL,

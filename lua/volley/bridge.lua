@@ -409,8 +409,8 @@ local function name_of(name, prefix, level)
   return id
 end
 
-function bridge.flow_bind(user, res_ptr, fnames_ptr, n)
-  flow.bind(user, res_ptr, fnames_ptr, n, conn_base, thread_no, bridge, name_of, fail,
+function bridge.flow_bind(user, fnames_ptr)
+  flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail,
     bridge.scenario and bridge.scenario.data)
 end
 

@@ -4,7 +4,10 @@
 -- response when C resumes them; u:sleep yields a wait. Between yields
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u
 -- and its jar. The contract with C is the yield: (REQUEST, bytes, name,
--- timeout_ms, has_check), (SLEEP, ms) or (END, failed, did_io).
+-- timeout_ms, has_check), (BATCH, n, then those four for each request),
+-- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
+-- a batch, one light userdata per request: its response's struct
+-- volley_res (the C closures take the same).
 local ffi = require("ffi")
 local api = require("volley.api")
 local json = require("volley.json")
@@ -13,15 +16,16 @@ local wrk = require("wrk")
 
 local flow = {}
 
-local REQUEST, SLEEP, END = 1, 2, 3
+local REQUEST, SLEEP, END, BATCH = 1, 2, 3, 4
 local yield, create = coroutine.yield, coroutine.create
 local find, sub, lower, concat = string.find, string.sub, string.lower, table.concat
 
 -- Set by flow.bind (a worker's state).
-local user_fn, resv, fnames, nslots
+local user_fn, fnames
 local conn_base, thread_no = 0, 0
 local use_name, count_fail -- the bridge's (request names, validation reasons)
 local scenario_data         -- the scenario table's data (volley.data), or nil
+local bridge_c              -- the bridge (its C closures)
 
 -- Failed iterations by reason (moved into the run's figures at the end).
 local MAX_REASONS = 1000
@@ -45,19 +49,26 @@ end
 local KINDS = { [0] = "connect", "read", "write", "timeout", "parse", "validation", "tls", "protocol", "ports" }
 
 ----------------------------------------------------------------------------
--- Responses: a small table per response; every field is read through
--- __index, which checks that the response is still the user's latest (the
--- slot's C struct and capture buffer are reused by the next request).
+-- Responses: a small table per response, { state, seq, reason, url,
+-- cache, res (struct volley_res *), res as a light userdata }; every field
+-- is read through __index, which checks that the response is still one of
+-- the user's latest (the slot's C struct and capture buffer, and a batch's
+-- copies, are reused by its next request).
 
-local resp_fields = {}
+local resp_fields, resp_methods = {}, {}
+local resp_mt
+local res_ptr = ffi.typeof("struct volley_res *")
+
+local function response(st, reason, url, lud)
+  return setmetatable({ st, st.seq, reason, url, nil, ffi.cast(res_ptr, lud), lud }, resp_mt)
+end
 
 local function res_of(r)
-  local st = r[1]
-  if st.seq ~= r[2] then
+  if r[1].seq ~= r[2] then
     error("a response was read after its user sent the next request: it is valid until then"
       .. " (keep what you need, e.g. local body = r.body)", 3)
   end
-  return st.res
+  return r[6]
 end
 
 function resp_fields.status(r, c) return c.error_ ~= 0 and 0 or c.status_ end
@@ -97,11 +108,9 @@ local function cached(r, key, make)
   return v
 end
 
-local bridge_c -- the bridge (for its C closures)
-
 function resp_fields.headers(r, c)
   if c.error_ ~= 0 or c.raw == nil then return fields_table({}) end
-  return cached(r, "headers", function() return fields_table(bridge_c.c_flow_headers(r[1].slot)) end)
+  return cached(r, "headers", function() return fields_table(bridge_c.c_flow_headers(r[7])) end)
 end
 
 function resp_fields.body(r, c)
@@ -114,10 +123,8 @@ end
 
 function resp_fields.trailers(r, c)
   if c.error_ ~= 0 or c.raw == nil then return fields_table({}) end
-  return cached(r, "trailers", function() return fields_table(bridge_c.c_flow_trailers(r[1].slot)) end)
+  return cached(r, "trailers", function() return fields_table(bridge_c.c_flow_trailers(r[7])) end)
 end
-
-local resp_methods = {}
 
 -- r:json(): the body decoded (volley.json); an error when it is not JSON.
 function resp_methods.json(r)
@@ -127,7 +134,7 @@ function resp_methods.json(r)
   return v
 end
 
-local resp_mt = {
+resp_mt = {
   __index = function(r, k)
     local m = resp_methods[k]
     if m then return m end
@@ -287,8 +294,16 @@ local function host_only()
   return lower(volley.target.host)
 end
 
--- Sends one request of user st and waits for it (redirects followed).
-local function send(u, st, fn, method, path, opts, level)
+-- The response's Set-Cookie fields into the user's jar.
+local function keep_cookies(st, lud, path, secure, now)
+  local set = { bridge_c.c_flow_values(lud, "set-cookie") }
+  if set[1] then st.jar:store(set, host_only(), path, secure, now) end
+end
+
+-- What a request of user st needs before it is built: its method and
+-- path (checked: the target's), its body and the body's type, its name's
+-- id + 1 (0: none).
+local function prepare(fn, method, path, opts, level)
   check_opts(fn, opts, level + 1)
   method = opts.method or method
   path = opts.path or path
@@ -300,7 +315,6 @@ local function send(u, st, fn, method, path, opts, level)
     error(("%s: %q is not on the run's target (a flow's users talk to the target only)"):format(fn, path),
       level + 1)
   end
-  path = p
   local body, ctype = opts.body, nil
   if opts.json ~= nil then
     body, ctype = json.encode(opts.json), "application/json"
@@ -309,6 +323,13 @@ local function send(u, st, fn, method, path, opts, level)
   end
   local name = 0
   if opts.name then name = use_name(opts.name, fn .. ": ", level + 1) end
+  return method, p, body, ctype, name
+end
+
+-- Sends one request of user st and waits for it (redirects followed).
+local function send(u, st, fn, method, path, opts, level)
+  local body, ctype, name
+  method, path, body, ctype, name = prepare(fn, method, path, opts, level + 1)
   local hops = opts.redirects or 10
   local secure = volley.target.scheme == "https"
   st.check = opts.check
@@ -319,17 +340,15 @@ local function send(u, st, fn, method, path, opts, level)
     local cookie = st.jar:header(host_only(), path, secure, now)
     local bytes = build(fn, method, path, opts.headers, body, ctype, cookie, level + 1)
     st.seq = st.seq + 1
-    st.pending = nil
+    st.reason = nil
     yield(REQUEST, bytes, name, opts.timeout or 0, st.check ~= nil)
-    r = st.pending or setmetatable({ st, st.seq, nil, path }, resp_mt)
-    st.pending = nil
+    r = response(st, st.reason, path, st.lud)
     local c = st.res
     if c.error_ ~= 0 then break end
-    local set = bridge_c.c_flow_values(st.slot, "set-cookie")
-    if set[1] then st.jar:store(set, host_only(), path, secure, now) end
+    keep_cookies(st, st.lud, path, secure, now)
     local how = REDIRECTS[c.status_]
     if how == nil or hops <= 0 or r[3] then break end
-    local location = bridge_c.c_flow_values(st.slot, "location")[1]
+    local location = bridge_c.c_flow_values(st.lud, "location")
     local next_path = location and redirect_path(location, path)
     if not next_path then break end
     if how == "all" or (how == "post" and method == "POST") then
@@ -341,6 +360,54 @@ local function send(u, st, fn, method, path, opts, level)
   st.check = nil
   if r.failed then st.failures = st.failures + 1 end
   return r
+end
+
+-- Sends the requests of list together and waits for all of them; their
+-- responses in order. Redirects are not followed in a batch.
+local MAX_BATCH = 1000
+
+local function batch(u, st, list, level)
+  if type(list) ~= "table" then error("u:batch: a list of requests expected", level + 1) end
+  local n = #list
+  if n == 0 then return {} end
+  if n > MAX_BATCH then
+    error(("u:batch: %d requests (at most %d in one batch)"):format(n, MAX_BATCH), level + 1)
+  end
+  local args, checks, paths = {}, {}, {}
+  local secure = volley.target.scheme == "https"
+  local now = os.time()
+  for i = 1, n do
+    local q, method, path, opts = list[i], "GET", nil, nil
+    if type(q) == "string" then
+      path, opts = q, {}
+    elseif type(q) == "table" then
+      path, opts = q.path, q
+    else
+      error(("u:batch: request %d is a %s (a path or a table of options expected)"):format(i, type(q)), level + 1)
+    end
+    local fn = ("u:batch: request %d"):format(i)
+    local body, ctype, name
+    method, path, body, ctype, name = prepare(fn, method, path, opts, level + 1)
+    local cookie = st.jar:header(host_only(), path, secure, now)
+    local k = 4 * i - 3
+    args[k], args[k + 1], args[k + 2], args[k + 3] =
+      build(fn, method, path, opts.headers, body, ctype, cookie, level + 1), name, opts.timeout or 0, opts.check ~= nil
+    checks[i], paths[i] = opts.check, path
+  end
+  st.io = true
+  st.seq = st.seq + 1
+  st.batch_checks, st.batch_reasons = checks, {}
+  local got = { yield(BATCH, n, unpack(args, 1, 4 * n)) }
+  local out = {}
+  for i = 1, n do
+    local r = response(st, st.batch_reasons[i], paths[i], got[i + 1])
+    local c = r[6]
+    if c.error_ == 0 then keep_cookies(st, got[i + 1], paths[i], secure, now) end
+    if r.failed then st.failures = st.failures + 1 end
+    out[i] = r
+  end
+  st.batch_checks, st.batch_reasons = nil, nil
+  return out
 end
 
 ----------------------------------------------------------------------------
@@ -358,22 +425,21 @@ local function state(u, fn)
   return st
 end
 
-for _, m in ipairs({ "get", "head", "delete" }) do
-  local method = m:upper()
+for _, m in ipairs({ "get", "head", "delete", "post", "put", "patch" }) do
+  local method, fn = m:upper(), "u:" .. m
   methods[m] = function(u, path, opts)
-    return (send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)) -- not a tail call: errors name the caller's line
-  end
-end
-for _, m in ipairs({ "post", "put", "patch" }) do
-  local method = m:upper()
-  methods[m] = function(u, path, opts)
-    return (send(u, state(u, "u:" .. m), "u:" .. m, method, path, opts or {}, 2)) -- not a tail call: errors name the caller's line
+    return (send(u, state(u, fn), fn, method, path, opts or {}, 2)) -- not a tail call: errors name the caller's line
   end
 end
 
 function methods.request(u, opts)
   if type(opts) ~= "table" then error("u:request: a table of options expected", 2) end
   return (send(u, state(u, "u:request"), "u:request", opts.method or "GET", opts.path, opts, 2))
+end
+
+-- u:batch{ req, ... }: each a path (GET) or a table of u:request's options.
+function methods.batch(u, list)
+  return (batch(u, state(u, "u:batch"), list, 2))
 end
 
 function methods.sleep(u, ms)
@@ -385,7 +451,7 @@ function methods.sleep(u, ms)
   yield(SLEEP, ms)
 end
 
-local check_ids = {}
+local check_ids, group_ids = {}, {}
 
 local function interned(ids, c_id, kind, name, fn)
   local id = ids[name]
@@ -417,8 +483,6 @@ function methods.fail(u, reason)
   state(u, "u:fail")
   error(setmetatable({ reason = reason == nil and "u:fail()" or tostring(reason) }, FAIL), 0)
 end
-
-local group_ids = {}
 
 -- u:group(name, fn): a transaction; fn's results are returned.
 function methods.group(u, name, fn)
@@ -455,14 +519,15 @@ local function reason_of(e)
   return ("(error object is a %s value)"):format(type(e))
 end
 
--- A new user on slot: its u, state and coroutine (anchored here).
+-- A new user on slot (its response: lud, a struct volley_res): its u,
+-- state and coroutine (anchored here).
 local coroutines, slot_states = {}, {}
 
-function flow.new(slot)
+function flow.new(slot, lud)
   local u = setmetatable({}, user_mt)
   local st = {
-    id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0, slot = slot,
-    res = resv[slot], jar = cookies.new(),
+    id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0,
+    res = ffi.cast(res_ptr, lud), lud = lud, jar = cookies.new(),
   }
   st.cookies = cookies.proxy(st.jar, host_only(), now_s)
   states[u] = st
@@ -472,48 +537,45 @@ function flow.new(slot)
       if scenario_data then st.data = scenario_data:take(st.id) end
       st.io = false
       local ok, e = pcall(user_fn, u)
-      local failed = not ok
-      if failed then count_iteration_failure(reason_of(e)) end
-      yield(END, failed, st.io)
+      if not ok then count_iteration_failure(reason_of(e)) end
+      yield(END, not ok, st.io)
     end
   end)
   coroutines[slot + 1], slot_states[slot + 1] = co, st
   return co
 end
 
--- The check of the request just answered on slot (C calls it before the
--- request is counted): true when it failed. A redirect that will be
+-- The check of a request just answered on slot (item: its place in a
+-- batch, 0-based, or -1; lud: its response), called by C before the
+-- request is counted: true when it failed. A redirect that will be
 -- followed is not checked (the final response is).
-function flow.check(slot)
+function flow.check(slot, item, lud)
   local st = slot_states[slot + 1]
-  local fn = st and st.check
+  local fn = st and (item < 0 and st.check or st.batch_checks and st.batch_checks[item + 1])
   if not fn then return false end
-  local c = st.res
-  if c.error_ == 0 and REDIRECTS[c.status_] ~= nil and bridge_c.c_flow_values(slot, "location")[1] then
+  local c = ffi.cast(res_ptr, lud)
+  if item < 0 and c.error_ == 0 and REDIRECTS[c.status_] ~= nil and bridge_c.c_flow_values(lud, "location") then
     return false
   end
-  local r = setmetatable({ st, st.seq, nil, nil }, resp_mt)
+  local r = response(st, nil, nil, lud)
   local ok, a, b = pcall(fn, r)
-  local failed, reason
+  local reason
   if not ok then
-    failed, reason = true, reason_of(a)
+    reason = reason_of(a)
   elseif a == false then
-    failed, reason = true, b == nil and "check returned false" or tostring(b)
+    reason = b == nil and "check returned false" or tostring(b)
+  else
+    return false
   end
-  if failed then
-    rawset(r, 3, reason)
-    count_fail(reason, c.name_)
-    st.pending = r
-  end
-  return failed
+  count_fail(reason, c.name_)
+  if item < 0 then st.reason = reason else st.batch_reasons[item + 1] = reason end
+  return true
 end
 
--- A worker's state binds the flow: the scenario's user(), the slots'
--- responses (struct volley_res[nslots]), where checks and groups go, and
--- the bridge's own pieces.
-function flow.bind(user, res_ptr, fnames_ptr, n, base, thread, bridge, name_fn, fail_fn, data)
-  user_fn, nslots = user, n
-  resv = ffi.cast("struct volley_res *", res_ptr)
+-- A worker's state binds the flow: the scenario's user(), where checks
+-- and groups go, and the bridge's own pieces.
+function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, data)
+  user_fn = user
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn

@@ -189,6 +189,53 @@ check_eq "$(awk '{ split($3, a, "/"); if ("row" (a[3] - 1) != a[4]) bad++ } END 
     "per_user: each user's row is its own"
 check_eq "$(awk '{ print $3 }' "$T/peruser.log" | sort -u | wc -l)" 4 "per_user: 4 users, 4 rows"
 
+# 6. u:batch over HTTP/1.1: a batch goes out on the user's connection and
+# up to 5 more of its own (6, as browsers), kept open between batches: 2
+# users x 2 iterations of 8 requests make 32 requests on exactly 12
+# connections (the server's log numbers them); responses in order; a
+# failure, a timeout and a failed check inside a batch come back in their
+# places; a response of a batch goes stale at the user's next request.
+cat > "$S/batch.lua" <<'EOF'
+local s = {}
+function s.user(u)
+  local rs = u:batch{ "/delay/20", "/delay/20", { path = "/status/404", name = "nf" }, "/delay/20",
+                      "/delay/20", "/delay/20", "/json/items/1", { path = "/delay/20", name = "last" } }
+  u:check(#rs == 8 and rs[3].status == 404 and rs[7]:json().items[1].id == 1, "in order")
+  u:check(rs[1].body == "hello world" and rs[8].body == "hello world", "bodies")
+  local one = u:get("/")
+  u:check(not pcall(function() return rs[1].status end), "stale after the next request")
+end
+return s
+EOF
+start_target --log "$T/batch.log"
+run_volley batch -s "$S/batch.lua" -t 1 -c 2 --iterations 4 "http://127.0.0.1:$PORT/"
+stop_target
+check_eq "$RC" 0 "batch: exit status"
+flow_adds_up batch
+check_eq "$(jget "$T/batch.json" requests.completed)" 36 "batch: 8 + 1 requests an iteration"
+check_eq "$(jget "$T/batch.json" checks.failed)" 0 "batch: every check passed"
+check_eq "$(jget "$T/batch.json" names.nf.status.404)" 4 "batch: a named request of a batch"
+check_eq "$(awk '{ print $1 }' "$T/batch.log" | sort -u | wc -l)" 12 "batch: 6 connections a user, kept between batches"
+cat > "$S/batch_fail.lua" <<'EOF'
+local s = {}
+function s.user(u)
+  local rs = u:batch{ "/", "/drop", { path = "/delay/2000", timeout = 50 },
+                      { path = "/", check = function(r) return false, "nope" end }, "/" }
+  u:check(rs[1].status == 200 and rs[5].status == 200, "the others")
+  u:check(rs[2].failed and rs[2].reason == "read", "drop")
+  u:check(rs[3].failed and rs[3].reason == "timeout", "timeout")
+  u:check(rs[4].failed and rs[4].reason == "nope" and rs[4].status == 200, "check")
+end
+return s
+EOF
+start_target
+run_volley batch_fail -s "$S/batch_fail.lua" -t 1 -c 2 --iterations 4 "http://127.0.0.1:$PORT/"
+stop_target
+check_eq "$RC" 0 "batch failures: exit status"
+flow_adds_up batch_fail
+check_eq "$(jget "$T/batch_fail.json" checks.failed)" 0 "batch failures: each in its place"
+check_eq "$(jget "$T/batch_fail.json" errors.timeout)" 4 "batch failures: the timeouts counted"
+
 # 4. Mistakes: one line each, exit 2, nothing sent.
 cat > "$S/both.lua" <<'EOF'
 return { user = function(u) end, request = function() return wrk.format() end }

@@ -49,6 +49,32 @@ for mode in h2c tls; do
     check_eq "$(awk '$1 == "HTTP/2.0" { print $6 }' "$T/nginx_h2.access" | sort -u | wc -l)" 4 "$mode: one connection a user"
 done
 
+# u:batch over HTTP/2: the requests as streams of the user's own
+# connection (8 a batch, more than the 6 streams a flow opens at once),
+# responses in order.
+cat > "$S/h2batch.lua" <<'EOF'
+local s = {}
+function s.user(u)
+  local list = {}
+  for i = 1, 8 do list[i] = i % 2 == 0 and "/static/100k" or "/" end
+  local rs = u:batch(list)
+  local ok = #rs == 8
+  for i = 1, 8 do ok = ok and #rs[i].body == (i % 2 == 0 and 100000 or 11) end
+  u:check(ok, "in order")
+end
+return s
+EOF
+rm -f "$T/nginx_h2.access"
+start_nginx_h2 --h2c || exit 1
+run_volley h2batch -s "$S/h2batch.lua" --h2c -t 1 -c 2 --iterations 6 "$h2url/"
+kill "$H2_PID" 2> /dev/null || true; wait "$H2_PID" 2> /dev/null || true
+check_eq "$RC" 0 "h2 batch: exit status ($(tail -2 "$T/h2batch.err"))"
+check_adds_up h2batch
+check_eq "$(jget "$T/h2batch.json" checks.failed)" 0 "h2 batch: responses in order"
+check_eq "$(nginx_h2_count)" 48 "h2 batch: nginx logged 48 HTTP/2 requests"
+check_eq "$(awk '$1 == "HTTP/2.0" { print $6 }' "$T/nginx_h2.access" | sort -u | wc -l)" 2 "h2 batch: one connection a user"
+check_ge "$(jget "$T/h2batch.json" http2.max_streams_open)" 2 "h2 batch: streams at once"
+
 # The open model of iterations over h2c, and a timeout per request.
 cat > "$S/h2slow.lua" <<'EOF'
 local s = {}

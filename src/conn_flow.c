@@ -1,0 +1,389 @@
+/* A flow's users on their connections (a scenario with user(u)): each
+ * connection slot is a virtual user whose coroutine (script_flow_*) says
+ * what comes next: a request, a batch of requests, a sleep, or the end of
+ * its iteration. Iterations are counted here and started as the load says
+ * (closed: at once; -R: when the schedule hands one over). A batch goes out
+ * together: over HTTP/2 as streams of the user's connection, over HTTP/1.1
+ * on the user's connection and up to CONN_FLOW_LANES more of its own (its
+ * lanes, made at its first batch and kept open between batches), each
+ * item's response copied for the user as it ends. Nothing here allocates
+ * once a user's lanes and batch have grown to their size. */
+#include "conn.h"
+
+#include "clock.h"
+#include "conn_internal.h"
+#include "xalloc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One request of a batch, and its outcome for the user. */
+struct conn_flow_item {
+    const char *req;        /* on the user's coroutine's stack until it is resumed */
+    size_t len;
+    uint32_t name;
+    int64_t timeout_ns;
+    bool check;
+    struct script_res res;  /* its response, or its failure */
+    char *buf;              /* the response's bytes, copied when it ended */
+    size_t cap;
+};
+
+struct conn_flow_batch {
+    struct conn_flow_item *items;
+    struct script_res **ptrs; /* &items[i].res, handed to the coroutine */
+    uint32_t cap;           /* items made */
+    uint32_t n, next, ended; /* the batch under way: its items, the next to send, those ended */
+    bool live;
+};
+
+/* The connection of the user that c works for. */
+static struct conn *user_of(struct conn *c)
+{
+    return c->owner ? c->owner : c;
+}
+
+static bool speaks_h2(const struct conn *c)
+{
+    return c->sh->h2 && !c->h1_alpn;
+}
+
+/* A flow's user waits secs before its next step: over HTTP/1 in
+ * CONN_DELAY (a server that closes the idle socket meanwhile is reconnected
+ * by the next request); over HTTP/2 on the pause timer, the connection left
+ * in its state, where the server's frames (PING, GOAWAY) are still read. */
+static void flow_wait(struct conn *c, double secs)
+{
+    if (speaks_h2(c)) {
+        c->flow_paused = true;
+        ev_timer_set(&c->pause, secs, 0.);
+        ev_timer_start(c->sh->loop, &c->pause);
+        return;
+    }
+    c->state = CONN_DELAY;
+    conn_arm_timer(c, secs);
+}
+
+/* c (the user's connection, or a lane) sends item i of the user's batch. */
+static void carry(struct conn *c, uint32_t i, int64_t now)
+{
+    const struct conn_flow_item *it = &user_of(c)->batch->items[i];
+    c->req = it->req;
+    c->req_len = it->len;
+    c->req_ix = CONN_REQ_HOOK;
+    c->name = it->name;
+    c->flow_check = it->check;
+    c->timeout_ns = it->timeout_ns > 0 ? it->timeout_ns : c->sh->timeout_ns;
+    c->item = (int32_t)i;
+    conn_start_request(c, now, 1);
+    if (speaks_h2(c))
+        c->item = -1; /* the stream keeps it; the connection carries many */
+}
+
+static void flow_next(struct conn *c, int64_t now);
+static void flow_step(struct conn *c, int64_t now, bool start);
+
+/* The user's batch (made at its first, grown to the largest) for n items
+ * from its coroutine. */
+static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
+{
+    struct conn_flow_batch *b = c->batch;
+    if (!b)
+        b = c->batch = xcalloc(1, sizeof *b);
+    if (n > b->cap) {
+        b->items = xrealloc(b->items, n * sizeof *b->items);
+        memset(b->items + b->cap, 0, (n - b->cap) * sizeof *b->items);
+        b->ptrs = xrealloc(b->ptrs, n * sizeof *b->ptrs);
+        b->cap = n;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct script_flow_item it;
+        script_flow_item(c->sh->script, c->id, i, &it);
+        struct conn_flow_item *d = &b->items[i];
+        d->req = it.req;
+        d->len = it.len;
+        d->name = it.name;
+        d->timeout_ns = it.timeout_ns;
+        d->check = it.check;
+        d->res.error = 0;
+        d->res.raw = NULL;
+        d->res.raw_len = 0;
+        b->ptrs[i] = &d->res;
+    }
+    b->n = n;
+    b->next = b->ended = 0;
+    b->live = true;
+    return b;
+}
+
+/* The user's lanes, made at its first batch over HTTP/1: connections of
+ * its own, numbered as it is (its source address, its figures' slot). */
+static void make_lanes(struct conn *c)
+{
+    if (c->lanes)
+        return;
+    c->lanes = xcalloc(CONN_FLOW_LANES, sizeof *c->lanes);
+    for (int i = 0; i < CONN_FLOW_LANES; i++) {
+        conn_init(&c->lanes[i], c->sh, c->id);
+        c->lanes[i].owner = c;
+    }
+}
+
+/* The user of c sends a batch of n requests. */
+static void batch_start(struct conn *c, unsigned n, int64_t now)
+{
+    struct conn_flow_batch *b = batch_for(c, n);
+    if (speaks_h2(c)) {
+        /* Streams of the user's connection, as many as it may open; the
+         * rest as streams end (conn_flow_fill). */
+        while (b->next < b->n && c->pending < c->sh->streams)
+            carry(c, b->next++, now);
+        return;
+    }
+    unsigned k = n < 1 + CONN_FLOW_LANES ? n : 1 + CONN_FLOW_LANES;
+    if (k > 1)
+        make_lanes(c);
+    carry(c, b->next++, now);
+    for (unsigned i = 1; i < k; i++)
+        carry(&c->lanes[i - 1], b->next++, now);
+}
+
+/* A carrier of the user's batch (the user's connection or a lane) is free:
+ * it takes the next item; when every item has ended, the user goes on with
+ * their responses. */
+static void carrier_next(struct conn *c, int64_t now)
+{
+    struct conn *u = user_of(c);
+    struct conn_flow_batch *b = u->batch;
+    c->item = -1;
+    if (b->next < b->n) {
+        carry(c, b->next++, now);
+        return;
+    }
+    /* Nothing left for it: it waits with its socket open for the next
+     * batch (an HTTP/2 connection stays in its state). */
+    if (!speaks_h2(c) && c->state != CONN_BACKOFF)
+        c->state = CONN_WAIT;
+    if (b->ended == b->n && b->live && u->pending == 0) {
+        b->live = false;
+        flow_step(u, now, false);
+    }
+}
+
+void conn_flow_fill(struct conn *c, uint32_t room)
+{
+    struct conn_flow_batch *b = c->batch;
+    int64_t now = clock_now_ns();
+    if (b && b->live) {
+        while (b->next < b->n && c->pending < room)
+            carry(c, b->next++, now);
+        if (b->ended == b->n && c->pending == 0) {
+            b->live = false;
+            flow_step(c, now, false);
+        }
+        return;
+    }
+    if (c->pending == 0)
+        conn_next_request(c, now);
+}
+
+/* The user's lanes close (its iterations are over). */
+static void lanes_idle(struct conn *c)
+{
+    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
+        conn_go_idle(&c->lanes[i]);
+}
+
+/* The user of c takes its next step (the coroutine resumed; start: a new
+ * iteration). A request goes out as any other; a batch on its carriers; a
+ * sleep waits; an iteration's end is counted, and the next begins (after a
+ * turn of the loop when it did nothing, so that a user() that makes no
+ * request cannot hold the loop). */
+static void flow_step(struct conn *c, int64_t now, bool start)
+{
+    struct conn_shared *sh = c->sh;
+    struct script_flow_step st;
+    if (sh->script_error[0]) {
+        conn_go_idle(c);
+        return;
+    }
+    struct conn_flow_batch *b = c->batch;
+    bool answers = !start && b && b->n; /* the batch that just ended, for the coroutine */
+    if (script_flow_resume(sh->script, c->id, start, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
+                           sh->script_error, sh->script_error_len) < 0) {
+        conn_script_failed(c);
+        return;
+    }
+    if (b)
+        b->n = 0;
+    switch (st.act) {
+    case SCRIPT_FLOW_REQUEST:
+        c->req = st.req;
+        c->req_len = st.len;
+        c->req_ix = CONN_REQ_HOOK;
+        c->name = st.name;
+        c->flow_check = st.check;
+        c->item = -1;
+        c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
+        conn_start_request(c, now, 1);
+        return;
+    case SCRIPT_FLOW_BATCH:
+        batch_start(c, st.n, now);
+        return;
+    case SCRIPT_FLOW_SLEEP:
+        flow_wait(c, st.ms / 1e3);
+        return;
+    case SCRIPT_FLOW_END:
+        break;
+    }
+    struct stats_flow *f = &sh->stats->flow;
+    int64_t end = clock_now_ns();
+    if (st.failed) {
+        f->failed++;
+    } else {
+        f->completed++;
+        hist_record(&f->duration, end - c->t_iter);
+    }
+    c->flow_live = false;
+    sh->live_iters--;
+    if (!st.io) {
+        flow_wait(c, 0);
+        return;
+    }
+    flow_next(c, end);
+}
+
+void conn_flow_begin(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    c->flow_parked = false;
+    sh->budget--;
+    if (sh->iter_sched)
+        sh->stats->arrivals++;
+    sh->stats->flow.started++;
+    sh->live_iters++;
+    c->flow_live = true;
+    flow_step(c, now, true);
+}
+
+static void flow_next(struct conn *c, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    /* An HTTP/2 connection asks for its next request whenever its streams
+     * move (conn_h2.c's fill): a user asleep or waiting on the schedule is
+     * woken by its own timer or by the schedule instead. */
+    if (c->flow_paused || c->flow_parked)
+        return;
+    if (c->flow_live) {
+        flow_step(c, now, false);
+        return;
+    }
+    /* Users leave between iterations (--stages), and when the budget of
+     * iterations is spent. */
+    if (c->id >= sh->active || sh->budget == 0 || sh->script_error[0]) {
+        conn_go_idle(c);
+        lanes_idle(c);
+        if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
+            ev_break(sh->loop, EVBREAK_ALL);
+        return;
+    }
+    if (sh->iter_sched) {
+        if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
+            /* The user's socket stays open while it waits; an HTTP/2
+             * connection stays in its state, reading the server's frames. */
+            if (!speaks_h2(c) || c->state != CONN_H2)
+                c->state = CONN_WAIT;
+            c->flow_parked = sched_park(sh->iter_sched, c->id);
+            return;
+        }
+    } else {
+        c->t_iter = now;
+    }
+    conn_flow_begin(c, now);
+}
+
+void conn_flow_next(struct conn *c, int64_t now)
+{
+    struct conn *u = user_of(c);
+    if (u->batch && u->batch->live) {
+        carrier_next(c, now);
+        return;
+    }
+    if (c->owner) { /* a lane between batches (its request failed late) */
+        conn_go_idle(c);
+        return;
+    }
+    flow_next(c, now);
+}
+
+/* What the user reads of the request carried by c: its slot's response,
+ * or its batch item's. */
+static struct script_res *res_for(struct conn *c, int32_t item)
+{
+    if (item < 0)
+        return &c->sh->flow_res[c->id];
+    return &user_of(c)->batch->items[item].res;
+}
+
+bool conn_flow_answered(struct conn *c, int32_t item, const struct script_res *info, char *raw, size_t len,
+                        bool *failed)
+{
+    struct conn *u = user_of(c);
+    struct script_res *r = res_for(c, item);
+    uint32_t serial = r->serial;
+    *r = *info;
+    r->serial = serial + 1;
+    bool check = c->flow_check;
+    if (item >= 0) {
+        /* Copied: the carrier's buffer takes its next item's response. */
+        struct conn_flow_item *it = &u->batch->items[item];
+        if (len > it->cap) {
+            it->cap = xgrow(it->cap, len, 512);
+            it->buf = xrealloc(it->buf, it->cap);
+        }
+        memcpy(it->buf, raw, len);
+        r->raw = it->buf;
+        check = it->check;
+        u->batch->ended++;
+    }
+    if (!check)
+        return true;
+    return script_flow_check(c->sh->script, u->id, item, r, failed, c->sh->script_error,
+                             c->sh->script_error_len) == 0;
+}
+
+void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
+{
+    struct script_res *r = res_for(c, item);
+    r->error = (int32_t)why + 1;
+    r->raw = NULL;
+    r->raw_len = 0;
+    r->serial++;
+    if (item >= 0)
+        user_of(c)->batch->ended++;
+}
+
+unsigned conn_flow_stop(struct conn *c)
+{
+    unsigned n = 0;
+    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
+        n += conn_stop(&c->lanes[i]);
+    return n;
+}
+
+void conn_flow_free(struct conn *c)
+{
+    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
+        conn_free(&c->lanes[i]);
+    free(c->lanes);
+    c->lanes = NULL;
+    struct conn_flow_batch *b = c->batch;
+    if (b) {
+        for (uint32_t i = 0; i < b->cap; i++)
+            free(b->items[i].buf);
+        free(b->items);
+        free(b->ptrs);
+        free(b);
+    }
+    c->batch = NULL;
+}
