@@ -188,7 +188,12 @@ static void little_text(FILE *out, const struct options *o, const struct run_res
 {
     uint32_t conns = report_connections(o, r);
     bool pipelined = h->batch > 1.0005;
-    if (o->rate) {
+    if (r->stats.flow.on) {
+        /* A flow's users wait between requests (think time) and batch on
+         * several connections each: no one capacity to hold it against. */
+        fprintf(out, "  In flight: %.1f requests on average, over %u users (requests/s x mean latency)\n",
+                h->in_flight, conns);
+    } else if (o->rate) {
         fprintf(out, "  In flight: %.1f on average on %u connections", h->in_flight, conns);
         if (pipelined)
             fprintf(out, " (%.1f busy, in batches of %.1f pipelined requests)", h->busy, h->batch);
