@@ -236,6 +236,25 @@ flow_adds_up batch_fail
 check_eq "$(jget "$T/batch_fail.json" checks.failed)" 0 "batch failures: each in its place"
 check_eq "$(jget "$T/batch_fail.json" errors.timeout)" 4 "batch failures: the timeouts counted"
 
+# 7. --stages without -R moves the number of users: up to 4, held, back to
+# 0; every user of the peak came, each request its own user's, and the
+# iterations add up (users leave between iterations).
+cat > "$S/stages.lua" <<'EOF'
+local s = {}
+function s.user(u)
+  u:get("/u/" .. u.id)
+  u:sleep(20)
+end
+return s
+EOF
+start_target --log "$T/stages.log"
+run_volley stages -s "$S/stages.lua" -t 1 --stages 300ms:1,300ms:4,300ms:4,300ms:0 "http://127.0.0.1:$PORT/"
+stop_target
+check_eq "$RC" 0 "stages: exit status"
+flow_adds_up stages
+check_eq "$(awk '{ print $3 }' "$T/stages.log" | sort -u | tr '\n' ' ')" "/u/1 /u/2 /u/3 /u/4 " "stages: users 1..4 came"
+check_eq "$(jget "$T/stages.json" requests.failed)" 0 "stages: nothing failed"
+
 # 4. Mistakes: one line each, exit 2, nothing sent.
 cat > "$S/both.lua" <<'EOF'
 return { user = function(u) end, request = function() return wrk.format() end }
