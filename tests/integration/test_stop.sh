@@ -3,13 +3,15 @@
 source "$TESTLIB"
 
 start_target
-# Every request takes 300 ms, so at the 1 s deadline all 5 are in flight.
+# Every request takes 300 ms, so at the 1 s deadline all 5 are in flight
+# (a new round starts every 300 ms or, on a loaded machine, a little later:
+# 3 rounds of 5 completed, or 2 when the machine held the rounds back).
 run_volley deadline -d 1s -c 5 -t 1 "http://127.0.0.1:$PORT/delay/300"
 check_eq "$RC" 0 "deadline: exit status"
 check_adds_up deadline
 check_eq "$(jget "$T/deadline.json" requests.failed)" 0 "deadline: nothing failed"
 check_eq "$(jget "$T/deadline.json" requests.cut_off)" 5 "deadline: in flight at the deadline"
-check_eq "$(jget "$T/deadline.json" requests.completed)" 15 "deadline: 3 rounds of 5 completed"
+case $(jget "$T/deadline.json" requests.completed) in 10 | 15) ok ;; *) fail "deadline: 2 or 3 rounds of 5 completed, got $(jget "$T/deadline.json" requests.completed)" ;; esac
 check_grep "$T/deadline.out" "Cut off: 5 requests were in flight when the run ended" "deadline: said in the report"
 
 # wait_header FILE: waits (at most 5 s) for the run's header in FILE. It is
