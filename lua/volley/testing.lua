@@ -3,7 +3,7 @@
 -- runs n iterations of s.user(u) and returns what they did (requests,
 -- checks, groups, sleeps, failures), so a flow is tested under plain
 -- busted with no server and no volley. The request bytes, option checks,
--- redirects and cookies are volley.flow's own (volley.flow_http,
+-- redirects, batches and cookies are volley.flow's own (volley.flow_http,
 -- volley.cookies); u:sleep only records its milliseconds.
 local json = require("volley.json")
 local cookies = require("volley.cookies")
@@ -263,72 +263,117 @@ local function answer(st, req, level)
   return c
 end
 
--- One request of user u, answered and its redirects followed: as
--- volley.flow's send, with a canned answer in place of the network.
-local function send(u, fn, method0, path0, opts, level)
-  local st = state(u, fn, level + 1)
-  local method, path, body, ctype = http.prepare(fn, method0, path0, opts, st.target, level + 1)
+-- What a request needs before it is built: its method, path, body, the
+-- body's type and its name (checked as volley.flow's prepare does).
+local function prepare(st, fn, method, path, opts, level)
+  local body, ctype
+  method, path, body, ctype = http.prepare(fn, method, path, opts, st.target, level + 1)
   local name = opts.name
   if name ~= nil then
     if name == "" then error(fn .. ": a request name must be a non-empty string, not an empty one", level + 1) end
     if name:find("\0", 1, true) then error(fn .. ": a request name cannot hold a NUL byte", level + 1) end
   end
-  local hops = opts.redirects or 10
-  local host = lower(st.target.host)
-  local secure = st.target.scheme == "https"
-  local res = st.result
-  local r, c, reason
-  while true do
-    local now = st.now()
-    local cookie = st.jar:header(host, path, secure, now)
-    local req = parsed(http.build(fn, method, path, opts.headers, st.headers, body, ctype, cookie, level + 1))
-    req.name, req.group = name, st.group
-    st.seq = st.seq + 1
-    res.requests[#res.requests + 1] = req
-    c = answer(st, req, level + 1)
-    reason = nil
-    r = response(st, c, path)
-    if c.error then
-      req.status, req.reason = 0, c.error
-      break
-    end
-    req.status = c.status
-    local set = c.values["set-cookie"]
-    if set then st.jar:store(set, host, path, secure, now) end
-    local how = http.REDIRECTS[c.status]
-    local location = c.values.location and c.values.location[1]
-    -- A redirect that will be followed is not checked (the final response
-    -- is), as volley.flow.check.
-    if opts.check and not (how ~= nil and location) then
-      local ok, a, b = pcall(opts.check, response(st, c, nil))
-      if not ok then
-        reason = http.reason_of(a)
-      elseif a == false then
-        reason = b == nil and "check returned false" or tostring(b)
-      end
-      if reason then
-        -- volley.flow returns the checked response (its url is nil there)
-        r = response(st, c, nil)
-        rawget(r, 1).reason, req.reason = reason, reason
-        break
-      end
-    end
-    if how == nil or hops <= 0 then break end
-    local next_method, next_path, drop = http.follow(how, location, method, path, st.target)
-    if not next_method then break end
-    if drop then body, ctype = nil, nil end
-    method, path = next_method, next_path
-    hops = hops - 1
-  end
-  if c.error or reason then
+  return method, path, body, ctype, name
+end
+
+-- The request's bytes with the user's cookies as of now, read back and
+-- recorded in the result.
+local function request(st, fn, method, path, opts, body, ctype, name, now, level)
+  local cookie = st.jar:header(lower(st.target.host), path, st.target.scheme == "https", now)
+  local req = parsed(http.build(fn, method, path, opts.headers, st.headers, body, ctype, cookie, level + 1))
+  req.name, req.group = name, st.group
+  local list = st.result.requests
+  list[#list + 1] = req
+  return req
+end
+
+-- Keeps c's cookies (c: the canned answer to req, sent at now).
+local function keep_cookies(st, c, req, now)
+  req.status = c.status
+  local set = c.values["set-cookie"]
+  if set then st.jar:store(set, lower(st.target.host), req.path, st.target.scheme == "https", now) end
+end
+
+-- opts.check run on c as volley.flow.check runs it: the reason it failed,
+-- or nil.
+local function checked(st, check, c)
+  local ok, a, b = pcall(check, response(st, c, nil))
+  if not ok then return http.reason_of(a) end
+  if a == false then return b == nil and "check returned false" or tostring(b) end
+end
+
+-- The response to the script: failed requests counted (the user's, for
+-- u:group; the result's, by reason).
+local function answered(st, c, req, reason, url)
+  local r = response(st, c, url)
+  rawget(r, 1).reason = reason
+  if c.error then req.status = 0 end
+  local why = c.error or reason
+  if why then
+    req.reason = why
     st.failures = st.failures + 1
-    local why = c.error or reason
-    res.request_failures[why] = (res.request_failures[why] or 0) + 1
+    st.result.request_failures[why] = (st.result.request_failures[why] or 0) + 1
   end
   return r
 end
 
-http.methods(methods, send, state)
+-- One request of user st, answered and its redirects followed: as
+-- volley.flow's send, with a canned answer in place of the network.
+local function send(u, st, fn, method, path, opts, level)
+  local body, ctype, name
+  method, path, body, ctype, name = prepare(st, fn, method, path, opts, level + 1)
+  local hops = opts.redirects or 10
+  while true do
+    local now = st.now()
+    local req = request(st, fn, method, path, opts, body, ctype, name, now, level + 1)
+    st.seq = st.seq + 1
+    local c = answer(st, req, level + 1)
+    if c.error then return answered(st, c, req, nil, path) end
+    keep_cookies(st, c, req, now)
+    local how = http.REDIRECTS[c.status]
+    local location = c.values.location and c.values.location[1]
+    -- A redirect that will be followed is not checked (the final response
+    -- is), as volley.flow.check.
+    local reason = opts.check and not (how ~= nil and location) and checked(st, opts.check, c)
+    if reason or how == nil or hops <= 0 then return answered(st, c, req, reason or nil, path) end
+    local next_method, next_path, drop = http.follow(how, location, method, path, st.target)
+    if not next_method then return answered(st, c, req, nil, path) end
+    if drop then body, ctype = nil, nil end
+    method, path = next_method, next_path
+    hops = hops - 1
+  end
+end
+
+-- The requests of list, all built (with the cookies as they were before
+-- the batch) before any is answered, then answered in order; no
+-- redirects followed, each checked: as volley.flow's batch.
+local function batch(u, st, list, level)
+  local n, item = http.batch_list(list, level + 1)
+  if n == 0 then return {} end
+  local now = st.now()
+  local reqs, checks = {}, {}
+  for i = 1, n do
+    local fn, path, opts = item(i)
+    local method, body, ctype, name
+    method, path, body, ctype, name = prepare(st, fn, "GET", path, opts, level + 1)
+    reqs[i] = request(st, fn, method, path, opts, body, ctype, name, now, level + 1)
+    checks[i] = opts.check
+  end
+  st.seq = st.seq + 1
+  local out = {}
+  for i = 1, n do
+    local c = answer(st, reqs[i], level + 1)
+    local reason
+    if not c.error then
+      keep_cookies(st, c, reqs[i], now)
+      reason = checks[i] and checked(st, checks[i], c)
+    end
+    out[i] = answered(st, c, reqs[i], reason or nil, reqs[i].path)
+  end
+  return out
+end
+
+http.methods(methods, state, send, batch)
 
 function methods.sleep(u, ms)
   local st = state(u, "u:sleep", 2)

@@ -198,6 +198,43 @@ describe("volley.testing", function()
     end)
   end)
 
+  describe("batches", function()
+    it("builds every request before answering any, follows no redirect, checks each", function()
+      local u = testing.user{ responses = {
+        ["GET /a"] = { status = 302, headers = { Location = "/b", ["Set-Cookie"] = "k=1" } },
+        ["GET /c"] = { body = "c" },
+        ["POST /d"] = { status = 500 },
+      } }
+      local got
+      local res = testing.run(flow(function(u)
+        local rs = u:batch({ "/a", { path = "/c", name = "c" },
+                             { method = "POST", path = "/d", json = { x = 1 }, check = function(r) return r.status == 200 end } })
+        got = { #rs, rs[1].status, rs[1].url, rs[2].body, rs[3].failed, rs[3].reason }
+        u:get("/c")
+      end), u)
+      assert.is_false(res.failed)
+      assert.are.same({ 3, 302, "/a", "c", true, "check returned false" }, got)
+      assert.are.same({ "/a", "/c", "/d", "/c" }, { res.requests[1].path, res.requests[2].path,
+                                                   res.requests[3].path, res.requests[4].path })
+      assert.is_nil(res.requests[2].headers.cookie)          -- the batch's cookies are those before it
+      assert.are.equal("k=1", res.requests[4].headers.cookie) -- and kept after it
+      assert.are.equal('{"x":1}', res.requests[3].body)
+      assert.are.same({ ["check returned false"] = 1 }, res.request_failures)
+    end)
+
+    it("refuses a bad batch at the script's line, and returns {} for an empty one", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      local line = debug.getinfo(1, "l").currentline + 1
+      local res = testing.run(flow(function(u) assert(#u:batch({}) == 0) u:batch({ "/", 3 }) end), u)
+      assert.are.equal(("%s:%d: u:batch: request 2 is a number (a path or a table of options expected)"):format(
+        HERE, line), res.reason)
+      res = testing.run(flow(function(u) u:batch({ { path = "/", nmae = "x" } }) end), u)
+      assert.truthy(res.reason:find('u:batch: request 1: unknown option "nmae"', 1, true))
+      res = testing.run(flow(function(u) u:batch("/") end), u)
+      assert.truthy(res.reason:find("u:batch: a list of requests expected", 1, true))
+    end)
+  end)
+
   describe("cookies", function()
     it("stores Set-Cookie (each of a list), sends them back and keeps them across iterations", function()
       local u = testing.user{ responses = {
