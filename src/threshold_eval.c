@@ -232,7 +232,10 @@ static bool only_grows(const struct threshold *th)
     case THRESHOLD_REQUESTS:
     case THRESHOLD_STATUS:
     case THRESHOLD_REASON:
+    case THRESHOLD_ITERATIONS:
         return true;
+    case THRESHOLD_GROUP:
+        return th->stat == THRESHOLD_FAILED || th->stat == THRESHOLD_COUNT;
     default:
         return th->stat == THRESHOLD_COUNT;
     }
