@@ -98,6 +98,7 @@ run_volley one -t 1 -c 1 --iterations "$N" -s "$SCRIPT" --fail-if 'checks == 0.8
 check_eq "$RC" 0 "one: exit status ($(head -c 300 "$T/one.err"))"
 flow_check "$T/one.json" "$N"
 check_eq "$(jget "$T/one.json" options.iterations)" "$N" "one: options.iterations"
+check_grep "$T/one.out" "^Running 60 iterations @ $url\$" "one: the header"
 check_grep "$T/one.out" "^  Iterations: 41 completed, 19 failed, 0 cut off \(" "one: the text's iterations line"
 check_grep "$T/one.out" "^    quarter +45 +15 +75.00%$" "one: the checks table"
 check_grep "$T/one.out" "^    checkout +48 +7 " "one: the groups table"
