@@ -227,13 +227,19 @@ static uint32_t flow_id(const struct stats_flow *f, const char *name, bool group
     return n;
 }
 
-/* obj's member i as an object (at path), or NULL with rd failed. */
-static const struct json *member_obj(struct html_rd *rd, const struct json *obj, const char *path, size_t i)
+/* Member i of obj (at path), one check's or group's: its name (as
+ * member_name checks it) in *name, PATH.NAME in at, and its value, an
+ * object; NULL with rd failed. */
+static const struct json *flow_member(struct html_rd *rd, const struct json *obj, const char *path, size_t i,
+                                      const char *what, const char **name, char *at, size_t atlen)
 {
+    if (!(*name = member_name(rd, obj, path, i, what)))
+        return NULL;
+    join(at, atlen, path, *name);
     const struct json *v = &obj->members[i].value;
     if (v->type == JSON_OBJECT)
         return v;
-    html_rd_fail(rd, path, NULL, "expected an object, found %s", json_in_type_name(v));
+    html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(v));
     return NULL;
 }
 
@@ -247,9 +253,9 @@ static void load_checks(struct html_rd *rd, const struct json *root, struct stat
     const struct json *names = c ? html_rd_of(rd, c, "checks", "names", JSON_OBJECT, true) : NULL;
     uint64_t pass = 0, fail = 0;
     for (size_t i = 0; names && i < names->len && !rd->failed; i++) {
-        const char *name = member_name(rd, names, "checks.names", i, "check names");
+        const char *name;
         char at[320];
-        const struct json *obj = name ? member_obj(rd, names, join(at, sizeof at, "checks.names", name), i) : NULL;
+        const struct json *obj = flow_member(rd, names, "checks.names", i, "check names", &name, at, sizeof at);
         if (!obj)
             return;
         struct stats_check *k = stats_flow_check_add(f, flow_id(f, name, false), name);
@@ -268,9 +274,9 @@ static void load_groups(struct html_rd *rd, const struct json *root, struct stat
 {
     const struct json *gs = html_rd_of(rd, root, "", "groups", JSON_OBJECT, true);
     for (size_t i = 0; gs && i < gs->len && !rd->failed; i++) {
-        const char *name = member_name(rd, gs, "groups", i, "group names");
+        const char *name;
         char at[320];
-        const struct json *obj = name ? member_obj(rd, gs, join(at, sizeof at, "groups", name), i) : NULL;
+        const struct json *obj = flow_member(rd, gs, "groups", i, "group names", &name, at, sizeof at);
         if (!obj)
             return;
         struct stats_group *g = stats_flow_group_add(f, flow_id(f, name, true), name);

@@ -278,19 +278,22 @@ report old "$T/old.json"
 check_eq "$RC" 0 "old: exit status ($(head -c 300 "$T/old.rep.err"))"
 if cmp -s "$T/plain.out" "$T/old.rep.out"; then ok; else fail "old: the text differs: $(diff "$T/plain.out" "$T/old.rep.out" | head -5)"; fi
 # Merges: sums past what a result holds (5), a flow's shard with one that
-# is not (7: the settings differ).
+# is not (7: the settings differ). merge_refused NAME STATUS PATTERN
+# FILES...: volley merge of FILES exits STATUS, stderr matching PATTERN.
+merge_refused() {
+    local name=$1 status=$2 pattern=$3
+    shift 3
+    RC=0
+    "$VOLLEY" merge "$@" > "$T/$name.out" 2> "$T/$name.err" || RC=$?
+    check_eq "$RC" "$status" "$name: merge exit status"
+    check_grep "$T/$name.err" "$pattern" "$name: the message"
+}
 edit big1 "$T/s1.json" 'r["checks"]["names"]["quarter"]["failed"] = 5 * 10**15; r["checks"]["failed"] = 5 * 10**15'
 edit big2 "$T/s2.json" 'r["checks"]["names"]["quarter"]["failed"] = 5 * 10**15; r["checks"]["failed"] = 5 * 10**15'
-RC=0
-"$VOLLEY" merge "$T/s0.json" "$T/big1.json" "$T/big2.json" > "$T/big.out" 2> "$T/big.err" || RC=$?
-check_eq "$RC" 5 "merge past a result's counts: exit status"
-check_grep "$T/big.err" "^volley merge: $T/big2.json: checks.failed: added to the other shards', more than 9000000000000000" \
-    "merge past a result's counts: the message"
+merge_refused big 5 "^volley merge: $T/big2.json: checks.failed: added to the other shards', more than 9000000000000000" \
+    "$T/s0.json" "$T/big1.json" "$T/big2.json"
 edit noflow1 "$T/s1.json" 'r["iterations"] = r["checks"] = r["groups"] = r["thresholds"] = None'
-RC=0
-"$VOLLEY" merge "$T/s0.json" "$T/noflow1.json" "$T/s2.json" > "$T/nf.out" 2> "$T/nf.err" || RC=$?
-check_eq "$RC" 7 "merge of a flow's shard and one that is not: exit status"
-check_grep "$T/nf.err" "iterations: a flow's and null \(one is a flow's result, user\(u\), the other not\)" \
-    "merge of a flow's shard and one that is not: the message"
+merge_refused noflow 7 "iterations: a flow's and null \(one is a flow's result, user\(u\), the other not\)" \
+    "$T/s0.json" "$T/noflow1.json" "$T/s2.json"
 stop_target
 finish
