@@ -20,6 +20,7 @@
 #include "script.h"
 #include "seed.h"
 #include "target.h"
+#include "threshold.h"
 #include "tls.h"
 #include "xalloc.h"
 
@@ -321,6 +322,11 @@ int main(int argc, char **argv)
     }
     if (!o.flow && o.iterations) {
         status = die(2, "--iterations: the script defines no user(u) (a per-request script is bounded by -n or -d)");
+        goto out;
+    }
+    /* A flow's figures, known now that the script is: none without one. */
+    if (threshold_check_flow(o.thresholds, o.nfail_if, o.flow, err, sizeof err) < 0) {
+        status = die(2, err);
         goto out;
     }
     /* options_parse checked this already unless a script could give -R. */

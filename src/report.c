@@ -129,11 +129,14 @@ static void stages_text(FILE *out, const struct options *o, const char *unit)
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
-    if (o->requests && o->duration_ns)
-        fprintf(out, "Running %" PRIu64 " request%s (at most %s) @ ", o->requests, o->requests == 1 ? "" : "s",
+    /* -n's requests, or a flow's --iterations */
+    uint64_t bound = o->requests ? o->requests : o->iterations;
+    const char *unit = o->requests ? "request" : "iteration";
+    if (bound && o->duration_ns)
+        fprintf(out, "Running %" PRIu64 " %s%s (at most %s) @ ", bound, unit, bound == 1 ? "" : "s",
                 fmt_duration(d, sizeof d, o->duration_ns));
-    else if (o->requests)
-        fprintf(out, "Running %" PRIu64 " request%s @ ", o->requests, o->requests == 1 ? "" : "s");
+    else if (bound)
+        fprintf(out, "Running %" PRIu64 " %s%s @ ", bound, unit, bound == 1 ? "" : "s");
     else
         fprintf(out, "Running %s test @ ", fmt_duration(d, sizeof d, o->duration_ns));
     quote_write(out, t->url); /* its #fragment may hold anything but NUL */

@@ -126,10 +126,16 @@ static void check_reason(struct html_rd *rd, const char *path, uint64_t now)
                      "counts: not a real result", (unsigned long long)now, HTML_COUNT_MAX);
 }
 
-/* parent.failures.reasons (parent at path) into s's reasons, or with id
- * below NAMES_MAX into those of request name id. */
-static void load_reasons(struct html_rd *rd, const struct json *parent, const char *path, struct stats *s,
-                         uint32_t id)
+/* Where a list of failure reasons goes: the run's (id NAMES_MAX), request
+ * name id's, or a flow's iterations' (flow not NULL). */
+struct reasons_to {
+    struct stats *s;
+    uint32_t id;
+    struct stats_flow *flow;
+};
+
+/* parent.failures.reasons (parent at path) into to. */
+static void load_reasons(struct html_rd *rd, const struct json *parent, const char *path, struct reasons_to to)
 {
     char at[320];
     join(at, sizeof at, path, "failures");
@@ -144,12 +150,27 @@ static void load_reasons(struct html_rd *rd, const struct json *parent, const ch
             return;
         }
         const char *reason = html_rd_str(rd, r, item, "reason", true, NULL);
-        double n = html_rd_count(rd, r, item, "count");
-        if (reason && !rd->failed && id < NAMES_MAX)
-            check_reason(rd, item, stats_name_reason(s, id, reason, (uint64_t)n));
-        else if (reason && !rd->failed)
-            check_reason(rd, item, stats_add_reason(s, reason, (uint64_t)n));
+        uint64_t n = (uint64_t)html_rd_count(rd, r, item, "count");
+        if (!reason || rd->failed)
+            return;
+        check_reason(rd, item, to.flow             ? stats_flow_reason(to.flow, reason, n)
+                               : to.id < NAMES_MAX ? stats_name_reason(to.s, to.id, reason, n)
+                                                   : stats_add_reason(to.s, reason, n));
     }
+}
+
+/* Member i of obj (at path) as the name of something a run holds at most
+ * NAMES_MAX of (request names, check names, group names): its key, or NULL
+ * (rd failed) past NAMES_MAX, or when empty or with a NUL. */
+static const char *member_name(struct html_rd *rd, const struct json *obj, const char *path, size_t i,
+                               const char *what)
+{
+    const char *name = obj->members[i].key;
+    if (i >= NAMES_MAX || !name[0] || strlen(name) != obj->members[i].key_len) {
+        html_rd_fail(rd, path, name, "more than %d %s, or a name empty or with a NUL", NAMES_MAX, what);
+        return NULL;
+    }
+    return name;
 }
 
 /* "names": each request name's figures, in the file's order (the order of
@@ -162,14 +183,10 @@ static void load_names(struct html_rd *rd, const struct json *root, struct stats
         char at[320];
         join(at, sizeof at, "names", name);
         const struct json *obj = html_rd_of(rd, names, "names", name, JSON_OBJECT, true);
-        if (!obj)
-            return;
         /* Two names can be one key here (invalid UTF-8 written as U+FFFD):
          * each keeps its entry, as the file has them. */
-        if (i >= NAMES_MAX || !name[0] || strlen(name) != names->members[i].key_len) {
-            html_rd_fail(rd, "names", name, "more than %d names, or a name empty or with a NUL", NAMES_MAX);
+        if (!obj || !member_name(rd, names, "names", i, "names"))
             return;
-        }
         struct stats_name *n = stats_name_add(s, (uint32_t)i, name);
         const struct json *req = html_rd_of(rd, obj, at, "requests", JSON_OBJECT, true);
         char rq[340];
@@ -184,7 +201,7 @@ static void load_names(struct html_rd *rd, const struct json *root, struct stats
         for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
             n->errors[k] = (uint64_t)html_rd_count(rd, errors, rq, stats_error_name(k));
         load_status(rd, obj, at, n->status);
-        load_reasons(rd, obj, at, s, (uint32_t)i);
+        load_reasons(rd, obj, at, (struct reasons_to){s, (uint32_t)i, NULL});
         join(rq, sizeof rq, at, "failures");
         const struct json *f = html_rd_of(rd, obj, at, "failures", JSON_OBJECT, false);
         if (f) {
@@ -195,6 +212,120 @@ static void load_names(struct html_rd *rd, const struct json *root, struct stats
         if (n->service.counts)
             load_hist(rd, obj, at, "service", false, &n->service);
     }
+}
+
+/* The id of the check or group called name in f: the existing one, else
+ * the next. */
+static uint32_t flow_id(const struct stats_flow *f, const char *name, bool group)
+{
+    uint32_t n = group ? f->ngroups : f->nchecks;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *at = group ? (f->groups[i] ? f->groups[i]->name : NULL) : f->checks[i].name;
+        if (at && strcmp(at, name) == 0)
+            return i;
+    }
+    return n;
+}
+
+/* Member i of obj (at path), one check's or group's: its name (as
+ * member_name checks it) in *name, PATH.NAME in at, and its value, an
+ * object; NULL with rd failed. */
+static const struct json *flow_member(struct html_rd *rd, const struct json *obj, const char *path, size_t i,
+                                      const char *what, const char **name, char *at, size_t atlen)
+{
+    if (!(*name = member_name(rd, obj, path, i, what)))
+        return NULL;
+    join(at, atlen, path, *name);
+    const struct json *v = &obj->members[i].value;
+    if (v->type == JSON_OBJECT)
+        return v;
+    html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(v));
+    return NULL;
+}
+
+/* "checks": each name's passes and fails in the file's order, and the
+ * totals beside them, which must be their sums. A name the file repeats
+ * (two names can be one key: invalid UTF-8 is written as U+FFFD) adds up
+ * into its first: a merge matches checks by name. */
+static void load_checks(struct html_rd *rd, const struct json *root, struct stats_flow *f)
+{
+    const struct json *c = html_rd_of(rd, root, "", "checks", JSON_OBJECT, true);
+    const struct json *names = c ? html_rd_of(rd, c, "checks", "names", JSON_OBJECT, true) : NULL;
+    uint64_t pass = 0, fail = 0;
+    for (size_t i = 0; names && i < names->len && !rd->failed; i++) {
+        const char *name;
+        char at[320];
+        const struct json *obj = flow_member(rd, names, "checks.names", i, "check names", &name, at, sizeof at);
+        if (!obj)
+            return;
+        struct stats_check *k = stats_flow_check_add(f, flow_id(f, name, false), name);
+        html_rd_add(rd, at, "passed", &pass, (double)html_rd_add_count(rd, obj, at, "passed", &k->pass));
+        html_rd_add(rd, at, "failed", &fail, (double)html_rd_add_count(rd, obj, at, "failed", &k->fail));
+    }
+    double tp = c ? html_rd_count(rd, c, "checks", "passed") : 0, tf = c ? html_rd_count(rd, c, "checks", "failed") : 0;
+    if (!rd->failed && (tp != (double)pass || tf != (double)fail))
+        html_rd_fail(rd, "checks", tp != (double)pass ? "passed" : "failed", "%.0f, but its names' add up to %llu",
+                     tp != (double)pass ? tp : tf, (unsigned long long)(tp != (double)pass ? pass : fail));
+}
+
+/* "groups": each name's runs, failed runs and durations, in the file's
+ * order; a name the file repeats adds up into its first, as checks do. */
+static void load_groups(struct html_rd *rd, const struct json *root, struct stats_flow *f)
+{
+    const struct json *gs = html_rd_of(rd, root, "", "groups", JSON_OBJECT, true);
+    for (size_t i = 0; gs && i < gs->len && !rd->failed; i++) {
+        const char *name;
+        char at[320];
+        const struct json *obj = flow_member(rd, gs, "groups", i, "group names", &name, at, sizeof at);
+        if (!obj)
+            return;
+        struct stats_group *g = stats_flow_group_add(f, flow_id(f, name, true), name);
+        uint64_t count = html_rd_add_count(rd, obj, at, "count", &g->count);
+        uint64_t failed = html_rd_add_count(rd, obj, at, "failed", &g->failed);
+        int64_t before = g->duration.count;
+        load_hist(rd, obj, at, "duration", true, &g->duration);
+        /* every run that ended is in both */
+        if (!rd->failed && failed > count)
+            html_rd_fail(rd, at, "failed", "%llu, more than its count (%llu)", (unsigned long long)failed,
+                         (unsigned long long)count);
+        else if (!rd->failed && (uint64_t)(g->duration.count - before) != count)
+            html_rd_fail(rd, at, "duration", "its histogram holds %lld runs, but count is %llu",
+                         (long long)(g->duration.count - before), (unsigned long long)count);
+    }
+}
+
+/* A flow's figures: "iterations", "checks" and "groups". null (no flow)
+ * or absent (a result from before flows) "iterations" leaves f off, and
+ * then checks and groups must be null too. */
+static void load_flow(struct html_rd *rd, const struct json *root, struct stats_flow *f)
+{
+    const struct json *it = html_rd_of(rd, root, "", "iterations", JSON_OBJECT, false);
+    if (!it) {
+        const char *stray = !json_in_is_null(json_in_get(root, "checks"))   ? "checks"
+                            : !json_in_is_null(json_in_get(root, "groups")) ? "groups"
+                                                                             : NULL;
+        if (stray && !rd->failed)
+            html_rd_fail(rd, "", stray, "a flow's figures, but \"iterations\" is null: not a real result");
+        return;
+    }
+    f->on = true;
+    f->started = (uint64_t)html_rd_count(rd, it, "iterations", "started");
+    f->completed = (uint64_t)html_rd_count(rd, it, "iterations", "completed");
+    f->failed = (uint64_t)html_rd_count(rd, it, "iterations", "failed");
+    f->cut_off = (uint64_t)html_rd_count(rd, it, "iterations", "cut_off");
+    load_reasons(rd, it, "iterations", (struct reasons_to){NULL, 0, f});
+    const struct json *fl = html_rd_of(rd, it, "iterations", "failures", JSON_OBJECT, false);
+    if (fl) {
+        f->reasons_more = (size_t)html_rd_count(rd, fl, "iterations.failures", "other_reasons");
+        f->reasons_more_count = (uint64_t)html_rd_count(rd, fl, "iterations.failures", "other");
+    }
+    load_hist(rd, it, "iterations", "duration", true, &f->duration);
+    /* the durations are the completed iterations' */
+    if (!rd->failed && (uint64_t)f->duration.count != f->completed)
+        html_rd_fail(rd, "iterations.duration", "count", "%lld, but %llu iterations completed",
+                     (long long)f->duration.count, (unsigned long long)f->completed);
+    load_checks(rd, root, f);
+    load_groups(rd, root, f);
 }
 
 static void load_metrics(struct html_rd *rd, const struct json *root, struct metrics *ms)
@@ -347,9 +478,10 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_hist(&rd, root, "", "service", false, &s->service);
     load_hist(&rd, root, "", "sendlag", false, &s->sendlag);
     load_hist(&rd, root, "", "handshake", false, &s->handshake);
-    load_reasons(&rd, root, "", s, NAMES_MAX);
+    load_reasons(&rd, root, "", (struct reasons_to){s, NAMES_MAX, NULL});
     load_metrics(&rd, root, &s->metrics);
     load_names(&rd, root, s);
     load_counts(&rd, root, s);
+    load_flow(&rd, root, &s->flow);
     return rd.failed ? -1 : 0;
 }

@@ -14,8 +14,10 @@
  * counts, failures by kind and by reason, statuses, bytes, the latency,
  * connect, waiting, service and sendlag histograms (decoded from their
  * "hdr", exact), the script's counters and records (a record only when
- * the file has its "hdr"); *duration_ns and *rate (0: closed loop) from the
- * run. The file is untrusted: returns 0, or -1 with err naming the field. */
+ * the file has its "hdr"), a flow's iterations, checks and groups
+ * (s->flow, on when "iterations" is not null; a check or group name the
+ * file repeats adds up into one); *duration_ns and *rate (0: closed loop)
+ * from the run. The file is untrusted: returns 0, or -1 with err naming the field. */
 int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, uint64_t *rate, char *err,
                 size_t errlen);
 

@@ -78,6 +78,7 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
         {"options", "connections"}, {"options", "duration"}, {"options", "requests"}, {"options", "rate"},
         {"options", "stages"},   {"options", "method"},    {"options", "headers"},    {"options", "body_bytes"},
         {"options", "timeout"},  {"options", "keepalive"}, {"options", "http_version"}, {"options", "targets"},
+        {"options", "iterations"},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const char *p = fields[i].parent, *k = fields[i].key;
@@ -89,6 +90,13 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
                      show(y, sy, sizeof sy));
             return -1;
         }
+    }
+    /* -d runs of a flow and of another script share every option */
+    bool fa = !json_in_is_null(json_in_get(a, "iterations")), fb = !json_in_is_null(json_in_get(b, "iterations"));
+    if (fa != fb) {
+        snprintf(what, len, "iterations: %s and %s (one is a flow's result, user(u), the other not)",
+                 fa ? "a flow's" : "null", fb ? "a flow's" : "null");
+        return -1;
     }
     return 0;
 }
@@ -130,6 +138,36 @@ static bool sums_over(const struct stats *a, const struct stats *b, char *err, s
         }
     }
     return false;
+}
+
+/* The first count of a flow's past the limit, named as the JSON names it,
+ * into buf; NULL when none is. The checks' totals too: the JSON has them. */
+static const char *flow_over(const struct stats_flow *f, char *buf, size_t len)
+{
+    const struct {
+        const char *name;
+        uint64_t v;
+    } one[] = {
+        {"iterations.started", f->started}, {"iterations.completed", f->completed},
+        {"iterations.failed", f->failed},   {"iterations.cut_off", f->cut_off},
+        {"iterations.failures.other", f->reasons_more_count},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+        if (over(one[i].v))
+            return snprintf(buf, len, "%s", one[i].name), buf;
+    for (size_t i = 0; i < f->nreasons; i++)
+        if (over(f->reasons[i].count))
+            return snprintf(buf, len, "iterations.failures.reasons \"%.60s\"", f->reasons[i].reason), buf;
+    uint64_t pass, fail;
+    stats_flow_check_totals(f, &pass, &fail);
+    if (over(pass) || over(fail))
+        return snprintf(buf, len, "checks.%s", over(pass) ? "passed" : "failed"), buf;
+    for (uint32_t i = 0; i < f->ngroups; i++) {
+        const struct stats_group *g = f->groups[i];
+        if (g && (over(g->count) || over(g->failed)))
+            return snprintf(buf, len, "groups.%.60s", g->name), buf;
+    }
+    return NULL;
 }
 
 /* The first count of s past the limit, named as the JSON names it into
@@ -185,7 +223,7 @@ static const char *count_over(const struct stats *s, char *buf, size_t len)
         if (over(most))
             return snprintf(buf, len, "names.%.60s", n->name), buf;
     }
-    return NULL;
+    return flow_over(&s->flow, buf, len);
 }
 
 /* A second's counts, the same way (each at most the limit). */
@@ -322,6 +360,11 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     struct run_result *a = &m->into->r, *b = &from->r;
     if (stats_align_names(&b->stats, &a->stats) < 0) {
         snprintf(err, errlen, "the shards have more than %d request names together", NAMES_MAX);
+        return -1;
+    }
+    /* a flow's checks and groups matched by name too */
+    if (stats_flow_align(&b->stats.flow, &a->stats.flow) < 0) {
+        snprintf(err, errlen, "the shards have more than %d check names or group names together", NAMES_MAX);
         return -1;
     }
     if (!stats_merge_fits(&a->stats, &b->stats)) {

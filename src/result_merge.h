@@ -2,7 +2,7 @@
  * (result_run), into the result of the whole run: counters, statuses,
  * failures and metrics added, histograms merged by adding their bucket
  * counts (what one process would have recorded, bit for bit), request
- * names matched by name, the per-second series aligned by absolute time,
+ * names and a flow's checks and groups matched by name, the per-second series aligned by absolute time,
  * and the thresholds judged again on the sum. The checks that shards
  * belong together that need the saved text (settings, run id) are here
  * too; cmd_merge.c decides the order and the exit statuses. */
@@ -17,8 +17,9 @@
 
 /* Whether two saved results (parsed JSON) were run with the same settings:
  * the target URL, the model, and the options every shard must share (-c,
- * -d, -n, -R, --stages, -m, -H, the body's length, --timeout, keep-alive,
- * the HTTP version, --targets) and the run's shard count and start time;
+ * -d, -n, --iterations, -R, --stages, -m, -H, the body's length, --timeout,
+ * keep-alive, the HTTP version, --targets), whether both are a flow's (a
+ * scenario with user(u)) or neither, and the run's shard count and start time;
  * not -t, --seed, --source or the output files, which may differ from
  * machine to machine. Returns 0, or -1 with what (len bytes) naming the
  * first field that differs and both values. */
@@ -52,7 +53,8 @@ void result_merge_start(struct result_merge *m, struct result_run *first, double
 /* Adds from (a shard of the same run and settings) into the merge; from
  * is left with nothing worth reporting (free it with result_run_free).
  * Returns 0, or -1 with err: a series point whose histogram does not
- * decode, the two together have more request names than a run may, a
+ * decode, the two together have more request names (or check or group
+ * names) than a run may, a
  * count that added to the other shards' passes what a result may hold,
  * or from starts further than apart_max from the merge's start or end of
  * its starts (nothing is merged then: the series would grow with it). */

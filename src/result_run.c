@@ -60,6 +60,7 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     o->threads = rd_u32(rd, op, "options", "threads", 1);
     o->duration_ns = rd_seconds(rd, op, "options", "duration", 1e7);
     o->requests = (uint64_t)html_rd_count(rd, op, "options", "requests");
+    o->iterations = (uint64_t)html_rd_count(rd, op, "options", "iterations"); /* null without a flow */
     o->method = html_rd_str(rd, op, "options", "method", true, NULL);
     const struct json *hs = html_rd_of(rd, op, "options", "headers", JSON_ARRAY, false);
     o->headers = xcalloc(hs && hs->len ? hs->len : 1, sizeof *o->headers);
@@ -367,7 +368,13 @@ static int judge(struct html_rd *rd, const struct json *root, const char *const 
     if (rd->failed)
         return RESULT_RUN_FILE;
     char err[600];
-    if (threshold_parse_all(o->fail_if, n, o->rate != 0, &o->thresholds, err, sizeof err) < 0) {
+    int parsed = threshold_parse_all(o->fail_if, n, o->rate != 0, &o->thresholds, err, sizeof err);
+    if (parsed == 0 && threshold_check_flow(o->thresholds, n, r->stats.flow.on, err, sizeof err) < 0) {
+        threshold_free_all(o->thresholds, n); /* a flow's figure on a result that is no flow's */
+        o->thresholds = NULL;
+        parsed = -1;
+    }
+    if (parsed < 0) {
         snprintf(rd->err, rd->errlen, "%s%s", mine ? "" : "thresholds: ", err);
         rd->failed = true;
         return mine ? RESULT_RUN_EXPR : RESULT_RUN_FILE;
@@ -430,6 +437,7 @@ int result_run_load(const struct json *root, const char *const *exprs, size_t n,
         return RESULT_RUN_FILE;
     struct html_rd rd = {err, errlen, false};
     load_options(&rd, root, &rr->o);
+    rr->o.flow = r->stats.flow.on;
     load_run(&rd, root, &rr->o, r);
     load_target(&rd, root, &rr->t);
     r->start_epoch = html_rd_num(&rd, root, "", "start_time", false);

@@ -102,10 +102,7 @@ static int parse_number(const char *s, bool sign, double *v, const char **end)
     return 0;
 }
 
-/* A histogram's figure: "p99", "p99.9", "p(99.9)", "mean", "min", "max",
- * "stdev", "count". Sets th's stat (and pct). Returns 0, or -1 if s is
- * none of them; a percentile above 100 is parsed (the caller refuses it). */
-static int parse_stat(const char *s, struct threshold *th)
+int threshold_parse_stat(const char *s, struct threshold *th)
 {
     static const struct {
         const char *name;
@@ -183,7 +180,7 @@ static int parse_metric(struct parser *ps, const char *fig, const char *rest)
     th->stat = THRESHOLD_TOTAL;
     if (!*end)
         return 0;
-    if (*end != '.' || parse_stat(end + 1, th) < 0)
+    if (*end != '.' || threshold_parse_stat(end + 1, th) < 0)
         return fail(ps, "unknown figure \"%s\" (after metric.NAME: %s; metric.NAME alone is a counter's total)", fig,
                     METRIC_STAT_LIST);
     if (th->stat == THRESHOLD_PCT && th->pct > 100)
@@ -226,18 +223,22 @@ static int parse_plain(struct parser *ps, const char *fig, const char *shown, ch
         th->kind = THRESHOLD_NUM;
         return 0;
     }
+    char why[400];
+    int flow = threshold_flow_parse(th, fig, shown, why, sizeof why);
+    if (flow <= 0)
+        return flow < 0 ? fail(ps, "%s", why) : 0;
     for (int i = 0; i < THRESHOLD_HISTS; i++) {
         size_t n = strlen(threshold_hist_names[i]);
         if (strncmp(fig, threshold_hist_names[i], n) != 0 || fig[n] != '.')
             continue;
         th->source = (enum threshold_source)(THRESHOLD_LATENCY + i);
-        if (parse_stat(fig + n + 1, th) < 0)
+        if (threshold_parse_stat(fig + n + 1, th) < 0)
             return fail(ps, "unknown figure \"%s\" (%s takes %s)", shown, threshold_hist_names[i], STAT_LIST);
         if (th->source == THRESHOLD_SERVICE && !open_model)
             return fail(ps, "%s: service times are kept only with -R (the open model)", shown);
         goto hist;
     }
-    if (parse_stat(fig, th) == 0 && th->stat != THRESHOLD_COUNT) {
+    if (threshold_parse_stat(fig, th) == 0 && th->stat != THRESHOLD_COUNT) {
         th->source = THRESHOLD_LATENCY;
         goto hist;
     }
@@ -329,7 +330,9 @@ static char *take_labels(struct parser *ps, const char *fig, char **reason)
         if (*p != '}')
             break;
         if (th->request_name && !th->request_name[0])
-            return fail(ps, "\"%s\": the request name is empty", fig), NULL;
+            return fail(ps, "\"%s\": the %s name is empty", fig,
+                        word_is(fig, fam, "checks") ? "check" : word_is(fig, fam, "group") ? "group" : "request"),
+                   NULL;
         size_t rest = strlen(p + 1);
         char *plain = xmalloc(fam + rest + 1);
         memcpy(plain, fig, fam);
@@ -457,9 +460,11 @@ static int parse_value(struct parser *ps, const char *fig)
     const struct time_unit *tu = time_unit(u, un);
     bool pct = word_is(u, un, "%");
     bool share = th->kind == THRESHOLD_NUM && th->stat != THRESHOLD_COUNT &&
-                 (th->source == THRESHOLD_ERRORS || th->source == THRESHOLD_STATUS || th->source == THRESHOLD_REASON);
-    const char *want = th->kind == THRESHOLD_TIME ? "a time (" TIME_UNITS ")"
-                       : share                    ? "a count (a plain number, or a percentage with %)"
+                 (th->source == THRESHOLD_ERRORS || th->source == THRESHOLD_STATUS || th->source == THRESHOLD_REASON ||
+                  th->stat == THRESHOLD_FAILED);
+    const char *want = th->kind == THRESHOLD_TIME    ? "a time (" TIME_UNITS ")"
+                       : th->kind == THRESHOLD_SHARE ? "a share (0..1, or a percentage with %: 0.99 or 99%)"
+                       : share                       ? "a count (a plain number, or a percentage with %)"
                        : th->kind == THRESHOLD_NUM  ? "a count (a plain number)"
                        : th->kind == THRESHOLD_RATE ? "requests per second (a plain number)"
                                                     : "in the script's own unit (a plain number)";
@@ -467,7 +472,9 @@ static int parse_value(struct parser *ps, const char *fig)
         return fail(ps, "unknown unit \"%.*s\" in %.*s: %s is %s", (int)un, u, vn, w, fig, want);
     if (th->kind == THRESHOLD_TIME && !un)
         return fail(ps, "%.*s needs a time unit (" TIME_UNITS ")", vn, w);
-    if (th->kind == THRESHOLD_TIME ? !tu : un && !(pct && share))
+    if (th->kind == THRESHOLD_TIME ? !tu : un && !(pct && (share || th->kind == THRESHOLD_SHARE)))
+        return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
+    if (th->kind == THRESHOLD_SHARE && v > (pct ? 100 : 1)) /* it would hold or fail whatever the run did */
         return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
     th->unit_ns = tu ? tu->ns : 1;
     th->limit = v * th->unit_ns;

@@ -26,6 +26,10 @@ enum threshold_source {
     THRESHOLD_STATUS,   /* responses of a class or of one code */
     THRESHOLD_REASON,   /* validation failures with one reason */
     THRESHOLD_METRIC,   /* a script's volley.counter or volley.record */
+    THRESHOLD_ITERATIONS, /* a flow's iterations: completed (TOTAL) or failed (FAILED) */
+    THRESHOLD_ITERATION,  /* a flow's iteration durations (a histogram's figures) */
+    THRESHOLD_CHECKS,     /* the share of a flow's checks that passed, all or one name's */
+    THRESHOLD_GROUP,      /* one group's durations (a histogram's figures) or failed runs */
 };
 
 /* Which figure of a histogram (or of a record). */
@@ -36,7 +40,8 @@ enum threshold_stat {
     THRESHOLD_MAX,
     THRESHOLD_STDEV,
     THRESHOLD_COUNT, /* values recorded */
-    THRESHOLD_TOTAL, /* a counter's total (metric.NAME) */
+    THRESHOLD_TOTAL, /* a counter's total (metric.NAME); completed iterations */
+    THRESHOLD_FAILED, /* failed iterations, a group's failed runs */
 };
 
 enum threshold_op { THRESHOLD_LT, THRESHOLD_LE, THRESHOLD_GT, THRESHOLD_GE, THRESHOLD_EQ, THRESHOLD_NE };
@@ -47,6 +52,7 @@ enum threshold_kind {
     THRESHOLD_NUM,   /* a count; VALUE plain, or % where percent is allowed */
     THRESHOLD_RATE,  /* requests per second; VALUE plain */
     THRESHOLD_VALUE, /* a metric in the script's own unit; VALUE plain, may be negative */
+    THRESHOLD_SHARE, /* a share (checks passed): VALUE plain 0..1, or 0..100 with % */
 };
 
 /* One parsed expression. Read-only to callers; made by threshold_parse. */
@@ -58,7 +64,8 @@ struct threshold {
     int error_kind;             /* THRESHOLD_ERRORS: an enum stats_error, or -1 for all kinds */
     int status;                 /* THRESHOLD_STATUS: a class 1..5, or a code 100..599 */
     bool status_class;          /* status is a class (status.5xx) */
-    char *name;                 /* metric name or failure reason (owned), else NULL */
+    char *name;                 /* metric name, failure reason, or a flow's check or group
+                                 * name (checks{name=...}, group{name=...}) (owned), else NULL */
     char *request_name;         /* FIGURE{name="NAME"}: the figure of the requests named NAME
                                  * (stats_name); NULL: of the whole run (owned) */
     enum threshold_kind kind;
@@ -66,7 +73,8 @@ struct threshold {
     double limit;               /* VALUE in the figure's base unit: ns for times, 0..100
                                  * with percent, else as written */
     bool percent;               /* VALUE ended in %: a share of started (errors,
-                                 * failures) or of completed (status) requests */
+                                 * failures) requests, of responses (status), of started
+                                 * iterations, of a group's runs, or of checks (checks) */
     const char *unit;           /* the unit as written ("ms", "%"), NULL for none */
     double unit_ns;             /* THRESHOLD_TIME: nanoseconds per unit; else 1 */
     bool or_nodata;             /* "or nodata": a figure without data passes */
@@ -121,6 +129,15 @@ void threshold_eval(const struct threshold *th, const struct stats *s, int64_t d
  * Data absent from a snapshot (metrics and failure reasons, which workers
  * hand over as they end) is "not broken yet". */
 bool threshold_broken_live(const struct threshold *th, const struct stats *snapshot, int64_t elapsed_ns);
+
+/* Whether th is about a flow's figures (iterations, iteration, checks,
+ * group), which only a run of a scenario with user(u) has. */
+bool threshold_is_flow(const struct threshold *th);
+
+/* Refuses a flow's figure on a run that is no flow: returns 0 when flow is
+ * true or none of ths[0..n) is a flow's, else -1 with err (one line,
+ * `--fail-if "EXPR": FIGURE: ...`, the first such threshold). */
+int threshold_check_flow(const struct threshold *ths, size_t n, bool flow, char *err, size_t errlen);
 
 /* The figure's canonical name ("latency.p99", "errors.timeout",
  * `metric["a b"].mean`) into buf (always terminated). Returns buf. */

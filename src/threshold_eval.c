@@ -103,6 +103,40 @@ static double metric_figure(const struct threshold *th, const struct stats *s, c
     return m->kind == METRIC_COUNTER ? m->total : hist_figure(th, &m->values, true);
 }
 
+/* A flow's figure (threshold_flow.c); NAN on a run that is no flow, or
+ * a check or group name the run never used. */
+static double flow_figure(const struct threshold *th, const struct stats_flow *f)
+{
+    if (!f->on)
+        return NAN;
+    uint64_t pass, fail;
+    switch (th->source) {
+    case THRESHOLD_ITERATIONS:
+        return th->stat == THRESHOLD_FAILED ? count_or_share(th, f->failed, f->started) : (double)f->completed;
+    case THRESHOLD_ITERATION:
+        return hist_figure(th, &f->duration, false);
+    case THRESHOLD_CHECKS:
+        if (th->name) {
+            const struct stats_check *c = stats_flow_check_find(f, th->name);
+            if (!c)
+                return NAN;
+            pass = c->pass, fail = c->fail;
+        } else {
+            stats_flow_check_totals(f, &pass, &fail);
+        }
+        if (pass + fail == 0)
+            return NAN;
+        return (th->percent ? 100.0 : 1.0) * (double)pass / (double)(pass + fail);
+    default: { /* THRESHOLD_GROUP */
+        const struct stats_group *g = stats_flow_group_find(f, th->name);
+        if (!g)
+            return NAN;
+        return th->stat == THRESHOLD_FAILED ? count_or_share(th, g->failed, g->count)
+                                            : hist_figure(th, &g->duration, false);
+    }
+    }
+}
+
 /* The figure in th's base unit; NAN when there is no data (a request
  * name no request carried has none at all). */
 static double figure(const struct threshold *th, const struct stats *s, int64_t duration_ns, const char **note)
@@ -146,6 +180,11 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
         return count_or_share(th, n, v.started);
     case THRESHOLD_METRIC:
         return metric_figure(th, s, note);
+    case THRESHOLD_ITERATIONS:
+    case THRESHOLD_ITERATION:
+    case THRESHOLD_CHECKS:
+    case THRESHOLD_GROUP:
+        return flow_figure(th, &s->flow);
     }
     return NAN;
 }
@@ -193,7 +232,10 @@ static bool only_grows(const struct threshold *th)
     case THRESHOLD_REQUESTS:
     case THRESHOLD_STATUS:
     case THRESHOLD_REASON:
+    case THRESHOLD_ITERATIONS:
         return true;
+    case THRESHOLD_GROUP:
+        return th->stat == THRESHOLD_FAILED || th->stat == THRESHOLD_COUNT;
     default:
         return th->stat == THRESHOLD_COUNT;
     }

@@ -11,10 +11,11 @@
 
 void threshold_suggest(const char *fig, char *buf, size_t len)
 {
-    static const char *const families[] = {"latency", "service", "connect",  "waiting",  "errors",
-                                           "status",  "metric",  "failures", "requests", "rps"};
+    static const char *const families[] = {"latency",  "service",  "connect",   "waiting",    "errors",
+                                           "status",   "metric",   "failures",  "requests",   "rps",
+                                           "iteration", "iterations", "checks", "group"};
     static const char *const bare[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "min", "stdev",
-                                       "errors", "rps", "requests"};
+                                       "errors", "rps", "requests", "iterations", "checks"};
     buf[0] = '\0';
     if (fig[0] == 'p' && isdigit((unsigned char)fig[1])) {
         snprintf(buf, len, "p99");
@@ -24,11 +25,15 @@ void threshold_suggest(const char *fig, char *buf, size_t len)
     if (fig[plen]) {
         char prefix[64];
         snprintf(prefix, sizeof prefix, "%.*s", (int)(plen < 63 ? plen : 63), fig);
-        for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
-            if (nearest_distance(prefix, families[i]) <= 2) {
-                snprintf(buf, len, "%s%s", families[i], fig + plen);
-                return;
-            }
+        /* the nearest family (iteration and iterations are one apart) */
+        size_t best = 0, dist = 3;
+        for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+            size_t d = nearest_distance(prefix, families[i]);
+            if (d < dist)
+                best = i, dist = d;
+        }
+        if (dist <= 2)
+            snprintf(buf, len, "%s%s", families[best], fig + plen);
         return;
     }
     const char *near = nearest_name(fig, bare, sizeof bare / sizeof bare[0]);
@@ -56,7 +61,7 @@ static void append_stat(char *buf, size_t len, const struct threshold *th)
 {
     static const char *const names[] = {
         [THRESHOLD_MEAN] = "mean",   [THRESHOLD_MIN] = "min",     [THRESHOLD_MAX] = "max",
-        [THRESHOLD_STDEV] = "stdev", [THRESHOLD_COUNT] = "count",
+        [THRESHOLD_STDEV] = "stdev", [THRESHOLD_COUNT] = "count",   [THRESHOLD_FAILED] = "failed",
     };
     size_t n = strlen(buf);
     if (th->stat == THRESHOLD_PCT)
@@ -65,14 +70,15 @@ static void append_stat(char *buf, size_t len, const struct threshold *th)
         snprintf(buf + n, len - n, ".%s", names[th->stat]);
 }
 
-/* {name="NAME"} when th is about one request name (after the family). */
-static void append_name(char *buf, size_t len, const struct threshold *th)
+/* {name="NAME"} when the figure is about one name (after the family): a
+ * request name, or a flow's check or group. */
+static void append_label(char *buf, size_t len, const char *name)
 {
-    if (!th->request_name)
+    if (!name)
         return;
     size_t n = strlen(buf);
     snprintf(buf + n, len - n, "{name=");
-    append_quoted(buf, len, th->request_name);
+    append_quoted(buf, len, name);
     n = strlen(buf);
     snprintf(buf + n, len - n, "}");
 }
@@ -86,23 +92,23 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
     case THRESHOLD_CONNECT:
     case THRESHOLD_WAITING:
         snprintf(buf, len, "%s", threshold_hist_names[th->source - THRESHOLD_LATENCY]);
-        append_name(buf, len, th);
+        append_label(buf, len, th->request_name);
         append_stat(buf, len, th);
         break;
     case THRESHOLD_ERRORS:
         snprintf(buf, len, "errors");
-        append_name(buf, len, th);
+        append_label(buf, len, th->request_name);
         if (th->error_kind >= 0)
             snprintf(buf + strlen(buf), len - strlen(buf), ".%s", stats_error_name(th->error_kind));
         break;
     case THRESHOLD_RPS:
     case THRESHOLD_REQUESTS:
         snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : "requests");
-        append_name(buf, len, th);
+        append_label(buf, len, th->request_name);
         break;
     case THRESHOLD_STATUS:
         snprintf(buf, len, "status");
-        append_name(buf, len, th);
+        append_label(buf, len, th->request_name);
         snprintf(buf + strlen(buf), len - strlen(buf), th->status_class ? ".%dxx" : ".%d", th->status);
         break;
     case THRESHOLD_REASON:
@@ -113,6 +119,20 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
             append_quoted(buf, len, th->request_name);
         }
         snprintf(buf + strlen(buf), len - strlen(buf), "}");
+        break;
+    case THRESHOLD_ITERATIONS:
+        snprintf(buf, len, th->stat == THRESHOLD_FAILED ? "iterations.failed" : "iterations");
+        break;
+    case THRESHOLD_ITERATION:
+        snprintf(buf, len, "iteration");
+        append_stat(buf, len, th);
+        break;
+    case THRESHOLD_CHECKS:
+    case THRESHOLD_GROUP:
+        snprintf(buf, len, th->source == THRESHOLD_CHECKS ? "checks" : "group");
+        append_label(buf, len, th->name);
+        if (th->source == THRESHOLD_GROUP)
+            append_stat(buf, len, th);
         break;
     case THRESHOLD_METRIC: {
         bool bare = th->name[0] != '\0';

@@ -17,6 +17,19 @@ extern const char *const threshold_hist_names[THRESHOLD_HISTS];
  * '_' or '-'. */
 bool threshold_name_char(char c);
 
+/* A histogram's figure "p99", "p(99.9)", "mean", "min", "max", "stdev",
+ * "count" into th's stat (and pct). Returns 0, or -1 if s is none (a
+ * percentile above 100 is parsed: the caller refuses it). */
+int threshold_parse_stat(const char *s, struct threshold *th);
+
+/* A flow's figure (iterations, iterations.failed, iteration.STAT, checks,
+ * group.STAT, group.failed), fig without its labels and th->request_name
+ * the {name="..."} label's text if any (moved into th->name for checks
+ * and group). Returns 1 when fig is no flow's figure (th untouched), 0
+ * with th's source, stat and kind set, or -1 with why (a message for
+ * `--fail-if "EXPR": `; shown is the figure as written). */
+int threshold_flow_parse(struct threshold *th, const char *fig, const char *shown, char *why, size_t len);
+
 /* A figure close to fig (a typo), into buf; "" when none is close. */
 void threshold_suggest(const char *fig, char *buf, size_t len);
 

@@ -3,8 +3,8 @@
  * copy of itself as the other shard) or a saved result (result_run_load,
  * then result_merge_add of a second load of it, which decodes every
  * series point's histogram). Each must fail with a message or succeed,
- * never crash, and a merge must never lose a request: the sum of a result
- * with itself has twice its counts.
+ * never crash, and a merge must never lose a request, an iteration or a
+ * check: the sum of a result with itself has twice its counts.
  *
  * Linked with replay_main.c instead of libFuzzer this is a plain program over
  * files: the ctest unit.fuzz_merge_corpus. */
@@ -59,6 +59,8 @@ static void fuzz_result(const char *text, size_t size)
         char what[300];
         require(result_merge_same_settings(&root, &root, what, sizeof what) == 0, "a result's settings differ from their own", what);
         uint64_t started = a.r.stats.started, completed = a.r.stats.completed;
+        uint64_t iterations = a.r.stats.flow.started, checks_pass, checks_fail;
+        stats_flow_check_totals(&a.r.stats.flow, &checks_pass, &checks_fail);
         struct result_merge m;
         result_merge_start(&m, &a, result_merge_length(&a));
         err[0] = '\0';
@@ -68,6 +70,10 @@ static void fuzz_result(const char *text, size_t size)
         if (rc == 0) {
             require(a.r.stats.started == 2 * started, "started not added", NULL);
             require(a.r.stats.completed == 2 * completed, "completed not added", NULL);
+            uint64_t p, f;
+            stats_flow_check_totals(&a.r.stats.flow, &p, &f);
+            require(a.r.stats.flow.started == 2 * iterations, "iterations not added", NULL);
+            require(p == 2 * checks_pass && f == 2 * checks_fail, "checks not added", NULL);
         }
         result_run_free(&b);
     }

@@ -1,8 +1,9 @@
-/* Unit test for threshold.c and threshold_eval.c: the parse of every
- * figure family, operator, unit and tail word, each error with its whole
- * message, and evaluation on hand-built struct stats (no data, "or
- * nodata", percentages, metrics of both kinds, failure reasons, the live
- * check of abort thresholds); and the report's block and JSON member. */
+/* Unit test for threshold.c, threshold_flow.c and threshold_eval.c: the
+ * parse of every figure family, operator, unit and tail word, each error
+ * with its whole message, and evaluation on hand-built struct stats (no
+ * data, "or nodata", percentages, metrics of both kinds, failure reasons,
+ * a flow's iterations, checks and groups, the live check of abort
+ * thresholds); and the report's block and JSON member. */
 #include "threshold.h"
 
 #include "check.h"
@@ -660,6 +661,243 @@ static void failed_line(FILE *out, const struct options *o, const struct run_res
         fputs("(none failed)", out);
 }
 
+/* A flow's figures, by hand: 20 iterations started, 14 completed (1..14
+ * ms), 5 failed, 1 cut off; checks "logged in" 9 passed 1 failed and
+ * "quarter" 15 and 5 (24 of 30 in all: 0.8); group "checkout" 8 runs of
+ * 10, 20, ..., 80 ms, 2 failed; group "never" made but with no run. */
+static void build_flow(struct stats *s)
+{
+    build(s);
+    struct stats_flow *f = &s->flow;
+    f->on = true;
+    f->started = 20, f->completed = 14, f->failed = 5, f->cut_off = 1;
+    for (int i = 1; i <= 14; i++)
+        hist_record(&f->duration, (int64_t)(i * MS));
+    struct stats_check *c = stats_flow_check_add(f, 0, "logged in");
+    c->pass = 9, c->fail = 1;
+    c = stats_flow_check_add(f, 1, "quarter");
+    c->pass = 15, c->fail = 5;
+    struct stats_group *g = stats_flow_group_add(f, 0, "checkout");
+    for (int i = 1; i <= 8; i++)
+        stats_flow_group(f, 0, (int64_t)(i * 10 * MS), i > 6);
+    stats_flow_group_add(f, 2, "never");
+    (void)g;
+}
+
+static void test_flow(void)
+{
+    struct threshold th;
+    static const struct {
+        const char *expr, *figure, *name;
+        enum threshold_source source;
+        enum threshold_stat stat;
+        enum threshold_kind kind;
+    } ok[] = {
+        {"iterations > 10", "iterations", NULL, THRESHOLD_ITERATIONS, THRESHOLD_TOTAL, THRESHOLD_NUM},
+        {"iterations.failed < 5", "iterations.failed", NULL, THRESHOLD_ITERATIONS, THRESHOLD_FAILED, THRESHOLD_NUM},
+        {"iterations.failed < 1%", "iterations.failed", NULL, THRESHOLD_ITERATIONS, THRESHOLD_FAILED, THRESHOLD_NUM},
+        {"iteration.p99 < 2s", "iteration.p99", NULL, THRESHOLD_ITERATION, THRESHOLD_PCT, THRESHOLD_TIME},
+        {"iteration.p(99.9) < 2s", "iteration.p99.9", NULL, THRESHOLD_ITERATION, THRESHOLD_PCT, THRESHOLD_TIME},
+        {"iteration.mean < 2s", "iteration.mean", NULL, THRESHOLD_ITERATION, THRESHOLD_MEAN, THRESHOLD_TIME},
+        {"iteration.count > 0", "iteration.count", NULL, THRESHOLD_ITERATION, THRESHOLD_COUNT, THRESHOLD_NUM},
+        {"checks > 0.99", "checks", NULL, THRESHOLD_CHECKS, THRESHOLD_PCT, THRESHOLD_SHARE},
+        {"checks >= 99%", "checks", NULL, THRESHOLD_CHECKS, THRESHOLD_PCT, THRESHOLD_SHARE},
+        {"checks{name=\"logged in\"} == 1", "checks{name=\"logged in\"}", "logged in", THRESHOLD_CHECKS,
+         THRESHOLD_PCT, THRESHOLD_SHARE},
+        {"checks{ name = \"a\\\"b\" } == 100%", "checks{name=\"a\\\"b\"}", "a\"b", THRESHOLD_CHECKS, THRESHOLD_PCT,
+         THRESHOLD_SHARE},
+        {"group{name=\"checkout\"}.p95 < 1s", "group{name=\"checkout\"}.p95", "checkout", THRESHOLD_GROUP,
+         THRESHOLD_PCT, THRESHOLD_TIME},
+        {"group{name=\"checkout\"}.max < 1s", "group{name=\"checkout\"}.max", "checkout", THRESHOLD_GROUP,
+         THRESHOLD_MAX, THRESHOLD_TIME},
+        {"group{name=\"checkout\"}.count >= 8", "group{name=\"checkout\"}.count", "checkout", THRESHOLD_GROUP,
+         THRESHOLD_COUNT, THRESHOLD_NUM},
+        {"group{name=\"checkout\"}.failed == 0", "group{name=\"checkout\"}.failed", "checkout", THRESHOLD_GROUP,
+         THRESHOLD_FAILED, THRESHOLD_NUM},
+        {"group{name=\"checkout\"}.failed < 5%", "group{name=\"checkout\"}.failed", "checkout", THRESHOLD_GROUP,
+         THRESHOLD_FAILED, THRESHOLD_NUM},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        if (parse_ok(&th, ok[i].expr, false, ok[i].figure, __LINE__)) {
+            CHECK_INT(th.source, ok[i].source);
+            CHECK_INT(th.stat, ok[i].stat);
+            CHECK_INT(th.kind, ok[i].kind);
+            CHECK(th.request_name == NULL); /* a check's or group's name, not a request's */
+            CHECK(ok[i].name ? th.name && strcmp(th.name, ok[i].name) == 0 : th.name == NULL);
+            CHECK(threshold_is_flow(&th));
+            threshold_free(&th);
+        }
+    /* A share's VALUE: plain 0..1 as written, or 0..100 with %. */
+    if (parse_ok(&th, "checks > 0.99", false, "checks", __LINE__)) {
+        CHECK(th.limit == 0.99 && !th.percent && th.unit == NULL);
+        threshold_free(&th);
+    }
+    if (parse_ok(&th, "checks > 99.5%", false, "checks", __LINE__)) {
+        CHECK(th.limit == 99.5 && th.percent);
+        CHECK_STR(th.unit, "%");
+        threshold_free(&th);
+    }
+    if (parse_ok(&th, "p99 < 1s", false, "latency.p99", __LINE__)) {
+        CHECK(!threshold_is_flow(&th));
+        threshold_free(&th);
+    }
+
+    parse_bad("checks < 2", false, "2: checks is a share (0..1, or a percentage with %: 0.99 or 99%)", __LINE__);
+    parse_bad("checks < 101%", false, "101%: checks is a share (0..1, or a percentage with %: 0.99 or 99%)",
+              __LINE__);
+    parse_bad("checks < 5ms", false, "5ms: checks is a share (0..1, or a percentage with %: 0.99 or 99%)", __LINE__);
+    parse_bad("iterations > 5%", false, "5%: iterations is a count (a plain number)", __LINE__);
+    parse_bad("iterations.failed < 1s", false,
+              "1s: iterations.failed is a count (a plain number, or a percentage with %)", __LINE__);
+    parse_bad("iteration.p99 < 5", false, "5 needs a time unit (ns, us, ms, s, m)", __LINE__);
+    parse_bad("iteration.p101 < 5s", false, "iteration.p101: a percentile is 0..100", __LINE__);
+    parse_bad("iteration < 5s", false,
+              "unknown figure \"iteration\" (iteration takes .p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count)",
+              __LINE__);
+    parse_bad("iteration.median < 5s", false,
+              "unknown figure \"iteration.median\" (iteration takes .p50, .p99.9, .p(N), .mean, .min, .max, .stdev, "
+              ".count)",
+              __LINE__);
+    parse_bad("iterations.p99 < 1s", false,
+              "unknown figure \"iterations.p99\" (iterations counts completed iterations, iterations.failed failed "
+              "ones; their durations are iteration.p99 ...)",
+              __LINE__);
+    parse_bad("iteration{name=\"x\"}.p99 < 1s", false,
+              "iteration{name=\"x\"}.p99: iterations are not kept per name (checks{name=\"NAME\"} and "
+              "group{name=\"NAME\"} are a check's and a group's)",
+              __LINE__);
+    parse_bad("checks.failed == 0", false,
+              "unknown figure \"checks.failed\" (checks is the share of checks that passed, checks{name=\"NAME\"} "
+              "one check's)",
+              __LINE__);
+    parse_bad("group.p95 < 1s", false,
+              "group.p95: which group? (group{name=\"NAME\"}.p95, group{name=\"NAME\"}.failed)", __LINE__);
+    parse_bad("group{name=\"g\"} < 1s", false,
+              "group{name=\"g\"}: which figure of the group? (.p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count, "
+              ".failed)",
+              __LINE__);
+    parse_bad("group{name=\"g\"}.median < 1s", false,
+              "unknown figure \"group{name=\"g\"}.median\" (group{name=\"NAME\"} takes .p50, .p99.9, .p(N), .mean, "
+              ".min, .max, .stdev, .count)",
+              __LINE__);
+    parse_bad("group{name=\"\"}.p95 < 1s", false, "\"group{name=\"\"}.p95\": the group name is empty", __LINE__);
+    parse_bad("checks{name=\"\"} > 0.5", false, "\"checks{name=\"\"}\": the check name is empty", __LINE__);
+    parse_bad("group{reason=\"x\"}.p95 < 1s", false,
+              "\"group{reason=\"x\"}.p95\": unknown label \"reason\" (expected name=\"NAME\")", __LINE__);
+    parse_bad("iteratoins.failed < 1", false, "unknown figure \"iteratoins.failed\" (did you mean iterations.failed?)",
+              __LINE__);
+    parse_bad("iteraton.p99 < 1s", false, "unknown figure \"iteraton.p99\" (did you mean iteration.p99?)", __LINE__);
+    parse_bad("groups{name=\"g\"}.p95 < 1s", false,
+              "unknown figure \"groups{name=\"g\"}.p95\" (did you mean group{name=\"g\"}.p95?)", __LINE__);
+    parse_bad("chekcs > 0.5", false, "unknown figure \"chekcs\" (did you mean checks?)", __LINE__);
+    parse_bad("iteratons > 1", false, "unknown figure \"iteratons\" (did you mean iterations?)", __LINE__);
+
+    /* Evaluation against the hand-computed figures. */
+    struct stats s;
+    build_flow(&s);
+    int64_t two_s = (int64_t)(2 * SEC);
+    eval(&s, two_s, "iterations == 14", true, false, 14, __LINE__);
+    eval(&s, two_s, "iterations > 14", false, false, 14, __LINE__);
+    eval(&s, two_s, "iterations.failed < 5", false, false, 5, __LINE__);
+    eval(&s, two_s, "iterations.failed <= 5", true, false, 5, __LINE__);
+    eval(&s, two_s, "iterations.failed == 25%", true, false, 25, __LINE__);   /* 5 of 20 started */
+    eval(&s, two_s, "iterations.failed < 20%", false, false, 25, __LINE__);
+    eval(&s, two_s, "iteration.max == 14ms", true, false, 14, __LINE__);
+    eval(&s, two_s, "iteration.min == 1ms", true, false, 1, __LINE__);
+    eval(&s, two_s, "iteration.mean == 7.5ms", true, false, 7.5, __LINE__);
+    eval(&s, two_s, "iteration.count == 14", true, false, 14, __LINE__);
+    eval(&s, two_s, "iteration.p50 < 1ms", false, false, hist_percentile(&s.flow.duration, 50) / MS, __LINE__);
+    eval(&s, two_s, "iteration.p99 < 1s", true, false, hist_percentile(&s.flow.duration, 99) / MS / 1e3, __LINE__);
+    eval(&s, two_s, "checks >= 0.8", true, false, 0.8, __LINE__);             /* 24 of 30 */
+    eval(&s, two_s, "checks > 0.8", false, false, 0.8, __LINE__);
+    eval(&s, two_s, "checks > 79.9%", true, false, 80, __LINE__);
+    eval(&s, two_s, "checks{name=\"logged in\"} == 0.9", true, false, 0.9, __LINE__);
+    eval(&s, two_s, "checks{name=\"logged in\"} > 95%", false, false, 90, __LINE__);
+    eval(&s, two_s, "checks{name=\"quarter\"} == 75%", true, false, 75, __LINE__);
+    eval(&s, two_s, "checks{name=\"nosuch\"} > 0.5", false, true, NAN, __LINE__);
+    eval(&s, two_s, "checks{name=\"nosuch\"} > 0.5 or nodata", true, true, NAN, __LINE__);
+    const struct stats_group *g = stats_flow_group_find(&s.flow, "checkout");
+    eval(&s, two_s, "group{name=\"checkout\"}.count == 8", true, false, 8, __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.failed == 2", true, false, 2, __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.failed < 25%", false, false, 25, __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.max == 80ms", true, false, 80, __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.mean == 45ms", true, false, 45, __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.p95 < 70ms", false, false, hist_percentile(&g->duration, 95) / MS,
+         __LINE__);
+    eval(&s, two_s, "group{name=\"checkout\"}.p(50) < 41ms", true, false, hist_percentile(&g->duration, 50) / MS,
+         __LINE__);
+    eval(&s, two_s, "group{name=\"never\"}.p95 < 1s", false, true, NAN, __LINE__);      /* no run */
+    eval(&s, two_s, "group{name=\"never\"}.failed < 1%", false, true, NAN, __LINE__);
+    eval(&s, two_s, "group{name=\"never\"}.count == 0", true, false, 0, __LINE__);    /* 0 is a count */
+    eval(&s, two_s, "group{name=\"nosuch\"}.count == 0", false, true, NAN, __LINE__);
+    /* A flow's figures are none of the requests' (the request figures stay the run's). */
+    eval(&s, two_s, "requests == 100", true, false, 100, __LINE__);
+    /* Live: counts that only grow break for good past < and <=, never below > */
+    CHECK(live(&s, "iterations.failed < 1 abort", (int64_t)(5 * SEC)));
+    CHECK(!live(&s, "iterations > 100 abort", (int64_t)(5 * SEC)));
+    CHECK(!live(&s, "group{name=\"checkout\"}.failed > 3 abort", (int64_t)(5 * SEC)));
+    CHECK(live(&s, "group{name=\"checkout\"}.failed < 2 abort", (int64_t)(5 * SEC)));
+    struct stats snap; /* a run's snapshot holds no flow figures: judged at the end */
+    stats_init(&snap);
+    CHECK(!live(&snap, "iterations.failed < 1 abort", (int64_t)(5 * SEC)));
+    CHECK(!live(&snap, "checks > 0.99 abort", (int64_t)(5 * SEC)));
+    stats_free(&snap);
+
+    /* No checks at all: the share has no data; no iteration started: a
+     * share of started has none either. */
+    struct stats none;
+    stats_init(&none);
+    none.flow.on = true;
+    eval(&none, two_s, "checks > 0.5", false, true, NAN, __LINE__);
+    eval(&none, two_s, "iterations.failed < 5%", false, true, NAN, __LINE__);
+    eval(&none, two_s, "iterations == 0", true, false, 0, __LINE__);
+    eval(&none, two_s, "iteration.count == 0", true, false, 0, __LINE__);
+    eval(&none, two_s, "iteration.p99 < 1s", false, true, NAN, __LINE__);
+    stats_free(&none);
+    /* A run that is no flow: no data, evaluated; refused up front. */
+    struct stats plain;
+    build(&plain);
+    eval(&plain, two_s, "iterations == 0", false, true, NAN, __LINE__);
+    eval(&plain, two_s, "checks > 0.5", false, true, NAN, __LINE__);
+    stats_free(&plain);
+    const char *exprs[] = {"p99 < 1s", "group{name=\"a\x1b\"}.failed == 0", "checks > 0.5"};
+    struct threshold *ths;
+    char err[512];
+    check_ctx("threshold_check_flow");
+    if (CHECK_INT(threshold_parse_all(exprs, 3, false, &ths, err, sizeof err), 0)) {
+        CHECK_INT(threshold_check_flow(ths, 3, true, err, sizeof err), 0);
+        CHECK_INT(threshold_check_flow(ths, 1, false, err, sizeof err), 0);
+        CHECK_INT(threshold_check_flow(ths, 3, false, err, sizeof err), -1);
+        CHECK_STR(err, "--fail-if \"group{name=\"a\\x1b\"}.failed == 0\": group{name=\"a\\x1b\"}.failed: a flow's "
+                       "figure, and this run is no flow (no script with user(u))");
+        threshold_free_all(ths, 3);
+    }
+
+    /* The report's block: a share as written, a percentage with %. */
+    const char *rexprs[] = {"checks > 0.9", "checks{name=\"logged in\"} >= 90%", "group{name=\"checkout\"}.failed == 2"};
+    struct options o = {.fail_if = rexprs, .nfail_if = 3};
+    if (CHECK_INT(threshold_parse_all(rexprs, 3, false, &o.thresholds, err, sizeof err), 0)) {
+        struct threshold_result res[3];
+        struct run_result r = {.duration_ns = two_s, .stats = s, .thresholds = res};
+        for (size_t i = 0; i < 3; i++)
+            threshold_eval(&o.thresholds[i], &s, two_s, &res[i]);
+        char *text = capture_block(report_thresholds_text, &o, &r);
+        CHECK_STR(text, "Thresholds:\n"
+                        "  checks > 0.9                        0.8  FAIL\n"
+                        "  checks{name=\"logged in\"} >= 90%     90%  pass\n"
+                        "  group{name=\"checkout\"}.failed == 2    2  pass\n");
+        free(text);
+        char *json = capture_block(report_thresholds_json, &o, &r);
+        CHECK_CONTAINS(json, "{\"expr\": \"checks > 0.9\", \"figure\": \"checks\", \"op\": \">\", \"limit\": 0.9, "
+                             "\"unit\": null, \"observed\": 0.8, \"pass\": false, ");
+        CHECK_CONTAINS(json, "\"figure\": \"checks{name=\\\"logged in\\\"}\", \"op\": \">=\", \"limit\": 90, "
+                             "\"unit\": \"%\", \"observed\": 90, \"pass\": true, ");
+        free(json);
+        threshold_free_all(o.thresholds, 3);
+    }
+    stats_free(&s);
+}
+
 static void test_report(void)
 {
     check_ctx(NULL);
@@ -737,5 +975,6 @@ int main(void)
     test_named();
     test_live();
     test_report();
+    test_flow();
     return check_exit("test_threshold");
 }
