@@ -255,6 +255,22 @@ flow_adds_up stages
 check_eq "$(awk '{ print $3 }' "$T/stages.log" | sort -u | tr '\n' ' ')" "/u/1 /u/2 /u/3 /u/4 " "stages: users 1..4 came"
 check_eq "$(jget "$T/stages.json" requests.failed)" 0 "stages: nothing failed"
 
+# 8. -R with --stages moves the rate of iterations: every iteration the
+# curve asked for was started on the schedule or counted as never started.
+start_target
+run_volley rstages -s "$S/one.lua" -R 0 --stages 500ms:100,500ms:100 -c 10 -t 1 "http://127.0.0.1:$PORT/"
+stop_target
+check_rate_rc "-R --stages: exit status"
+flow_adds_up rstages
+python3 - "$T/rstages.json" <<'PY' || fail "-R --stages: the iterations against the curve"
+import json, sys
+r = json.load(open(sys.argv[1]))
+# the curve: 0 -> 100/s over 0.5 s (25 arrivals), then 100/s for 0.5 s (50)
+assert r["rate"]["sent"] + r["rate"]["unsent"] == 75, r["rate"]
+assert r["iterations"]["started"] == r["rate"]["sent"], (r["iterations"], r["rate"])
+PY
+ok
+
 # 4. Mistakes: one line each, exit 2, nothing sent.
 cat > "$S/both.lua" <<'EOF'
 return { user = function(u) end, request = function() return wrk.format() end }
