@@ -241,8 +241,7 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     if (st.failed) {
         f->failed++;
     } else {
-        f->completed++;
-        hist_record(&f->duration, end - c->t_iter);
+        stats_flow_completed(f, end, end - c->t_iter);
     }
     c->flow_live = false;
     sh->live_iters--;

@@ -1,6 +1,7 @@
-/* The HTML report's page: the settings and summary, thresholds, latency,
- * the over-time charts (html_series.c) and the tables, with the result's
- * JSON embedded; every string from the result is escaped here. */
+/* The HTML report's page: the settings and summary, thresholds, a flow's
+ * iterations, checks and groups (html_flow.c), latency, the over-time
+ * charts (html_series.c) and the tables, with the result's JSON embedded;
+ * every string from the result is escaped here. */
 #include "html.h"
 
 #include "fmt.h"
@@ -223,10 +224,15 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     fprintf(out, "</td></tr>\n");
     double asked_d = html_rd_num(rd, opt, "options", "duration", false);
     double asked_n = html_rd_num(rd, opt, "options", "requests", false);
+    double asked_i = html_rd_num(rd, opt, "options", "iterations", false);
     row_start(out, "Asked for");
     if (!isnan(asked_n)) {
         html_num(out, asked_n, 0);
         fprintf(out, " requests%s", isnan(asked_d) ? "" : ", at most ");
+    }
+    if (!isnan(asked_i)) {
+        html_num(out, asked_i, 0);
+        fprintf(out, " iterations%s", isnan(asked_d) ? "" : ", at most ");
     }
     if (!isnan(asked_d)) {
         html_num(out, asked_d, 3);
@@ -402,15 +408,17 @@ static void counts_table(FILE *out, struct html_rd *rd, const struct json *r, co
     fprintf(out, "</table>\n");
 }
 
-static void failures_table(FILE *out, struct html_rd *rd, const struct json *r)
+void html_reasons(FILE *out, struct html_rd *rd, const struct json *f, const char *path, const char *id,
+                  const char *head)
 {
-    const struct json *f = html_rd_of(rd, r, "", "failures", JSON_OBJECT, false);
-    const struct json *reasons = html_rd_of(rd, f, "failures", "reasons", JSON_ARRAY, false);
-    fprintf(out, "<table id=\"reasons\"><tr><th>validation failure reason</th><th class=\"n\">count</th></tr>\n");
+    char rpath[64];
+    snprintf(rpath, sizeof rpath, "%s.reasons", path);
+    const struct json *reasons = html_rd_of(rd, f, path, "reasons", JSON_ARRAY, false);
+    fprintf(out, "<table id=\"%s\"><tr><th>%s</th><th class=\"n\">count</th></tr>\n", id, head);
     size_t n = reasons ? reasons->len : 0;
     for (size_t i = 0; i < n && !rd->failed; i++) {
-        char at[48];
-        snprintf(at, sizeof at, "failures.reasons[%zu]", i);
+        char at[96];
+        snprintf(at, sizeof at, "%s[%zu]", rpath, i);
         size_t len;
         const char *why = html_rd_str(rd, &reasons->items[i], at, "reason", true, &len);
         double c = html_rd_num(rd, &reasons->items[i], at, "count", true);
@@ -422,15 +430,15 @@ static void failures_table(FILE *out, struct html_rd *rd, const struct json *r)
         html_num(out, c, 0);
         fprintf(out, "</td></tr>\n");
     }
-    double other = html_rd_num(rd, f, "failures", "other", false);
+    double other = html_rd_num(rd, f, path, "other", false);
     if (other > 0) {
         fprintf(out, "<tr><td>");
-        html_num(out, html_rd_num(rd, f, "failures", "other_reasons", false), 0);
+        html_num(out, html_rd_num(rd, f, path, "other_reasons", false), 0);
         fprintf(out, " other reasons</td><td class=\"n\">");
         html_num(out, other, 0);
         fprintf(out, "</td></tr>\n");
     }
-    if (n == 0)
+    if (n == 0 && !(other > 0))
         fprintf(out, "<tr><td colspan=\"2\" class=\"none\">none</td></tr>\n");
     fprintf(out, "</table>\n");
 }
@@ -552,6 +560,7 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     fprintf(out, "</p>\n");
     summary(out, &rd, r);
     thresholds(out, &rd, r);
+    html_flow(out, &rd, r);
     fprintf(out, "<h2>Latency</h2>\n");
     hist_table(out, &rd, r);
     html_percentiles(out, &rd, r);
@@ -560,7 +569,8 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     fprintf(out, "<h2>Responses and failures</h2>\n");
     counts_table(out, &rd, r, "status", "status", "status", false);
     counts_table(out, &rd, r, "errors", "failed requests by kind", "errors", true);
-    failures_table(out, &rd, r);
+    html_reasons(out, &rd, html_rd_of(&rd, r, "", "failures", JSON_OBJECT, false), "failures", "reasons",
+                 "validation failure reason");
     html_names(out, &rd, r);
     metrics_tables(out, &rd, r);
     html_embed_json(out, "volley-result", text, text_len);

@@ -78,6 +78,17 @@ void html_us(FILE *out, double v);
  * null or absent). */
 void html_names(FILE *out, struct html_rd *rd, const struct json *r);
 
+/* A reasons object f ({"reasons": [{"reason", "count"}], "other_reasons",
+ * "other"}; at path, NULL: none) as a table of id with the column head
+ * head: a row per reason (escaped), then "N other reasons", or "none". */
+void html_reasons(FILE *out, struct html_rd *rd, const struct json *f, const char *path, const char *id,
+                  const char *head);
+
+/* A flow's sections (the result's "iterations" an object): the
+ * iterations (counts, per second, duration percentiles, failures by
+ * reason), the checks table and the groups table; nothing for other runs. */
+void html_flow(FILE *out, struct html_rd *rd, const struct json *r);
+
 /* Records an error "PATH.KEY: MESSAGE" (the first one only). */
 void html_rd_fail(struct html_rd *rd, const char *path, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void intervals_init(struct intervals *iv, int64_t len_ns, int ntags)
+void intervals_init(struct intervals *iv, int64_t len_ns, unsigned tags)
 {
     memset(iv, 0, sizeof *iv);
     iv->len_ns = len_ns;
-    iv->ntags = ntags;
-    for (int t = 0; t < ntags; t++)
-        hist_init_default(&iv->h[t]);
+    iv->tags = tags | IV_BIT(IV_LATENCY);
+    for (int t = 0; t < IV_TAGS; t++)
+        if (iv->tags & IV_BIT(t))
+            hist_init_default(&iv->h[t]);
     pthread_mutex_init(&iv->lock, NULL);
     atomic_init(&iv->done_below, 0);
     atomic_init(&iv->finished, false);
@@ -28,28 +29,45 @@ void intervals_start(struct intervals *iv, int64_t t0)
     iv->cur_end = t0 + iv->len_ns;
 }
 
+static void keyed_add(struct interval_keyed *k, uint32_t id)
+{
+    if (!k->h)
+        k->h = xcalloc(NAMES_MAX, sizeof *k->h);
+    if (k->h[id])
+        return;
+    k->h[id] = xmalloc(sizeof *k->h[id]);
+    hist_init_default(k->h[id]);
+    if (id >= k->n)
+        k->n = id + 1;
+}
+
+static void keyed_free(struct interval_keyed *k)
+{
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->h[i]) {
+            hist_free(k->h[i]);
+            free(k->h[i]);
+        }
+    free(k->h);
+}
+
 void intervals_add_name(struct intervals *iv, uint32_t id)
 {
-    if (!iv->names)
-        iv->names = xcalloc(NAMES_MAX, sizeof *iv->names);
-    if (iv->names[id])
-        return;
-    iv->names[id] = xmalloc(sizeof *iv->names[id]);
-    hist_init_default(iv->names[id]);
-    if (id >= iv->nnames)
-        iv->nnames = id + 1;
+    keyed_add(&iv->names, id);
+}
+
+void intervals_add_group(struct intervals *iv, uint32_t id)
+{
+    keyed_add(&iv->groups, id);
 }
 
 void intervals_free(struct intervals *iv)
 {
-    for (int t = 0; t < iv->ntags; t++)
-        hist_free(&iv->h[t]);
-    for (uint32_t i = 0; i < iv->nnames; i++)
-        if (iv->names[i]) {
-            hist_free(iv->names[i]);
-            free(iv->names[i]);
-        }
-    free(iv->names);
+    for (int t = 0; t < IV_TAGS; t++)
+        if (iv->tags & IV_BIT(t))
+            hist_free(&iv->h[t]);
+    keyed_free(&iv->names);
+    keyed_free(&iv->groups);
     free(iv->done);
     for (size_t i = 0; i < iv->nblobs; i++)
         free(iv->blobs[i].b64);
@@ -58,12 +76,14 @@ void intervals_free(struct intervals *iv)
     memset(iv, 0, sizeof *iv);
 }
 
-/* The histogram of tag t (IV_TAGS + id for a request name), or NULL. */
-static struct hist *tag_hist(struct intervals *iv, int t)
+/* h (of blob tag t), when it holds values, encoded into done[*n] and
+ * emptied. */
+static void take_hist(const struct intervals *iv, struct hist *h, int t, struct interval_blob *done, size_t *n)
 {
-    if (t < iv->ntags)
-        return &iv->h[t];
-    return t >= IV_TAGS ? iv->names[t - IV_TAGS] : NULL;
+    if (!h || h->count == 0)
+        return;
+    done[(*n)++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(h, NULL)};
+    hist_reset(h);
 }
 
 /* Hands the non-empty histograms of the current interval over as text. The
@@ -73,20 +93,20 @@ static void hand_over(struct intervals *iv)
 {
     if (!iv->dirty)
         return;
-    int ntags = IV_TAGS + (int)iv->nnames;
-    if ((size_t)ntags > iv->done_cap) {
-        iv->done_cap = (size_t)ntags;
+    size_t most = IV_TAGS + (size_t)iv->names.n + (size_t)iv->groups.n;
+    if (most > iv->done_cap) {
+        iv->done_cap = most;
         iv->done = xrealloc(iv->done, iv->done_cap * sizeof *iv->done);
     }
     struct interval_blob *done = iv->done;
     size_t n = 0;
-    for (int t = 0; t < ntags; t++) {
-        struct hist *h = tag_hist(iv, t);
-        if (!h || h->count == 0)
-            continue;
-        done[n++] = (struct interval_blob){.index = iv->cur, .tag = t, .b64 = hdr_encode(h, NULL)};
-        hist_reset(h);
-    }
+    for (int t = 0; t < IV_TAGS; t++)
+        if (iv->tags & IV_BIT(t))
+            take_hist(iv, &iv->h[t], t, done, &n);
+    for (uint32_t id = 0; id < iv->names.n; id++)
+        take_hist(iv, iv->names.h[id], IV_NAME(id), done, &n);
+    for (uint32_t id = 0; id < iv->groups.n; id++)
+        take_hist(iv, iv->groups.h[id], IV_GROUP(id), done, &n);
     iv->dirty = false;
     if (n == 0)
         return;

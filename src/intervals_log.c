@@ -16,12 +16,14 @@
 /* The Java log processor's default unit: the log's max column in ms. */
 #define HLOG_MAX_RATIO 1e6
 
-static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag"};
+static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag", "iteration"};
 
-void intervals_name_tag(const char *name, char *buf, size_t len)
+void intervals_tag(const char *prefix, const char *name, char *buf, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
-    size_t o = (size_t)snprintf(buf, len, "name:");
+    size_t o = (size_t)snprintf(buf, len, "%s", prefix);
+    if (o >= len)
+        return;
     for (const unsigned char *p = (const unsigned char *)name; *p && o + 1 < len; p++) {
         if (*p > ' ' && *p != ',' && *p != '%' && *p != 0x7f) {
             buf[o++] = (char)*p;
@@ -33,12 +35,32 @@ void intervals_name_tag(const char *name, char *buf, size_t len)
             break;
         }
     }
-    if (o < len)
-        buf[o] = '\0';
+    buf[o] = '\0';
+}
+
+static void keyed_start(struct interval_keyed_log *k, char *const *names)
+{
+    k->names = names;
+    if (!names)
+        return;
+    k->first = xmalloc(NAMES_MAX * sizeof *k->first);
+    for (size_t i = 0; i < NAMES_MAX; i++)
+        k->first[i] = UINT64_MAX;
+}
+
+/* A blob of id's series, of interval index, has been taken. */
+static void keyed_seen(struct interval_keyed_log *k, uint32_t id, uint64_t index)
+{
+    if (!k->first)
+        return;
+    if (index < k->first[id])
+        k->first[id] = index;
+    if (id >= k->n)
+        k->n = id + 1;
 }
 
 void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **ivs, size_t n, int64_t t0,
-                         double start_epoch, const char *comment, char *const *names)
+                         double start_epoch, const char *comment, char *const *names, char *const *groups)
 {
     memset(l, 0, sizeof *l);
     l->f = f;
@@ -46,15 +68,11 @@ void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **iv
     l->n = n;
     l->t0 = t0;
     l->len_ns = ivs[0]->len_ns;
-    l->ntags = ivs[0]->ntags;
+    l->tags = ivs[0]->tags;
     l->q = xcalloc(n, sizeof *l->q);
     hist_init_default(&l->sum);
-    l->names = names;
-    if (names) {
-        l->name_first = xmalloc(NAMES_MAX * sizeof *l->name_first);
-        for (size_t i = 0; i < NAMES_MAX; i++)
-            l->name_first[i] = UINT64_MAX;
-    }
+    keyed_start(&l->names, names);
+    keyed_start(&l->groups, groups);
     if (hlog_header(f, start_epoch, comment) < 0 || fflush(f) != 0)
         snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
 }
@@ -76,17 +94,15 @@ static void take(struct intervals_log *l, size_t w)
         iv->nblobs = 0;
     }
     pthread_mutex_unlock(&iv->lock);
-    /* A name's lines start at its first interval with a value: an interval
-     * every worker is past has been taken whole, so this is known before
-     * that interval is written. */
-    for (size_t i = from; l->name_first && i < q->n; i++) {
-        if (q->b[i].tag < IV_TAGS)
-            continue;
-        uint32_t id = (uint32_t)(q->b[i].tag - IV_TAGS);
-        if (q->b[i].index < l->name_first[id])
-            l->name_first[id] = q->b[i].index;
-        if (id >= l->nnames)
-            l->nnames = id + 1;
+    /* A name's (a group's) lines start at its first interval with a value:
+     * an interval every worker is past has been taken whole, so this is
+     * known before that interval is written. */
+    for (size_t i = from; i < q->n; i++) {
+        int t = q->b[i].tag;
+        if (t >= IV_GROUP(0))
+            keyed_seen(&l->groups, (uint32_t)(t - IV_GROUP(0)), q->b[i].index);
+        else if (t >= IV_NAME(0))
+            keyed_seen(&l->names, (uint32_t)(t - IV_NAME(0)), q->b[i].index);
     }
 }
 
@@ -116,8 +132,10 @@ static void write_line(struct intervals_log *l, const size_t *from, uint64_t idx
     int64_t span = end - l->t0 - (int64_t)idx * l->len_ns;
     double length = (double)(span < l->len_ns ? span : l->len_ns) / 1e9;
     char tag[512];
-    if (t >= IV_TAGS)
-        intervals_name_tag(l->names[t - IV_TAGS], tag, sizeof tag);
+    if (t >= IV_GROUP(0))
+        intervals_tag("group:", l->groups.names[t - IV_GROUP(0)], tag, sizeof tag);
+    else if (t >= IV_NAME(0))
+        intervals_tag("name:", l->names.names[t - IV_NAME(0)], tag, sizeof tag);
     if (hlog_interval(l->f, t < IV_TAGS ? tag_names[t] : tag, start, length, &l->sum, HLOG_MAX_RATIO) < 0)
         snprintf(l->err, sizeof l->err, "--hlog: write error: %s", strerror(errno));
 }
@@ -131,11 +149,15 @@ static void write_below(struct intervals_log *l, uint64_t below, int64_t end)
         return;
     size_t *pos = xcalloc(l->n, sizeof *pos); /* each queue's first blob not written */
     for (; l->next < below; l->next++) {
-        for (int t = 0; t < l->ntags && !l->err[0]; t++)
-            write_line(l, pos, l->next, t, end);
-        for (uint32_t id = 0; id < l->nnames && !l->err[0]; id++)
-            if (l->name_first[id] <= l->next)
-                write_line(l, pos, l->next, IV_TAGS + (int)id, end);
+        for (int t = 0; t < IV_TAGS && !l->err[0]; t++)
+            if (l->tags & IV_BIT(t))
+                write_line(l, pos, l->next, t, end);
+        for (uint32_t id = 0; id < l->names.n && !l->err[0]; id++)
+            if (l->names.first[id] <= l->next)
+                write_line(l, pos, l->next, IV_NAME(id), end);
+        for (uint32_t id = 0; id < l->groups.n && !l->err[0]; id++)
+            if (l->groups.first[id] <= l->next)
+                write_line(l, pos, l->next, IV_GROUP(id), end);
         for (size_t w = 0; w < l->n; w++) {
             struct interval_queue *q = &l->q[w];
             for (; pos[w] < q->n && q->b[pos[w]].index <= l->next; pos[w]++)
@@ -194,7 +216,8 @@ void intervals_log_free(struct intervals_log *l)
     }
     free(l->q);
     free(l->ivs);
-    free(l->name_first);
+    free(l->names.first);
+    free(l->groups.first);
     hist_free(&l->sum);
     memset(l, 0, sizeof *l);
 }

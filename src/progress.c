@@ -33,17 +33,28 @@ static uint64_t errors_of(const struct series_counts *c)
     return n;
 }
 
-/* How far the run is, 0..1, and "3.2s/10s" or "1234/5000" into buf. */
+/* A flow's iterations ended so far (completed or failed). */
+static uint64_t iterations_ended(const struct series *s)
+{
+    uint64_t done, failed;
+    series_iterations(s, &done, &failed);
+    return done + failed;
+}
+
+/* How far the run is, 0..1, and "3.2s/10s" or "1234/5000" (requests, or
+ * a flow's iterations) into buf. */
 static double how_far(const struct progress *p, const struct series *s, int64_t elapsed_ns, char *buf, size_t len)
 {
     const struct options *o = p->o;
-    if (o->requests && !o->rate) {
-        uint64_t ended = series_ended(s), mine = shard_part(o->requests, o->shard); /* a shard's part */
+    uint64_t units = o->flow ? o->iterations : o->requests; /* -n's or --iterations' bound */
+    if (units && !o->rate) {
+        uint64_t ended = o->flow ? iterations_ended(s) : series_ended(s);
+        uint64_t mine = shard_part(units, o->shard); /* a shard's part */
         snprintf(buf, len, "%" PRIu64 "/%" PRIu64, ended, mine);
         return (double)ended / (double)mine;
     }
     int64_t total = o->duration_ns ? o->duration_ns
-                    : o->rate      ? (int64_t)((double)o->requests * 1e9 / (double)o->rate)
+                    : o->rate      ? (int64_t)((double)units * 1e9 / (double)o->rate)
                                    : 0;
     if (total)
         snprintf(buf, len, "%.1fs/%.0fs", (double)elapsed_ns / 1e9, (double)total / 1e9);
@@ -60,7 +71,8 @@ static const struct series_point *last_second(const struct series *s)
 
 /* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
  * given (rps < 0: none yet), the errors so far, the last second's
- * percentiles. */
+ * percentiles; a flow's iterations so far after the rate
+ * ("iterations 120 done, 3 failed"). */
 static void figures(const struct progress *p, const struct series *s, double rps, int64_t elapsed_ns, size_t holding,
                     size_t nth, char *buf, size_t len)
 {
@@ -74,6 +86,12 @@ static void figures(const struct progress *p, const struct series *s, double rps
                       shard_rate(st ? stages_value(st, elapsed_ns) : (double)p->o->rate, p->o->shard));
     else if (st && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  connections %.0f", floor(stages_value(st, elapsed_ns)));
+    if (p->o->flow && n >= 0 && (size_t)n < len) {
+        uint64_t done, failed;
+        series_iterations(s, &done, &failed);
+        n += snprintf(buf + n, len - (size_t)n, "  iterations %" PRIu64 " done, %s%" PRIu64 " failed%s", done,
+                      p->color && failed ? "\033[31m" : "", failed, p->color && failed ? "\033[0m" : "");
+    }
     if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  %serrors %" PRIu64 "%s", p->color && errors ? "\033[31m" : "",
                       errors, p->color && errors ? "\033[0m" : "");

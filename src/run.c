@@ -348,7 +348,8 @@ static void start_hlog(struct run *r, FILE *f, const struct options *o, const st
     struct intervals **ivs = xcalloc(made, sizeof *ivs);
     for (uint32_t i = 0; i < made; i++)
         ivs[i] = &r->workers[i].intervals;
-    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, script ? r->names.name : NULL);
+    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, script ? r->names.name : NULL,
+                        o->flow ? r->group_names.name : NULL);
     r->hlog_on = true;
 }
 

@@ -105,6 +105,8 @@ void series_rec_init(struct series_rec *r, const struct stats *cum)
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->done_below, 0);
     atomic_init(&r->ended, 0);
+    atomic_init(&r->iter_done, 0);
+    atomic_init(&r->iter_failed, 0);
     atomic_init(&r->finished, false);
 }
 
@@ -203,6 +205,19 @@ void series_rec_tick(struct series_rec *r, int64_t now)
     if (now >= r->cur_end)
         series_rec_roll(r, now);
     atomic_store_explicit(&r->ended, r->cum->completed + stats_failed(r->cum), memory_order_relaxed);
+    /* Read here, not counted per iteration: the tick runs anyway, so a
+     * flow's progress costs its iterations nothing. */
+    atomic_store_explicit(&r->iter_done, r->cum->flow.completed, memory_order_relaxed);
+    atomic_store_explicit(&r->iter_failed, r->cum->flow.failed, memory_order_relaxed);
+}
+
+void series_iterations(const struct series *s, uint64_t *done, uint64_t *failed)
+{
+    *done = *failed = 0;
+    for (uint32_t i = 0; i < s->nrecs; i++) {
+        *done += atomic_load_explicit(&s->recs[i]->iter_done, memory_order_relaxed);
+        *failed += atomic_load_explicit(&s->recs[i]->iter_failed, memory_order_relaxed);
+    }
 }
 
 void series_snapshot(const struct series *s, struct stats *snap)

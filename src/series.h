@@ -83,6 +83,8 @@ struct series_rec {
     size_t nspare;
     _Atomic uint64_t done_below; /* every second below it has been handed over */
     _Atomic uint64_t ended;      /* requests completed or failed, as of the last tick */
+    _Atomic uint64_t iter_done, iter_failed; /* a flow's iterations completed and failed,
+                                              * likewise */
     atomic_bool finished;        /* the worker has stopped: all is handed over */
 };
 
@@ -97,7 +99,8 @@ void series_rec_free(struct series_rec *r);
 void series_rec_roll(struct series_rec *r, int64_t now);
 
 /* The worker's 100 ms tick: closes the second if it has ended, and
- * publishes how many requests have ended so far (for the progress line). */
+ * publishes how many requests (and a flow's iterations) have ended so far
+ * (for the progress line). */
 void series_rec_tick(struct series_rec *r, int64_t now);
 
 /* Records a latency (ns) of a request that ended at now. Hot path: a
@@ -198,6 +201,10 @@ void series_collect(struct series *s, bool all);
 /* Requests ended (completed or failed) over all workers, as of their last
  * 100 ms tick: fresher than the points, for the progress line. */
 uint64_t series_ended(const struct series *s);
+
+/* A flow's iterations completed (*done) and failed (*failed) over all
+ * workers, as of their last 100 ms tick, as series_ended. */
+void series_iterations(const struct series *s, uint64_t *done, uint64_t *failed);
 
 /* A view of what has been handed over so far as run totals, for checks
  * during the run (thresholds that abort): requests started (= ended),

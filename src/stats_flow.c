@@ -66,6 +66,8 @@ struct stats_group *stats_flow_group_add(struct stats_flow *f, uint32_t id, cons
         g->name = xstrdup(name);
         hist_init_default(&g->duration);
         f->groups[id] = g;
+        if (f->intervals)
+            intervals_add_group(f->intervals, id);
     }
     if (id >= f->ngroups)
         f->ngroups = id + 1;

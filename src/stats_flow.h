@@ -8,7 +8,9 @@
 #ifndef VOLLEY_STATS_FLOW_H
 #define VOLLEY_STATS_FLOW_H
 
+#include "clock.h"
 #include "hist.h"
+#include "intervals.h"
 #include "names.h"
 
 #include <stdbool.h>
@@ -45,6 +47,9 @@ struct stats_flow {
     uint32_t nchecks;             /* 1 + the highest id used */
     struct stats_group **groups;  /* by group id; NULL entries for ids not used here */
     uint32_t ngroups;
+    struct intervals *intervals;  /* --hlog: the worker's interval histograms, where
+                                   * iterations and groups are recorded too (set by
+                                   * worker.c; not owned, not merged) */
 };
 
 void stats_flow_init(struct stats_flow *f);
@@ -62,7 +67,8 @@ uint64_t stats_flow_reason(struct stats_flow *f, const char *reason, uint64_t n)
  * copied). */
 struct stats_check *stats_flow_check_add(struct stats_flow *f, uint32_t id, const char *name);
 
-/* The group of id, made at its first use here (allocates its histogram). */
+/* The group of id, made at its first use here (allocates its histogram;
+ * with f->intervals, its interval histogram too). */
 struct stats_group *stats_flow_group_add(struct stats_flow *f, uint32_t id, const char *name);
 
 /* Renumbers src's checks and groups to dst's ids, by name (names dst does
@@ -96,7 +102,24 @@ static inline void stats_flow_group(struct stats_flow *f, uint32_t id, int64_t n
     struct stats_group *g = f->groups[id];
     g->count++;
     g->failed += failed;
-    hist_record(&g->duration, ns < 0 ? 0 : ns);
+    if (ns < 0)
+        ns = 0;
+    hist_record(&g->duration, ns);
+    /* The group has just ended: its interval is the one holding now. */
+    if (f->intervals)
+        intervals_record_group(f->intervals, clock_now_ns(), id, ns);
+}
+
+/* An iteration that ended at now (monotonic ns) completed, after ns; with
+ * --hlog its duration goes into the interval holding now as well. */
+static inline void stats_flow_completed(struct stats_flow *f, int64_t now, int64_t ns)
+{
+    f->completed++;
+    if (ns < 0)
+        ns = 0;
+    hist_record(&f->duration, ns);
+    if (f->intervals)
+        intervals_record(f->intervals, now, IV_ITERATION, ns);
 }
 
 #endif

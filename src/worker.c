@@ -181,8 +181,14 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         }
     }
     if (cfg->hlog_interval_ns) {
-        intervals_init(&w->intervals, cfg->hlog_interval_ns, cfg->rate ? IV_TAGS : 1);
+        unsigned tags = IV_BIT(IV_LATENCY);
+        if (cfg->rate)
+            tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG);
+        if (flow)
+            tags |= IV_BIT(IV_ITERATION);
+        intervals_init(&w->intervals, cfg->hlog_interval_ns, tags);
         w->stats.intervals = &w->intervals;
+        w->stats.flow.intervals = flow ? &w->intervals : NULL;
     }
     return 0;
 }
@@ -446,6 +452,7 @@ void worker_free(struct worker *w)
     if (w->stats.intervals)
         intervals_free(&w->intervals);
     w->stats.intervals = NULL;
+    w->stats.flow.intervals = NULL;
     for (uint32_t i = 0; w->conns && i < w->nconns; i++)
         conn_free(&w->conns[i]);
     conn_shared_free(&w->shared);

@@ -3,8 +3,9 @@
 # sendlag) the intervals add up exactly to the whole-run histogram in --json
 # (both decoded by an independent Python reader, py/hdrlog.py); and Debian's
 # HdrHistogram (Java) reads the log and gives volley's percentiles within one
-# bucket. Also: a closed-loop log has only the untagged series, and bad
-# --hlog values are one-line errors (exit 2).
+# bucket. Also: a closed-loop log has only the untagged series; a flow's
+# iterations and groups have tagged series that add up to the JSON's; and
+# bad --hlog values are one-line errors (exit 2).
 source "$TESTLIB"
 PYDIR="$(dirname "$TESTLIB")/py"
 JAR=""
@@ -37,16 +38,9 @@ T = sys.argv[1]
 log = hdrlog.read_log(T + "/open.hlog")
 r = json.load(open(T + "/open.json"))
 for tag, name in ((None, "latency"), ("service", "service"), ("sendlag", "sendlag")):
-    entries = [e for e in log if e[0] == tag]
-    starts = [e[1] for e in entries]
-    assert starts == [round(0.5 * i, 3) for i in range(len(entries))], (tag, starts)
-    assert all(abs(e[2] - 0.5) < 1e-9 for e in entries[:-1]), (tag, [e[2] for e in entries])
+    entries = hdrlog.check_series(log, tag, r[name], 0.5)
     assert len(entries) >= 6, (tag, len(entries))
-    config, total = hdrlog.merge(log, tag)
-    assert config == (1, 3600000000000, 3), config
-    wconfig, whole = hdrlog.decode(r[name]["hdr"])
-    assert whole == total, (tag, sum(whole.values()), sum(total.values()))
-    assert sum(total.values()) == r[name]["count"], (tag, r[name]["count"])
+    assert hdrlog.merge(log, tag)[0] == (1, 3600000000000, 3), tag
     print(tag, "intervals", len(entries), "count", r[name]["count"])
 for name in ("connect", "waiting"):
     _, counts = hdrlog.decode(r[name]["hdr"])
@@ -86,6 +80,35 @@ sys.exit(1 if bad else 0)
 PY
 
 echo "Java (ms) against volley (--json):"; sed "s/^/  /" "$T/cmp.out"
+
+# A flow: its completed iterations' durations are the series tagged
+# "iteration", each group's are tagged "group:NAME" (escaped as a name's
+# tag is); each adds up exactly to the JSON's histogram of it.
+start_target --delay-ms 1
+url="http://127.0.0.1:$PORT/"
+FLOW="$(dirname "$TESTLIB")/lua/flow_marks.lua"
+run_volley flow -c 6 -t 2 -d 2s -s "$FLOW" --hlog "$T/flow.hlog" --hlog-interval 250ms "$url" -- sleep=3
+check_eq "$RC" 0 "flow: exit status"
+stop_target
+check_grep "$T/flow.hlog" '^Tag=iteration,0\.000,0\.250,' "flow: the iteration tag"
+check_grep "$T/flow.hlog" '^Tag=group:a&b%20"q"%2C<g>,0\.000,0\.250,' "flow: the group's tag, escaped"
+PYTHONPATH="$PYDIR" python3 - "$T" <<'PY' > "$T/flow.out" 2>&1 && ok || fail "flow intervals against the whole run: $(tail -5 "$T/flow.out")"
+import json, sys
+import hdrlog
+T = sys.argv[1]
+log = hdrlog.read_log(T + "/flow.hlog")
+r = json.load(open(T + "/flow.json"))
+it = r["iterations"]
+assert it["completed"] > 0, it
+series = [("iteration", it["duration"])]
+series += [("group:" + n.replace(" ", "%20").replace(",", "%2C"), g["duration"]) for n, g in r["groups"].items()]
+assert len(series) == 2, series
+for tag, h in series:
+    entries = hdrlog.check_series(log, tag, h, 0.25)
+    assert len(entries) >= 6, (tag, len(entries))
+    print(tag, "intervals", len(entries), "count", h["count"])
+assert r["groups"]['a&b "q",<g>']["count"] > it["completed"], "the group runs in failed iterations too"
+PY
 
 # Bad values.
 bad() {

@@ -97,6 +97,79 @@ check_eq "$rc" 1 "validation: exit status (no response completed)"
 check_grep "$T/v.html" '<tr><td>invalid JSON</td><td class="n">200</td></tr>' "validation: the reasons table"
 check_grep "$T/v.html" '<tr><td>validation</td><td class="n">200</td></tr>' "validation: the errors table"
 
+# 3b. A flow (user(u)): the iterations, checks and groups sections hold
+# the JSON's figures, and the script's names and reasons are escaped.
+FLOW="$(dirname "$TESTLIB")/lua/flow_marks.lua"
+rc=0; "$VOLLEY" -q -c 4 -t 2 --iterations 300 -s "$FLOW" --json "$T/w.json" --html "$T/w.html" "$U/" 2> "$T/w.err" || rc=$?
+check_eq "$rc" 0 "flow: exit status"
+check_self_contained "$T/w.html"
+check_embedded "$T/w.html" "$T/w.json"
+check_grep "$T/w.html" '<h2>Iterations</h2>' "flow: the iterations section"
+check_grep "$T/w.html" '<h2>Checks</h2>' "flow: the checks section"
+check_grep "$T/w.html" '<h2>Groups</h2>' "flow: the groups section"
+check_grep "$T/w.html" 'Asked for</th><td>300 iterations</td>' "flow: the iterations asked for"
+check_grep "$T/w.html" '<tr><td>&lt;b&gt;x&lt;/b&gt;</td>' "flow: a check's name escaped"
+check_grep "$T/w.html" '<tr><td>a&amp;b &quot;q&quot;,&lt;g&gt;</td>' "flow: a group's name escaped"
+check_grep "$T/w.html" '<tr><td>&lt;i&gt;why&lt;/i&gt;</td>' "flow: a failure reason escaped"
+if sed '/id="volley-result"/,$d' "$T/w.html" | grep -q '<b>x</b>\|<i>why</i>\|<g>'; then
+    fail "flow: a script's name unescaped in the page"
+else
+    ok
+fi
+if python3 - "$T/w.html" "$T/w.json" <<'PY'; then ok; else fail "flow: the page's figures are not the JSON's"; fi
+import html, json, re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+page = page[:page.index('id="volley-result"')]
+r = json.load(open(sys.argv[2]))
+it = r["iterations"]
+def fmt(us):  # fmt_time, from microseconds
+    return "%.1fus" % us if us < 1e3 else "%.2fms" % (us / 1e3) if us < 1e6 else "%.2fs" % (us / 1e6)
+for key in ("completed", "failed", "cut_off", "started"):
+    m = re.search(r'<span id="iterations-%s">(\d+)</span>' % key, page)
+    assert m and int(m.group(1)) == it[key], (key, m and m.group(1), it[key])
+m = re.search(r'<span id="iterations-per_sec">([0-9.]+)</span>', page)
+assert m and abs(float(m.group(1)) - it["per_sec"]) < 1e-9, (m and m.group(1), it["per_sec"])
+assert it["failed"] > 0 and it["completed"] > 0, it
+def table(id):
+    t = re.search(r'<table id="%s">(.*?)</table>' % id, page, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", t, re.S)[1:]
+    return [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", x)] for x in rows]
+d = it["duration"]
+row = table("iteration-duration")[0]
+assert row[1] == str(d["count"]) and d["count"] == it["completed"], row
+assert [row[2], row[3], row[5], row[6]] == [fmt(d["p50"]), fmt(d["p90"]), fmt(d["p99"]), fmt(d["max"])], (row, d)
+reasons = table("iteration-failures")
+assert reasons == [[x["reason"], str(x["count"])] for x in it["failures"]["reasons"]], reasons
+checks = table("checks")
+names = r["checks"]["names"]
+assert [c[0] for c in checks[:-1]] == list(names), checks
+for c in checks[:-1]:
+    n = names[c[0]]
+    assert [int(c[1]), int(c[2])] == [n["passed"], n["failed"]], (c, n)
+    assert c[3] == "%.2f%%" % (100 * n["passed"] / (n["passed"] + n["failed"])), c
+assert checks[-1][:3] == ["all checks", str(r["checks"]["passed"]), str(r["checks"]["failed"])], checks[-1]
+assert names["<b>x</b>"]["failed"] > 0, names
+groups = table("groups")
+assert [g[0] for g in groups] == list(r["groups"]), groups
+unit = {"us": 1, "ms": 1e3, "s": 1e6}
+for g in groups:
+    j = r["groups"][g[0]]
+    dj = j["duration"]
+    assert [int(g[1]), int(g[2])] == [j["count"], j["failed"]], (g, j)
+    assert [g[3], g[4], g[6], g[7]] == [fmt(dj["p50"]), fmt(dj["p90"]), fmt(dj["p99"]), fmt(dj["max"])], (g, dj)
+    p = [float(re.match(r"[0-9.]+", x).group(0)) * unit[re.search(r"[a-z]+$", x).group(0)] for x in g[3:8]]
+    assert p == sorted(p), g  # p95 between p90 and p99
+PY
+rc=0; "$VOLLEY" report "$T/w.json" --html "$T/w2.html" 2> "$T/w2.err" || rc=$?
+check_eq "$rc" 0 "flow: volley report: exit status"
+if cmp -s "$T/w.html" "$T/w2.html"; then ok; else fail "flow: volley report: not the same page as --html"; fi
+# A run without a flow has none of the flow's sections.
+if grep -q '<h2>Iterations</h2>\|<h2>Checks</h2>\|<h2>Groups</h2>' "$T/out/a.html"; then
+    fail "closed run: a flow's section"
+else
+    ok
+fi
+
 # 4. Bad saved results: one line naming the file and the field, exit 1,
 # and the output file left as it was.
 echo keep > "$T/out/keep.html"
@@ -148,6 +221,14 @@ j["rate"] = {"sent": 100, "sent_per_sec": 1e-300}
 json.dump(j, open(sys.argv[2], "w"))
 PY
 bad_report span "^volley report: $T/span.json: rate.sent_per_sec: 100 sent over 1e-300 a second: more than 1e7 s of sending$"
+# A flow's figures are checked as any others.
+python3 - "$T/w.json" "$T/flowbad.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["groups"]['a&b "q",<g>']["failed"] = -1
+json.dump(j, open(sys.argv[2], "w"))
+PY
+bad_report flowbad "^volley report: $T/flowbad.json: groups\.a&b \"q\",<g>\.failed: expected a count \(a whole number from 0\), found -1$"
 printf '[1, 2]' > "$T/array.json"
 bad_report array "^volley report: $T/array.json: the result: expected an object, found an array$"
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"

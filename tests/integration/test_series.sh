@@ -1,7 +1,7 @@
 # The per-second series (JSON "series") adds up to the run's totals, and the
 # live progress line: drawn and erased on a terminal (a pseudo-terminal from
 # script(1)), absent with -q and on a pipe, a plain line every 10 s with
-# --progress lines, colour only without NO_COLOR.
+# --progress lines, colour only without NO_COLOR; a flow's iterations in it.
 source "$TESTLIB"
 
 # series_adds_up NAME MODEL: every count of the points sums to the run's
@@ -86,6 +86,14 @@ if command -v script > /dev/null; then
     if grep -q $'\e\\[K' "$T/quiet.txt"; then fail "pty: -q drew a progress line"; else ok; fi
     pty "$T/none.txt" "$VOLLEY" --progress none -c 2 -d 1.2s "$URL"
     if grep -q $'\e\\[K' "$T/none.txt"; then fail "pty: --progress none drew a progress line"; else ok; fi
+    # A flow: the iterations completed and failed beside the requests, and
+    # with --iterations how many of them have ended.
+    FLOW="$(dirname "$TESTLIB")/lua/flow_marks.lua"
+    pty "$T/flow.txt" "$VOLLEY" -c 2 -d 1.6s -s "$FLOW" "$URL" -- sleep=20
+    check_grep "$T/flow.txt" $'\r[0-9.]+s/2s \\[[=> ]{20}\\] [0-9-]+ req/s  iterations [1-9][0-9]* done, (\e\\[31m)?[0-9]+ failed(\e\\[0m)?  .*errors [0-9]+' "pty: a flow's iterations"
+    check_grep "$T/flow.txt" $'iterations [0-9]+ done, \e\\[31m[1-9][0-9]* failed\e\\[0m' "pty: failed iterations in colour"
+    pty "$T/flown.txt" "$VOLLEY" -c 2 --iterations 100 -s "$FLOW" "$URL" -- sleep=20
+    check_grep "$T/flown.txt" $'\r[1-9][0-9]*/100 \\[[=> ]{20}\\] [0-9-]+ req/s  iterations [1-9]' "pty: --iterations: how many have ended"
     # Errors are red unless NO_COLOR is set (no-color.org).
     pty "$T/color.txt" "$VOLLEY" -c 4 -d 1.6s --timeout 200ms "$URL"
     check_grep "$T/color.txt" $'\e\\[31merrors [1-9]' "pty: errors in colour"

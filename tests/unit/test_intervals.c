@@ -5,10 +5,13 @@
  * nothing back, one that records nothing moves on at its tick) and frees
  * what it wrote; empty intervals get their lines; only the interval
  * holding the end is shorter; a request name's lines (its tag escaped)
- * start at its first interval with a value. */
+ * start at its first interval with a value, and a group's likewise, after
+ * the names; a flow's iterations are a tag of their own; each series'
+ * intervals add up to what was recorded of it. */
 #include "intervals.h"
 
 #include "check.h"
+#include "hdr_codec.h"
 #include "xalloc.h"
 
 #include <stdlib.h>
@@ -41,19 +44,43 @@ static int lines(const struct out *o)
     return n;
 }
 
-/* The run's request names (names.h's name[]). */
-static char *const names[] = {"item", "a b,c%\n"};
+/* The values in the lines tagged tag (NULL: untagged), summed. */
+static uint64_t tag_count(const struct out *o, const char *tag)
+{
+    char want[64];
+    snprintf(want, sizeof want, "\n%s%s,", tag ? "Tag=" : "", tag ? tag : "");
+    uint64_t n = 0;
+    for (const char *p = strstr(o->text, want); p; p = strstr(p + 1, want)) {
+        const char *b64 = strstr(p, "HISTF"), *eol = strchr(p + 1, '\n');
+        if (!tag && !(p[1] >= '0' && p[1] <= '9'))
+            continue;
+        CHECK(b64 && eol && b64 < eol);
+        if (!b64 || !eol)
+            return 0;
+        struct hist h;
+        char err[256];
+        CHECK_INT(hdr_decode(b64, (size_t)(eol - b64), &h, err, sizeof err), 0);
+        n += h.count;
+        hist_free(&h);
+    }
+    return n;
+}
 
-static void start(struct intervals *iv, struct intervals_log *l, struct out *o, int ntags)
+/* The run's request names and group names (names.h's name[]). */
+static char *const names[] = {"item", "a b,c%\n"};
+static char *const groups[] = {"checkout", "never"};
+
+/* all: every tag, request names and groups; else latency alone. */
+static void start(struct intervals *iv, struct intervals_log *l, struct out *o, bool all)
 {
     struct intervals **ivs = xcalloc(W, sizeof *ivs);
     for (int w = 0; w < W; w++) {
-        intervals_init(&iv[w], LEN, ntags);
+        intervals_init(&iv[w], LEN, all ? IV_BIT(IV_TAGS) - 1 : 0);
         intervals_start(&iv[w], T0);
         ivs[w] = &iv[w];
     }
     out_open(o);
-    intervals_log_start(l, o->f, ivs, W, T0, 1700000000.25, "test", ntags == IV_TAGS ? names : NULL);
+    intervals_log_start(l, o->f, ivs, W, T0, 1700000000.25, "test", all ? names : NULL, all ? groups : NULL);
 }
 
 static void end(struct intervals *iv, struct intervals_log *l, struct out *o, int64_t at)
@@ -68,6 +95,9 @@ static void end(struct intervals *iv, struct intervals_log *l, struct out *o, in
     fclose(o->f);
 }
 
+/* What run() recorded of the iterations and of group 0. */
+static uint64_t recorded_iterations, recorded_group;
+
 /* Worker w's values, in time order over all workers: worker 1 records
  * nothing in intervals 4..6, nobody in interval 8; the run ends at 5.3 s.
  * With stream, the log collects every few records. */
@@ -75,10 +105,13 @@ static void run(struct out *o, bool stream)
 {
     struct intervals iv[W];
     struct intervals_log l;
-    start(iv, &l, o, IV_TAGS);
+    start(iv, &l, o, true);
+    recorded_iterations = recorded_group = 0;
     for (int w = 0; w < W; w++) {
         intervals_add_name(&iv[w], 0);
         intervals_add_name(&iv[w], 1);
+        intervals_add_group(&iv[w], 0);
+        intervals_add_group(&iv[w], 1); /* made, never recorded: no lines */
     }
     for (int64_t now = T0; now < T0 + INT64_C(5300000000); now += 3000000) {
         uint64_t idx = (uint64_t)((now - T0) / LEN);
@@ -94,6 +127,15 @@ static void run(struct out *o, bool stream)
             intervals_record_name(&iv[w], now, 0, 1000 + k * 12345 + w);
             if (w == 2 && idx >= 3)
                 intervals_record_name(&iv[w], now, 1, 77 + k);
+            /* iterations in every worker; group 0 from interval 2 (1 s) on, in worker 0 */
+            if (k % 2) {
+                intervals_record(&iv[w], now, IV_ITERATION, 5000 + k * 777);
+                recorded_iterations++;
+            }
+            if (w == 0 && idx >= 2) {
+                intervals_record_group(&iv[w], now, 0, 3000 + k);
+                recorded_group++;
+            }
         }
         if (stream && (now - T0) % 100000000 == 0) {
             for (int w = 0; w < W; w++)
@@ -105,7 +147,7 @@ static void run(struct out *o, bool stream)
         /* Streamed: everything but the last interval (and the one before,
          * not yet past for all at the last collect) is out already, and
          * every line written is a whole one. */
-        CHECK(lines(o) >= 3 * 9);
+        CHECK(lines(o) >= 4 * 9);
         CHECK(!strstr(o->text, ",0.300,"));
     }
     end(iv, &l, o, T0 + INT64_C(5300000001));
@@ -117,9 +159,9 @@ static void test_same_bytes(void)
     run(&once, false);
     run(&streamed, true);
     CHECK_MEM(streamed.text, streamed.len, once.text, once.len);
-    /* 11 intervals (0 .. 10, the last 0.300 s), 3 tags each, 8 empty;
-     * name 0 in each, name 1 in 3 .. 10 */
-    CHECK_INT(lines(&once), 33 + 11 + 8);
+    /* 11 intervals (0 .. 10, the last 0.300 s), 4 tags each, 8 empty;
+     * name 0 in each, name 1 in 3 .. 10; group 0 in 2 .. 10 */
+    CHECK_INT(lines(&once), 44 + 11 + 8 + 9);
     CHECK_CONTAINS(once.text, "\n4.000,0.500,0.000,HISTF");
     CHECK_CONTAINS(once.text, "\nTag=sendlag,5.000,0.300,");
     CHECK_CONTAINS(once.text, "\nTag=sendlag,0.000,0.500,");
@@ -131,6 +173,17 @@ static void test_same_bytes(void)
     const char *a = strstr(once.text, "\nTag=sendlag,2.000,"), *b = strstr(once.text, "\nTag=name:item,2.000,"),
                *c = strstr(once.text, "\nTag=name:a%20b%2Cc%25%0A,2.000,");
     CHECK(a && b && c && a < b && b < c);
+    /* Iterations after the other fixed tags; groups after the names. */
+    const char *it = strstr(once.text, "\nTag=iteration,2.000,"), *g = strstr(once.text, "\nTag=group:checkout,2.000,");
+    CHECK(it && g && a < it && it < b && c < g);
+    CHECK_CONTAINS(once.text, "\nTag=iteration,4.000,0.500,0.000,HISTF"); /* empty: its line all the same */
+    CHECK_CONTAINS(once.text, "\nTag=group:checkout,4.000,0.500,0.000,HISTF");
+    CHECK(!strstr(once.text, "Tag=group:checkout,0.500,"));
+    CHECK(!strstr(once.text, "Tag=group:never"));
+    /* Each series' intervals add up to what was recorded of it. */
+    CHECK(recorded_iterations > 0 && recorded_group > 0);
+    CHECK_UINT(tag_count(&once, "iteration"), recorded_iterations);
+    CHECK_UINT(tag_count(&once, "group:checkout"), recorded_group);
     free(once.text);
     free(streamed.text);
 }
@@ -142,7 +195,7 @@ static void test_collect(void)
     struct intervals iv[W];
     struct intervals_log l;
     struct out o;
-    start(iv, &l, &o, 1);
+    start(iv, &l, &o, false);
     for (int w = 0; w < W; w++)
         intervals_record(&iv[w], T0 + 1, IV_LATENCY, 1000);
     intervals_record(&iv[0], T0 + 3 * LEN, IV_LATENCY, 1000); /* worker 0 in interval 3 */
@@ -179,16 +232,20 @@ static void test_collect(void)
 static void test_name_tag(void)
 {
     char buf[16];
-    intervals_name_tag("item", buf, sizeof buf);
+    intervals_tag("name:", "item", buf, sizeof buf);
     CHECK_STR(buf, "name:item");
-    intervals_name_tag("é x\t\x7f", buf, sizeof buf);
+    intervals_tag("name:", "é x\t\x7f", buf, sizeof buf);
     CHECK_STR(buf, "name:\xc3\xa9%20x%09");
-    intervals_name_tag("abcdefghij", buf, sizeof buf);
+    intervals_tag("name:", "abcdefghij", buf, sizeof buf);
     CHECK_STR(buf, "name:abcdefghij");
-    intervals_name_tag("abcdefghijk", buf, sizeof buf);
+    intervals_tag("name:", "abcdefghijk", buf, sizeof buf);
     CHECK_STR(buf, "name:abcdefghij"); /* cut at the end of buf */
-    intervals_name_tag("abcdefgh,", buf, sizeof buf);
+    intervals_tag("name:", "abcdefgh,", buf, sizeof buf);
     CHECK_STR(buf, "name:abcdefgh"); /* an escape is written whole or not at all */
+    intervals_tag("group:", "<b>a,b</b>", buf, sizeof buf);
+    CHECK_STR(buf, "group:<b>a%2Cb<");
+    intervals_tag("a-prefix-longer-than-buf:", "x", buf, sizeof buf);
+    CHECK_STR(buf, "a-prefix-longer"); /* cut, terminated */
 }
 
 int main(void)

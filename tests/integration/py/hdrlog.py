@@ -112,3 +112,19 @@ def merge(entries, tag):
         for k, v in counts.items():
             total[k] = total.get(k, 0) + v
     return config, total
+
+
+def check_series(entries, tag, whole, step):
+    """Asserts that the intervals of tag start at 0 and follow each other
+    every step seconds, each step long but the last, and that together
+    they are exactly whole, a --json histogram object (its "hdr" and
+    "count"). Returns the intervals of tag."""
+    mine = [e for e in entries if e[0] == tag]
+    starts = [e[1] for e in mine]
+    assert starts == [round(step * i, 3) for i in range(len(mine))], (tag, starts)
+    assert all(abs(e[2] - step) < 1e-9 for e in mine[:-1]), (tag, [e[2] for e in mine])
+    config, total = merge(entries, tag)
+    _, counts = decode(whole["hdr"])
+    assert counts == total, (tag, sum(counts.values()), sum(total.values()))
+    assert sum(total.values()) == whole["count"], (tag, whole["count"])
+    return mine
