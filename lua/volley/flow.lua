@@ -60,8 +60,8 @@ local resp_fields, resp_methods = {}, {}
 local resp_mt
 local res_ptr = ffi.typeof("struct volley_res *")
 
-local function response(st, reason, url, lud)
-  return setmetatable({ st, st.seq, reason, url, nil, ffi.cast(res_ptr, lud), lud }, resp_mt)
+local function response(st, reason, url, lud, res)
+  return setmetatable({ st, st.seq, reason, url, nil, res or ffi.cast(res_ptr, lud), lud }, resp_mt)
 end
 
 local function res_of(r)
@@ -152,8 +152,9 @@ end
 
 -- The response's Set-Cookie fields into the user's jar.
 local function keep_cookies(st, lud, path, secure, now)
-  local set = { bridge_c.c_flow_values(lud, "set-cookie") }
-  if set[1] then st.jar:store(set, host_only(), path, secure, now) end
+  -- most responses set none: no table for them
+  if not bridge_c.c_flow_values(lud, "set-cookie") then return end
+  st.jar:store({ bridge_c.c_flow_values(lud, "set-cookie") }, st.host, path, secure, now)
 end
 
 -- What a request of user st needs before it is built: its method and
@@ -178,12 +179,12 @@ local function send(u, st, fn, method, path, opts, level)
   local r
   while true do
     local now = os.time()
-    local cookie = st.jar:header(host_only(), path, secure, now)
+    local cookie = st.jar:header(st.host, path, secure, now)
     local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
     st.seq = st.seq + 1
     st.reason = nil
     yield(REQUEST, bytes, name, opts.timeout or 0, st.check ~= nil)
-    r = response(st, st.reason, path, st.lud)
+    r = response(st, st.reason, path, st.lud, st.res)
     local c = st.res
     if c.error_ ~= 0 then break end
     keep_cookies(st, st.lud, path, secure, now)
@@ -213,7 +214,7 @@ local function batch(u, st, list, level)
     local fn, path, opts = item(i)
     local method, body, ctype, name
     method, path, body, ctype, name = prepare(fn, "GET", path, opts, level + 1)
-    local cookie = st.jar:header(host_only(), path, secure, now)
+    local cookie = st.jar:header(st.host, path, secure, now)
     local k = 4 * i - 3
     args[k], args[k + 1], args[k + 2], args[k + 3] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
@@ -302,7 +303,8 @@ function flow.new(slot, lud)
     id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0,
     res = ffi.cast(res_ptr, lud), lud = lud, jar = cookies.new(),
   }
-  st.cookies = cookies.proxy(st.jar, host_only(), now_s)
+  st.host = host_only()
+  st.cookies = cookies.proxy(st.jar, st.host, now_s)
   states[u] = st
   local co = create(function()
     while true do

@@ -47,6 +47,9 @@ function http.body(opts)
   return opts.body, nil
 end
 
+-- The options of a request given none (never written to).
+local NO_OPTS = setmetatable({}, { __newindex = function() error("no options table to write to", 2) end })
+
 local buf = {}
 local version = " HTTP/1.1\r\n"
 
@@ -74,7 +77,8 @@ function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
     end
   end
   for name, value in pairs(base) do
-    if not (given and given[lower(name)]) and lower(name) ~= "content-length" then
+    -- per request: the length is tested before any lower() is made
+    if not (given and given[lower(name)]) and not (#name == 14 and lower(name) == "content-length") then
       buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = name, ": ", tostring(value), "\r\n"
       n = n + 4
     end
@@ -105,6 +109,7 @@ http.OPT_NAMES = "method path headers body json form name timeout redirects chec
 -- Refuses an unknown or mistyped key of a request's opts. nearest(word,
 -- list), when given, finds the option a misspelt key was meant to be.
 function http.check_opts(fn, opts, level, nearest)
+  if next(opts) == nil then return end
   for k, v in pairs(opts) do
     local want = OPTS[k]
     if want == nil then
@@ -265,7 +270,7 @@ function http.methods(methods, state, send, batch)
   for _, m in ipairs({ "get", "head", "delete", "post", "put", "patch" }) do
     local method, fn = m:upper(), "u:" .. m
     methods[m] = function(u, path, opts)
-      return (send(u, state(u, fn, 2), fn, method, path, opts or {}, 2))
+      return (send(u, state(u, fn, 2), fn, method, path, opts or NO_OPTS, 2))
     end
   end
   function methods.request(u, opts)
