@@ -32,7 +32,9 @@ PY
 
 # 1. The counts: 3 requests an iteration (two named), a check, a group,
 # an error in every 5th iteration of user 1 and u:fail in every 7th of
-# user 2. 2 threads x 4 users, --iterations 40: exactly 40 iterations.
+# user 2. 4 threads of one user each, --iterations 40: exactly 40
+# iterations, 10 a thread, so 10 for each user whatever the scheduling (the
+# users of one thread share its iterations as they come free).
 cat > "$S/counts.lua" <<'EOF'
 local s = {}
 function s.user(u)
@@ -49,7 +51,7 @@ end
 return s
 EOF
 start_target --log "$T/counts.log"
-run_volley counts -s "$S/counts.lua" -t 2 -c 4 --iterations 40 "http://127.0.0.1:$PORT/"
+run_volley counts -s "$S/counts.lua" -t 4 -c 4 --iterations 40 "http://127.0.0.1:$PORT/"
 stop_target
 check_eq "$RC" 0 "counts: exit status"
 flow_adds_up counts
@@ -100,6 +102,14 @@ function s.user(u)
   local ok, err = pcall(function() return a.status end)
   u:check(not ok and err:find("read after its user sent the next request", 1, true) ~= nil, "stale")
   u:check(b.status == 200, "after the sleep")
+  local t = u:get("/trailers")
+  u:check(t.body == "hello" and t.trailers["x-trailer"] == "yes" and t.headers["TRANSFER-ENCODING"] == "chunked",
+          "trailers, a chunked body, headers in any case")
+  u.cookies.sid = "abc" .. u.id
+  local e = u:get("/echo", { headers = { ["X-Mine"] = "1" } })
+  u:check(e.body:find("\r\nCookie: sid=abc" .. u.id .. "\r\n", 1, true) ~= nil and u.cookies.sid == "abc" .. u.id
+          and e.body:find("\r\nX-Mine: 1\r\n", 1, true) ~= nil, "a cookie set by the script, and a header, sent")
+  u.cookies:clear()
 end
 return s
 EOF
@@ -113,7 +123,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 for name, c in r["checks"]["names"].items():
     assert c == {"passed": 4, "failed": 0}, (name, c)
-assert len(r["checks"]["names"]) == 5, r["checks"]
+assert len(r["checks"]["names"]) == 7, r["checks"]
 assert r["errors"]["read"] == 4 and r["errors"]["timeout"] == 4, r["errors"]
 assert r["iterations"]["completed"] == 4, r["iterations"]
 PY
