@@ -21,7 +21,7 @@ fi
 start_target --delay-ms 1
 url="http://127.0.0.1:$PORT/"
 run_volley open -R 2000 -d 3s -c 20 -t 2 --hlog "$T/open.hlog" --hlog-interval 500ms "$url"
-check_eq "$RC" 0 "open: exit status"
+check_rate_rc "open: exit status"
 run_volley closed -n 3000 -c 5 -t 1 --hlog "$T/closed.hlog" "$url"
 check_eq "$RC" 0 "closed: exit status"
 stop_target

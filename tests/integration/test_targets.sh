@@ -92,7 +92,7 @@ start_logged
 write_three
 tv rr3 -n 1000 -c 3 -t 3 --targets three.txt
 tv rate -n 600 -R 2000 -c 4 -t 2 --targets three.txt
-check_eq "$RC" 0 "-R: exit status"
+check_rate_rc "-R: exit status"
 stop_target
 check_eq "$(count_of "GET /a?page=1")" $((334 + 200)) "-n 1000 -t 3 and -R -n 600: GET"
 check_eq "$(count_of "POST /items X-Kind=create $BODY")" $((333 + 200)) "-n 1000 -t 3 and -R -n 600: POST"

@@ -158,7 +158,7 @@ bad "volley: $T/badopt.lua: options(): --fail-if \"p99 < 5\": 5 needs a time uni
 check_eq "$(target_stat received)" 0 "bad expressions: nothing was sent"
 # service.* is fine with -R, wherever -R stands.
 run_volley open --fail-if 'service.p99 < 10s' --fail-if 'service.count == 20' -R 200 -n 20 -c 2 -t 1 "$url/"
-check_eq "$RC" 0 "service with -R: exit status"
+check_rate_rc "service with -R: exit status"
 check_grep "$T/open.out" '^  service.count == 20 +20  pass$' "service with -R: counted"
 # A wrong type in options() is a bad command line (exit 2), as for other keys.
 RC=0
