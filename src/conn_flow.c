@@ -144,8 +144,11 @@ static void batch_start(struct conn *c, unsigned n, int64_t now)
     if (k > 1)
         make_lanes(c);
     carry(c, b->next++, now);
+    /* A lane waiting out a connect backoff takes its item when the backoff
+     * ends (carrier_next), as the others free up. */
     for (unsigned i = 1; i < k; i++)
-        carry(&c->lanes[i - 1], b->next++, now);
+        if (c->lanes[i - 1].state != CONN_BACKOFF)
+            carry(&c->lanes[i - 1], b->next++, now);
 }
 
 /* A carrier of the user's batch (the user's connection or a lane) is free:
