@@ -121,7 +121,7 @@ _volley_saved()
     if [[ $cur == -* ]]; then
         case $2 in
         report) _volley_add '--json --html --fail-if -q --help' ;;
-        merge) _volley_add '--json --html --hlog -q --help' ;;
+        merge) _volley_add '--json --html --hlog --partial -q --help' ;;
         *) _volley_add '--html --fail-if --help' ;;
         esac
     elif [ "$2" = merge ]; then

@@ -23,22 +23,26 @@
 #include <string.h>
 
 static const char merge_usage[] =
-    "Usage: volley merge SHARD.json... [SHARD.hlog...] [--json FILE] [--html FILE] [--hlog FILE] [-q]\n"
+    "Usage: volley merge SHARD.json... [SHARD.hlog...] [--json FILE] [--html FILE] [--hlog FILE] [--partial] [-q]\n"
     "  checks that the results (--json files of a run's --shard processes) are one run's:\n"
     "  the same run id and settings and every shard once; adds their counts, merges their\n"
     "  histograms exactly and prints the report of the whole run; nothing is sent\n"
     "  --json FILE     writes the merged result (\"-\": on stdout, instead of the text)\n"
     "  --html FILE     writes the self-contained HTML report of the merged result\n"
     "  --hlog FILE     merges the shards' interval logs (given among the files) into FILE\n"
+    "  --partial       shards missing (a machine failed): merges the others into a result\n"
+    "                  that says it is partial and which shards are missing (exit 11)\n"
     "  -q              no text report\n"
     "  exit status: 0 merged, 1 an output not written or no response completed, 2 a bad\n"
     "  command line, 3 -R's rate not met, 5 a file unreadable or not a valid result,\n"
     "  6 a shard of another run, 7 settings differ, 8 a shard twice, 9 a shard missing,\n"
-    "  10 shards started further apart than the run lasted, 99 a threshold failed\n";
+    "  10 shards started further apart than the run lasted, 11 merged with --partial and\n"
+    "  shards missing, 99 a threshold failed\n";
 
 struct wants {
     const char *json, *html, *hlog;
     bool quiet;
+    bool partial; /* --partial: missing shards are left out, not refused */
     const char **files;
     size_t nfiles;
 };
@@ -160,22 +164,52 @@ static int check_shard(struct seen *s, const char *path, const char *id, const c
     return 0;
 }
 
-/* Every shard once? Returns 0, or MERGE_MISSING (said, with the first
- * few missing). */
-static int check_complete(const struct seen *s, const char *what)
+/* Whether shard i is among gone[0..ngone) (ascending). */
+static bool is_gone(uint32_t i, const uint32_t *gone, uint32_t ngone)
+{
+    while (ngone && *gone < i)
+        gone++, ngone--;
+    return ngone && *gone == i;
+}
+
+/* Every shard once, but those of gone[0..ngone) (the results' missing
+ * ones, for the logs of a partial merge), which must then be missing too?
+ * Returns 0, or MERGE_MISSING (said, with the first few missing). With
+ * hint, the refusal names --partial. */
+static int check_complete(const struct seen *s, const char *what, const uint32_t *gone, uint32_t ngone, bool hint)
 {
     char list[200] = "";
     size_t len = 0, missing = 0;
     for (uint32_t i = 0; i < s->count; i++) {
-        if (s->by_index[i])
+        bool away = is_gone(i, gone, ngone);
+        if (s->by_index[i] && away)
+            return cmd_fail("merge", MERGE_MISSING, "%s: shard %u's, but its result is missing: give the logs of the "
+                            "shards merged", s->by_index[i], i);
+        if (s->by_index[i] || away)
             continue;
         if (missing++ < 8 && len < sizeof list - 16)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%u", len ? ", " : "", i);
     }
     if (!missing)
         return 0;
-    return cmd_fail("merge", MERGE_MISSING, "%s: %zu of %u shards missing (shard %s%s; shards count from 0)", what,
-                    missing, s->count, list, missing > 8 ? ", ..." : "");
+    return cmd_fail("merge", MERGE_MISSING, "%s: %zu of %u shards missing (shard %s%s; shards count from 0)%s", what,
+                    missing, s->count, list, missing > 8 ? ", ..." : "",
+                    hint ? ": --partial merges the others" : "");
+}
+
+/* The shards no file was given of (--partial), ascending: *n of them in a
+ * new array (NULL when none). */
+static uint32_t *missing_of(const struct seen *s, uint32_t *n)
+{
+    uint32_t *out = NULL;
+    *n = 0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (s->by_index[i])
+            continue;
+        out = xrealloc(out, (*n + 1) * sizeof *out);
+        out[(*n)++] = i;
+    }
+    return out;
 }
 
 static void seen_init(struct seen *s, uint32_t count, const char *first)
@@ -230,11 +264,13 @@ static int take_shard(struct shard_file *f, struct seen *seen, const struct shar
 }
 
 /* The result files: every one read and checked first, one at a time
- * besides the first (the base), with the set's checks (every shard, the
- * starts) after them: the refusals come before any merging. Then each is
- * read again and added into the base. On success *base holds the merged
- * result and *starts when the shards started. */
-static int merge_results(const char **json_files, size_t n, struct shard_file *base, struct starts *starts)
+ * besides the first (the base), with the set's checks (every shard unless
+ * partial, the starts) after them: the refusals come before any merging.
+ * Then each is read again and added into the base. On success *base holds
+ * the merged result (partial: with the shards missing) and *starts when
+ * the shards started. */
+static int merge_results(const char **json_files, size_t n, bool partial, struct shard_file *base,
+                         struct starts *starts)
 {
     int st;
     base->path = json_files[0];
@@ -250,8 +286,11 @@ static int merge_results(const char **json_files, size_t n, struct shard_file *b
             starts_add(starts, f.path, f.rr.r.start_epoch, result_merge_length(&f.rr));
         shard_file_free(&f);
     }
-    if (!st)
-        st = check_complete(&seen, "results");
+    uint32_t *missing = NULL, nmissing = 0;
+    if (!st && partial)
+        missing = missing_of(&seen, &nmissing);
+    else if (!st)
+        st = check_complete(&seen, "results", NULL, 0, true);
     if (!st)
         st = check_apart(starts);
     struct result_merge m;
@@ -268,13 +307,19 @@ static int merge_results(const char **json_files, size_t n, struct shard_file *b
     }
     free(seen.by_index);
     result_merge_finish(&m);
+    if (nmissing && !st)
+        result_merge_partial(&m, missing, nmissing);
+    else
+        free(missing);
     return st;
 }
 
-/* The interval logs: checked against the run, merged into w->hlog. */
-static int merge_logs(const struct wants *w, const char **files, size_t n, const char *run_id, uint32_t shards,
-                      struct starts starts)
+/* The interval logs: checked against the run (of a partial merge: the
+ * logs of the shards merged), merged into w->hlog. */
+static int merge_logs(const struct wants *w, const char **files, size_t n, const struct run_result *r,
+                      uint32_t shards, struct starts starts)
 {
+    const char *run_id = r->run_id;
     struct hlog_in *logs = xcalloc(n, sizeof *logs);
     char **texts = xcalloc(n, sizeof *texts);
     struct seen seen;
@@ -293,7 +338,7 @@ static int merge_logs(const struct wants *w, const char **files, size_t n, const
             starts_add(&starts, files[i], logs[i].start, 0);
     }
     if (!st)
-        st = check_complete(&seen, "interval logs");
+        st = check_complete(&seen, "interval logs", r->missing, r->nmissing, false);
     if (!st)
         st = check_apart(&starts);
     if (!st) {
@@ -372,9 +417,9 @@ static int merge(const struct wants *w)
     struct shard_file base = {0};
     struct starts starts = {0};
     if (!st)
-        st = merge_results(results, nres, &base, &starts);
+        st = merge_results(results, nres, w->partial, &base, &starts);
     if (!st && nlogs)
-        st = merge_logs(w, logs, nlogs, base.rr.r.run_id, base.rr.o.shard.count, starts);
+        st = merge_logs(w, logs, nlogs, &base.rr.r, base.rr.o.shard.count, starts);
     if (!st) {
         /* As a run reports: the text, the files, the rate, the thresholds,
          * and last why it stopped or that nothing completed. */
@@ -392,6 +437,9 @@ static int merge(const struct wants *w)
             st = 3;
         if (report_thresholds_failed(stderr, &rr->o, &rr->r) && st == 0)
             st = 99;
+        /* a part of the run: the rate and thresholds were judged on it */
+        if (report_partial(stderr, &rr->r) && st != 1)
+            st = MERGE_PARTIAL;
         if (report_stop_reason(stderr, &rr->t, &rr->r) || report_none_completed(stderr, &rr->r))
             st = 1;
     }
@@ -422,16 +470,18 @@ int cmd_merge(int argc, char **argv)
                 status = cmd_fail("merge", 2, "%.6s: \"\" is not a file name", a);
         } else if (strcmp(a, "-q") == 0) {
             w.quiet = true;
+        } else if (strcmp(a, "--partial") == 0) {
+            w.partial = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             status = cmd_fail("merge", 2,
-                              "%s: unknown option (volley merge takes --json FILE, --html FILE, --hlog FILE and -q)", a);
+                              "%s: unknown option (volley merge takes --json FILE, --html FILE, --hlog FILE, --partial and -q)", a);
         } else {
             w.files[w.nfiles++] = a;
         }
     }
     if (status == 0 && w.nfiles == 0)
         status = cmd_fail("merge", 2, "no files (usage: volley merge SHARD.json... [SHARD.hlog...] [--json FILE] "
-                                      "[--html FILE] [--hlog FILE] [-q])");
+                                      "[--html FILE] [--hlog FILE] [--partial] [-q])");
     if (status == 0 && w.html && strcmp(w.html, "-") == 0)
         status = cmd_fail("merge", 2, "--html: \"-\" is not a file name");
     if (status == 0 && w.hlog && strcmp(w.hlog, "-") == 0)

@@ -14,13 +14,14 @@ enum {
     MERGE_DUPLICATE = 8, /* a shard given twice */
     MERGE_MISSING = 9,   /* a shard missing: the set is not complete */
     MERGE_APART = 10,    /* the shards' start times further apart than the run lasted */
+    MERGE_PARTIAL = 11,  /* merged with --partial, shards missing: a result of part of the run */
 };
 
 /* Runs `volley merge ARGS` (argv[0] is "merge"). Prints its own errors (one
  * line on stderr, "volley merge: FILE: ...") and returns the exit status:
  * 0, 1 an output file not written or no response completed, 2 a bad
- * command line, 3 -R's rate not met, 99 a threshold failed, or one of the
- * refusals above. */
+ * command line, 3 -R's rate not met, 99 a threshold failed, one of the
+ * refusals above, or MERGE_PARTIAL (before 3 and 99, after 1). */
 int cmd_merge(int argc, char **argv);
 
 #endif

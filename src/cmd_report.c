@@ -7,6 +7,7 @@
  * -R's rate not met, 99 a threshold failed (docs/usage.md#volley-report). */
 #include "cmd_report.h"
 
+#include "cmd_merge.h"
 #include "html.h"
 #include "json_in.h"
 #include "options.h"
@@ -29,7 +30,7 @@ static const char report_usage[] =
     "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--fail-if EXPR]... [-q]\n"
     "  prints the text report of a result saved with --json, as the run printed it,\n"
     "  and judges its thresholds again (exit status as the run's: 3 rate not met,\n"
-    "  99 a threshold failed); nothing is sent\n"
+    "  99 a threshold failed, 11 a partial merge); nothing is sent\n"
     "  --json FILE     writes the result again (\"-\": on stdout, instead of the text)\n"
     "  --html FILE     writes the self-contained HTML report\n"
     "  --fail-if EXPR  judges this threshold instead of the saved ones; repeatable\n"
@@ -204,6 +205,8 @@ static int render(const char *result, const struct wants *w)
             status = 3;
         if (report_thresholds_failed(stderr, o, r) && status == 0)
             status = 99;
+        if (report_partial(stderr, r) && status != 1) /* as volley merge --partial exited */
+            status = MERGE_PARTIAL;
         if (report_stop_reason(stderr, &rr.t, r) || report_none_completed(stderr, r))
             status = 1;
     }

@@ -6,7 +6,8 @@
  * (RESULT.json [--html FILE] [--fail-if EXPR]...). Prints its own errors
  * (one line on stderr) and returns the exit status: 0 done, 1 the result
  * could not be read, parsed or rendered or the file not written, 2 a bad
- * command line (a bad --fail-if included), 99 a threshold failed. */
+ * command line (a bad --fail-if included), 99 a threshold failed, 11
+ * (MERGE_PARTIAL) a result of volley merge --partial with shards missing. */
 int cmd_report(int argc, char **argv);
 
 #include <stdbool.h>

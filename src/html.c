@@ -198,6 +198,29 @@ static void row_start(FILE *out, const char *label)
     fprintf(out, "</th><td>");
 }
 
+/* The summary's first row for a partial merge (run.missing not empty:
+ * volley merge --partial): how many shards of how many, and which are
+ * missing. Nothing for any other result. */
+static void partial_row(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *run = html_rd_of(rd, r, "", "run", JSON_OBJECT, false);
+    const struct json *m = html_rd_of(rd, run, "run", "missing", JSON_ARRAY, false);
+    double n = html_rd_count(rd, run, "run", "shards");
+    if (!m || !m->len || rd->failed)
+        return;
+    row_start(out, "Partial");
+    fprintf(out, "<span id=\"partial\">");
+    html_num(out, n - (double)m->len, 0);
+    fprintf(out, " of ");
+    html_num(out, n, 0);
+    fprintf(out, " shards merged (volley merge --partial); missing: shard%s ", m->len == 1 ? "" : "s");
+    for (size_t i = 0; i < m->len && i < 50; i++) {
+        fprintf(out, "%s", i ? ", " : "");
+        html_num(out, m->items[i].type == JSON_NUMBER ? m->items[i].num : NAN, 0);
+    }
+    fprintf(out, "%s</span></td></tr>\n", m->len > 50 ? ", ..." : "");
+}
+
 static void summary(FILE *out, struct html_rd *rd, const struct json *r)
 {
     const struct json *opt = html_rd_of(rd, r, "", "options", JSON_OBJECT, true);
@@ -216,6 +239,7 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
         return;
 
     fprintf(out, "<h2>Settings and summary</h2>\n<table class=\"kv\" id=\"summary\">\n");
+    partial_row(out, rd, r);
     row_start(out, "Connections");
     html_num(out, html_rd_num(rd, opt, "options", "connections", false), 0);
     fprintf(out, "</td></tr>\n");

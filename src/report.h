@@ -41,13 +41,19 @@ bool report_none_completed(FILE *err, const struct run_result *r);
 double report_sent_rate(const struct options *o, const struct run_result *r);
 
 /* -R: the rate this result was to send: -R's, or a shard's part of it
- * (-R / N with --shard I/N; shards merged: -R's again). */
+ * (-R / N with --shard I/N; shards merged: -R's again, less the parts of
+ * the shards missing from a partial merge). */
 double report_target_rate(const struct options *o, const struct run_result *r);
 
 /* -R: whether the target rate was missed (sent below 99 % of -R, in a run
  * that was not interrupted); if so, says it on err as "volley: -R ...".
  * The exit status is then 3. */
 bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r);
+
+/* A partial merge (volley merge --partial, shards missing): says so on err
+ * ("volley merge: partial: ...", naming the first few missing) and returns
+ * true; false for any other result. */
+bool report_partial(FILE *err, const struct run_result *r);
 
 /* --fail-if: whether a threshold failed; if so, says which on err as
  * "volley: N of M thresholds failed: \"EXPR\", ...". The exit status is then

@@ -84,7 +84,7 @@ void report_thresholds_json(FILE *out, const struct options *o, const struct run
  * merged; nothing for one process without them. */
 void report_shard_header(FILE *out, const struct options *o, const struct run_result *r);
 
-/* The JSON's "run": {"id", "shard" (null: merged), "shards", "start_at"},
+/* The JSON's "run": {"id", "shard" (null: merged), "shards", "missing", "start_at"},
  * followed by ",\n". */
 void report_shard_json(FILE *out, const struct options *o, const struct run_result *r);
 
@@ -93,7 +93,8 @@ void report_shard_json(FILE *out, const struct options *o, const struct run_resu
 void report_shard_json_rate(FILE *out, const struct options *o, const struct run_result *r);
 
 /* The connections the report's figures are of: a shard's part of -c
- * (--shard), or -c for one process and for shards merged. */
+ * (--shard), or -c for one process and for shards merged (less the
+ * parts of the shards missing from a partial merge). */
 uint32_t report_connections(const struct options *o, const struct run_result *r);
 
 #endif

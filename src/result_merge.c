@@ -475,3 +475,12 @@ void result_merge_finish(struct result_merge *m)
     free(m->medians);
     m->medians = NULL;
 }
+
+void result_merge_partial(struct result_merge *m, uint32_t *missing, uint32_t n)
+{
+    struct result_run *rr = m->into;
+    free(rr->r.missing);
+    rr->r.missing = missing;
+    rr->r.nmissing = n;
+    rr->o.shard = (struct shard){0, m->shards + n};
+}

@@ -64,4 +64,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
  * thresholds judged again on it). */
 void result_merge_finish(struct result_merge *m);
 
+/* After result_merge_finish, for volley merge --partial: the run's shards
+ * missing[0..n) (ascending, n >= 1, owned by the result from now) were
+ * not merged; the result is of the m->shards merged out of
+ * m->shards + n, and says so. */
+void result_merge_partial(struct result_merge *m, uint32_t *missing, uint32_t n);
+
 #endif

@@ -389,8 +389,32 @@ static int judge(struct html_rd *rd, const struct json *root, const char *const 
     return 0;
 }
 
-/* "run": the run id, the shard (null: a merged result) and the shared
- * start. A result saved before runs had ids has none: shard 0 of 1. */
+/* "run"'s "missing" of a merged result of n shards (volley merge
+ * --partial): the shards not merged, ascending, each below n, fewer than
+ * n; absent (a result before --partial) or null: none. */
+static void load_missing(struct html_rd *rd, const struct json *run, double n, struct run_result *r)
+{
+    const struct json *m = html_rd_of(rd, run, "run", "missing", JSON_ARRAY, false);
+    if (!m || rd->failed || m->len == 0)
+        return;
+    if ((double)m->len >= n) {
+        html_rd_fail(rd, "run", "missing", "%zu of %.0f shards missing: at least one is merged", m->len, n);
+        return;
+    }
+    r->missing = xcalloc(m->len, sizeof *r->missing);
+    for (size_t i = 0; i < m->len && !rd->failed; i++) {
+        const struct json *v = &m->items[i];
+        if (v->type != JSON_NUMBER || v->num < 0 || v->num >= n || v->num != floor(v->num) ||
+            (i && v->num <= r->missing[i - 1]))
+            html_rd_fail(rd, "run", "missing", "expected shards below run.shards (%.0f), ascending, each once", n);
+        else
+            r->missing[r->nmissing++] = (uint32_t)v->num;
+    }
+}
+
+/* "run": the run id, the shard (null: a merged result), the shards
+ * missing from a partial merge and the shared start. A result saved
+ * before runs had ids has none: shard 0 of 1. */
 static void load_run(struct html_rd *rd, const struct json *root, struct options *o, struct run_result *r)
 {
     o->shard = (struct shard){0, 1};
@@ -407,7 +431,8 @@ static void load_run(struct html_rd *rd, const struct json *root, struct options
         html_rd_fail(rd, "run", "shards", "expected a whole number from 1 to %d", SHARD_MAX);
     const struct json *i = json_in_get(run, "shard");
     if (!rd->failed && i && i->type == JSON_NULL) {
-        r->merged = (uint32_t)n;
+        load_missing(rd, run, n, r);
+        r->merged = (uint32_t)n - r->nmissing;
         o->shard = (struct shard){0, (uint32_t)n};
     } else if (!rd->failed) {
         double k = html_rd_count(rd, run, "run", "shard");
@@ -472,6 +497,7 @@ void result_run_free(struct result_run *rr)
     series_free(&rr->r.series);
     free(rr->r.workers);
     free(rr->r.thresholds);
+    free(rr->r.missing);
     target_free(&rr->t);
     options_free(&rr->o);
     memset(rr, 0, sizeof *rr);

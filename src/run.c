@@ -669,6 +669,9 @@ void run_result_free(struct run_result *res)
     res->nthreads = 0;
     free(res->thresholds);
     res->thresholds = NULL;
+    free(res->missing);
+    res->missing = NULL;
+    res->nmissing = 0;
     stats_free(&res->stats);
 }
 

@@ -25,6 +25,9 @@ struct run_result {
     char run_id[SHARD_ID_MAX + 1]; /* --run-id, or the default made at the start */
     uint32_t merged;     /* volley merge: how many shards this result was merged from;
                           * 0: one process's result */
+    uint32_t *missing;   /* volley merge --partial: the run's shards not merged, ascending
+                          * (owned; merged + nmissing is the run's shard count) */
+    uint32_t nmissing;
     int64_t duration_ns; /* start -> last worker ended */
     int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
     int64_t sent_span_ns; /* -R: the time the arrivals sent went out over (the rate

@@ -44,15 +44,22 @@ check_bash_completion() {
 # installed volley prints the build's version, makes a short run against
 # volley-target (start_target first: PORT), and runs as volley-ab; man
 # renders both pages (where man is installed); the bash completion loads
-# (and the zsh one parses, where zsh is installed).
+# (and the zsh one parses, where zsh is installed); the docs' links all
+# lead to installed files (py/doc_links.py).
 check_installed() {
     local root=$1 what=$2 f
     for f in bin/volley bin/volley-ab share/man/man1/volley.1.gz share/man/man1/volley-ab.1.gz \
         share/bash-completion/completions/volley share/bash-completion/completions/volley-ab \
         share/zsh/vendor-completions/_volley share/doc/volley/README.md share/doc/volley/docs/usage.md \
-        share/doc/volley/docs/img/report.png; do
+        share/doc/volley/docs/img/report.png share/doc/volley/docs/distributed.md \
+        share/doc/volley/docs/examples/distributed/k8s-launch.sh; do
         if [ -e "$root/$f" ]; then ok; else fail "$what: no $f"; fi
     done
+    # Every link of the installed docs leads to an installed file (and heading).
+    check_eq "$(python3 -B "$(dirname "$TESTLIB")/py/doc_links.py" "$root/share/doc/volley" 2>&1)" "" \
+        "$what: the installed docs' links"
+    if [ -x "$root/share/doc/volley/docs/examples/distributed/parallel.sh" ]; then ok; else
+        fail "$what: the launcher parallel.sh is not executable"; fi
     check_eq "$(readlink "$root/bin/volley-ab")" volley "$what: bin/volley-ab links to"
     check_eq "$(readlink "$root/share/bash-completion/completions/volley-ab")" volley "$what: the completion of volley-ab links to"
     check_eq "$("$root/bin/volley" --version)" "$("$VOLLEY" --version)" "$what: volley --version"
