@@ -129,6 +129,22 @@ void conn_fail(struct conn *c, enum stats_error why)
     fail(c, why, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
 }
 
+void conn_fail_read(struct conn *c, const char *reason)
+{
+    if (c->pending)
+        stats_kind_reason(c->sh->stats, STATS_ERR_READ, reason, c->pending);
+    conn_fail(c, STATS_ERR_READ);
+}
+
+const char *conn_read_errno_reason(int err, char *buf, size_t n)
+{
+    if (err == ECONNRESET)
+        return "reset by peer";
+    /* GNU strerror_r: thread-safe, may return a static string instead of buf */
+    const char *s = strerror_r(err, buf, n);
+    return s;
+}
+
 void conn_fail_backoff(struct conn *c, enum stats_error why)
 {
     fail(c, why, true);
@@ -194,8 +210,13 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
     size_t n;
     if (c->tls && otherwise == STATS_ERR_WRITE && tls_socket_errno(c->tls))
         tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
-    if (!c->tls || (tls_socket_errno(c->tls) && otherwise != STATS_ERR_TLS)) {
-        conn_fail(c, otherwise);
+    int err = c->tls ? tls_socket_errno(c->tls) : errno;
+    if (!c->tls || (err && otherwise != STATS_ERR_TLS)) {
+        char buf[96];
+        if (otherwise == STATS_ERR_READ)
+            conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
+        else
+            conn_fail(c, otherwise);
         return;
     }
     stats_kind_reason(c->sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);

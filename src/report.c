@@ -329,6 +329,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 (e != STATS_ERR_PORTS || s->errors[e] || o->sources))
                 fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
         fputs(")\n", out);
+        report_kind_reasons(out, s, STATS_ERR_READ);
         reasons_text(out, s);
         if (s->errors[STATS_ERR_PORTS])
             fprintf(out,
@@ -704,7 +705,9 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_json_errors(out, s->errors);
     fprintf(out, ",\n  \"failures\": ");
     report_json_reasons(out, s->reasons, s->nreasons, s->reasons_more, s->reasons_more_count);
-    fprintf(out, ",\n");
+    fprintf(out, ",\n  \"read_failures\": {");
+    report_kind_reasons_json(out, s, STATS_ERR_READ);
+    fprintf(out, "},\n");
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
     report_flow_json(out, r);

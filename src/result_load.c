@@ -412,6 +412,9 @@ static void load_counts(struct html_rd *rd, const struct json *root, struct stat
         s->reasons_more = (size_t)html_rd_count(rd, f, "failures", "other_reasons");
         s->reasons_more_count = (uint64_t)html_rd_count(rd, f, "failures", "other");
     }
+    const struct json *rf = html_rd_of(rd, root, "", "read_failures", JSON_OBJECT, false);
+    if (rf) /* a result saved before read failures had reasons has none */
+        load_kind_reasons(rd, rf, "read_failures", STATS_ERR_READ, s);
     const struct json *tls = html_rd_of(rd, root, "", "tls", JSON_OBJECT, false);
     if (tls) {
         const struct json *hs = html_rd_of(rd, tls, "tls", "handshakes", JSON_OBJECT, false);
