@@ -258,6 +258,8 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     if (c->rx_bytes == 0) {
         c->t_first = now;
         conn_release_rest(sh);
+        if (errsamples_wants(&sh->stats->shown, p, n))
+            errsamples_response(&sh->stats->shown, now, p, n);
         if (sh->heads) {
             size_t k = n < STATS_HEAD_MAX ? n : STATS_HEAD_MAX;
             c->head_off = (int64_t)stats_add_head(sh->stats, p, k);

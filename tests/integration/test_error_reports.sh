@@ -1,6 +1,7 @@
-# Reports that show what went wrong (issue 23): read failures by cause, in
-# the text report, the JSON and `volley report` of it, against a server
-# that answers badly on purpose (py/misanswer.py).
+# Reports that show what went wrong (issue 23), against a server that
+# answers badly on purpose (py/misanswer.py): read failures by cause (in
+# the text report, the JSON and `volley report` of it), the first error
+# body of a run whose every response had one 4xx/5xx status, with its hint.
 source "$TESTLIB"
 
 PY=$(dirname "$TESTLIB")/py
@@ -37,5 +38,35 @@ done
 run_volley r_ok -n 6 -c 1 "$M/"
 check_eq "$(jreasons r_ok read_failures)" " other=0" "no read failure: no reasons"
 if grep -q '    read:' "$T/r_ok.out"; then fail "no read failure: a read reason line"; else ok; fi
+
+# 2. Every response one 4xx/5xx status: the first one's body (escaped,
+# bounded) and the hint it implies, under the Non-2xx line; in the JSON's
+# error_samples (the first non-2xx response alone without --show-errors),
+# which `volley report` reads back. nginx's answer to plain HTTP on its
+# TLS port first.
+first400='  Every response was 400; the first one'"'"'s body began: "<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n<center>The plain HTTP..."'
+run_volley e_400 -n 5 -c 2 "$M/plain400"
+check_eq "$RC" 0 "every response 400: exit status"
+check_eq "$(grep -A2 '^  Non-2xx or 3xx responses: 5$' "$T/e_400.out" | tail -n 2)" "$first400
+  Hint: plain HTTP reached a TLS port: use https:// in the URL" "every response 400: the first body and the hint"
+check_eq "$(jget "$T/e_400.json" error_samples | python3 -c 'import ast, sys; v = ast.literal_eval(sys.stdin.read()); print(len(v), v[0]["status"], v[0]["status_line"], v[0]["headers"][0], v[0]["cut"])')" \
+    "1 400 HTTP/1.1 400 Bad Request Server: nginx False" "every response 400: error_samples in the JSON"
+"$VOLLEY" report "$T/e_400.json" > "$T/e_400.rep" 2> /dev/null || true
+check_eq "$(grep -A1 '^  Every response' "$T/e_400.rep")" "$first400
+  Hint: plain HTTP reached a TLS port: use https:// in the URL" "every response 400: volley report shows them"
+# A 500's body escaped (a quote as it is, a control byte as \x01), and the status's hint.
+run_volley e_500 -n 3 -c 1 "$M/status/500"
+check_eq "$(grep -A2 '^  Non-2xx' "$T/e_500.out" | tail -n 2)" '  Every response was 500; the first one'"'"'s body began: "failed: "500"\n\x01"
+  Hint: the server failed on the request: its log should say why' "every response 500"
+# Two statuses, or 2xx ones mixed in: no such line.
+run_volley e_mix -n 4 -c 1 "$M/"
+if grep -q 'Every response was' "$T/e_mix.out"; then fail "2xx responses: an error body line"; else ok; fi
+check_eq "$(jget "$T/e_mix.json" error_samples)" "[]" "2xx responses: no error samples"
+cat > "$T/two.txt" <<TARGETS
+GET $M/status/404
+GET $M/status/500
+TARGETS
+run_volley e_two -n 4 -c 1 --targets "$T/two.txt"
+if grep -q 'Every response was' "$T/e_two.out"; then fail "two error statuses: an error body line"; else ok; fi
 
 finish
