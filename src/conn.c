@@ -102,6 +102,8 @@ void conn_backoff(struct conn *c)
 static void fail(struct conn *c, enum stats_error why, bool backoff)
 {
     struct conn_shared *sh = c->sh;
+    const char *reason = sh->fail_reason; /* this failure's: a failure that follows has its own */
+    sh->fail_reason = NULL;
     conn_release_rest(sh);
     bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT && c->pending;
     int64_t now = timed_out ? clock_now_ns() : 0;
@@ -110,6 +112,8 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
     end_names(c, false, why, timed_out, now, now - c->t_intended);
     if (sh->flow && c->pending)
         conn_flow_failed(c, c->item, why);
+    if (c->pending && sh->stats->shown.failures)
+        errsamples_failed(&sh->stats->shown, now ? now : clock_now_ns(), why, reason);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -133,6 +137,7 @@ void conn_fail_read(struct conn *c, const char *reason)
 {
     if (c->pending)
         stats_kind_reason(c->sh->stats, STATS_ERR_READ, reason, c->pending);
+    c->sh->fail_reason = reason;
     conn_fail(c, STATS_ERR_READ);
 }
 
@@ -220,6 +225,7 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
         return;
     }
     stats_kind_reason(c->sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
+    c->sh->fail_reason = tls_reason(c->tls);
     conn_fail(c, STATS_ERR_TLS);
 }
 

@@ -1,6 +1,7 @@
 /* What the failed and non-2xx responses said: the report's line on a run
  * whose every response had one 4xx/5xx status (the first body's beginning
- * and the hint it implies), and the JSON's "error_samples". The bytes are the server's: always escaped, bounded. */
+ * and the hint it implies), --show-errors' list on stderr, and the JSON's
+ * "error_samples". The bytes are the server's: always escaped, bounded. */
 #include "report_internal.h"
 
 #include "json_out.h"
@@ -11,6 +12,7 @@
 #include <strings.h>
 
 #define FIRST_BODY_SHOWN 160 /* body bytes of the report's first error body */
+#define SHOWN_BODY 512       /* body bytes of each --show-errors entry */
 
 /* Writes n bytes at p escaped as quote.h says (a NUL as \x00), at most max
  * of them, then "..." when there were more. */
@@ -125,6 +127,49 @@ static void head_lines(const struct errsample *e, void (*fn)(void *arg, const ch
             break;
         fn(arg, e->bytes + p, n, first);
         p = q + 1;
+    }
+}
+
+static void text_line(void *arg, const char *p, size_t n, bool first)
+{
+    FILE *out = arg;
+    (void)first;
+    fputs("     ", out);
+    write_escaped(out, p, n, 1000);
+    fputc('\n', out);
+}
+
+void report_show_errors(FILE *err, const struct options *o, const struct stats *s)
+{
+    if (!o->show_errors)
+        return;
+    if (s->shown.n == 0) {
+        fputs("volley: --show-errors: no request failed and every response was 2xx\n", err);
+        return;
+    }
+    if (s->shown.n == 1)
+        fprintf(err, "volley: the first failed or non-2xx response (--show-errors %" PRIu64 "):\n", o->show_errors);
+    else
+        fprintf(err, "volley: the first %zu failed or non-2xx responses (--show-errors %" PRIu64 "):\n", s->shown.n,
+                o->show_errors);
+    for (size_t i = 0; i < s->shown.n; i++) {
+        const struct errsample *e = &s->shown.s[i];
+        fprintf(err, "  %zu.", i + 1);
+        if (e->kind >= 0) {
+            fprintf(err, " failed (%s)", stats_error_name((enum stats_error)e->kind));
+            if (e->reason[0]) {
+                fputs(": ", err);
+                quote_write(err, e->reason);
+            }
+            fputc('\n', err);
+            continue;
+        }
+        fprintf(err, " status %u\n", e->status);
+        head_lines(e, text_line, err);
+        size_t head = errsample_head_len(e);
+        fputs("     body: \"", err);
+        write_escaped(err, e->bytes + head, e->len - head, SHOWN_BODY);
+        fputs(e->len == ERRSAMPLE_BYTES ? "\" (its beginning)\n" : "\"\n", err);
     }
 }
 

@@ -1,7 +1,8 @@
 # Reports that show what went wrong (issue 23), against a server that
 # answers badly on purpose (py/misanswer.py): read failures by cause (in
 # the text report, the JSON and `volley report` of it), the first error
-# body of a run whose every response had one 4xx/5xx status, with its hint.
+# body of a run whose every response had one 4xx/5xx status, with its hint,
+# and --show-errors N's list on stderr and in the JSON.
 source "$TESTLIB"
 
 PY=$(dirname "$TESTLIB")/py
@@ -68,5 +69,42 @@ GET $M/status/500
 TARGETS
 run_volley e_two -n 4 -c 1 --targets "$T/two.txt"
 if grep -q 'Every response was' "$T/e_two.out"; then fail "two error statuses: an error body line"; else ok; fi
+
+# 3. --show-errors N: the first N failed or non-2xx responses after the
+# report, on stderr, each with its status, head lines and body's
+# beginning (escaped), or a failure's kind and reason; in the JSON too.
+run_volley s_500 -n 5 -c 1 --show-errors 2 "$M/status/500"
+check_eq "$RC" 0 "--show-errors: exit status"
+check_eq "$(cat "$T/s_500.err")" 'volley: the first 2 failed or non-2xx responses (--show-errors 2):
+  1. status 500
+     HTTP/1.1 500 Whatever
+     X-Volley-Test: /status/500
+     Content-Length: 15
+     body: "failed: "500"\n\x01"
+  2. status 500
+     HTTP/1.1 500 Whatever
+     X-Volley-Test: /status/500
+     Content-Length: 15
+     body: "failed: "500"\n\x01"' "--show-errors 2: the list on stderr"
+check_eq "$(python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["error_samples"]; print(len(v), v[1]["status"], v[1]["headers"], repr(v[1]["body"]))' "$T/s_500.json")" \
+    "2 500 ['X-Volley-Test: /status/500', 'Content-Length: 15'] 'failed: \"500\"\\n\\x01'" "--show-errors 2: error_samples in the JSON"
+run_volley s_reset -n 3 -c 1 --show-errors 5 "$M/reset"
+check_eq "$(head -n 4 "$T/s_reset.err")" 'volley: the first 3 failed or non-2xx responses (--show-errors 5):
+  1. failed (read): reset by peer
+  2. failed (read): reset by peer
+  3. failed (read): reset by peer' "--show-errors 5: failures with their reasons"
+check_eq "$(python3 -c 'import json, sys; v = json.load(open(sys.argv[1]))["error_samples"]; print(len(v), v[0])' "$T/s_reset.json")" \
+    "3 {'status': None, 'failed': 'read', 'reason': 'reset by peer'}" "--show-errors: a failure in the JSON"
+run_volley s_one -n 2 -c 1 -q --show-errors 1 "$M/status/404"
+check_eq "$(head -n 2 "$T/s_one.err")" 'volley: the first failed or non-2xx response (--show-errors 1):
+  1. status 404' "--show-errors 1 with -q"
+run_volley s_none -n 3 -c 1 --show-errors 3 "$M/"
+check_eq "$(cat "$T/s_none.err")" "volley: --show-errors: no request failed and every response was 2xx" "--show-errors, nothing to show"
+# Without --show-errors nothing of it on stderr.
+check_eq "$(wc -c < "$T/e_500.err")" 0 "no --show-errors: nothing on stderr"
+for bad in 0 101 x; do
+    run_volley s_bad -n 1 --show-errors "$bad" "$M/"
+    check_eq "$RC" 2 "--show-errors $bad: exit status"
+done
 
 finish
