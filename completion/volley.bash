@@ -10,7 +10,7 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests --ite
 -R --rate --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
 -T --timeout --max-body --samples --heads --one-first --no-probe --heartbeat
 --targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
--q --quiet --progress -L --latency -v --verbose --tls-min --tls-max --ciphers
+-q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
 --tls-resume --http2 --http2=strict --h2c --streams --h2-window
 --source --shard --start-at --run-id --version -h --help'

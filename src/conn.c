@@ -102,6 +102,8 @@ void conn_backoff(struct conn *c)
 static void fail(struct conn *c, enum stats_error why, bool backoff)
 {
     struct conn_shared *sh = c->sh;
+    const char *reason = sh->fail_reason; /* this failure's: a failure that follows has its own */
+    sh->fail_reason = NULL;
     conn_release_rest(sh);
     bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT && c->pending;
     int64_t now = timed_out ? clock_now_ns() : 0;
@@ -110,6 +112,8 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
     end_names(c, false, why, timed_out, now, now - c->t_intended);
     if (sh->flow && c->pending)
         conn_flow_failed(c, c->item, why);
+    if (c->pending && sh->stats->shown.failures)
+        errsamples_failed(&sh->stats->shown, now ? now : clock_now_ns(), why, reason);
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -127,6 +131,23 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
 void conn_fail(struct conn *c, enum stats_error why)
 {
     fail(c, why, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
+}
+
+void conn_fail_read(struct conn *c, const char *reason)
+{
+    if (c->pending)
+        stats_kind_reason(c->sh->stats, STATS_ERR_READ, reason, c->pending);
+    c->sh->fail_reason = reason;
+    conn_fail(c, STATS_ERR_READ);
+}
+
+const char *conn_read_errno_reason(int err, char *buf, size_t n)
+{
+    if (err == ECONNRESET)
+        return "reset by peer";
+    /* GNU strerror_r: thread-safe, may return a static string instead of buf */
+    const char *s = strerror_r(err, buf, n);
+    return s;
 }
 
 void conn_fail_backoff(struct conn *c, enum stats_error why)
@@ -194,11 +215,17 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
     size_t n;
     if (c->tls && otherwise == STATS_ERR_WRITE && tls_socket_errno(c->tls))
         tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
-    if (!c->tls || (tls_socket_errno(c->tls) && otherwise != STATS_ERR_TLS)) {
-        conn_fail(c, otherwise);
+    int err = c->tls ? tls_socket_errno(c->tls) : errno;
+    if (!c->tls || (err && otherwise != STATS_ERR_TLS)) {
+        char buf[96];
+        if (otherwise == STATS_ERR_READ)
+            conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
+        else
+            conn_fail(c, otherwise);
         return;
     }
     stats_kind_reason(c->sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
+    c->sh->fail_reason = tls_reason(c->tls);
     conn_fail(c, STATS_ERR_TLS);
 }
 

@@ -17,6 +17,7 @@
 #include "tls.h"
 #include "xalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,17 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
     conn_h2_reconnect(c);
 }
 
+/* lost(c, clean, STATS_ERR_READ), the streams it fails counted under
+ * reason among the read failures' reasons. */
+static void lost_read(struct conn *c, bool clean, const char *reason)
+{
+    struct stats *s = c->sh->stats;
+    uint64_t before = s->errors[STATS_ERR_READ];
+    lost(c, clean, STATS_ERR_READ);
+    if (s->errors[STATS_ERR_READ] > before)
+        stats_kind_reason(s, STATS_ERR_READ, reason, s->errors[STATS_ERR_READ] - before);
+}
+
 void conn_h2_reconnect(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
@@ -444,7 +456,7 @@ static void after_streams(struct conn *c)
     if (c->h2_goaway && open_on_wire(c) == 0) {
         /* Drained after GOAWAY: a new connection takes the retried
          * streams and the rest. */
-        lost(c, true, STATS_ERR_READ);
+        lost_read(c, true, "closed after GOAWAY with streams open");
         return;
     }
     if (!sh->keepalive && c->pending == 0) {
@@ -525,7 +537,10 @@ void conn_h2_readable(struct conn *c)
                 stats_kind_reason(sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
                 lost(c, false, STATS_ERR_TLS);
             } else {
-                lost(c, false, STATS_ERR_READ);
+                char buf[96];
+                int err = c->tls ? tls_socket_errno(c->tls) : errno;
+                lost_read(c, false,
+                          st == NET_ERROR ? conn_read_errno_reason(err, buf, sizeof buf) : "closed with streams open");
             }
             return;
         }

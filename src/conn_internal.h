@@ -93,6 +93,15 @@ void conn_release_rest(struct conn_shared *sh);
  * backoff for a connect failure). conn_fail_backoff: after the backoff
  * whatever why is (an HTTP/2 connection on which no stream could open). */
 void conn_fail(struct conn *c, enum stats_error why);
+
+/* conn_fail(c, STATS_ERR_READ), the requests in flight counted under
+ * reason (copied) among the read failures' reasons (stats.h's
+ * kind_reasons): the failure path only, a new reason allocates. */
+void conn_fail_read(struct conn *c, const char *reason);
+
+/* How the report words a read that failed in the socket with errno err
+ * ("reset by peer"); buf (n bytes) may hold the words. */
+const char *conn_read_errno_reason(int err, char *buf, size_t n);
 void conn_fail_backoff(struct conn *c, enum stats_error why);
 
 /* Backoff after a failed connect, so a dead server is not hammered

@@ -244,7 +244,7 @@ static void too_large(struct conn *c)
         conn_flow_failed(c, c->item, STATS_ERR_VALIDATION);
     c->pending--;
     sh->in_flight--;
-    conn_fail(c, STATS_ERR_READ);
+    conn_fail_read(c, "lost with a response over --max-body");
 }
 
 /* Feeds the n bytes at p (a whole read, or what earlier responses of a
@@ -258,6 +258,8 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     if (c->rx_bytes == 0) {
         c->t_first = now;
         conn_release_rest(sh);
+        if (errsamples_wants(&sh->stats->shown, p, n))
+            errsamples_response(&sh->stats->shown, now, p, n);
         if (sh->heads) {
             size_t k = n < STATS_HEAD_MAX ? n : STATS_HEAD_MAX;
             c->head_off = (int64_t)stats_add_head(sh->stats, p, k);
@@ -309,7 +311,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
         return 0;
     if (c->pending > 0) {
         if (!c->rx.keepalive) {
-            conn_fail(c, STATS_ERR_READ); /* the server closes: the batch's rest is lost */
+            conn_fail_read(c, "closed after the response before it"); /* the batch's rest is lost */
             return 0;
         }
         bool head = c->rx.head;
@@ -385,13 +387,15 @@ void conn_on_readable(struct conn *c)
                 if (!complete_one(c, now, c->cap, c->cap_len))
                     return;
                 if (c->pending > 0)
-                    conn_fail(c, STATS_ERR_READ);
+                    conn_fail_read(c, "closed after the response before it");
                 else
                     batch_done(c, now, false);
             } else {
+                char why[64];
                 if (c->rx_bytes == 0)
                     sh->stats->closed += c->pending;
-                conn_fail(c, STATS_ERR_READ);
+                conn_fail_read(c, c->rx_bytes ? http_rx_cut_reason(&c->rx, why, sizeof why)
+                                              : "closed before the response");
             }
             return;
         }

@@ -438,6 +438,24 @@ const char *http_rx_error(const struct http_rx *rx)
     return http_errno_description(HTTP_PARSER_ERRNO(p));
 }
 
+const char *http_rx_cut_reason(const struct http_rx *rx, char *buf, size_t n)
+{
+    const http_parser *p = (const http_parser *)rx->opaque;
+    if (rx->mode == RX_FRESH) /* the fast path hands a partial head to the parser */
+        snprintf(buf, n, "closed before the response");
+    else if (!rx->status_known)
+        snprintf(buf, n, "closed in the head");
+    else if (rx->mode == RX_BODY) /* body_len: the Content-Length, body_left: what did not come */
+        snprintf(buf, n, "body cut short at %llu of %llu bytes", (unsigned long long)(rx->body_len - rx->body_left),
+                 (unsigned long long)rx->body_len);
+    else if (p->flags & F_CHUNKED)
+        snprintf(buf, n, "body cut short at %llu bytes (chunked)", (unsigned long long)rx->body_len);
+    else /* http-parser counts its content_length down as the body comes */
+        snprintf(buf, n, "body cut short at %llu of %llu bytes", (unsigned long long)rx->body_len,
+                 (unsigned long long)(rx->body_len + p->content_length));
+    return buf;
+}
+
 /* The end of the head starting at p (just past its blank line), or NULL.
  * Lines may end in CRLF or, as http-parser allows, in a bare LF. */
 static const char *head_end(const char *p, const char *end)

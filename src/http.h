@@ -121,6 +121,14 @@ size_t http_dechunk(char *body, size_t len, size_t *trailers);
 /* Short description of the last parse error, for diagnostics. */
 const char *http_rx_error(const struct http_rx *rx);
 
+/* Why the end of the stream cut rx's response short (the peer closed it
+ * before HTTP_RX_DONE), for the report's read failures: "closed before
+ * the response" (no byte of it came), "closed in the head", "body cut
+ * short at 5 of 100 bytes", or with a chunked body "body cut short at 5
+ * bytes (chunked)". Writes at most n bytes into buf (n >= 64 holds any)
+ * and returns buf. No allocation. */
+const char *http_rx_cut_reason(const struct http_rx *rx, char *buf, size_t n);
+
 /* The http-parser library volley runs with, "http-parser 2.9.4" into buf
  * (--version). Returns buf. */
 char *http_library_version(char *buf, size_t len);

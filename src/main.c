@@ -392,6 +392,10 @@ int main(int argc, char **argv)
     } else {
         if (text)
             report_text(stdout, &o, &t, &r);
+        if (o.show_errors) {
+            fflush(stdout); /* after the report, on stderr */
+            report_show_errors(stderr, &o, &r.stats);
+        }
         if (o.json_path && write_result("--json", o.json_path, write_json, &res))
             status = 1;
         if (o.html_path && write_result("--html", o.html_path, write_html, &res))

@@ -4,6 +4,7 @@
 #include "options.h"
 
 #include "clock.h"
+#include "errsample.h"
 #include "field.h"
 #include "quote.h"
 #include "targets.h"
@@ -24,7 +25,7 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
-       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS };
+       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
     {"no-probe", no_argument, NULL, OPT_NO_PROBE},
     {"one-first", no_argument, NULL, OPT_ONE_FIRST},
     {"heads", no_argument, NULL, OPT_HEADS},
+    {"show-errors", required_argument, NULL, OPT_SHOW_ERRORS},
     {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
     {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
     {"http1.0", no_argument, NULL, OPT_HTTP10},
@@ -510,6 +512,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SAMPLES:
             o->samples = true;
+            break;
+        case OPT_SHOW_ERRORS:
+            if (parse_bounded("--show-errors", optarg, 1, ERRSAMPLE_MAX, &o->show_errors, err, errlen) < 0)
+                return OPTIONS_ERROR;
             break;
         case OPT_HEADS:
             o->heads = true;

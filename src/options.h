@@ -41,6 +41,7 @@ struct options {
     uint64_t max_body;     /* --max-body, default 8,000,000 bytes */
     bool samples;          /* --samples: keep every request's timings for done() */
     bool heads;            /* --heads: with --samples, keep each response's first read too */
+    uint64_t show_errors;  /* --show-errors N: the first N failed or non-2xx responses on stderr; 0 = off */
     bool one_first;        /* --one-first: the other connections open once the first one gets an answer */
     bool no_probe;         /* --no-probe: no start-up connect; refused connects are connect errors */
     uint64_t heartbeat;    /* --heartbeat N: "Completed N requests" on stderr every N; 0 = off */

@@ -49,6 +49,8 @@ const char options_usage[] =
     "      --progress M      auto (a line redrawn on a terminal), bar, lines\n"
     "                        (one every 10 s, for CI logs) or none\n"
     "  -L, --latency         print the latency distribution, as wrk does\n"
+    "      --show-errors N   the first N failed or non-2xx responses (status,\n"
+    "                        headers, the body's beginning) on stderr and in JSON\n"
     "  -v, --verbose         more detail in the report\n"
     "      --seed N          seed of the scripts' math.random (default: a new one\n"
     "                        each run, in the JSON); the same N replays a run's draws\n"

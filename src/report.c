@@ -329,6 +329,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 (e != STATS_ERR_PORTS || s->errors[e] || o->sources))
                 fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
         fputs(")\n", out);
+        report_kind_reasons(out, s, STATS_ERR_READ);
         reasons_text(out, s);
         if (s->errors[STATS_ERR_PORTS])
             fprintf(out,
@@ -339,6 +340,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     }
     if (non_ok)
         fprintf(out, "  Non-2xx or 3xx responses: %" PRIu64 "\n", non_ok);
+    report_first_error_text(out, s);
     if (s->cut_off)
         fprintf(out, "  Cut off: %" PRIu64 " request%s in flight when the run %s (not counted)\n", s->cut_off,
                 s->cut_off == 1 ? " was" : "s were", r->interrupted ? "was interrupted" : "ended");
@@ -704,7 +706,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_json_errors(out, s->errors);
     fprintf(out, ",\n  \"failures\": ");
     report_json_reasons(out, s->reasons, s->nreasons, s->reasons_more, s->reasons_more_count);
-    fprintf(out, ",\n");
+    fprintf(out, ",\n  \"read_failures\": {");
+    report_kind_reasons_json(out, s, STATS_ERR_READ);
+    fprintf(out, "},\n");
+    report_errors_json(out, s);
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
     report_flow_json(out, r);

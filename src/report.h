@@ -64,6 +64,10 @@ bool report_thresholds_failed(FILE *err, const struct options *o, const struct r
  * `volley report RESULT.json --fail-if`. */
 void report_thresholds(FILE *out, const struct options *o, const struct run_result *r);
 
+/* --show-errors N: the first N failed or non-2xx responses (status,
+ * headers, the body's beginning, escaped) on err; nothing without it. */
+void report_show_errors(FILE *err, const struct options *o, const struct stats *s);
+
 /* The JSON object documented in docs/output.md, followed by a newline. */
 void report_json(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 

@@ -46,6 +46,15 @@ void report_flow_json(FILE *out, const struct run_result *r);
 void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);
 void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error kind);
 
+/* A run whose every response had one 4xx/5xx status: the report's line
+ * with the first one's body (its beginning, escaped) and the hint it
+ * implies; nothing for other runs. */
+void report_first_error_text(FILE *out, const struct stats *s);
+
+/* The JSON's "error_samples" member (the first failed or non-2xx
+ * responses the run kept, stats.shown), followed by ",\n". */
+void report_errors_json(FILE *out, const struct stats *s);
+
 /* HTTP/2 (--http2, --h2c): the header's line, the report's lines (streams,
  * retries, header compression, protocol failures by reason), the JSON's
  * "http2" member (null otherwise) followed by ",\n". */

@@ -397,6 +397,47 @@ static void load_kind_reasons(struct html_rd *rd, const struct json *obj, const 
     html_rd_add_count(rd, obj, path, "other", &s->kind_reasons[kind].other);
 }
 
+/* The error samples' responses ("error_samples": [{"status", "status_line",
+ * "headers", "body"}], their bytes put together again, as far as
+ * ERRSAMPLE_BYTES): the report's first error body. Failures are not read
+ * back (only --show-errors, a run's option, lists them). */
+static void load_error_samples(struct html_rd *rd, const struct json *root, struct stats *s)
+{
+    const struct json *list = html_rd_of(rd, root, "", "error_samples", JSON_ARRAY, false);
+    if (!list || list->len == 0)
+        return;
+    errsamples_init(&s->shown, list->len, false);
+    for (size_t i = 0; i < list->len && !rd->failed && s->shown.n < s->shown.cap; i++) {
+        char at[40];
+        snprintf(at, sizeof at, "error_samples[%zu]", i);
+        const struct json *e = &list->items[i];
+        if (e->type != JSON_OBJECT) {
+            html_rd_fail(rd, at, NULL, "expected an object");
+            return;
+        }
+        const struct json *status = json_in_get(e, "status");
+        if (!status || status->type != JSON_NUMBER)
+            continue; /* a failure */
+        char buf[ERRSAMPLE_BYTES];
+        size_t n = 0, len;
+        const char *line = html_rd_str(rd, e, at, "status_line", true, &len);
+        const struct json *headers = html_rd_of(rd, e, at, "headers", JSON_ARRAY, false);
+        const char *body = html_rd_str(rd, e, at, "body", false, NULL);
+        if (rd->failed || !line || len < 12 || memcmp(line, "HTTP/1.", 7) != 0) {
+            if (!rd->failed)
+                html_rd_fail(rd, at, "status_line", "expected an HTTP/1.x status line");
+            return;
+        }
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\r\n", line);
+        for (size_t h = 0; headers && h < headers->len && n < sizeof buf; h++)
+            if (headers->items[h].type == JSON_STRING)
+                n += (size_t)snprintf(buf + n, sizeof buf - n, "%s\r\n", headers->items[h].s);
+        if (n < sizeof buf)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "\r\n%s", body ? body : "");
+        errsamples_response(&s->shown, 0, buf, n < sizeof buf ? n : sizeof buf - 1);
+    }
+}
+
 /* The counts beside the headline ones: connections, -R's arrivals, the
  * validation reasons not listed, TLS handshakes and HTTP/2's figures. */
 static void load_counts(struct html_rd *rd, const struct json *root, struct stats *s)
@@ -412,6 +453,10 @@ static void load_counts(struct html_rd *rd, const struct json *root, struct stat
         s->reasons_more = (size_t)html_rd_count(rd, f, "failures", "other_reasons");
         s->reasons_more_count = (uint64_t)html_rd_count(rd, f, "failures", "other");
     }
+    load_error_samples(rd, root, s);
+    const struct json *rf = html_rd_of(rd, root, "", "read_failures", JSON_OBJECT, false);
+    if (rf) /* a result saved before read failures had reasons has none */
+        load_kind_reasons(rd, rf, "read_failures", STATS_ERR_READ, s);
     const struct json *tls = html_rd_of(rd, root, "", "tls", JSON_OBJECT, false);
     if (tls) {
         const struct json *hs = html_rd_of(rd, tls, "tls", "handshakes", JSON_OBJECT, false);

@@ -414,6 +414,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .heartbeat = o->heartbeat,
         .one_first = o->one_first,
         .heads = o->heads,
+        .show_errors = (unsigned)o->show_errors,
         .rate = o->rate,
         .stages = o->stages,
         .spin_ns = o->spin_ns,

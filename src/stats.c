@@ -43,6 +43,7 @@ static void name_free(struct stats_name *n)
 
 void stats_free(struct stats *s)
 {
+    errsamples_free(&s->shown);
     for (uint32_t i = 0; i < s->nnames; i++)
         if (s->names[i])
             name_free(s->names[i]);
@@ -240,6 +241,7 @@ void stats_merge(struct stats *dst, struct stats *src)
         dst->errors[i] += src->errors[i];
     dst->cut_off += src->cut_off;
     dst->closed += src->closed;
+    errsamples_merge(&dst->shown, &src->shown);
     dst->connect_timeouts += src->connect_timeouts;
     for (int i = 0; i < STATS_STATUS_MAX; i++)
         dst->status[i] += src->status[i];

@@ -4,6 +4,7 @@
 #ifndef VOLLEY_STATS_H
 #define VOLLEY_STATS_H
 
+#include "errsample.h"
 #include "hist.h"
 #include "intervals.h"
 #include "series.h"
@@ -126,6 +127,8 @@ struct stats {
     size_t heads_len, heads_cap;
     char first_head[STATS_FIRST_HEAD]; /* with --samples: the first bytes of the first response */
     size_t first_head_len;
+    struct errsamples shown; /* the first non-2xx responses (one without --show-errors, for the
+                              * report's first error body) and with --show-errors failures */
 };
 
 /* One completed request, kept when a script asks for every sample

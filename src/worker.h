@@ -35,6 +35,7 @@ struct worker_config {
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
     bool one_first;          /* --one-first */
     bool heads;              /* --heads */
+    unsigned show_errors;    /* --show-errors N; 0: off (the first non-2xx response is kept all the same) */
     uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
     const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
                                   * connections' (NULL: none) */
