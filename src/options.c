@@ -143,17 +143,43 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *opt, cons
     return -1;
 }
 
-/* A count option in [min, max]. */
+/* A bound as a person reads it: the number, and for the large ones near
+ * a power of two that power too ("9007199254740991 (2^53 - 1)"). */
+static const char *bound_words(char *buf, size_t len, uint64_t v)
+{
+    int p = 0;
+    while (p < 63 && (UINT64_C(1) << (p + 1)) <= v)
+        p++;
+    if (p >= 32 && v == UINT64_C(1) << p)
+        snprintf(buf, len, "%" PRIu64 " (2^%d)", v, p);
+    else if (p >= 31 && v == (UINT64_C(1) << (p + 1)) - 1)
+        snprintf(buf, len, "%" PRIu64 " (2^%d - 1)", v, p + 1);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+    return buf;
+}
+
+/* A count option in [min, max]. Out of range says which end ("-n: must be
+ * at least 1"); a minus sign is below any minimum, a fraction not a whole
+ * number. */
 static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
                          char *err, size_t errlen)
 {
     uint64_t n;
-    if (options_parse_count(val, &n) < 0)
+    char b[64];
+    bool negative = val[0] == '-' && val[1] >= '0' && val[1] <= '9';
+    if (negative || (options_parse_count(val, &n) == 0 && n < min)) {
+        snprintf(err, errlen, "%s: must be at least %s", opt, bound_words(b, sizeof b, min));
+        return -1;
+    }
+    if (val[0] >= '0' && val[0] <= '9' && val[strspn(val, "0123456789")] == '.' &&
+        val[strspn(val, "0123456789.")] == '\0')
+        return fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
+    bool digits = val[0] && val[strspn(val, "0123456789")] == '\0';
+    if (options_parse_count(val, &n) < 0 && !digits)
         return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
-    if (n < min || n > max) {
-        char q[64];
-        snprintf(err, errlen, "%s: %s is out of range (%llu..%llu)", opt, quote_printable(q, sizeof q, val),
-                 (unsigned long long)min, (unsigned long long)max);
+    if (options_parse_count(val, &n) < 0 || n > max) { /* all digits, past 2^64 */
+        snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
         return -1;
     }
     *out = n;
