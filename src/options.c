@@ -101,8 +101,12 @@ int options_parse_duration(const char *s, int64_t *ns)
     /* Plain decimal only: strtod would also take hex, exponents and "inf". */
     if (end == s || end != s + strspn(s, "0123456789.") || errno || !isfinite(v) || v <= 0)
         return -1;
+    /* "10 s" as "10s": blanks between the number and a unit */
+    const char *unit = end + strspn(end, " \t");
+    if (unit != end && !*unit)
+        return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
+        if (strcmp(unit, units[i].unit) == 0) {
             double t = v * units[i].scale;
             if (t < 1 || t > (double)MAX_DURATION_NS)
                 return -1;

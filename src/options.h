@@ -134,7 +134,8 @@ enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_VERSION, OPTIONS_ERROR 
  * Strings in *o point into argv or are owned by *o for the process lifetime. */
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen);
 
-/* "1.5s", "500ms", "2m", "1h", "3" (seconds) -> nanoseconds > 0.
+/* "1.5s", "500ms", "2m", "1h", "3" (seconds) -> nanoseconds > 0; blanks may
+ * part the number from its unit ("10 s").
  * Returns 0, or -1 if s is not a positive duration. */
 int options_parse_duration(const char *s, int64_t *ns);
 

@@ -77,7 +77,11 @@ static void test_duration(void)
     duration_bad("ms", __LINE__);
     duration_bad("1e400", __LINE__);
     duration_bad("1e30s", __LINE__); /* does not fit in int64 nanoseconds */
-    duration_bad("10 s", __LINE__);
+    duration_ok("10 s", 10 * SEC, __LINE__); /* a blank before the unit, as in "p99 < 50 ms" */
+    duration_ok("500  ms", 500 * INT64_C(1000000), __LINE__);
+    duration_bad("10 ", __LINE__);
+    duration_bad("10 x", __LINE__);
+    duration_bad("10 s s", __LINE__);
     duration_bad(" 10s", __LINE__);
     duration_bad("10s ", __LINE__);
     duration_bad("10ss", __LINE__);
