@@ -1,0 +1,44 @@
+# Errors that explain themselves (issue 23, items 5-8, 10, 11): the nearest
+# name for a misspelt option, command or script; a word before a command
+# named for what it is; a unit apart from its number; a script whose only
+# globals are near a hook's name; a body without -m; one word for one
+# thing ("1 request", thresholds in compare as in a run).
+source "$TESTLIB"
+
+start_target
+url="http://127.0.0.1:$PORT/"
+
+# err NAME WANT ARGS...: volley ARGS exits 2 with exactly the line WANT on
+# stderr, and nothing sent.
+err() {
+    local name=$1 want=$2
+    shift 2
+    RC=0
+    timeout -s KILL 30 "$VOLLEY" "$@" > "$T/$name.out" 2> "$T/$name.err" || RC=$?
+    check_eq "$RC" 2 "$name: exit status"
+    check_eq "$(cat "$T/$name.err")" "$want" "$name: message"
+}
+
+# Item 6: a unit apart from its number.
+run_volley blank -n 20 -c 2 -t 1 --fail-if 'p99 < 50 s' --fail-if 'errors < 1 %' "$url"
+check_eq "$RC" 0 "fail-if 'p99 < 50 s': exit status"
+check_grep "$T/blank.out" '^  p99 < 50 s +[0-9.]+(us|ms)  pass$' "fail-if 'p99 < 50 s': the thresholds block"
+run_volley blankd -d '1 s' -c 1 -t 1 "$url"
+check_eq "$RC" 0 "-d '1 s': exit status"
+check_grep "$T/blankd.out" "^Running 1s test @ " "-d '1 s': a one-second run"
+err nounit 'volley: --fail-if "p99 < 50": 50 needs a time unit (ns, us, ms, s, m)' --fail-if 'p99 < 50' "$url"
+
+# Item 11: one request is "1 request"; compare says "thresholds" as a run does.
+run_volley one -n 1 -c 1 "$url"
+check_eq "$RC" 0 "-n 1: exit status"
+check_grep "$T/one.out" '^  1 request in [0-9.]+s, ' "-n 1: the requests line in the singular"
+RC=0
+"$VOLLEY" compare --fail-if 'p99 >= +0%' "$T/one.json" "$T/one.json" > "$T/cmp1.out" 2> "$T/cmp1.err" || RC=$?
+check_eq "$RC" 99 "compare, a threshold fails: exit status"
+check_eq "$(cat "$T/cmp1.err")" 'volley compare: 1 of 1 threshold failed: "p99 >= +0%"' "compare: one threshold failed"
+check_grep "$T/cmp1.out" '^Thresholds \(the change from BASE to NEW\):$' "compare: the Thresholds block"
+RC=0
+"$VOLLEY" compare --fail-if 'p99 >= +0%' --fail-if 'p50 >= +0%' "$T/one.json" "$T/one.json" > "$T/cmp2.out" 2> "$T/cmp2.err" || RC=$?
+check_eq "$(cat "$T/cmp2.err")" 'volley compare: 2 of 2 thresholds failed: "p99 >= +0%", "p50 >= +0%"' "compare: two thresholds failed"
+
+finish
