@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "field.h"
+#include "options_hint.h"
 #include "quote.h"
 #include "targets.h"
 #include "seed.h"
@@ -269,6 +270,16 @@ static const char *bad_option_name(const char *arg)
     return arg;
 }
 
+/* err for an unknown, ambiguous or misused long option (options_hint.h). */
+static void hint_long(const char *arg, char *err, size_t errlen)
+{
+    const char *names[sizeof long_options / sizeof long_options[0]];
+    size_t n = 0;
+    for (const struct option *lo = long_options; lo->name; lo++)
+        names[n++] = lo->name;
+    options_hint_long(arg, names, n, err, errlen);
+}
+
 /* The script's arguments, as in wrk: the words after the URL (getopt has
  * moved the options among them to the front: argv[first..nargs)), then
  * those after "--" (argv[nargs + 1..argc)). */
@@ -442,6 +453,9 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
     o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
 
+    /* argv as typed: getopt moves the options in front of the others. */
+    char **typed = o->typed = xcalloc((size_t)argc + 1, sizeof *typed);
+    memcpy(typed, argv, (size_t)argc * sizeof *typed);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
@@ -715,8 +729,20 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case ':':
             return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         default:
+            if (strncmp(argv[optind - 1], "--", 2) == 0) {
+                hint_long(argv[optind - 1], err, errlen);
+                return OPTIONS_ERROR;
+            }
             return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
+    }
+    /* A command after other words, or a misspelt one, is not a URL. */
+    if (optind < nargs && !o->script && !o->targets_path) {
+        int at = 1;
+        while (at < argc && typed[at] != argv[optind])
+            at++;
+        if (options_hint_url(argv[optind], typed + 1, at - 1, err, errlen) < 0)
+            return OPTIONS_ERROR;
     }
     /* A script's options() may give the URL (main.c checks after it);
      * --targets gives their origin. */
@@ -822,6 +848,8 @@ void options_free(struct options *o)
     free((void *)o->body);
     free(o->headers);
     free(o->script_args);
+    free(o->typed);
+    o->typed = NULL;
     free(o->fail_if);
     threshold_free_all(o->thresholds, o->nfail_if);
     if (o->targets)

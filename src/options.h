@@ -104,6 +104,8 @@ struct options {
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;
+    char **typed;          /* argv as typed, before getopt reordered it (owned array of pointers
+                            * into argv): for options_hint_url */
     int url_args;          /* how many of script_args came after the URL without "--" (only
                             * with -s; without a script such words are an error) */
 };

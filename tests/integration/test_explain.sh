@@ -8,16 +8,37 @@ source "$TESTLIB"
 start_target
 url="http://127.0.0.1:$PORT/"
 
-# err NAME WANT ARGS...: volley ARGS exits 2 with exactly the line WANT on
-# stderr, and nothing sent.
+# err NAME WANT ARGS...: volley ARGS exits 2 (or $WANT_RC) with exactly
+# the line WANT on stderr.
 err() {
     local name=$1 want=$2
     shift 2
     RC=0
     timeout -s KILL 30 "$VOLLEY" "$@" > "$T/$name.out" 2> "$T/$name.err" || RC=$?
-    check_eq "$RC" 2 "$name: exit status"
+    check_eq "$RC" "${WANT_RC:-2}" "$name: exit status"
     check_eq "$(cat "$T/$name.err")" "$want" "$name: message"
 }
+
+# Item 5: the nearest name for volley's own long options and commands, and
+# a command after other words named for what it is.
+err conections 'volley: --conections: unknown option (did you mean --connections?)' --conections 10 "$url"
+err conections2 'volley: --conections: unknown option (did you mean --connections?)' --conections=10 "$url"
+err frob 'volley: --frobnicate: unknown option' --frobnicate "$url"
+err flagvalue 'volley: --latency: takes no value (give --latency alone)' --latency=1 "$url"
+err ambiguous 'volley: --tls: ambiguous, the start of --tls-min, --tls-max and --tls-resume' --tls 1.2 "$url"
+err repot 'volley: repot: not a URL or a command (did you mean "report"?)' repot x.json
+err merg 'volley: merg: not a URL or a command (did you mean "merge"?)' merg a.json b.json
+err before_ab 'volley: --tls-resume=off: an option before the command ab; the command comes first (volley ab [ab options] URL)' \
+    --tls-resume=off ab -n 10 "$url"
+err before_report 'volley: -q -c 5: options before the command report; the command comes first (volley report RESULT.json [options])' \
+    -q -c 5 report x.json
+err before_compare 'volley: -v: an option before the command compare; the command comes first (volley compare BASE.json NEW.json [options])' \
+    -v compare a.json b.json
+WANT_RC=1 err abb 'volley: -s abb: no such bundled script (did you mean "ab"?)' -s abb "$url"
+WANT_RC=1 err ablua 'volley: -s ab.lua: No such file or directory (the bundled script is -s ab)' -s ab.lua "$url"
+# A host name without a scheme keeps its own hint (it has a '.' or a ':').
+err noscheme 'volley: localhost:1: not a URL; did you mean http://localhost:1 ?' localhost:1
+check_eq "$(target_stat received)" 0 "mistakes: nothing sent"
 
 # Item 6: a unit apart from its number.
 run_volley blank -n 20 -c 2 -t 1 --fail-if 'p99 < 50 s' --fail-if 'errors < 1 %' "$url"
