@@ -448,7 +448,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     uint64_t n;
     bool threads_set = false, duration_set = false, body_set = false, order_set = false, rate_set = false,
-         connections_set = false;
+         connections_set = false, method_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
     o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
@@ -522,6 +522,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (!field_is_token(optarg, strlen(optarg)))
                 return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
             o->method = optarg;
+            method_set = true;
             break;
         case 'b':
             if (body_set)
@@ -759,6 +760,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
         return OPTIONS_ERROR;
+    /* A body is sent with POST unless -m says otherwise, as curl's -d is:
+     * a GET with a body is seldom what was meant (-m GET still sends one). */
+    if (body_set && !method_set)
+        o->method = "POST";
     /* With --targets the headers are checked with each target's body. */
     if (!o->targets_path && check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;

@@ -32,7 +32,7 @@ struct options {
     struct stages *stages; /* --stages parsed (owned): the rate's curve with -R, else the
                             * connections' (then -c is its peak); the run lasts its length */
     int64_t spin_ns;       /* --spin: with -R, busy-wait this long before each arrival; 0 = off */
-    const char *method;    /* -m, default GET */
+    const char *method;    /* -m, default GET (POST with -b or --body-file) */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
     const char *body;      /* -b or --body-file contents (owned), NULL if none */

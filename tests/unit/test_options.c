@@ -310,6 +310,15 @@ static void test_each_option(void)
     }
     if (parse_ok(&o, ARGV("-b", "hi there", URL), __LINE__)) {
         CHECK_MEM(o.body, o.body_len, "hi there", (size_t)8);
+        CHECK_STR(o.method, "POST"); /* a body without -m: POST, as curl's -d */
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-b", "x", "-m", "GET", URL), __LINE__)) {
+        CHECK_STR(o.method, "GET");
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-m", "PATCH", "-b", "x", URL), __LINE__)) {
+        CHECK_STR(o.method, "PATCH");
         options_free(&o);
     }
     if (parse_ok(&o, ARGV("--body", "{}", URL), __LINE__)) {
