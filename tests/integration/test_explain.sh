@@ -49,6 +49,25 @@ check_eq "$RC" 0 "-d '1 s': exit status"
 check_grep "$T/blankd.out" "^Running 1s test @ " "-d '1 s': a one-second run"
 err nounit 'volley: --fail-if "p99 < 50": 50 needs a time unit (ns, us, ms, s, m)' --fail-if 'p99 < 50' "$url"
 
+# Item 7: a wrk-style script with no hook but a global function near one's
+# name runs (as wrk would) and says so on stderr, once, before the report;
+# one with a hook, or with its helpers in locals, says nothing.
+printf 'function reqest()\n  return wrk.format("GET", "/x")\nend\n' > "$T/reqest.lua"
+printf 'function respnse(status) end\nfunction reqest() end\n' > "$T/two.lua"
+printf 'function request() return wrk.format() end\nfunction respnse(status) end\n' > "$T/hooked.lua"
+printf 'local function reqest() end\nfunction print_it() end\nwrk.method = "GET"\n' > "$T/locals.lua"
+run_volley reqest -n 3 -c 1 -t 1 -s "$T/reqest.lua" "$url"
+check_eq "$RC" 0 "reqest: exit status"
+check_eq "$(cat "$T/reqest.err")" "volley: $T/reqest.lua: no hook defined; \"reqest\" is near \"request\"" "reqest: the warning"
+check_grep "$T/reqest.out" '^  3 requests in ' "reqest: the run goes on"
+run_volley two -n 1 -c 1 -t 1 -s "$T/two.lua" "$url"
+check_eq "$(cat "$T/two.err")" "volley: $T/two.lua: no hook defined; \"reqest\" is near \"request\"" "two near: the first hook's"
+for n in hooked locals; do
+    run_volley "$n" -n 1 -c 1 -t 1 -s "$T/$n.lua" "$url"
+    check_eq "$RC" 0 "$n: exit status"
+    check_eq "$(wc -c < "$T/$n.err")" 0 "$n: nothing on stderr"
+done
+
 # Item 11: one request is "1 request"; compare says "thresholds" as a run does.
 run_volley one -n 1 -c 1 "$url"
 check_eq "$RC" 0 "-n 1: exit status"
