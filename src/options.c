@@ -172,18 +172,17 @@ static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_
 {
     uint64_t n;
     char b[64];
-    bool negative = val[0] == '-' && val[1] >= '0' && val[1] <= '9';
-    if (negative || (options_parse_count(val, &n) == 0 && n < min)) {
+    size_t digits = strspn(val, "0123456789");
+    bool parsed = options_parse_count(val, &n) == 0;
+    if ((val[0] == '-' && val[1] >= '0' && val[1] <= '9') || (parsed && n < min)) {
         snprintf(err, errlen, "%s: must be at least %s", opt, bound_words(b, sizeof b, min));
         return -1;
     }
-    if (val[0] >= '0' && val[0] <= '9' && val[strspn(val, "0123456789")] == '.' &&
-        val[strspn(val, "0123456789.")] == '\0')
+    if (digits && val[digits] == '.' && val[strspn(val, "0123456789.")] == '\0')
         return fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
-    bool digits = val[0] && val[strspn(val, "0123456789")] == '\0';
-    if (options_parse_count(val, &n) < 0 && !digits)
+    if (!parsed && !(digits && !val[digits]))
         return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
-    if (options_parse_count(val, &n) < 0 || n > max) { /* all digits, past 2^64 */
+    if (!parsed || n > max) { /* !parsed: all digits, past 2^64 */
         snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
         return -1;
     }
