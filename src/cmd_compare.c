@@ -102,14 +102,15 @@ static void print_limits(const struct compare_limit *ls, const struct compare_ju
             ew = strlen(ls[i].expr);
     if (ew > 60)
         ew = 60;
-    printf("\nFail if (the change from BASE to NEW):\n");
+    printf("\nThresholds (the change from BASE to NEW):\n");
     for (size_t i = 0; i < nl; i++) {
         char expr[64];
         quote_printable(expr, sizeof expr, ls[i].expr);
         if (*j[i].note) /* the verdict on the same figure says otherwise: why */
-            printf("  %-*s  %10s  %-4s  (%s)\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "ok", j[i].note);
+            printf("  %-*s  %10s  %-4s  (%s)\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "pass",
+                   j[i].note);
         else
-            printf("  %-*s  %10s  %s\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "ok");
+            printf("  %-*s  %10s  %s\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "pass");
         if (j[i].fails && named < 5) {
             size_t at = strlen(names);
             snprintf(names + at, sizeof names - at, "%s\"%s\"", named++ ? ", " : "", expr);
@@ -117,7 +118,8 @@ static void print_limits(const struct compare_limit *ls, const struct compare_ju
     }
     if (failed) {
         fflush(stdout);
-        cmd_fail("compare", 99, "%zu of %zu limits failed: %s%s", failed, nl, names, failed > 5 ? " and more" : "");
+        cmd_fail("compare", 99, "%zu of %zu threshold%s failed: %s%s", failed, nl, nl == 1 ? "" : "s", names,
+                 failed > 5 ? " and more" : "");
     }
 }
 

@@ -226,7 +226,7 @@ static void disagreement(const struct compare_limit *l, bool fails, enum compare
     else if (v == COMPARE_BETTER)
         snprintf(note, len, "verdict: better");
     else
-        snprintf(note, len, "verdict: worse, beyond the noise %s but within this limit", band);
+        snprintf(note, len, "verdict: worse, beyond the noise %s but within this threshold", band);
 }
 
 size_t compare_judge_limits(const struct compare_limit *ls, size_t nl, const struct compare_run *b,

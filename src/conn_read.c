@@ -119,7 +119,7 @@ static void heartbeat(struct conn_shared *sh)
 {
     uint64_t n = atomic_fetch_add(sh->completed_all, 1) + 1;
     if (n % sh->heartbeat == 0)
-        fprintf(stderr, "Completed %" PRIu64 " requests\n", n);
+        fprintf(stderr, "Completed %" PRIu64 " request%s\n", n, n == 1 ? "" : "s");
 }
 
 /* One response of the batch ended at now; raw/len: its bytes when

@@ -252,11 +252,11 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     row_start(out, "Asked for");
     if (!isnan(asked_n)) {
         html_num(out, asked_n, 0);
-        fprintf(out, " requests%s", isnan(asked_d) ? "" : ", at most ");
+        fprintf(out, " request%s%s", asked_n == 1 ? "" : "s", isnan(asked_d) ? "" : ", at most ");
     }
     if (!isnan(asked_i)) {
         html_num(out, asked_i, 0);
-        fprintf(out, " iterations%s", isnan(asked_d) ? "" : ", at most ");
+        fprintf(out, " iteration%s%s", asked_i == 1 ? "" : "s", isnan(asked_d) ? "" : ", at most ");
     }
     if (!isnan(asked_d)) {
         html_num(out, asked_d, 3);

@@ -107,8 +107,8 @@ static void limits(FILE *out, const struct html_compare *c)
 {
     if (c->nlimits == 0)
         return;
-    fprintf(out, "<h2>Fail if</h2>\n<p class=\"note\">FAIL when the change from BASE to NEW is so.</p>\n"
-                 "<table id=\"limits\"><tr><th>limit</th><th class=\"n\">change</th><th>result</th></tr>\n");
+    fprintf(out, "<h2>Thresholds</h2>\n<p class=\"note\">FAIL when the change from BASE to NEW is so.</p>\n"
+                 "<table id=\"limits\"><tr><th>threshold</th><th class=\"n\">change</th><th>result</th></tr>\n");
     for (size_t i = 0; i < c->nlimits; i++) {
         fprintf(out, "<tr><td><code>");
         esc(out, c->limits[i].expr);

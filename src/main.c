@@ -315,6 +315,9 @@ int main(int argc, char **argv)
         status = die(status, err);
         goto out;
     }
+    /* A script that runs as if it were none, because a hook is misspelt. */
+    if (ms && script_hook_near(ms, err, sizeof err))
+        report_error(stderr, err);
     o.flow = ms && script_has(ms, SCRIPT_USER);
     if (o.flow && o.requests) {
         status = die(2, "-n: counts requests; a flow (user(u)) is bounded by --iterations or -d");

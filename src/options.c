@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "errsample.h"
 #include "field.h"
+#include "options_hint.h"
 #include "quote.h"
 #include "targets.h"
 #include "seed.h"
@@ -103,8 +104,12 @@ int options_parse_duration(const char *s, int64_t *ns)
     /* Plain decimal only: strtod would also take hex, exponents and "inf". */
     if (end == s || end != s + strspn(s, "0123456789.") || errno || !isfinite(v) || v <= 0)
         return -1;
+    /* "10 s" as "10s": blanks between the number and a unit */
+    const char *unit = end + strspn(end, " \t");
+    if (unit != end && !*unit)
+        return -1;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-        if (strcmp(end, units[i].unit) == 0) {
+        if (strcmp(unit, units[i].unit) == 0) {
             double t = v * units[i].scale;
             if (t < 1 || t > (double)MAX_DURATION_NS)
                 return -1;
@@ -145,17 +150,42 @@ static int fail(char *err, size_t errlen, const char *fmt, const char *opt, cons
     return -1;
 }
 
-/* A count option in [min, max]. */
+/* A bound as a person reads it: the number, and for the large ones near
+ * a power of two that power too ("9007199254740991 (2^53 - 1)"). */
+static const char *bound_words(char *buf, size_t len, uint64_t v)
+{
+    int p = 0;
+    while (p < 63 && (UINT64_C(1) << (p + 1)) <= v)
+        p++;
+    if (p >= 32 && v == UINT64_C(1) << p)
+        snprintf(buf, len, "%" PRIu64 " (2^%d)", v, p);
+    else if (p >= 31 && v == (UINT64_C(1) << (p + 1)) - 1)
+        snprintf(buf, len, "%" PRIu64 " (2^%d - 1)", v, p + 1);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+    return buf;
+}
+
+/* A count option in [min, max]. Out of range says which end ("-n: must be
+ * at least 1"); a minus sign is below any minimum, a fraction not a whole
+ * number. */
 static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
                          char *err, size_t errlen)
 {
     uint64_t n;
-    if (options_parse_count(val, &n) < 0)
+    char b[64];
+    size_t digits = strspn(val, "0123456789");
+    bool parsed = options_parse_count(val, &n) == 0;
+    if ((val[0] == '-' && val[1] >= '0' && val[1] <= '9') || (parsed && n < min)) {
+        snprintf(err, errlen, "%s: must be at least %s", opt, bound_words(b, sizeof b, min));
+        return -1;
+    }
+    if (digits && val[digits] == '.' && val[strspn(val, "0123456789.")] == '\0')
+        return fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
+    if (!parsed && !(digits && !val[digits]))
         return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
-    if (n < min || n > max) {
-        char q[64];
-        snprintf(err, errlen, "%s: %s is out of range (%llu..%llu)", opt, quote_printable(q, sizeof q, val),
-                 (unsigned long long)min, (unsigned long long)max);
+    if (!parsed || n > max) { /* !parsed: all digits, past 2^64 */
+        snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
         return -1;
     }
     *out = n;
@@ -239,6 +269,16 @@ static const char *bad_option_name(const char *arg)
         return name;
     }
     return arg;
+}
+
+/* err for an unknown, ambiguous or misused long option (options_hint.h). */
+static void hint_long(const char *arg, char *err, size_t errlen)
+{
+    const char *names[sizeof long_options / sizeof long_options[0]];
+    size_t n = 0;
+    for (const struct option *lo = long_options; lo->name; lo++)
+        names[n++] = lo->name;
+    options_hint_long(arg, names, n, err, errlen);
 }
 
 /* The script's arguments, as in wrk: the words after the URL (getopt has
@@ -409,11 +449,14 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     uint64_t n;
     bool threads_set = false, duration_set = false, body_set = false, order_set = false, rate_set = false,
-         connections_set = false;
+         connections_set = false, method_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
     o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
 
+    /* argv as typed: getopt moves the options in front of the others. */
+    char **typed = o->typed = xcalloc((size_t)argc + 1, sizeof *typed);
+    memcpy(typed, argv, (size_t)argc * sizeof *typed);
     opterr = 0;
     optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
     int ch;
@@ -480,6 +523,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (!field_is_token(optarg, strlen(optarg)))
                 return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
             o->method = optarg;
+            method_set = true;
             break;
         case 'b':
             if (body_set)
@@ -691,8 +735,20 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case ':':
             return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         default:
+            if (strncmp(argv[optind - 1], "--", 2) == 0) {
+                hint_long(argv[optind - 1], err, errlen);
+                return OPTIONS_ERROR;
+            }
             return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
+    }
+    /* A command after other words, or a misspelt one, is not a URL. */
+    if (optind < nargs && !o->script && !o->targets_path) {
+        int at = 1;
+        while (at < argc && typed[at] != argv[optind])
+            at++;
+        if (options_hint_url(argv[optind], typed + 1, at - 1, err, errlen) < 0)
+            return OPTIONS_ERROR;
     }
     /* A script's options() may give the URL (main.c checks after it);
      * --targets gives their origin. */
@@ -709,6 +765,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 
     if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
         return OPTIONS_ERROR;
+    /* A body is sent with POST unless -m says otherwise, as curl's -d is:
+     * a GET with a body is seldom what was meant (-m GET still sends one). */
+    if (body_set && !method_set)
+        o->method = "POST";
     /* With --targets the headers are checked with each target's body. */
     if (!o->targets_path && check_framing(o, body_file, err, errlen) < 0)
         return OPTIONS_ERROR;
@@ -798,6 +858,8 @@ void options_free(struct options *o)
     free((void *)o->body);
     free(o->headers);
     free(o->script_args);
+    free(o->typed);
+    o->typed = NULL;
     free(o->fail_if);
     threshold_free_all(o->thresholds, o->nfail_if);
     if (o->targets)

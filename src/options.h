@@ -32,7 +32,7 @@ struct options {
     struct stages *stages; /* --stages parsed (owned): the rate's curve with -R, else the
                             * connections' (then -c is its peak); the run lasts its length */
     int64_t spin_ns;       /* --spin: with -R, busy-wait this long before each arrival; 0 = off */
-    const char *method;    /* -m, default GET */
+    const char *method;    /* -m, default GET (POST with -b or --body-file) */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
@@ -105,6 +105,8 @@ struct options {
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;
+    char **typed;          /* argv as typed, before getopt reordered it (owned array of pointers
+                            * into argv): for options_hint_url */
     int url_args;          /* how many of script_args came after the URL without "--" (only
                             * with -s; without a script such words are an error) */
 };
@@ -135,7 +137,8 @@ enum options_result { OPTIONS_RUN, OPTIONS_EXIT, OPTIONS_VERSION, OPTIONS_ERROR 
  * Strings in *o point into argv or are owned by *o for the process lifetime. */
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen);
 
-/* "1.5s", "500ms", "2m", "1h", "3" (seconds) -> nanoseconds > 0.
+/* "1.5s", "500ms", "2m", "1h", "3" (seconds) -> nanoseconds > 0; blanks may
+ * part the number from its unit ("10 s").
  * Returns 0, or -1 if s is not a positive duration. */
 int options_parse_duration(const char *s, int64_t *ns);
 

@@ -293,7 +293,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
          * would be the timeouts alone. No timing line at all then. */
         fprintf(out, "  No response completed: there are no latency figures\n");
     }
-    fprintf(out, "  %" PRIu64 " requests in %.2fs, %s read\n", s->completed, secs,
+    fprintf(out, "  %" PRIu64 " request%s in %.2fs, %s read\n", s->completed, s->completed == 1 ? "" : "s", secs,
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
     /* Every response by what the server answered: completed ones and those
      * a script (or --max-body) failed, so these may sum past N requests. */

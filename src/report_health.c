@@ -191,10 +191,10 @@ static void little_text(FILE *out, const struct options *o, const struct run_res
     if (r->stats.flow.on) {
         /* A flow's users wait between requests (think time) and batch on
          * several connections each: no one capacity to hold it against. */
-        fprintf(out, "  In flight: %.1f requests on average, over %u users (requests/s x mean latency)\n",
-                h->in_flight, conns);
+        fprintf(out, "  In flight: %.1f requests on average, over %u user%s (requests/s x mean latency)\n",
+                h->in_flight, conns, conns == 1 ? "" : "s");
     } else if (o->rate) {
-        fprintf(out, "  In flight: %.1f on average on %u connections", h->in_flight, conns);
+        fprintf(out, "  In flight: %.1f on average on %u connection%s", h->in_flight, conns, conns == 1 ? "" : "s");
         if (pipelined)
             fprintf(out, " (%.1f busy, in batches of %.1f pipelined requests)", h->busy, h->batch);
         fprintf(out, ", %.1f more waiting for a free one (requests/s x mean time on a connection, and before it)\n",

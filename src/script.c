@@ -327,7 +327,16 @@ static int load_chunk(struct script *s, const char *path_or_name, char *err, siz
     if (f)
         fclose(f);
     if (unreadable) {
-        snprintf(err, errlen, "-s %s: %s", s->name, strerror(why));
+        /* "-s ab.lua" for the bundled ab: no file of that name, a bundled
+         * script of the name without ".lua". */
+        char module[300] = "";
+        if (!strchr(path_or_name, '/')) /* then it ends in ".lua" */
+            snprintf(module, sizeof module, "scripts.%.*s", (int)(n - 4), path_or_name);
+        if (why == ENOENT && *module && find_embedded(module))
+            snprintf(err, errlen, "-s %s: %s (the bundled script is -s %.*s)", s->name, strerror(why), (int)(n - 4),
+                     path_or_name);
+        else
+            snprintf(err, errlen, "-s %s: %s", s->name, strerror(why));
         return -1;
     }
     if (luaL_loadfile(L, path_or_name) != 0)

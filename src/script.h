@@ -59,6 +59,12 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
 /* Whether the loaded script defines hook h. */
 bool script_has(const struct script *s, enum script_hook h);
 
+/* For a wrk-style script that defines no hook, a global function of its
+ * own whose name is near one ("reqest"): the line to warn with
+ * ("s.lua: no hook defined; \"reqest\" is near \"request\"") in buf,
+ * returned; NULL (buf "") when it has a hook or no such function. */
+char *script_hook_near(struct script *s, char *buf, size_t len);
+
 /* True for a scenario-style script (the chunk returned a table). */
 bool script_is_scenario(const struct script *s);
 

@@ -441,6 +441,25 @@ const char *threshold_time_unit(const char *u, size_t n, double *ns)
     return tu ? tu->name : NULL;
 }
 
+/* A unit written apart from its number ("50 ms", "99 %"): when the number
+ * at w[0..wn) ends where its word does and the next word is a time unit
+ * (or "%" if pct), that word is taken and returned with its length in *un;
+ * else nothing is taken and NULL returned. */
+static const char *unit_apart(struct parser *ps, const char *w, size_t wn, const char *end, bool pct, size_t *un)
+{
+    if (end != w + wn)
+        return NULL;
+    const char *save = ps->p;
+    size_t n;
+    const char *u = next_word(ps, &n);
+    if (time_unit(u, n) || (pct && word_is(u, n, "%"))) {
+        *un = n;
+        return u;
+    }
+    ps->p = save;
+    return NULL;
+}
+
 /* VALUE, checked against the figure's kind. */
 static int parse_value(struct parser *ps, const char *fig)
 {
@@ -454,6 +473,11 @@ static int parse_value(struct parser *ps, const char *fig)
         return fail(ps, "\"%.*s\" is not a number", (int)wn, w);
     const char *u = end;
     size_t un = (size_t)(w + wn - end);
+    const char *apart = unit_apart(ps, w, wn, end, true, &un);
+    if (apart) {
+        u = apart;
+        wn = (size_t)(apart + un - w); /* the value named in messages is "50 ms" */
+    }
     int vn = (int)wn;
     if (v < 0 && th->kind != THRESHOLD_VALUE)
         return fail(ps, "%.*s: %s cannot be negative", vn, w, fig);
@@ -506,7 +530,14 @@ static int parse_tail(struct parser *ps)
             double v;
             if (n == 0)
                 return fail(ps, "missing duration after \"abort after\" (e.g. 10s)");
-            if (parse_number(d, false, &v, &end) < 0 || !(tu = time_unit(end, (size_t)(d + n - end))) ||
+            size_t un = 0;
+            bool num = parse_number(d, false, &v, &end) == 0;
+            const char *u = num ? unit_apart(ps, d, n, end, false, &un) : NULL;
+            if (u)
+                n = (size_t)(u + un - d); /* "10 s" */
+            else
+                u = end, un = num ? (size_t)(d + n - end) : 0;
+            if (!num || !(tu = time_unit(u, un)) ||
                 v * tu->ns < 1 || v * tu->ns > 1e18)
                 return fail(ps, "abort after: \"%.*s\" is not a duration (e.g. 500ms, 10s, 2m)", (int)n, d);
             th->abort_after_ns = (int64_t)(v * tu->ns);

@@ -39,7 +39,7 @@ check_grep "$T/self.out" '^figure +base +new +change +verdict$' "self: table hea
 check_grep "$T/self.out" '^latency p99 .* same' "self: p99 same"
 check_grep "$T/self.out" '^requests/s .* same \(noise ' "self: rps same, with its noise"
 if grep -qE 'worse|better|^Warning' "$T/self.out"; then fail "self: a change or a warning: $(cat "$T/self.out")"; else ok; fi
-check_grep "$T/self.out" '^  p99 > \+10% +\+0\.0% +ok$' "self: limit block"
+check_grep "$T/self.out" '^  p99 > \+10% +\+0\.0% +pass$' "self: limit block"
 check_eq "$(wc -c < "$T/self.err")" 0 "self: stderr empty"
 
 # The slower run: latency worse, the limit fails, exit 99.
@@ -58,8 +58,8 @@ else
     check_grep "$T/slower.out" '^requests/s .*worse' "slower: requests/s worse"
 fi
 check_grep "$T/slower.out" '^  p99 > \+10% +\+[0-9.]+% +FAIL$' "slower: the p99 limit fails"
-check_grep "$T/slower.out" '^  errors > \+1% +\+0pp +ok$' "slower: the errors limit holds"
-check_grep "$T/slower.err" '^volley compare: 1 of 2 limits failed: "p99 > \+10%"$' "slower: stderr"
+check_grep "$T/slower.out" '^  errors > \+1% +\+0pp +pass$' "slower: the errors limit holds"
+check_grep "$T/slower.err" '^volley compare: 1 of 2 thresholds failed: "p99 > \+10%"$' "slower: stderr"
 check_grep "$T/slower.out" '^Warning: URLs differ' "slower: other port, URL warning"
 # The other way round, the same limit holds: the new run is faster.
 compare faster "$T/slow.json" "$T/base.json" --fail-if 'p99 > +10%'
@@ -69,7 +69,7 @@ check_grep "$T/faster.out" '^latency p99 .* better' "faster: p99 better"
 # verdict says worse, and the line that holds says why they differ.
 compare abs "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1s'
 check_eq "$RC" 0 "abs: +1s holds"
-check_grep "$T/abs.out" '^  p50 > \+1s +\+[0-9.]+ms +ok +\(verdict: worse, beyond the noise ±[0-9.]+% but within this limit\)$' \
+check_grep "$T/abs.out" '^  p50 > \+1s +\+[0-9.]+ms +pass +\(verdict: worse, beyond the noise ±[0-9.]+% but within this threshold\)$' \
     "abs: the limit that holds on a worse p50 says why"
 # A limit that fails on no change at all: the verdict is same, and said.
 compare zero "$T/base.json" "$T/base.json" --fail-if 'p99 >= +0%'
@@ -110,10 +110,10 @@ for g, r in zip(got, rows):
     change = diff + (" (" + rel + ")" if rel else "")
     if [name, base, new, change, verdict] != r: bad.append("row %r is %r in the text" % (g, r))
     if cls != {"no": "nodata"}.get(verdict.split(" ")[0], verdict.split(" ")[0]): bad.append("class %s for %s" % (cls, verdict))
-# the limits: expression, change and verdict as the text has them (ok is pass)
+# the limits: expression, change and verdict as the text has them
 lim = [re.split(r" {2,}", l.strip()) for l in text if l.startswith("  ")]
 got = re.findall(r'<tr><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span>(?: <span class="note">(.*?)</span>)?</td></tr>', page)
-got = [[H.unescape(g[0]), g[1], {"pass": "ok", "FAIL": "FAIL"}[g[2]]] + ([H.unescape(g[3])] if g[3] else []) for g in got]
+got = [[H.unescape(g[0]), g[1], g[2]] + ([H.unescape(g[3])] if g[3] else []) for g in got]
 if got != lim: bad.append("limits %r, the text has %r" % (got, lim))
 # both results, whole
 for id_, f in (("volley-base", sys.argv[3]), ("volley-new", sys.argv[4])):

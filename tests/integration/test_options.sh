@@ -14,7 +14,13 @@ bad() { # bad EXPECTED-PATTERN ARGS...
     check_grep "$T/bad.err" "$pat" "volley $*: message"
 }
 bad '^volley: -c: "abc" is not a number$' -c abc "$url"
-bad '^volley: -c: 0 is out of range' -c 0 "$url"
+bad '^volley: -c: must be at least 1$' -c 0 "$url"
+bad '^volley: -c: must be at most 1000000$' -c 1000001 "$url"
+bad '^volley: -n: must be at least 1$' -n 0 "$url"
+bad '^volley: -n: must be at most 4611686018427387904 \(2\^62\)$' -n 4611686018427387905 "$url"
+bad '^volley: -n: must be at most 4611686018427387904 \(2\^62\)$' -n 99999999999999999999999 "$url"
+bad '^volley: -n: "1.5" is not a whole number$' -n 1.5 "$url"
+bad '^volley: -t: must be at least 1$' -t -2 "$url"
 bad '^volley: -t: "x" is not a number$' -t x "$url"
 bad '^volley: -t: 8 threads need at least as many connections' -t 8 -c 2 "$url"
 bad '^volley: -d: "10x" is not a duration' -d 10x "$url"
@@ -31,7 +37,7 @@ bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
 bad '^volley: -c 1000000 with -t 1: needs 1000035 open files \(1000000 for connections, 3 for threads, 32 for the rest\) but the limit is' -c 1000000 -t 1 "$url"
 bad '^volley: extra: unexpected argument' "$url" extra
 bad '^volley: --json: /nonexistent/x.json: No such file or directory$' --json /nonexistent/x.json "$url"
-bad '^volley: --heartbeat: 0 is out of range' --heartbeat 0 "$url"
+bad '^volley: --heartbeat: must be at least 1$' --heartbeat 0 "$url"
 bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
 # Each worker's own descriptors count too: under a limit of 400, 300
 # connections and 64 workers (an epoll fd and an eventfd each) once passed

@@ -226,7 +226,7 @@ check_options_error "return { url = \"$url/\", conections = 5 }" 2 \
     ': options(): unknown option "conections" (did you mean "connections"?)'
 check_options_error "return { url = \"$url/\", treads = 5 }" 2 ': options(): unknown option "treads" (did you mean "threads"?)'
 check_options_error "return { url = \"$url/\", connections = \"x\" }" 2 ': options(): -c: "x" is not a number'
-check_options_error "return { url = \"$url/\", threads = 0 }" 2 ': options(): -t: 0 is out of range (1..1024)'
+check_options_error "return { url = \"$url/\", threads = 0 }" 2 ': options(): -t: must be at least 1'
 check_options_error "return { url = \"$url/\", keepalive = \"no\" }" 2 ': options(): keepalive: a boolean expected'
 check_options_error "return { url = 5 }" 2 ': options(): url: a string expected'
 check_options_error "return { url = \"$url/\", headers = \"X: y\" }" 2 ': options(): headers: a table expected'

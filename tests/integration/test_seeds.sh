@@ -117,12 +117,12 @@ bad() { # MESSAGE ARGS...
     check_eq "$RC" 2 "$*: exit status"
     check_eq "$(cat "$T/bad.err")" "$want" "$*: message"
 }
-bad 'volley: --seed: 9007199254740992 is out of range (0..9007199254740991)' --seed 9007199254740992 "http://127.0.0.1:$PORT/"
-bad 'volley: --seed: "-1" is not a number' --seed -1 "http://127.0.0.1:$PORT/"
+bad 'volley: --seed: must be at most 9007199254740991 (2^53 - 1)' --seed 9007199254740992 "http://127.0.0.1:$PORT/"
+bad 'volley: --seed: must be at least 0' --seed -1 "http://127.0.0.1:$PORT/"
 bad 'volley: --seed: "lucky" is not a number' --seed lucky "http://127.0.0.1:$PORT/"
 printf 'return { options = function() return { seed = "lucky" } end }\n' > "$S/badseed.lua"
 bad "volley: $S/badseed.lua: options(): --seed: \"lucky\" is not a number" -s "$S/badseed.lua" "http://127.0.0.1:$PORT/"
 printf 'return { options = function() return { seed = 1.5 } end }\n' > "$S/fracseed.lua"
-bad "volley: $S/fracseed.lua: options(): --seed: \"1.5\" is not a number" -s "$S/fracseed.lua" "http://127.0.0.1:$PORT/"
+bad "volley: $S/fracseed.lua: options(): --seed: \"1.5\" is not a whole number" -s "$S/fracseed.lua" "http://127.0.0.1:$PORT/"
 check_eq "$(target_stat received)" 8 "bad seeds: nothing sent (8: the two runs before them)"
 finish

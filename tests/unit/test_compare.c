@@ -436,7 +436,7 @@ static void test_verdicts(void)
     /* holds, but worse beyond the noise: said */
     CHECK(!j[1].fails && j[1].verdict == COMPARE_WORSE);
     CHECK_CONTAINS(j[1].note, "verdict: worse, beyond the noise \u00b1");
-    CHECK_CONTAINS(j[1].note, "% but within this limit");
+    CHECK_CONTAINS(j[1].note, "% but within this threshold");
     /* a percentile the table has no row for is judged all the same */
     CHECK(j[2].fails && j[2].verdict == COMPARE_WORSE);
     /* fails on a change within the noise: said */

@@ -77,7 +77,11 @@ static void test_duration(void)
     duration_bad("ms", __LINE__);
     duration_bad("1e400", __LINE__);
     duration_bad("1e30s", __LINE__); /* does not fit in int64 nanoseconds */
-    duration_bad("10 s", __LINE__);
+    duration_ok("10 s", 10 * SEC, __LINE__); /* a blank before the unit, as in "p99 < 50 ms" */
+    duration_ok("500  ms", 500 * INT64_C(1000000), __LINE__);
+    duration_bad("10 ", __LINE__);
+    duration_bad("10 x", __LINE__);
+    duration_bad("10 s s", __LINE__);
     duration_bad(" 10s", __LINE__);
     duration_bad("10s ", __LINE__);
     duration_bad("10ss", __LINE__);
@@ -306,6 +310,15 @@ static void test_each_option(void)
     }
     if (parse_ok(&o, ARGV("-b", "hi there", URL), __LINE__)) {
         CHECK_MEM(o.body, o.body_len, "hi there", (size_t)8);
+        CHECK_STR(o.method, "POST"); /* a body without -m: POST, as curl's -d */
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-b", "x", "-m", "GET", URL), __LINE__)) {
+        CHECK_STR(o.method, "GET");
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-m", "PATCH", "-b", "x", URL), __LINE__)) {
+        CHECK_STR(o.method, "PATCH");
         options_free(&o);
     }
     if (parse_ok(&o, ARGV("--body", "{}", URL), __LINE__)) {
@@ -526,11 +539,13 @@ static void test_header_rules(void)
 
 static void test_errors(void)
 {
-    /* Bad values name the option and the value. */
+    /* Bad values name the option and the value; a count out of range
+     * says what is allowed instead. */
     parse_error(ARGV("-c", "abc", URL), "-c", "abc", __LINE__);
-    parse_error(ARGV("--connections", "0", URL), "-c", "0", __LINE__);
-    parse_error(ARGV("-c", "-5", URL), "-c", "-5", __LINE__);
-    parse_error(ARGV("-t", "0", URL), "-t", "0", __LINE__);
+    parse_error(ARGV("--connections", "0", URL), "-c: must be at least 1", NULL, __LINE__);
+    parse_error(ARGV("-c", "-5", URL), "-c: must be at least 1", NULL, __LINE__);
+    parse_error(ARGV("-t", "0", URL), "-t: must be at least 1", NULL, __LINE__);
+    parse_error(ARGV("-t", "1025", URL), "-t: must be at most 1024", NULL, __LINE__);
     parse_error(ARGV("-d", "10x", URL), "-d", "10x", __LINE__);
     parse_error(ARGV("--duration", "0", URL), "-d", "0", __LINE__);
     parse_error(ARGV("-n", "1.5", URL), "-n", "1.5", __LINE__);
@@ -755,8 +770,11 @@ static void test_seed(void)
         CHECK_UINT(o.seed, UINT64_C(9007199254740991));
         options_free(&o);
     }
-    parse_error(ARGV("--seed", "9007199254740992", URL), "--seed", "out of range (0..9007199254740991)", __LINE__);
-    parse_error(ARGV("--seed", "-1", URL), "--seed", "\"-1\" is not a number", __LINE__);
+    parse_error(ARGV("--seed", "9007199254740992", URL), "--seed", "must be at most 9007199254740991 (2^53 - 1)",
+                __LINE__);
+    parse_error(ARGV("--seed", "-1", URL), "--seed", "must be at least 0", __LINE__);
+    parse_error(ARGV("-n", "0", URL), "-n", "must be at least 1", __LINE__);
+    parse_error(ARGV("-c", "2.5", URL), "-c", "\"2.5\" is not a whole number", __LINE__);
     parse_error(ARGV("--seed", "x", URL), "--seed", "\"x\" is not a number", __LINE__);
     parse_error(ARGV(URL, "--seed"), "--seed", "needs a value", __LINE__);
 }

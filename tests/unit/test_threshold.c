@@ -324,7 +324,24 @@ static void test_errors(void)
               "unexpected \"or\" (expected \"or nodata\", \"abort\" or \"abort after DURATION\")", __LINE__);
     parse_bad("p99 < 5ms after 1s", false,
               "unexpected \"after\" (expected \"or nodata\", \"abort\" or \"abort after DURATION\")", __LINE__);
-    parse_bad("p99 < 5 ms", false, "5 needs a time unit (ns, us, ms, s, m)", __LINE__);
+    /* A unit apart from its number is the unit ("p99 < 50 ms", as -d '10 s'). */
+    struct threshold ta;
+    if (parse_ok(&ta, "p99 < 50 ms", false, "latency.p99", __LINE__)) {
+        CHECK(ta.limit == 50 * MS);
+        CHECK_STR(ta.unit, "ms");
+        threshold_free(&ta);
+    }
+    if (parse_ok(&ta, "errors < 1 % or nodata abort after 10 s", false, "errors", __LINE__)) {
+        CHECK(ta.percent && ta.or_nodata && ta.abort);
+        CHECK_INT(ta.abort_after_ns, 10 * SEC);
+        threshold_free(&ta);
+    }
+    parse_bad("p99 < 5 abort", false, "5 needs a time unit (ns, us, ms, s, m)", __LINE__);
+    parse_bad("p99 < 5 ms ms", false,
+              "unexpected \"ms\" (expected \"or nodata\", \"abort\" or \"abort after DURATION\")", __LINE__);
+    parse_bad("p99 < 5ms abort after 10 x", false, "abort after: \"10\" is not a duration (e.g. 500ms, 10s, 2m)",
+              __LINE__);
+    parse_bad("requests < 5 ms", false, "5 ms: requests is a count (a plain number)", __LINE__);
     /* The expression is echoed with its control characters escaped. */
     struct threshold th;
     char err[256];
