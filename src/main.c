@@ -12,6 +12,7 @@
 #include "cmd_help.h"
 #include "cmd_merge.h"
 #include "cmd_report.h"
+#include "h2c_probe.h"
 #include "net.h"
 #include "options.h"
 #include "outfile.h"
@@ -171,6 +172,17 @@ static int probe_tls(struct tls_ctx *ctx, const struct options *o, const struct 
     int rc = tls_probe(ctx, sa, len, src, srclen, o->timeout_ns, &r->tls, err, errlen);
     r->tls_known = rc == 0;
     return rc;
+}
+
+/* --h2c: the start-up probe sends the preface to the chosen address, so a
+ * server that speaks only HTTP/1.1 stops the run at once (as a TLS refusal
+ * does) instead of failing every request. */
+static int probe_h2c(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    socklen_t len, srclen;
+    const struct sockaddr *sa = target_sockaddr(t, &len);
+    const struct sockaddr *src = sources_for(o->sources, 0, &srclen);
+    return h2c_probe(sa, len, src, srclen, o->timeout_ns, err, errlen);
 }
 
 /* What a script's options() changed: the command line again, with its
@@ -367,7 +379,8 @@ int main(int argc, char **argv)
     socklen_t srclen;
     const struct sockaddr *src = sources_for(o.sources, 0, &srclen); /* the probes connect from the first */
     if ((!o.no_probe && target_probe(&t, src, srclen, o.timeout_ns, err, sizeof err) < 0) ||
-        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
+        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0) ||
+        (o.http2 == OPTIONS_H2C && !o.no_probe && probe_h2c(&o, &t, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }
