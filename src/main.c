@@ -4,9 +4,10 @@
  * result file cannot be written, a script fails or no response completed,
  * 2 for a bad command line (a bad --fail-if included, and a script's own:
  * an unknown key in its scenario table or its options()), 3 when -R's target
- * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
- * second SIGINT. After a run the most serious applies: 1, then 3, then 99.
- * `volley report` (cmd_report.c) has its own: 0, 1 or 2; `volley compare`
+ * rate was not reached, 99 when a --fail-if threshold failed, 105 when a
+ * SIGINT or SIGTERM stopped the run (the report is of a part), 130 on a
+ * second one. After a run the most serious applies: 1, 105, 3, then 99.
+ * `volley report` (cmd_report.c) has the run's; `volley compare`
  * (cmd_compare.c) 0, 1, 2 or 99; `volley help` (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
 #include "cmd_help.h"
@@ -424,6 +425,8 @@ int main(int argc, char **argv)
          * that. */
         if (report_stop_reason(stderr, &t, &r) || report_none_completed(stderr, &r))
             status = 1;
+        else if (report_interrupted(stderr, &r) && status != 1)
+            status = REPORT_INTERRUPTED_STATUS; /* 1 wins; 3 and 99 judged a run cut short */
     }
     run_result_free(&r);
 out:
