@@ -290,6 +290,12 @@ static char **ab_command(int *argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* stderr is unbuffered; stdout into a pipe or a file would be held in
+     * blocks, and `volley ... 2>&1 | tee log` would show a threshold's
+     * stderr line above the report it follows. Line by line (as on a
+     * terminal), what volley, and a script's print() and io.stderr, write
+     * comes out in the order written, whatever the subcommand. */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
