@@ -51,7 +51,16 @@ build-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DVOLLEY_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-demo: build
+# The demo builds what it runs (volley and volley-target, not the tests and
+# fuzz targets), quietly: the configure and build output goes to
+# $(BUILD)/demo-build.log, shown only when the build fails.
+demo: deps
+	@mkdir -p $(BUILD)
+	@if ! { $(MAKE) --no-print-directory $(BUILD)/Makefile && \
+	        cmake --build $(BUILD) -j $(JOBS) --target volley volley-target; } > $(BUILD)/demo-build.log 2>&1; then \
+	    cat $(BUILD)/demo-build.log >&2; \
+	    echo "make demo: the build failed (its output above, also in $(BUILD)/demo-build.log)" >&2; exit 1; \
+	fi
 	@scripts/demo.sh $(BUILD)
 
 # In CI (CI=true) the sanitizer build runs the whole suite as well.

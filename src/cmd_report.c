@@ -4,7 +4,8 @@
  * (--json), the HTML report (--html), and the thresholds judged again
  * (the saved ones, or --fail-if's). Exit status as the run's: 0, 1 (also
  * the result unreadable or a file not written), 2 a bad command line, 3
- * -R's rate not met, 99 a threshold failed (docs/usage.md#volley-report). */
+ * -R's rate not met, 99 a threshold failed, 105 the run was interrupted
+ * (docs/usage.md#volley-report). */
 #include "cmd_report.h"
 
 #include "cmd_merge.h"
@@ -209,6 +210,8 @@ static int render(const char *result, const struct wants *w)
             status = MERGE_PARTIAL;
         if (report_stop_reason(stderr, &rr.t, r) || report_none_completed(stderr, r))
             status = 1;
+        else if (report_interrupted(stderr, r) && status != 1)
+            status = REPORT_INTERRUPTED_STATUS;
     }
     result_run_free(&rr);
     json_in_free(&root);

@@ -2,6 +2,7 @@
 #include "fmt.h"
 
 #include <stdio.h>
+#include <time.h>
 
 const char *fmt_time(char *buf, size_t len, double ns)
 {
@@ -23,5 +24,16 @@ const char *fmt_bytes(char *buf, size_t len, double b)
         u++;
     }
     snprintf(buf, len, "%.2f%s", b, units[u]);
+    return buf;
+}
+
+const char *fmt_utc(char *buf, size_t len, double epoch)
+{
+    if (!(epoch >= 0 && epoch < 1e11))
+        return NULL;
+    time_t s = (time_t)epoch;
+    struct tm tm;
+    if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+        return NULL;
     return buf;
 }

@@ -11,4 +11,8 @@ const char *fmt_time(char *buf, size_t len, double ns);
 /* bytes -> "63.10MB" into buf; returns buf. */
 const char *fmt_bytes(char *buf, size_t len, double b);
 
+/* Seconds since the epoch -> "2026-05-01 12:00:00 UTC" into buf; returns
+ * buf, or NULL for a time outside 0..1e11 s (a damaged saved result). */
+const char *fmt_utc(char *buf, size_t len, double epoch);
+
 #endif

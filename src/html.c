@@ -300,6 +300,17 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     row_start(out, "Duration");
     html_num(out, dur, 3);
     fprintf(out, " s</td></tr>\n");
+    const struct json *intr = html_rd_of(rd, r, "", "interrupted", JSON_BOOL, false);
+    if (intr && intr->b) { /* when: the run's end is the interrupt's moment */
+        char when[64];
+        row_start(out, "Interrupted");
+        fprintf(out, "<span id=\"interrupted\" class=\"warn\">by SIGINT or SIGTERM, ");
+        html_num(out, dur, 3);
+        fprintf(out, " s into the run");
+        if (html_utc(html_rd_num(rd, r, "", "start_time", false) + dur, when, sizeof when))
+            fprintf(out, ", at %s", when);
+        fprintf(out, ": the figures are of that part</span></td></tr>\n");
+    }
     row_start(out, "Requests completed");
     fprintf(out, "<span id=\"completed\">");
     html_num(out, completed, 0);
@@ -531,13 +542,7 @@ void html_page_start(FILE *out, const char *title, size_t len)
 
 const char *html_utc(double start, char *buf, size_t len)
 {
-    if (!(start >= 0 && start < 1e11))
-        return NULL;
-    time_t s = (time_t)start;
-    struct tm tm;
-    if (!gmtime_r(&s, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
-        return NULL;
-    return buf;
+    return fmt_utc(buf, len, start);
 }
 
 /* '<' can only stand inside a string in valid JSON, where \u003c is the

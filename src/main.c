@@ -4,14 +4,16 @@
  * result file cannot be written, a script fails or no response completed,
  * 2 for a bad command line (a bad --fail-if included, and a script's own:
  * an unknown key in its scenario table or its options()), 3 when -R's target
- * rate was not reached, 99 when a --fail-if threshold failed, 130 on a
- * second SIGINT. After a run the most serious applies: 1, then 3, then 99.
- * `volley report` (cmd_report.c) has its own: 0, 1 or 2; `volley compare`
+ * rate was not reached, 99 when a --fail-if threshold failed, 105 when a
+ * SIGINT or SIGTERM stopped the run (the report is of a part), 130 on a
+ * second one. After a run the most serious applies: 1, 105, 3, then 99.
+ * `volley report` (cmd_report.c) has the run's; `volley compare`
  * (cmd_compare.c) 0, 1, 2 or 99; `volley help` (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
 #include "cmd_help.h"
 #include "cmd_merge.h"
 #include "cmd_report.h"
+#include "h2c_probe.h"
 #include "net.h"
 #include "options.h"
 #include "outfile.h"
@@ -173,6 +175,17 @@ static int probe_tls(struct tls_ctx *ctx, const struct options *o, const struct 
     return rc;
 }
 
+/* --h2c: the start-up probe sends the preface to the chosen address, so a
+ * server that speaks only HTTP/1.1 stops the run at once (as a TLS refusal
+ * does) instead of failing every request. */
+static int probe_h2c(const struct options *o, const struct target *t, char *err, size_t errlen)
+{
+    socklen_t len, srclen;
+    const struct sockaddr *sa = target_sockaddr(t, &len);
+    const struct sockaddr *src = sources_for(o->sources, 0, &srclen);
+    return h2c_probe(sa, len, src, srclen, o->timeout_ns, err, errlen);
+}
+
 /* What a script's options() changed: the command line again, with its
  * words after the user's options (so they win) and before the script
  * arguments (all of them after "--" now, also those given after the URL);
@@ -277,6 +290,12 @@ static char **ab_command(int *argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* stderr is unbuffered; stdout into a pipe or a file would be held in
+     * blocks, and `volley ... 2>&1 | tee log` would show a threshold's
+     * stderr line above the report it follows. Line by line (as on a
+     * terminal), what volley, and a script's print() and io.stderr, write
+     * comes out in the order written, whatever the subcommand. */
+    setvbuf(stdout, NULL, _IOLBF, BUFSIZ);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return cmd_report(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
@@ -370,7 +389,8 @@ int main(int argc, char **argv)
     socklen_t srclen;
     const struct sockaddr *src = sources_for(o.sources, 0, &srclen); /* the probes connect from the first */
     if ((!o.no_probe && target_probe(&t, src, srclen, o.timeout_ns, err, sizeof err) < 0) ||
-        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0)) {
+        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0) ||
+        (o.http2 == OPTIONS_H2C && !o.no_probe && probe_h2c(&o, &t, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }
@@ -418,6 +438,8 @@ int main(int argc, char **argv)
          * that. */
         if (report_stop_reason(stderr, &t, &r) || report_none_completed(stderr, &r))
             status = 1;
+        else if (report_interrupted(stderr, &r) && status != 1)
+            status = REPORT_INTERRUPTED_STATUS; /* 1 wins; 3 and 99 judged a run cut short */
     }
     run_result_free(&r);
 out:

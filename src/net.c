@@ -2,12 +2,15 @@
  * close, each one system call on the fast path. */
 #include "net.h"
 
+#include "clock.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -77,6 +80,38 @@ int net_connect_result(int fd)
     if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
         return errno;
     return err;
+}
+
+int net_wait(int fd, short events, int64_t deadline)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    for (;;) {
+        int64_t left = deadline - clock_now_ns();
+        if (left <= 0)
+            return ETIMEDOUT;
+        int rc = poll(&pfd, 1, (int)((left + 999999) / 1000000));
+        if (rc > 0)
+            return 0;
+        if (rc == 0)
+            return ETIMEDOUT;
+        if (errno != EINTR)
+            return errno;
+    }
+}
+
+int net_connect_until(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src, socklen_t srclen,
+                      int64_t deadline, int *fd, char *err, size_t errlen)
+{
+    enum net_status st = net_connect_from(addr, len, src, srclen, fd);
+    int e = st == NET_ERROR ? errno : 0;
+    if (st == NET_AGAIN && ((e = net_wait(*fd, POLLOUT, deadline)) != 0 || (e = net_connect_result(*fd)) != 0))
+        net_close(*fd);
+    if (!e)
+        return 0;
+    char where[80];
+    snprintf(err, errlen, "%s: %s", net_addr_string(addr, where, sizeof where),
+             e == ETIMEDOUT ? "connect timed out" : strerror(e));
+    return -1;
 }
 
 /* read(2) and write(2) without glibc's wrappers: those are thread

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* NET_AGAIN: wait until readable (or, for a plain write, writable);
@@ -31,6 +32,18 @@ int net_bind_check(const struct sockaddr *src, socklen_t srclen);
 /* After a connecting socket turned writable: 0 if connected, else the errno
  * of the failed connect. */
 int net_connect_result(int fd);
+
+/* For the blocking start-up probes: waits until fd has one of events
+ * (POLLIN, POLLOUT) or the monotonic deadline (clock_now_ns) passes.
+ * Returns 0, ETIMEDOUT, or poll's errno. */
+int net_wait(int fd, short events, int64_t deadline);
+
+/* For the probes: net_connect_from, then waits until the deadline for the
+ * connect to finish. Returns 0 with *fd connected (the caller closes it),
+ * or -1 with no socket left open and one line in err naming the address
+ * ("127.0.0.1:8080: connect timed out", or the errno's words). */
+int net_connect_until(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src, socklen_t srclen,
+                      int64_t deadline, int *fd, char *err, size_t errlen);
 
 /* Writes up to len bytes. NET_OK: *n bytes were written (> 0, maybe fewer
  * than len); NET_AGAIN: nothing could be written; NET_ERROR: errno set. */

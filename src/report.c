@@ -295,6 +295,13 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     }
     fprintf(out, "  %" PRIu64 " request%s in %.2fs, %s read\n", s->completed, s->completed == 1 ? "" : "s", secs,
             fmt_bytes(b, sizeof b, (double)s->bytes_read));
+    if (r->interrupted) { /* when: the run's end is the interrupt's moment */
+        char when[64];
+        fprintf(out, "  Interrupted (SIGINT or SIGTERM) %.2fs into the run", secs);
+        if (fmt_utc(when, sizeof when, r->start_epoch + secs))
+            fprintf(out, ", at %s", when);
+        fputs(": the figures are of that part\n", out);
+    }
     /* Every response by what the server answered: completed ones and those
      * a script (or --max-body) failed, so these may sum past N requests. */
     uint64_t responses = 0, non_ok = 0;
@@ -384,6 +391,14 @@ bool report_stop_reason(FILE *err, const struct target *t, const struct run_resu
     if (r->script_error[0])
         report_error(err, r->script_error);
     return r->unreachable || r->script_error[0];
+}
+
+bool report_interrupted(FILE *err, const struct run_result *r)
+{
+    if (r->interrupted)
+        fprintf(err, "volley: interrupted (SIGINT or SIGTERM) %.2fs into the run: the report is of that part\n",
+                (double)r->duration_ns / 1e9);
+    return r->interrupted;
 }
 
 bool report_none_completed(FILE *err, const struct run_result *r)

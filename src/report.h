@@ -34,6 +34,17 @@ bool report_stop_reason(FILE *err, const struct target *t, const struct run_resu
  * returns false. */
 bool report_none_completed(FILE *err, const struct run_result *r);
 
+/* The exit status of a run stopped by SIGINT or SIGTERM whose report was
+ * printed (k6's for an aborted test): a CI job killed by its time limit
+ * does not pass on a partial run. */
+#define REPORT_INTERRUPTED_STATUS 105
+
+/* A run stopped by SIGINT or SIGTERM says so on err, "volley: interrupted
+ * (SIGINT or SIGTERM) 3.20s into the run: the report is of that part",
+ * and true is returned (the exit status is then REPORT_INTERRUPTED_STATUS
+ * unless a more serious one applies). Else nothing, false. */
+bool report_interrupted(FILE *err, const struct run_result *r);
+
 /* -R: the rate the run sent at, requests per second: those sent over the
  * schedule's span, from arrival 0 to the end of the last sent arrival's
  * interval (or to its actual send, if that was later), or to the end of -d

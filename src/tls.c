@@ -351,23 +351,6 @@ void tls_get_info(const struct tls_conn *tc, struct tls_info *info)
 
 /* Waits up to the deadline for fd to be ready for events. 0, or ETIMEDOUT
  * or the poll error. */
-static int wait_for(int fd, short events, int64_t deadline)
-{
-    struct pollfd pfd = {.fd = fd, .events = events};
-    for (;;) {
-        int64_t left = deadline - clock_now_ns();
-        if (left <= 0)
-            return ETIMEDOUT;
-        int rc = poll(&pfd, 1, (int)((left + 999999) / 1000000));
-        if (rc > 0)
-            return 0;
-        if (rc == 0)
-            return ETIMEDOUT;
-        if (errno != EINTR)
-            return errno;
-    }
-}
-
 /* The probe notes whether the server asked for a client certificate. */
 static void on_probe_message(int write_p, int version, int content_type, const void *buf, size_t len, SSL *ssl,
                              void *arg)
@@ -397,7 +380,7 @@ static int await_cert_verdict(struct tls_conn *tc, int fd, int64_t deadline)
             return -1;
         if (st == NET_OK)
             return 0;
-        if (wait_for(fd, st == NET_AGAIN ? POLLIN : POLLOUT, until) != 0)
+        if (net_wait(fd, st == NET_AGAIN ? POLLIN : POLLOUT, until) != 0)
             return 0; /* nothing more came: taken as accepted */
     }
 }
@@ -408,17 +391,9 @@ int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, c
     char where[80];
     net_addr_string(addr, where, sizeof where);
     int64_t deadline = clock_now_ns() + timeout_ns;
-    int fd, e = 0;
-    enum net_status st = net_connect_from(addr, len, src, srclen, &fd);
-    if (st == NET_ERROR) {
-        snprintf(err, errlen, "%s: %s", where, strerror(errno));
+    int fd, e;
+    if (net_connect_until(addr, len, src, srclen, deadline, &fd, err, errlen) < 0)
         return -1;
-    }
-    if (st == NET_AGAIN && ((e = wait_for(fd, POLLOUT, deadline)) != 0 || (e = net_connect_result(fd)) != 0)) {
-        snprintf(err, errlen, "%s: %s", where, e == ETIMEDOUT ? "connect timed out" : strerror(e));
-        net_close(fd);
-        return -1;
-    }
     struct tls_conn *tc = tls_conn_new(ctx);
     tls_conn_start(tc, fd);
     bool cert_requested = false;
@@ -426,7 +401,7 @@ int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, c
     SSL_set_msg_callback_arg(tc->ssl, &cert_requested);
     int rc = -1;
     for (;;) {
-        st = tls_handshake(tc);
+        enum net_status st = tls_handshake(tc);
         if (st == NET_OK && cert_requested && SSL_version(tc->ssl) >= TLS1_3_VERSION &&
             await_cert_verdict(tc, fd, deadline) < 0) {
             snprintf(err, errlen, "%s: TLS handshake: %s", where, tls_reason(tc));
@@ -442,7 +417,7 @@ int tls_probe(struct tls_ctx *ctx, const struct sockaddr *addr, socklen_t len, c
             snprintf(err, errlen, "%s: TLS handshake: %s", where, tls_reason(tc));
             break;
         }
-        if ((e = wait_for(fd, st == NET_AGAIN ? POLLIN : POLLOUT, deadline)) != 0) {
+        if ((e = net_wait(fd, st == NET_AGAIN ? POLLIN : POLLOUT, deadline)) != 0) {
             snprintf(err, errlen, "%s: TLS handshake %s", where,
                      e == ETIMEDOUT ? "timed out (--timeout)" : strerror(e));
             break;

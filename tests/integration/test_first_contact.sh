@@ -128,6 +128,31 @@ out refused -n 1 "http://localhost:1/"
 check_eq "$RC/$(cat "$T/refused.err")" \
     "1/volley: localhost:1: connection refused (tried 2 addresses, last [::1]:1)" "localhost, nothing listening"
 
+# 6. Piped (2>&1 | tee log), what volley writes comes out in the order
+# written: a failed threshold's stderr line after the whole report, a
+# script's print() and io.stderr lines in turn, volley report's as the
+# run's (stdout into a pipe would otherwise be held in blocks).
+start_target
+cat > "$T/order.lua" <<'LUA'
+function done()
+  print("out 1")
+  io.stderr:write("err 2\n")
+  io.write("out 3\n")
+  io.stderr:write("err 4\n")
+end
+LUA
+RC=0
+timeout -s KILL 30 "$VOLLEY" -n 20 -c 1 -t 1 --json "$T/order.json" --fail-if 'p99 < 1ns' -s "$T/order.lua" \
+    "http://127.0.0.1:$PORT/" 2>&1 | cat > "$T/order.all" || RC=$?
+fig=$(grep -o '^  p99 < 1ns  .*  FAIL$' "$T/order.all" || true)
+check_eq "$(tail -n 7 "$T/order.all" | tr '\n' '|')" \
+    "Thresholds:|$fig|volley: 1 of 1 threshold failed: \"p99 < 1ns\"|out 1|err 2|out 3|err 4|" \
+    "piped: the report, the threshold's line, then done()'s lines in turn"
+check_eq "$(head -n 1 "$T/order.all" | cut -c1-20)" "Running 20 requests " "piped: the header first"
+timeout -s KILL 30 "$VOLLEY" report "$T/order.json" 2>&1 | cat > "$T/order_report.all" || true
+check_eq "$(tail -n 1 "$T/order_report.all")" 'volley: 1 of 1 threshold failed: "p99 < 1ns"' "piped volley report: the threshold's line last"
+stop_target
+
 # 5. --version: volley's, then each library's as it runs.
 out version --version
 check_eq "$RC" 0 "--version: exit status"

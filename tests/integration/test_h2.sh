@@ -161,9 +161,14 @@ if h2_python_ok; then
     adds_up stopread
     check_eq "$(jv stopread errors.timeout)" 4 "stops reading: timeouts"
 
-    # Garbage instead of HTTP/2: protocol failures with nghttp2's reason.
+    # Garbage instead of HTTP/2: the start-up probe stops the run at once;
+    # with --no-probe, protocol failures with nghttp2's reason.
     start_py_h2 garbage
-    runv garbage -n 3 -c 1 --h2c "$py_h2_url/"
+    runv garbageprobe -n 3 -c 1 --h2c "$py_h2_url/"
+    check_eq "$RC/$(cat "$T/garbageprobe.err")" \
+        "1/volley: 127.0.0.1:$PY_H2_PORT: no HTTP/2 SETTINGS after the preface: does it speak h2c?" "garbage: the probe"
+    check_eq "$(wc -c < "$T/garbageprobe.out")" 0 "garbage: no report"
+    runv garbage -n 3 -c 1 --no-probe --h2c "$py_h2_url/"
     check_no_response garbage "garbage" "3 requests failed: protocol 3"
     adds_up garbage
     check_eq "$(jv garbage errors.protocol)" 3 "garbage: protocol failures"
@@ -197,4 +202,11 @@ printf 'function delay() return 1 end\n' > "$S/delay.lua"
 runv baddelay --h2c -n 1 -s "$S/delay.lua" "http://127.0.0.1:$PORT/"
 check_eq "$RC" 2 "delay() with HTTP/2: exit status"
 check_eq "$(target_stat received)" 0 "bad combinations: nothing sent"
+# --h2c against a server that speaks only HTTP/1.1: the probe's preface
+# gets no SETTINGS; one line, exit 1, no request of the run sent.
+runv noh2c --h2c -n 100 -c 4 "http://127.0.0.1:$PORT/"
+check_eq "$RC/$(cat "$T/noh2c.err")" \
+    "1/volley: 127.0.0.1:$PORT: no HTTP/2 SETTINGS after the preface: does it speak h2c?" "--h2c to HTTP/1.1: the probe"
+check_eq "$(wc -c < "$T/noh2c.out")" 0 "--h2c to HTTP/1.1: no report"
+check_eq "$(target_stat received)" 0 "--h2c to HTTP/1.1: no request counted by the server"
 finish

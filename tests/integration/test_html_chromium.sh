@@ -89,6 +89,17 @@ check_eq "$(target_stat received)" "$((s1 + d))" "no request reached the target 
 chrome --hide-scrollbars --window-size=1000,2600 --screenshot="$T/compare.png" "file://$T/c.html" > /dev/null || true
 check_eq "$(head -c 8 "$T/compare.png" 2> /dev/null | od -An -tx1 | tr -d ' \n')" 89504e470d0a1a0a "the compare page's screenshot"
 
+# An interrupted run's page says so where the summary is, and when: the
+# first run's result marked interrupted, reported again (exit 105).
+python3 -c "import json, sys; r = json.load(open(sys.argv[1])); r['interrupted'] = True; json.dump(r, open(sys.argv[2], 'w'))" \
+    "$T/a.json" "$T/i.json"
+rc=0; "$VOLLEY" report -q "$T/i.json" --html "$T/i.html" 2> "$T/i.err" || rc=$?
+check_eq "$rc" 105 "interrupted: volley report's exit status"
+chrome --dump-dom "file://$T/i.html" > "$T/i.dom" || fail "chromium --dump-dom of the interrupted page failed"
+check_grep "$T/i.dom" '<tr><th>Interrupted</th><td><span id="interrupted" class="warn">by SIGINT or SIGTERM, [0-9.]+ s into the run, at [0-9-]+ [0-9:]+ UTC: the figures are of that part</span>' \
+    "interrupted: the page's summary says it"
+check_eq "$(grep -c 'id="interrupted"' "$T/a.dom")" 0 "a whole run's page has no Interrupted row"
+
 # The canary: a page that does fetch is caught.
 printf '<!DOCTYPE html><img src="%s/canary.png"><link rel="stylesheet" href="https://example.invalid/x.css">' "$U" > "$T/canary.html"
 chrome --log-net-log="$T/canary.json" --dump-dom "file://$T/canary.html" > /dev/null || true

@@ -134,7 +134,7 @@ rm -f "$D"/keep.hlog.partial.*
 vpid=$!
 sleep 1.5
 signal_wait TERM "$vpid"
-check_eq "$RC" 0 "SIGTERM --hlog run: exit status"
+check_eq "$RC" 105 "SIGTERM --hlog run: exit status (interrupted)"
 check_grep "$D/keep.hlog" '^#\[Histogram log format version 1\.3\]$' "SIGTERM --hlog run: the new log"
 check_ge "$(interval_lines "$D/keep.hlog")" 1 "SIGTERM --hlog run: intervals"
 only_files "SIGTERM --hlog run" keep.json keep.hlog

@@ -306,7 +306,7 @@ timeout -s KILL 30 "$VOLLEY" -d 20s -c 2 -t 1 -s "$S/intr.lua" "$url/" -- "$T/in
 vpid=$!
 for _ in $(seq 1 200); do [ -e "$T/intr.started" ] && break; sleep 0.05; done
 signal_wait INT "$vpid"
-check_eq "$RC" 0 "interrupted: exit status"
+check_eq "$RC" 105 "interrupted: exit status"
 check_grep "$T/intr.out" "Cut off: .* when the run was interrupted" "interrupted: the report"
 check_grep "$T/intr.out" "^done after interrupt[[:space:]]true$" "interrupted: done() runs"
 # thread:stop() from setup() stops that thread before it sends anything;

@@ -1,5 +1,6 @@
 # Stopping: at the deadline, requests in flight are cut off, not errors; the
-# first SIGINT stops the run and prints the report of what completed.
+# first SIGINT (or SIGTERM) stops the run, prints the report of what
+# completed, and exits 105: an interrupted run does not pass as a whole one.
 source "$TESTLIB"
 
 start_target
@@ -21,15 +22,39 @@ wait_header() {
     for _ in $(seq 1 250); do grep -q '^  1 thread' "$1" 2>/dev/null && return; sleep 0.02; done
 }
 
-# SIGINT: report what completed, exit 0. (timeout without --foreground would
-# also signal its process group, which volley must then take as one.)
-timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int.json" "http://127.0.0.1:$PORT/delay/10" \
-    > "$T/int.out" 2> "$T/int.err" &
-vpid=$!
-wait_header "$T/int.out"
-sleep 1
-signal_wait INT "$vpid"
-check_eq "$RC" 0 "SIGINT: exit status"
+# interrupt NAME SIGNAL SECONDS ARGS...: volley ARGS (-t 1, --json
+# $T/NAME.json), sent SIGNAL SECONDS after its header is out; its output in
+# $T/NAME.out/.err, its exit status in RC.
+interrupt() {
+    local name=$1 sig=$2 after=$3
+    shift 3
+    timeout -s KILL 60 "$VOLLEY" -t 1 --json "$T/$name.json" "$@" > "$T/$name.out" 2> "$T/$name.err" &
+    vpid=$!
+    wait_header "$T/$name.out"
+    sleep "$after"
+    signal_wait "$sig" "$vpid"
+}
+
+# SIGINT: report what completed, exit 105, and say so: on stderr, and in
+# the report where the summary is, with when (the run's start + its
+# duration), the same in `volley report` and the HTML page. (timeout
+# without --foreground would also signal its process group, which volley
+# must then take as one.)
+interrupt int INT 1 -d 30s -c 4 --html "$T/int.html" "http://127.0.0.1:$PORT/delay/10"
+check_eq "$RC" 105 "SIGINT: exit status"
+secs=$(python3 -c "import json; print('%.2f' % json.load(open('$T/int.json'))['duration'])")
+check_eq "$(cat "$T/int.err")" "volley: interrupted (SIGINT or SIGTERM) ${secs}s into the run: the report is of that part" \
+    "SIGINT: the stderr line"
+when=$(python3 -c "import json, time; r = json.load(open('$T/int.json')); print(time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(int(r['start_time'] + r['duration']))))")
+line="  Interrupted (SIGINT or SIGTERM) ${secs}s into the run, at $when: the figures are of that part"
+check_eq "$(grep '^  Interrupted' "$T/int.out")" "$line" "SIGINT: the report says when"
+check_eq "$(grep -A1 "^  [0-9]* requests in " "$T/int.out" | tail -n 1)" "$line" "SIGINT: under the summary line"
+RC=0
+timeout -s KILL 30 "$VOLLEY" report "$T/int.json" > "$T/intrep.out" 2> "$T/intrep.err" || RC=$?
+check_eq "$RC/$(grep "^  Interrupted" "$T/intrep.out")" "105/$line" "SIGINT: volley report says it, with the run's status"
+html_secs=$(python3 -c "import json; print('%.3f' % json.load(open('$T/int.json'))['duration'])")
+check_grep "$T/int.html" "<tr><th>Interrupted</th><td><span id=\"interrupted\" class=\"warn\">by SIGINT or SIGTERM, $html_secs s into the run, at $when: the figures are of that part</span></td></tr>" \
+    "SIGINT: the HTML summary says it"
 check_adds_up int
 check_eq "$(jget "$T/int.json" interrupted)" True "SIGINT: marked interrupted"
 check_ge "$(jget "$T/int.json" requests.completed)" 1 "SIGINT: report of what completed"
@@ -42,16 +67,20 @@ python3 -c "import json,sys; sys.exit(0 if json.load(open('$T/int.json'))['durat
 # is 1, as for any run in which nothing completed. The signal is sent a
 # little after the header is out, once the connections are open (whether
 # they all are is the machine's business: the count is not checked).
-timeout -s KILL 60 "$VOLLEY" -d 30s -c 4 -t 1 --json "$T/int0.json" "http://127.0.0.1:$PORT/never" \
-    > "$T/int0.out" 2> "$T/int0.err" &
-vpid=$!
-wait_header "$T/int0.out"
-sleep 0.3
-signal_wait INT "$vpid"
+interrupt int0 INT 0.3 -d 30s -c 4 "http://127.0.0.1:$PORT/never"
 check_adds_up int0
 check_no_response int0 "SIGINT at once" "no request failed; [1-4] cut off; interrupted"
 check_eq "$(jget "$T/int0.json" interrupted)" True "SIGINT at once: marked interrupted"
 check_grep "$T/int0.out" "^  No response completed: there are no latency figures$" "SIGINT at once: said in the report"
 check_eq "$(grep -c 'p50' "$T/int0.out")" 0 "SIGINT at once: no latency figures"
 check_grep "$T/int0.out" "^  Cut off: [1-4] requests? (was|were) in flight when the run was interrupted" "SIGINT at once: the cut off line"
+
+# SIGTERM (a CI job's time limit): the same status and lines. A run that
+# was not interrupted says nothing of it.
+interrupt term TERM 0.5 -d 30s -c 2 "http://127.0.0.1:$PORT/delay/10"
+check_eq "$RC" 105 "SIGTERM: exit status"
+check_grep "$T/term.err" "^volley: interrupted \(SIGINT or SIGTERM\) [0-9.]+s into the run: the report is of that part$" \
+    "SIGTERM: the stderr line"
+check_grep "$T/term.out" "^  Interrupted \(SIGINT or SIGTERM\) " "SIGTERM: the report line"
+check_eq "$(grep -c 'Interrupted' "$T/deadline.out")" 0 "deadline: no Interrupted line"
 finish
