@@ -286,6 +286,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "help") == 0)
         return cmd_help(argc - 1, argv + 1);
     char **argv0 = argv;
+    int argc0 = argc;
     argv = ab_command(&argc, argv);
     char err[512];
     struct options o;
@@ -316,6 +317,7 @@ int main(int argc, char **argv)
         goto out;
     }
     o.flow = ms && script_has(ms, SCRIPT_USER);
+    options_set_command(&o, argc0, argv0);
     if (o.flow && o.requests) {
         status = die(2, "-n: counts requests; a flow (user(u)) is bounded by --iterations or -d");
         goto out;

@@ -1,7 +1,8 @@
 # --html and `volley report`: the report is one self-contained file (no
 # URL but the target's, in escaped text and the embedded JSON), holds the
 # charts and the run's numbers, `volley report` of the saved JSON writes
-# the same file, and a bad saved result gets one clear error.
+# the same file, and a bad saved result gets one clear error. The command
+# line, as given, is the JSON's "command" and the page's first line.
 source "$TESTLIB"
 
 start_target
@@ -62,6 +63,24 @@ check_grep "$T/out/a.html" 'Latency over time' "closed run: latency over time"
 check_ge "$(count_of "$T/out/a.html" '<svg ')" 3 "closed run: svg charts"
 check_ge "$(count_of "$T/out/a.html" '<polyline ')" 5 "closed run: lines drawn"
 check_grep "$T/out/a.html" 'No request failed' "closed run: no failures chart"
+check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"])' "$T/out/a.json")" \
+    "['$VOLLEY', '-q', '-c', '4', '-n', '2000', '--json', '$T/out/a.json', '--html', '$T/out/a.html', '$U/']" \
+    "closed run: the JSON's command, the argv as given"
+check_grep "$T/out/a.html" "^<p class=\"cmd\" id=\"command\">$VOLLEY -q -c 4 -n 2000 --json $T/out/a.json --html $T/out/a.html $U/</p>\$" \
+    "closed run: the command at the top of the page"
+
+# The command's words as a shell reads them back: quoted where they need
+# it (a blank, a quote, a dollar), HTML-escaped.
+rc=0; "$VOLLEY" -q -n 20 -H "X-Q: it's <b>&" -H 'X-E: $x' --json "$T/q.json" --html "$T/q.html" "$U/" 2> "$T/q.err" || rc=$?
+check_eq "$rc" 0 "quoted command: exit status"
+check_grep "$T/q.html" "^<p class=\"cmd\" id=\"command\">$VOLLEY -q -n 20 -H &#39;X-Q: it&#39;\\\\&#39;&#39;s &lt;b&gt;&amp;&#39; -H &#39;X-E: [$]x&#39; --json " \
+    "quoted command: quotes and escapes"
+python3 - "$T/q.html" "$T/q.json" <<'PY' || fail "quoted command: the page's line is not the shell's words"
+import html, json, re, shlex, sys
+line = re.search(r'<p class="cmd" id="command">(.*)</p>', open(sys.argv[1]).read()).group(1)
+assert shlex.split(html.unescape(line)) == json.load(open(sys.argv[2]))["command"], line
+PY
+ok
 
 # volley report of the saved JSON: the same file.
 rc=0; "$VOLLEY" report "$T/out/a.json" --html "$T/out/b.html" 2> "$T/b.err" || rc=$?
@@ -229,6 +248,24 @@ j["groups"]['a&b "q",<g>']["failed"] = -1
 json.dump(j, open(sys.argv[2], "w"))
 PY
 bad_report flowbad "^volley report: $T/flowbad.json: groups\.a&b \"q\",<g>\.failed: expected a count \(a whole number from 0\), found -1$"
+python3 - "$T/out/a.json" "$T/cmdbad.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["command"] = ["volley", 7]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+bad_report cmdbad "^volley report: $T/cmdbad.json: command: item 1: expected a string$"
+# A result from before "command": no line for it.
+python3 - "$T/out/a.json" "$T/nocmd.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+del j["command"]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+rc=0; "$VOLLEY" report "$T/nocmd.json" --html "$T/nocmd.html" --json "$T/nocmd2.json" 2> "$T/nocmd.err" || rc=$?
+check_eq "$rc" 0 "no command: exit status"
+check_eq "$(grep -c 'id="command"' "$T/nocmd.html")" 0 "no command: no line on the page"
+check_eq "$(jget "$T/nocmd2.json" command)" null "no command: null in the JSON written again"
 printf '[1, 2]' > "$T/array.json"
 bad_report array "^volley report: $T/array.json: the result: expected an object, found an array$"
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"
