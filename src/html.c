@@ -314,44 +314,6 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     fprintf(out, "</table>\n");
 }
 
-static void thresholds(FILE *out, struct html_rd *rd, const struct json *r)
-{
-    const struct json *th = html_rd_of(rd, r, "", "thresholds", JSON_ARRAY, false);
-    if (!th)
-        return;
-    fprintf(out, "<h2>Thresholds</h2>\n<table id=\"thresholds\"><tr><th>threshold</th><th class=\"n\">observed</th>"
-                 "<th class=\"n\">limit</th><th>result</th></tr>\n");
-    for (size_t i = 0; i < th->len && !rd->failed; i++) {
-        char at[48];
-        snprintf(at, sizeof at, "thresholds[%zu]", i);
-        const struct json *t = &th->items[i];
-        if (t->type != JSON_OBJECT) {
-            html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(t));
-            return;
-        }
-        const char *expr = html_rd_str(rd, t, at, "expr", true, NULL);
-        const char *unit = html_rd_str(rd, t, at, "unit", false, NULL);
-        const struct json *pass = html_rd_of(rd, t, at, "pass", JSON_BOOL, true);
-        double obs = html_rd_num(rd, t, at, "observed", false);
-        double limit = html_rd_num(rd, t, at, "limit", false);
-        if (rd->failed)
-            return;
-        fprintf(out, "<tr><td><code>");
-        esc(out, expr);
-        fprintf(out, "</code></td><td class=\"n\">");
-        if (isnan(obs))
-            fputs("no data", out);
-        else
-            fprintf(out, "%.6g", obs);
-        esc(out, isnan(obs) ? NULL : unit);
-        fprintf(out, "</td><td class=\"n\">");
-        html_num(out, limit, 3);
-        esc(out, unit);
-        fprintf(out, "</td><td>%s</td></tr>\n", pass->b ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">FAIL</span>");
-    }
-    fprintf(out, "</table>\n");
-}
-
 /* One row per histogram of the result that is present. */
 static void hist_table(FILE *out, struct html_rd *rd, const struct json *r)
 {
@@ -596,7 +558,7 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
         fprintf(out, ", started %s", when);
     fprintf(out, "</p>\n");
     summary(out, &rd, r);
-    thresholds(out, &rd, r);
+    html_thresholds(out, &rd, r);
     html_flow(out, &rd, r);
     fprintf(out, "<h2>Latency</h2>\n");
     hist_table(out, &rd, r);
