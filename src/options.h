@@ -76,7 +76,8 @@ struct options {
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */
-        OPTIONS_PROGRESS_BAR,   /* the bar, on a terminal (as auto) */
+        OPTIONS_PROGRESS_BAR,   /* the bar wherever stderr goes (a terminal that does not
+                                 * say it is one) */
         OPTIONS_PROGRESS_LINES, /* a plain line every 10 s (CI logs) */
         OPTIONS_PROGRESS_NONE,
     } progress;            /* --progress */
