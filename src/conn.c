@@ -522,6 +522,7 @@ static void next_target(struct conn *c)
     c->req = sh->targets[i].bytes;
     c->req_len = sh->targets[i].len;
     c->req_ix = i;
+    c->name = sh->target_name[i] + 1;
 }
 
 /* Starts a request on c now: its hooks, then the connect or the write. */

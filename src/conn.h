@@ -45,6 +45,7 @@ struct conn_shared {
     const struct http_req *targets; /* --targets: the run's requests, one per target (read-only,
                                   * shared by all threads); NULL: req for every request */
     uint32_t ntargets;
+    const uint32_t *target_name; /* --targets: each target's name id (read-only, shared) */
     uint32_t target_next;        /* round robin: this worker's next target */
     bool target_random;          /* --targets-order random: each target drawn with rng */
     uint64_t rng;                /* the worker's generator (splitmix64 state) */

@@ -160,7 +160,7 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
 #define STYLE                                                                                          \
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:960px;padding:0 12px;color:#222;background:#fff}" \
     "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}" \
-    ".url{font-family:monospace;word-break:break-all;margin:0 0 12px}"                               \
+    ".url,.cmd{font-family:monospace;word-break:break-all;margin:0 0 12px}"                          \
     "table{border-collapse:collapse;margin:6px 0 12px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left;vertical-align:top}" \
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f6f6f6}"           \
     ".kv th{background:none;font-weight:normal;color:#555}.pass{color:#17803d;font-weight:bold}.fail{color:#c62828;font-weight:bold}" \
@@ -349,44 +349,6 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     fprintf(out, "</table>\n");
 }
 
-static void thresholds(FILE *out, struct html_rd *rd, const struct json *r)
-{
-    const struct json *th = html_rd_of(rd, r, "", "thresholds", JSON_ARRAY, false);
-    if (!th)
-        return;
-    fprintf(out, "<h2>Thresholds</h2>\n<table id=\"thresholds\"><tr><th>threshold</th><th class=\"n\">observed</th>"
-                 "<th class=\"n\">limit</th><th>result</th></tr>\n");
-    for (size_t i = 0; i < th->len && !rd->failed; i++) {
-        char at[48];
-        snprintf(at, sizeof at, "thresholds[%zu]", i);
-        const struct json *t = &th->items[i];
-        if (t->type != JSON_OBJECT) {
-            html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(t));
-            return;
-        }
-        const char *expr = html_rd_str(rd, t, at, "expr", true, NULL);
-        const char *unit = html_rd_str(rd, t, at, "unit", false, NULL);
-        const struct json *pass = html_rd_of(rd, t, at, "pass", JSON_BOOL, true);
-        double obs = html_rd_num(rd, t, at, "observed", false);
-        double limit = html_rd_num(rd, t, at, "limit", false);
-        if (rd->failed)
-            return;
-        fprintf(out, "<tr><td><code>");
-        esc(out, expr);
-        fprintf(out, "</code></td><td class=\"n\">");
-        if (isnan(obs))
-            fputs("no data", out);
-        else
-            fprintf(out, "%.6g", obs);
-        esc(out, isnan(obs) ? NULL : unit);
-        fprintf(out, "</td><td class=\"n\">");
-        html_num(out, limit, 3);
-        esc(out, unit);
-        fprintf(out, "</td><td>%s</td></tr>\n", pass->b ? "<span class=\"pass\">pass</span>" : "<span class=\"fail\">FAIL</span>");
-    }
-    fprintf(out, "</table>\n");
-}
-
 /* One row per histogram of the result that is present. */
 static void hist_table(FILE *out, struct html_rd *rd, const struct json *r)
 {
@@ -531,6 +493,41 @@ static void metrics_tables(FILE *out, struct html_rd *rd, const struct json *r)
     }
 }
 
+/* The result's "command" as one line a shell reads back to the same
+ * words: a word of only safe characters as it is, any other in single
+ * quotes (a quote in it as '\''). Nothing for a result without one. */
+static void command_line(FILE *out, struct html_rd *rd, const struct json *r)
+{
+    const struct json *cmd = html_rd_of(rd, r, "", "command", JSON_ARRAY, false);
+    if (!cmd || !cmd->len)
+        return;
+    fprintf(out, "<p class=\"cmd\" id=\"command\">");
+    for (size_t i = 0; i < cmd->len; i++) {
+        const struct json *w = &cmd->items[i];
+        if (w->type != JSON_STRING) {
+            html_rd_fail(rd, "", "command", "item %zu: expected a string", i);
+            break;
+        }
+        if (i)
+            fputc(' ', out);
+        size_t n = w->len;
+        if (n && strspn(w->s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_@%+=:,./-") == n) {
+            html_escape(out, w->s, n);
+            continue;
+        }
+        fputs("&#39;", out);
+        for (const char *p = w->s, *end = w->s + n, *q; p <= end; p = q + 1) {
+            q = memchr(p, '\'', (size_t)(end - p));
+            html_escape(out, p, (size_t)((q ? q : end) - p));
+            if (!q)
+                break;
+            fputs("&#39;\\&#39;&#39;", out);
+        }
+        fputs("&#39;", out);
+    }
+    fprintf(out, "</p>\n");
+}
+
 void html_page_start(FILE *out, const char *title, size_t len)
 {
     fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -581,14 +578,16 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     html_page_start(out, url, url_len);
     fprintf(out, "<h1>volley report</h1>\n<p class=\"url\">");
     html_escape(out, url, url_len);
-    fprintf(out, "</p>\n<p class=\"note\">volley ");
+    fprintf(out, "</p>\n");
+    command_line(out, &rd, r);
+    fprintf(out, "<p class=\"note\">volley ");
     esc(out, version);
     char when[64];
     if (html_utc(html_rd_num(&rd, r, "", "start_time", false), when, sizeof when))
         fprintf(out, ", started %s", when);
     fprintf(out, "</p>\n");
     summary(out, &rd, r);
-    thresholds(out, &rd, r);
+    html_thresholds(out, &rd, r);
     html_flow(out, &rd, r);
     fprintf(out, "<h2>Latency</h2>\n");
     hist_table(out, &rd, r);

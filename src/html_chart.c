@@ -48,9 +48,32 @@ static double px_x(const struct html_chart *c, double x)
     return LEFT + f * (W - LEFT - RIGHT);
 }
 
-static double px_y(double y, double ymax)
+/* The y axis: linear from 0 to top in steps of step, or (log) log10 from
+ * lo to top, both powers of 10. */
+struct yaxis {
+    bool log;
+    double lo, top, step;
+};
+
+/* On a log axis a value at or under lo (0 included) sits on the bottom. */
+static double px_y(const struct yaxis *a, double y)
 {
-    return H - BOTTOM - (ymax > 0 ? y / ymax : 0) * (H - TOP - BOTTOM);
+    double f;
+    if (a->log)
+        f = y > a->lo ? (log10(y) - log10(a->lo)) / (log10(a->top) - log10(a->lo)) : 0;
+    else
+        f = a->top > 0 ? y / a->top : 0;
+    return H - BOTTOM - f * (H - TOP - BOTTOM);
+}
+
+/* One y grid line and its label at y. */
+static void y_tick(FILE *out, const struct yaxis *a, double y)
+{
+    char lab[32];
+    num_label(lab, sizeof lab, y);
+    double py = px_y(a, y);
+    fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", LEFT, py, W - RIGHT, py);
+    fprintf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", LEFT - 6, py + 4, lab);
 }
 
 /* A line's x values and their number: its own, or the chart's. */
@@ -71,18 +94,24 @@ static void legend(FILE *out, const struct html_chart *c)
     fprintf(out, "</div>\n");
 }
 
-static void axes(FILE *out, const struct html_chart *c, double ytop, double ystep)
+static void axes(FILE *out, const struct html_chart *c, const struct yaxis *ya)
 {
     /* y grid and labels */
     /* Counted loops: a hostile result's values may be near DBL_MAX, where
      * y += ystep would reach infinity and never pass it. */
-    for (int k = 0; k <= 20 && k * ystep <= ytop * (1 + 1e-9); k++) {
-        double y = k * ystep;
-        char lab[32];
-        num_label(lab, sizeof lab, y);
-        double py = px_y(y, ytop);
-        fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", LEFT, py, W - RIGHT, py);
-        fprintf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", LEFT - 6, py + 4, lab);
+    if (ya->log) {
+        /* every decade (every k-th past 10 of them); 2 and 5 between when
+         * there are at most 3 */
+        int d0 = (int)lround(log10(ya->lo)), decades = (int)lround(log10(ya->top)) - d0;
+        int every = decades > 10 ? (decades + 9) / 10 : 1;
+        for (int d = 0; d <= decades; d += every) {
+            y_tick(out, ya, pow(10, d0 + d));
+            for (int m = 2; decades <= 3 && d < decades && m <= 5; m += 3)
+                y_tick(out, ya, m * pow(10, d0 + d));
+        }
+    } else {
+        for (int k = 0; k <= 20 && k * ya->step <= ya->top * (1 + 1e-9); k++)
+            y_tick(out, ya, k * ya->step);
     }
     fprintf(out, "<text class=\"unit\" x=\"4\" y=\"12\">");
     html_escape(out, c->yunit, strlen(c->yunit));
@@ -117,7 +146,7 @@ static void axes(FILE *out, const struct html_chart *c, double ytop, double yste
 }
 
 /* The lines: a polyline per run of finite values; dots when few. */
-static void draw_lines(FILE *out, const struct html_chart *c, double ytop)
+static void draw_lines(FILE *out, const struct html_chart *c, const struct yaxis *ya)
 {
     for (size_t l = 0; l < c->nlines; l++) {
         const struct html_line *ln = &c->lines[l];
@@ -132,7 +161,7 @@ static void draw_lines(FILE *out, const struct html_chart *c, double ytop)
                 open = false;
                 continue;
             }
-            fprintf(out, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", px_x(c, x[i]), px_y(ln->y[i], ytop));
+            fprintf(out, "%s%.1f,%.1f", open ? " " : "<polyline points=\"", px_x(c, x[i]), px_y(ya, ln->y[i]));
             open = true;
         }
         if (open)
@@ -140,7 +169,7 @@ static void draw_lines(FILE *out, const struct html_chart *c, double ytop)
         if (n <= 60)
             for (size_t i = 0; i < n; i++)
                 if (isfinite(ln->y[i]) && isfinite(x[i]))
-                    fprintf(out, "<circle r=\"2.5\" cx=\"%.1f\" cy=\"%.1f\"/>", px_x(c, x[i]), px_y(ln->y[i], ytop));
+                    fprintf(out, "<circle r=\"2.5\" cx=\"%.1f\" cy=\"%.1f\"/>", px_x(c, x[i]), px_y(ya, ln->y[i]));
         fprintf(out, "</g>\n");
     }
 }
@@ -161,27 +190,27 @@ static double *stack_sums(const struct html_chart *c)
 }
 
 /* One band: along its top from xmin to xmax, back along its bottom. */
-static void draw_bands(FILE *out, const struct html_chart *c, const double *sum, double ytop)
+static void draw_bands(FILE *out, const struct html_chart *c, const double *sum, const struct yaxis *ya)
 {
     size_t n = c->n;
     for (size_t l = 0; l < c->nlines && n > 0; l++) {
         const double *lo = &sum[l * n], *hi = &sum[(l + 1) * n];
         fprintf(out, "<g class=\"c%d\"><polygon points=\"%.1f,%.1f", c->lines[l].color, px_x(c, c->xmin),
-                px_y(hi[0], ytop));
+                px_y(ya, hi[0]));
         for (size_t i = 0; i < n; i++)
-            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(hi[i], ytop));
-        fprintf(out, " %.1f,%.1f %.1f,%.1f", px_x(c, c->xmax), px_y(hi[n - 1], ytop), px_x(c, c->xmax),
-                px_y(lo[n - 1], ytop));
+            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(ya, hi[i]));
+        fprintf(out, " %.1f,%.1f %.1f,%.1f", px_x(c, c->xmax), px_y(ya, hi[n - 1]), px_x(c, c->xmax),
+                px_y(ya, lo[n - 1]));
         for (size_t i = n; i-- > 0;)
-            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(lo[i], ytop));
-        fprintf(out, " %.1f,%.1f\"/></g>\n", px_x(c, c->xmin), px_y(lo[0], ytop));
+            fprintf(out, " %.1f,%.1f", px_x(c, c->x[i]), px_y(ya, lo[i]));
+        fprintf(out, " %.1f,%.1f\"/></g>\n", px_x(c, c->xmin), px_y(ya, lo[0]));
     }
 }
 
 void html_chart(FILE *out, const struct html_chart *c)
 {
     double *sum = c->stacked ? stack_sums(c) : NULL;
-    double ymax = 0;
+    double ymax = 0, ymin = INFINITY; /* ymin: the least value above 0 (logy) */
     if (sum) {
         for (size_t i = 0; i < c->n; i++)
             if (sum[c->nlines * c->n + i] > ymax)
@@ -191,14 +220,28 @@ void html_chart(FILE *out, const struct html_chart *c)
             size_t n;
             line_x(c, &c->lines[l], &n);
             for (size_t i = 0; i < n; i++)
-                if (isfinite(c->lines[l].y[i]) && c->lines[l].y[i] > ymax)
-                    ymax = c->lines[l].y[i];
+            for (size_t i = 0; i < n; i++) {
+                double v = c->lines[l].y[i];
+                if (isfinite(v) && v > ymax)
+                    ymax = v;
+                if (isfinite(v) && v > 0 && v < ymin)
+                    ymin = v;
+            }
         }
     }
-    double ystep = nice_step(ymax, 5);
-    double ytop = ymax > 0 && isfinite(ymax) ? ceil(ymax / ystep) * ystep : 1;
+    struct yaxis ya = {.step = nice_step(ymax, 5)};
+    ya.top = ymax > 0 && isfinite(ymax) ? ceil(ymax / ya.step) * ya.step : 1;
     if (!(ymax > 0) || !isfinite(ymax))
-        ystep = 0.2;
+        ya.step = 0.2;
+    if (c->logy && !sum && ymax > 0 && isfinite(ymax)) {
+        /* the decades around the values (one at least), within a double's;
+         * the least a quarter of a decade above the bottom, off the axis */
+        ya.log = true;
+        ya.lo = pow(10, fmax(floor(log10(ymin) - 0.25), -300));
+        ya.top = pow(10, fmin(ceil(log10(ymax)), 300));
+        if (ya.top <= ya.lo)
+            ya.top = ya.lo * 10;
+    }
 
     fprintf(out, "<figure class=\"chart%s\"", c->stacked ? " stacked" : "");
     if (c->id)
@@ -210,11 +253,11 @@ void html_chart(FILE *out, const struct html_chart *c)
     fprintf(out, "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\"><title>", W, H);
     html_escape(out, c->title, strlen(c->title));
     fprintf(out, "</title>\n");
-    axes(out, c, ytop, ystep);
+    axes(out, c, &ya);
     if (sum)
-        draw_bands(out, c, sum, ytop);
+        draw_bands(out, c, sum, &ya);
     else
-        draw_lines(out, c, ytop);
+        draw_lines(out, c, &ya);
     fprintf(out, "</svg></figure>\n");
     free(sum);
 }

@@ -78,6 +78,9 @@ void html_us(FILE *out, double v);
  * null or absent). */
 void html_names(FILE *out, struct html_rd *rd, const struct json *r);
 
+/* The thresholds table, when the result has thresholds (html_thresholds.c). */
+void html_thresholds(FILE *out, struct html_rd *rd, const struct json *r);
+
 /* A reasons object f ({"reasons": [{"reason", "count"}], "other_reasons",
  * "other"}; at path, NULL: none) as a table of id with the column head
  * head: a row per reason (escaped), then "N other reasons", or "none". */
@@ -112,7 +115,9 @@ struct html_tick {
 };
 
 /* A line chart: x[0..n) against each line's y, x on a linear or a log10
- * scale from xmin to xmax; y linear from 0 to at least every value. With
+ * scale from xmin to xmax; y linear from 0 to at least every value, or
+ * (logy) log10 over the decades that hold the values above 0 (one at
+ * least; 0 sits on the bottom), so that lines far apart can all be read. With
  * xticks NULL the x ticks are chosen (linear, labelled with xunit).
  * stacked: the lines are bands stacked in their order from the bottom,
  * each filled from the sum of those below it to that sum plus its values
@@ -129,6 +134,7 @@ struct html_chart {
     size_t n;
     double xmin, xmax;
     bool logx;
+    bool logy;               /* not with stacked */
     bool stacked;
     const struct html_tick *xticks;
     size_t nxticks;

@@ -166,12 +166,12 @@ void html_cols_free(struct html_cols *c)
 }
 
 /* Draws one chart of k lines (or stacked bands) over the columns. */
-static void chart(FILE *out, const char *title, const char *id, bool stacked, const char *yunit,
+static void chart(FILE *out, const char *title, const char *id, bool stacked, bool logy, const char *yunit,
                   const struct html_cols *cols, const struct html_line *lines, size_t k)
 {
     struct html_chart c = {
         .title = title, .id = id, .yunit = yunit, .xunit = "s", .x = cols->x, .n = cols->n, .xmin = 0,
-        .xmax = cols->xmax > 0 ? cols->xmax : 1, .stacked = stacked, .lines = lines, .nlines = k,
+        .xmax = cols->xmax > 0 ? cols->xmax : 1, .logy = logy, .stacked = stacked, .lines = lines, .nlines = k,
     };
     html_chart(out, &c);
 }
@@ -218,7 +218,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
             y[i] = (double)b[i].requests / b[i].secs;
         lines[k++] = (struct html_line){"completed", y, 2, false, NULL, 0};
     }
-    chart(out, "Responses per second by status class", "status-classes", true, "responses/s", &cols, lines, k);
+    chart(out, "Responses per second by status class", "status-classes", true, false, "responses/s", &cols, lines, k);
 
     /* latency percentiles */
     static const char *const lat_names[] = {"p50", "p90", "p99", "max"};
@@ -230,7 +230,8 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
     }
     for (k = 0; k < 4; k++)
         lines[k] = (struct html_line){lat_names[k], &y[k * n], (int)k, k == 3, NULL, 0};
-    chart(out, "Latency over time", "latency", false, "ms", &cols, lines, 4);
+    /* On a log scale: one slow outlier in max would flatten the others. */
+    chart(out, "Latency over time", "latency", false, true, "ms (log scale)", &cols, lines, 4);
 
     /* errors by kind: the kinds that occurred */
     k = 0;
@@ -246,7 +247,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         }
     }
     if (k > 0)
-        chart(out, "Failed requests per second by kind", "failures", false, "failures/s", &cols, lines, k);
+        chart(out, "Failed requests per second by kind", "failures", false, false, "failures/s", &cols, lines, k);
     else
         fprintf(out, "<p class=\"none\">No request failed.</p>\n");
 
@@ -261,7 +262,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         lines[0] = (struct html_line){"target rate", &y[0], 3, true, NULL, 0};
         lines[1] = (struct html_line){"sent", &y[n], 0, false, NULL, 0};
         lines[2] = (struct html_line){"completed", &y[2 * n], 2, false, NULL, 0};
-        chart(out, "Requests sent per second against the target rate (-R)", "sent", false, "requests/s", &cols,
+        chart(out, "Requests sent per second against the target rate (-R)", "sent", false, false, "requests/s", &cols,
               lines, 3);
     }
     /* --stages without -R: the connections asked for and those open */
@@ -275,7 +276,7 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         }
         lines[0] = (struct html_line){"target", &y[0], 3, true, NULL, 0};
         lines[1] = (struct html_line){"open", &y[n], 0, false, NULL, 0};
-        chart(out, "Connections against the stages", "connections", false, "connections", &cols, lines, 2);
+        chart(out, "Connections against the stages", "connections", false, false, "connections", &cols, lines, 2);
     }
     free(y);
     html_cols_free(&cols);

@@ -305,6 +305,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "help") == 0)
         return cmd_help(argc - 1, argv + 1);
     char **argv0 = argv;
+    int argc0 = argc;
     argv = ab_command(&argc, argv);
     char err[512];
     struct options o;
@@ -338,6 +339,7 @@ int main(int argc, char **argv)
     if (ms && script_hook_near(ms, err, sizeof err))
         report_error(stderr, err);
     o.flow = ms && script_has(ms, SCRIPT_USER);
+    options_set_command(&o, argc0, argv0);
     if (o.flow && o.requests) {
         status = die(2, "-n: counts requests; a flow (user(u)) is bounded by --iterations or -d");
         goto out;

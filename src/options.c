@@ -847,6 +847,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     return OPTIONS_RUN;
 }
 
+void options_set_command(struct options *o, int argc, char **argv)
+{
+    free(o->command);
+    o->command = xcalloc(argc > 0 ? (size_t)argc : 1, sizeof *o->command);
+    for (int i = 0; i < argc; i++)
+        o->command[i] = argv[i];
+    o->ncommand = argc > 0 ? (size_t)argc : 0;
+}
+
 void options_free(struct options *o)
 {
     if (o->sources)
@@ -857,6 +866,7 @@ void options_free(struct options *o)
     o->stages = NULL;
     free((void *)o->body);
     free(o->headers);
+    free(o->command);
     free(o->script_args);
     free(o->typed);
     o->typed = NULL;
@@ -871,5 +881,7 @@ void options_free(struct options *o)
     o->nfail_if = 0;
     o->body = NULL;
     o->headers = NULL;
+    o->command = NULL;
+    o->ncommand = 0;
     o->script_args = NULL;
 }

@@ -35,6 +35,9 @@ struct options {
     const char *method;    /* -m, default GET (POST with -b or --body-file) */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
+    const char **command;  /* the command line as given, argv[0] first (the array owned, its
+                            * strings not): the JSON's "command"; NULL: not known */
+    size_t ncommand;
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
@@ -74,7 +77,8 @@ struct options {
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */
-        OPTIONS_PROGRESS_BAR,   /* the bar, on a terminal (as auto) */
+        OPTIONS_PROGRESS_BAR,   /* the bar wherever stderr goes (a terminal that does not
+                                 * say it is one) */
         OPTIONS_PROGRESS_LINES, /* a plain line every 10 s (CI logs) */
         OPTIONS_PROGRESS_NONE,
     } progress;            /* --progress */
@@ -149,6 +153,11 @@ int options_parse_count(const char *s, uint64_t *n);
  * --http1.0, --no-keepalive), without what its URL gives (path, Host):
  * the run's request, and the defaults of --targets. Strings point into o. */
 struct http_request_spec options_request(const struct options *o);
+
+/* Keeps argv[0..argc) (the command line as given, before any rewriting)
+ * as o->command: the array is copied, the strings must outlive o. Call
+ * after the last options_parse, which would clear it. */
+void options_set_command(struct options *o, int argc, char **argv);
 
 /* Frees what options_parse allocated. */
 void options_free(struct options *o);

@@ -20,9 +20,11 @@ void progress_init(struct progress *p, const struct options *o, FILE *out, bool 
         p->mode = PROGRESS_OFF;
     else if (o->progress == OPTIONS_PROGRESS_LINES)
         p->mode = PROGRESS_LINES;
+    else if (o->progress == OPTIONS_PROGRESS_BAR)
+        p->mode = PROGRESS_BAR; /* asked for: a terminal that does not say it is one */
     else
-        p->mode = tty ? PROGRESS_BAR : PROGRESS_OFF; /* auto and bar: a bar needs a terminal */
-    p->color = p->mode == PROGRESS_BAR && !no_color;
+        p->mode = tty ? PROGRESS_BAR : PROGRESS_OFF; /* auto: a bar only on a terminal */
+    p->color = p->mode == PROGRESS_BAR && tty && !no_color;
 }
 
 static uint64_t errors_of(const struct series_counts *c)

@@ -1,9 +1,9 @@
 /* The live progress on stderr, drawn by the main thread from the run's
- * series (series.h) about four times a second: on a terminal one line
- * redrawn in place (--progress auto/bar), or a plain line every 10 s for
- * logs (--progress lines). Never with -q, never on a pipe unless lines
- * were asked for. Workers pay nothing for it: it reads what they hand the
- * main thread once a second anyway. */
+ * series (series.h) about four times a second: one line redrawn in place
+ * (--progress auto: on a terminal; bar: wherever stderr goes), or a plain
+ * line every 10 s for logs (--progress lines). Never with -q, never on a
+ * pipe unless bar or lines were asked for. Workers pay nothing for it: it
+ * reads what they hand the main thread once a second anyway. */
 #ifndef VOLLEY_PROGRESS_H
 #define VOLLEY_PROGRESS_H
 
@@ -17,7 +17,7 @@
 struct progress {
     FILE *out;
     enum { PROGRESS_OFF, PROGRESS_BAR, PROGRESS_LINES } mode;
-    bool color;           /* ANSI colour for errors (a terminal, NO_COLOR unset) */
+    bool color;           /* ANSI colour for errors (the bar on a terminal, NO_COLOR unset) */
     bool drawn;           /* the bar is on the screen */
     int64_t next_line_ns; /* lines: when the next one is due */
     const struct options *o;

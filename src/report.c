@@ -619,7 +619,16 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     socklen_t alen;
     net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
 
-    fprintf(out, "{\n  \"version\": \"%s\",\n", VOLLEY_VERSION);
+    fprintf(out, "{\n  \"version\": \"%s\",\n  \"command\": ", VOLLEY_VERSION);
+    if (o->command) {
+        for (size_t i = 0; i < o->ncommand; i++) {
+            fputs(i ? ", " : "[", out);
+            json_out_str(out, o->command[i]);
+        }
+        fputs(o->ncommand ? "],\n" : "[],\n", out);
+    } else {
+        fputs("null,\n", out);
+    }
     report_shard_json(out, o, r);
     fprintf(out, "  \"target\": {\"url\": ");
     json_out_str(out, t->url);

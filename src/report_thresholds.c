@@ -15,27 +15,6 @@
 /* Failed expressions the stderr line names; the rest are counted. */
 #define LINE_EXPRS 5
 
-/* The observed figure as the report shows it: times in the report's
- * units, percentages, counts, rates, a metric's value. */
-static const char *fmt_observed(char *buf, size_t len, const struct threshold *th, const struct threshold_result *res)
-{
-    if (res->note)
-        snprintf(buf, len, "-");
-    else if (res->nodata)
-        snprintf(buf, len, "no data");
-    else if (th->kind == THRESHOLD_TIME)
-        fmt_time(buf, len, res->observed);
-    else if (th->percent)
-        snprintf(buf, len, "%.3g%%", res->observed);
-    else if (th->kind == THRESHOLD_NUM)
-        snprintf(buf, len, "%.0f", res->observed);
-    else if (th->kind == THRESHOLD_RATE)
-        snprintf(buf, len, "%.2f/s", res->observed);
-    else
-        snprintf(buf, len, "%.6g", res->observed);
-    return buf;
-}
-
 void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r)
 {
     if (!o->nfail_if)
@@ -44,7 +23,7 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
     int ew = 0, ow = 0;
     for (size_t i = 0; i < o->nfail_if; i++) {
         int e = (int)strlen(quote_printable(expr, sizeof expr, o->thresholds[i].expr));
-        int w = (int)strlen(fmt_observed(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
+        int w = (int)strlen(threshold_observed_text(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
         ew = e > ew ? e : ew;
         ow = w > ow ? w : ow;
     }
@@ -53,7 +32,7 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
         fprintf(out, "  %-*s  %*s  %s", ew, quote_printable(expr, sizeof expr, th->expr), ow,
-                fmt_observed(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
+                threshold_observed_text(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
         if (res->note)
             fprintf(out, " (the metric is %s)", res->note);
         else if (res->aborted)

@@ -70,6 +70,17 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
         else
             o->headers[o->nheaders++] = hs->items[i].s;
     }
+    /* "command" (null or missing before volley kept it) */
+    const struct json *cmd = html_rd_of(rd, root, "", "command", JSON_ARRAY, false);
+    if (cmd) {
+        o->command = xcalloc(cmd->len ? cmd->len : 1, sizeof *o->command);
+        for (size_t i = 0; i < cmd->len && !rd->failed; i++) {
+            if (cmd->items[i].type != JSON_STRING)
+                html_rd_fail(rd, "", "command", "item %zu: expected a string", i);
+            else
+                o->command[o->ncommand++] = cmd->items[i].s;
+        }
+    }
     o->body_len = (size_t)html_rd_count(rd, op, "options", "body_bytes");
     o->timeout_ns = rd_seconds(rd, op, "options", "timeout", 1e7);
     o->keepalive = rd_bool(rd, op, "options", "keepalive", true);

@@ -339,16 +339,17 @@ static void hlog_comment(const struct options *o, const struct target *t, const 
 }
 
 /* --hlog: the log starts on f with its header; the workers' intervals are
- * collected from now on. */
+ * collected from now on. named: requests have names (a script's, the
+ * targets'). */
 static void start_hlog(struct run *r, FILE *f, const struct options *o, const struct target *t, uint32_t made,
-                       int64_t t0, double start_epoch, const char *run_id, bool script)
+                       int64_t t0, double start_epoch, const char *run_id, bool named)
 {
     char comment[512];
     hlog_comment(o, t, run_id, comment, sizeof comment);
     struct intervals **ivs = xcalloc(made, sizeof *ivs);
     for (uint32_t i = 0; i < made; i++)
         ivs[i] = &r->workers[i].intervals;
-    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, script ? r->names.name : NULL,
+    intervals_log_start(&r->hlog, f, ivs, made, t0, start_epoch, comment, named ? r->names.name : NULL,
                         o->flow ? r->group_names.name : NULL);
     r->hlog_on = true;
 }
@@ -451,6 +452,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     cfg.names = &r.names;
     cfg.check_names = &r.check_names;
     cfg.group_names = &r.group_names;
+    /* --targets: the targets' names are the run's, in the file's order (ids
+     * 0..nnames-1: nothing else names requests then). */
+    for (uint32_t i = 0; o->targets && i < o->targets->nnames; i++)
+        names_intern(&r.names, o->targets->names[i], strlen(o->targets->names[i]));
+    cfg.target_name = o->targets ? o->targets->name : NULL;
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
@@ -556,7 +562,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     /* After the start: the workers need not wait for the header's write. */
     if (rc == 0 && hlog)
-        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, res->run_id, main_script != NULL);
+        start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, res->run_id, main_script || o->targets);
     if (rc != 0) {
         r.nworkers = started; /* wait only for those that run */
         stop_workers(&r);

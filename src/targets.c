@@ -5,6 +5,7 @@
 #include "targets.h"
 
 #include "field.h"
+#include "names.h"
 #include "quote.h"
 #include "target.h"
 #include "xalloc.h"
@@ -33,6 +34,10 @@ struct current {
     char *body_path;
 };
 
+/* The targets' names in an open-addressed table, so that a million
+ * targets are named in one pass: a power of two over twice NAMES_MAX. */
+#define NAME_SLOTS 2048
+
 struct parse {
     const char *name;   /* the file, as messages name it */
     const struct http_request_spec *dflt;
@@ -43,6 +48,9 @@ struct parse {
     struct targets out;
     uint32_t cap;
     size_t bytes;       /* of the requests encoded so far */
+    uint32_t slot[NAME_SLOTS]; /* out.names' index + 1 of a name hashed there; 0: free */
+    uint32_t names_cap;
+    int64_t other;      /* out.names' index of TARGETS_OTHER; -1: none yet */
     char *err;
     size_t errlen;
 };
@@ -172,6 +180,42 @@ static int check_framing(struct parse *ps, const struct current *c, const char *
     return 0;
 }
 
+/* The index in ps->out.names of "METHOD path", added at its first use;
+ * past NAMES_MAX - 1 names, TARGETS_OTHER's. */
+static uint32_t name_of(struct parse *ps, const char *method, const char *path)
+{
+    size_t lm = strlen(method), lp = strlen(path);
+    char *label = xmalloc(lm + lp + 2);
+    memcpy(label, method, lm);
+    label[lm] = ' ';
+    memcpy(label + lm + 1, path, lp + 1);
+    uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+    for (const char *p = label; *p; p++)
+        h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+    size_t i = (size_t)h & (NAME_SLOTS - 1);
+    for (; ps->slot[i]; i = (i + 1) & (NAME_SLOTS - 1)) {
+        if (strcmp(ps->out.names[ps->slot[i] - 1], label) == 0) {
+            free(label);
+            return ps->slot[i] - 1;
+        }
+    }
+    if (ps->out.nnames >= NAMES_MAX - 1) {
+        free(label);
+        if (ps->other >= 0)
+            return (uint32_t)ps->other;
+        label = xstrdup(TARGETS_OTHER);
+        ps->other = ps->out.nnames;
+    } else {
+        ps->slot[i] = ps->out.nnames + 1;
+    }
+    if (ps->out.nnames == ps->names_cap) {
+        ps->names_cap = (uint32_t)xgrow(ps->names_cap, ps->out.nnames + 1, 16);
+        ps->out.names = xrealloc(ps->out.names, ps->names_cap * sizeof *ps->out.names);
+    }
+    ps->out.names[ps->out.nnames] = label;
+    return ps->out.nnames++;
+}
+
 /* The target read so far, if any, encoded and added. */
 static int end_target(struct parse *ps)
 {
@@ -217,7 +261,9 @@ static int end_target(struct parse *ps)
     if (ps->out.n == ps->cap) {
         ps->cap = (uint32_t)xgrow(ps->cap, ps->out.n + 1, 64);
         ps->out.reqs = xrealloc(ps->out.reqs, ps->cap * sizeof *ps->out.reqs);
+        ps->out.name = xrealloc(ps->out.name, ps->cap * sizeof *ps->out.name);
     }
+    ps->out.name[ps->out.n] = name_of(ps, c->method, c->url.path);
     ps->out.reqs[ps->out.n++] = (struct http_req){req, len};
     current_free(c);
     return 0;
@@ -331,7 +377,7 @@ static int one_line(struct parse *ps, unsigned no, const char *raw, size_t n, ch
 int targets_parse(struct targets *tg, const char *name, const char *text, size_t len, const char *url,
                   const struct http_request_spec *dflt, char *err, size_t errlen)
 {
-    struct parse ps = {.name = name, .dflt = dflt, .err = err, .errlen = errlen};
+    struct parse ps = {.name = name, .dflt = dflt, .other = -1, .err = err, .errlen = errlen};
     memset(tg, 0, sizeof *tg);
     if (url) {
         if (target_parse(&ps.origin, url, err, errlen) < 0)
@@ -409,6 +455,10 @@ void targets_free(struct targets *tg)
     for (uint32_t i = 0; i < tg->n; i++)
         free((char *)tg->reqs[i].bytes);
     free(tg->reqs);
+    free(tg->name);
+    for (uint32_t i = 0; i < tg->nnames; i++)
+        free(tg->names[i]);
+    free(tg->names);
     free(tg->origin);
     memset(tg, 0, sizeof *tg);
 }

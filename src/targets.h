@@ -19,10 +19,19 @@
 #define TARGETS_BODY_MAX ((size_t)64 << 20)
 #define TARGETS_BYTES_MAX ((size_t)1 << 30)
 
+/* The name of the targets past the first NAMES_MAX - 1 distinct names:
+ * no "METHOD path" can be it (a method has no parentheses). */
+#define TARGETS_OTHER "(other targets)"
+
 /* All fields are read-only after targets_load. */
 struct targets {
     struct http_req *reqs; /* n requests, in the file's order, each encoded whole (owned) */
     uint32_t n;            /* >= 1 */
+    uint32_t *name;        /* n: each target's name, an index into names (owned) */
+    char **names;          /* the distinct names, "METHOD path" (path and query), in the order of
+                            * their first target; TARGETS_OTHER last when more than NAMES_MAX
+                            * (owned) */
+    uint32_t nnames;       /* 1..NAMES_MAX */
     char *origin;          /* "scheme://host[:port]" that every target has (owned): the run's URL */
 };
 
@@ -35,7 +44,8 @@ int targets_load(struct targets *tg, const char *path, const char *url, const st
  * request encoded with dflt's settings (HTTP/1.0, keep-alive), dflt's
  * headers (-H: on every target, unless the target has one of the same
  * name), dflt's body (for a target without @path) and dflt's method (for
- * a line with a URL alone). url: the URL given beside the file, or NULL;
+ * a line with a URL alone), and named "METHOD path" (targets that share
+ * one name share its figures). url: the URL given beside the file, or NULL;
  * every target must have its origin (else the first target's). Returns 0,
  * or -1 with one line in err, "--targets NAME:LINE: what is wrong", and
  * nothing in *tg. */

@@ -143,6 +143,12 @@ int threshold_check_flow(const struct threshold *ths, size_t n, bool flow, char 
  * `metric["a b"].mean`) into buf (always terminated). Returns buf. */
 char *threshold_figure(const struct threshold *th, char *buf, size_t len);
 
+/* res's observed figure as the reports show it into buf (always
+ * terminated): a time in the text report's units ("9.18ms"), a share
+ * ("3.2%"), a count, a rate ("812.50/s"), a metric's value; "no data";
+ * "-" with a note. Returns buf. */
+char *threshold_observed_text(char *buf, size_t len, const struct threshold *th, const struct threshold_result *res);
+
 /* "<", "<=", ">", ">=", "==", "!=". */
 const char *threshold_op_name(enum threshold_op op);
 

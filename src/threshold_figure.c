@@ -1,8 +1,10 @@
 /* Figures as text: a parsed threshold's figure spelled out the one
- * canonical way (the report's and the JSON's "figure"), and the known
- * figure nearest to a misspelt one (threshold.c's "did you mean"). */
+ * canonical way (the report's and the JSON's "figure"), its observed
+ * value as the reports show it, and the known figure nearest to a
+ * misspelt one (threshold.c's "did you mean"). */
 #include "threshold_internal.h"
 
+#include "fmt.h"
 #include "nearest.h"
 
 #include <ctype.h>
@@ -149,5 +151,24 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
         break;
     }
     }
+    return buf;
+}
+
+char *threshold_observed_text(char *buf, size_t len, const struct threshold *th, const struct threshold_result *res)
+{
+    if (res->note)
+        snprintf(buf, len, "-");
+    else if (res->nodata)
+        snprintf(buf, len, "no data");
+    else if (th->kind == THRESHOLD_TIME)
+        fmt_time(buf, len, res->observed);
+    else if (th->percent)
+        snprintf(buf, len, "%.3g%%", res->observed);
+    else if (th->kind == THRESHOLD_NUM)
+        snprintf(buf, len, "%.0f", res->observed);
+    else if (th->kind == THRESHOLD_RATE)
+        snprintf(buf, len, "%.2f/s", res->observed);
+    else
+        snprintf(buf, len, "%.6g", res->observed);
     return buf;
 }

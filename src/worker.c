@@ -95,6 +95,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .req_len = cfg->req_len,
         .targets = cfg->targets,
         .ntargets = cfg->ntargets,
+        .target_name = cfg->target_name,
         .target_next = cfg->ntargets ? (uint32_t)(req_base % cfg->ntargets) : 0,
         .target_random = cfg->targets_random,
         .rng = cfg->seed ^ ((uint64_t)(id + 1) * UINT64_C(0x9e3779b97f4a7c15)),
@@ -192,6 +193,10 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         w->stats.intervals = &w->intervals;
         w->stats.flow.intervals = flow ? &w->intervals : NULL;
     }
+    /* --targets: every target's name has its figures from the start (after
+     * the intervals and -R's open model, which a name's figures take on). */
+    for (uint32_t i = 0; cfg->target_name && i < cfg->names->n; i++)
+        stats_name_add(&w->stats, i, cfg->names->name[i]);
     return 0;
 }
 

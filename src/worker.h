@@ -25,6 +25,7 @@ struct worker_config {
     size_t req_len;
     const struct http_req *targets; /* --targets: one request per target; NULL: req for all */
     uint32_t ntargets;
+    const uint32_t *target_name; /* --targets: each target's name, an id in names */
     bool targets_random;     /* --targets-order random */
     uint64_t seed;           /* the run's seed: each worker's generator starts from it and its id */
     bool keepalive;
@@ -56,7 +57,8 @@ struct worker_config {
     uint32_t streams;        /* --streams */
     uint32_t h2_window;      /* --h2-window */
     const char *authority;   /* HTTP/2 :authority (the URL's host[:port]) */
-    struct names *names;     /* the run's request names, shared (names.h; with -s) */
+    struct names *names;     /* the run's request names, shared (names.h; with -s, or the
+                              * targets' with --targets) */
     struct names *check_names, *group_names; /* a flow's checks and groups, likewise */
 };
 

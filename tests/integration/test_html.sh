@@ -1,7 +1,8 @@
 # --html and `volley report`: the report is one self-contained file (no
 # URL but the target's, in escaped text and the embedded JSON), holds the
 # charts and the run's numbers, `volley report` of the saved JSON writes
-# the same file, and a bad saved result gets one clear error.
+# the same file, and a bad saved result gets one clear error. The command
+# line, as given, is the JSON's "command" and the page's first line.
 source "$TESTLIB"
 
 start_target
@@ -62,6 +63,24 @@ check_grep "$T/out/a.html" 'Latency over time' "closed run: latency over time"
 check_ge "$(count_of "$T/out/a.html" '<svg ')" 3 "closed run: svg charts"
 check_ge "$(count_of "$T/out/a.html" '<polyline ')" 5 "closed run: lines drawn"
 check_grep "$T/out/a.html" 'No request failed' "closed run: no failures chart"
+check_eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["command"])' "$T/out/a.json")" \
+    "['$VOLLEY', '-q', '-c', '4', '-n', '2000', '--json', '$T/out/a.json', '--html', '$T/out/a.html', '$U/']" \
+    "closed run: the JSON's command, the argv as given"
+check_grep "$T/out/a.html" "^<p class=\"cmd\" id=\"command\">$VOLLEY -q -c 4 -n 2000 --json $T/out/a.json --html $T/out/a.html $U/</p>\$" \
+    "closed run: the command at the top of the page"
+
+# The command's words as a shell reads them back: quoted where they need
+# it (a blank, a quote, a dollar), HTML-escaped.
+rc=0; "$VOLLEY" -q -n 20 -H "X-Q: it's <b>&" -H 'X-E: $x' --json "$T/q.json" --html "$T/q.html" "$U/" 2> "$T/q.err" || rc=$?
+check_eq "$rc" 0 "quoted command: exit status"
+check_grep "$T/q.html" "^<p class=\"cmd\" id=\"command\">$VOLLEY -q -n 20 -H &#39;X-Q: it&#39;\\\\&#39;&#39;s &lt;b&gt;&amp;&#39; -H &#39;X-E: [$]x&#39; --json " \
+    "quoted command: quotes and escapes"
+python3 - "$T/q.html" "$T/q.json" <<'PY' || fail "quoted command: the page's line is not the shell's words"
+import html, json, re, shlex, sys
+line = re.search(r'<p class="cmd" id="command">(.*)</p>', open(sys.argv[1]).read()).group(1)
+assert shlex.split(html.unescape(line)) == json.load(open(sys.argv[2]))["command"], line
+PY
+ok
 
 # volley report of the saved JSON: the same file.
 rc=0; "$VOLLEY" report "$T/out/a.json" --html "$T/out/b.html" 2> "$T/b.err" || rc=$?
@@ -81,6 +100,56 @@ check_grep "$T/r.html" 'open model at 300 requests/s' "-R run: the model"
 check_grep "$T/r.html" 'Rate sent' "-R run: the rate sent"
 completed=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["requests"]["completed"])' "$T/r.json")
 check_grep "$T/r.html" "<span id=\"completed\">$completed</span>" "-R run: completed requests"
+
+# 2b. One slow outlier among fast requests: "Latency over time" is on a
+# log scale, so p50 stays readable under max (on a linear one from 0, p50
+# at 1/1000 of max would lie on the axis); each line's height above the
+# bottom is its value's log. Thresholds show their figures as the text
+# report prints them.
+python3 -c "
+print('GET $U/delay/300')
+for i in range(3000): print('GET $U/')" > "$T/outlier.txt"
+rc=0; "$VOLLEY" -c 2 -n 12004 --targets "$T/outlier.txt" --fail-if 'p99 < 10s' --fail-if 'rps > 1' \
+    --fail-if 'errors < 1%' --fail-if 'requests > 5' --json "$T/o.json" --html "$T/o.html" > "$T/o.out" 2> "$T/o.err" || rc=$?
+check_eq "$rc" 0 "outlier: exit status"
+check_grep "$T/o.html" '<text class="unit" x="4" y="12">ms \(log scale\)</text>' "outlier: the log scale's unit"
+python3 - "$T/o.html" "$T/o.json" <<'PY' || fail "outlier: latency over time is not on a log scale"
+import json, math, re, sys
+page = open(sys.argv[1]).read()
+fig = page[page.index('id="latency"'):]
+fig = fig[:fig.index("</figure>")]
+ticks = [(float(v), float(y)) for y, v in re.findall(r'<text class="yl" x="[0-9.]+" y="([0-9.]+)">([^<]+)</text>', fig)]
+decades = [t for t in ticks if math.log10(t[0]) == round(math.log10(t[0]))]
+assert len(decades) >= 4, ticks
+step = decades[0][1] - decades[1][1]
+for a, b in zip(decades, decades[1:]):  # equal room for each decade
+    assert abs(b[0] / a[0] - 10) < 1e-9 and abs((a[1] - b[1]) - step) < 0.2, ticks
+lo, bottom = decades[0][0], decades[0][1] - 4  # a label sits 4 below its line
+def height(v):  # where the axis puts v, above the bottom
+    return math.log10(v / lo) * step
+lines = re.findall(r'<g class="c(\d)[^"]*"><polyline points="([^"]+)"', fig)
+ys = {int(c): [float(p.split(",")[1]) for p in pts.split()] for c, pts in lines}
+pts = [p for p in json.load(open(sys.argv[2]))["series"]["points"] if p["latency"]["count"]]
+assert len(ys[0]) == len(pts) == len(ys[3]), (len(ys[0]), len(pts))
+for y50, ymax, p in zip(ys[0], ys[3], pts):
+    l = p["latency"]
+    assert abs((bottom - y50) - height(l["p50"] / 1e3)) < 1.5, (y50, l["p50"], ticks)
+    assert abs((bottom - ymax) - height(l["max"] / 1e3)) < 1.5, (ymax, l["max"], ticks)
+    assert bottom - y50 > 5, (y50, bottom)  # off the axis
+assert max(p["latency"]["max"] for p in pts) > 1000 * min(p["latency"]["p50"] for p in pts), pts
+PY
+ok
+python3 - "$T/o.html" "$T/o.out" <<'PY' || fail "outlier: the thresholds' figures are not the text report's"
+import re, sys
+page = open(sys.argv[1]).read()
+rows = re.findall(r'<tr><td><code>([^<]+)</code></td><td class="n">([^<]+)</td>', page)
+text = dict(re.findall(r'^  (\S.*?\S)  +(\S+)  (?:pass|FAIL)$', open(sys.argv[2]).read(), re.M))
+rows = [(e.replace("&lt;", "<").replace("&gt;", ">"), v) for e, v in rows]
+assert len(rows) == 4 and all(text[e] == v for e, v in rows), (rows, text)
+assert re.fullmatch(r"[0-9.]+(us|ms|s)", dict(rows)["p99 < 10s"]) and dict(rows)["errors < 1%"] == "0%", rows
+assert dict(rows)["rps > 1"].endswith("/s") and dict(rows)["requests > 5"] == "12004", rows
+PY
+ok
 
 # 3. Failures: timeouts (no response completed: exit 1, the file is still written).
 rc=0; "$VOLLEY" -q -c 2 -d 1s --timeout 200ms --json "$T/f.json" --html "$T/f.html" "$U/never" 2> "$T/f.err" || rc=$?
@@ -229,6 +298,24 @@ j["groups"]['a&b "q",<g>']["failed"] = -1
 json.dump(j, open(sys.argv[2], "w"))
 PY
 bad_report flowbad "^volley report: $T/flowbad.json: groups\.a&b \"q\",<g>\.failed: expected a count \(a whole number from 0\), found -1$"
+python3 - "$T/out/a.json" "$T/cmdbad.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["command"] = ["volley", 7]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+bad_report cmdbad "^volley report: $T/cmdbad.json: command: item 1: expected a string$"
+# A result from before "command": no line for it.
+python3 - "$T/out/a.json" "$T/nocmd.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+del j["command"]
+json.dump(j, open(sys.argv[2], "w"))
+PY
+rc=0; "$VOLLEY" report "$T/nocmd.json" --html "$T/nocmd.html" --json "$T/nocmd2.json" 2> "$T/nocmd.err" || rc=$?
+check_eq "$rc" 0 "no command: exit status"
+check_eq "$(grep -c 'id="command"' "$T/nocmd.html")" 0 "no command: no line on the page"
+check_eq "$(jget "$T/nocmd2.json" command)" null "no command: null in the JSON written again"
 printf '[1, 2]' > "$T/array.json"
 bad_report array "^volley report: $T/array.json: the result: expected an object, found an array$"
 bad_report missing "^volley report: $T/missing.json: No such file or directory$"

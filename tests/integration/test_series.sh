@@ -1,7 +1,8 @@
 # The per-second series (JSON "series") adds up to the run's totals, and the
 # live progress line: drawn and erased on a terminal (a pseudo-terminal from
 # script(1)), absent with -q and on a pipe, a plain line every 10 s with
-# --progress lines, colour only without NO_COLOR; a flow's iterations in it.
+# --progress lines, drawn on a file with --progress bar, colour only on a
+# terminal without NO_COLOR; a flow's iterations in it.
 source "$TESTLIB"
 
 # series_adds_up NAME MODEL: every count of the points sums to the run's
@@ -111,6 +112,17 @@ start_target
 URL="http://127.0.0.1:$PORT/"
 run_volley piped -c 2 -d 1.2s "$URL"
 if grep -q $'\r\\|\e' "$T/piped.err"; then fail "pipe: progress bytes on stderr"; else ok; fi
+# --progress bar draws the bar where auto would not (stderr a file: a
+# terminal that does not say it is one), erased before the report, in no
+# colour (not a terminal), and -q still silences it.
+run_volley pbar --progress bar -c 4 -d 1.6s --timeout 200ms "http://127.0.0.1:$PORT/never"
+check_grep "$T/pbar.err" $'\r[0-9.]+s/2s \\[[=> ]{20}\\] [0-9-]+ req/s  errors [1-9][0-9]*' "--progress bar: drawn on a file, errors uncoloured"
+check_grep "$T/pbar.err" $'\e\\[K\r\e\\[K' "--progress bar: erased at the end"
+if grep -q $'\e\\[31m' "$T/pbar.err"; then fail "--progress bar: colour off a terminal"; else ok; fi
+run_volley pbarq -q --progress bar -c 2 -d 1.2s "$URL"
+if grep -q $'\r\\|\e' "$T/pbarq.err"; then fail "--progress bar with -q: progress bytes"; else ok; fi
+run_volley pauto --progress auto -c 2 -d 1.2s "$URL"
+if grep -q $'\r\\|\e' "$T/pauto.err"; then fail "--progress auto on a file: progress bytes"; else ok; fi
 run_volley lines --progress lines -c 2 -R 100 -d 11s --timeout 1s "$URL"
 check_eq "$(grep -c '^volley: ' "$T/lines.err")" 1 "lines: one line in 11 s"
 check_grep "$T/lines.err" '^volley: 10\.[0-9]s/11s  [0-9]+ req/s \(target 100\)  errors [0-9]+  p50 [0-9.]+(us|ms)  p99 ' "lines: the line"

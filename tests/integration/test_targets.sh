@@ -4,6 +4,7 @@
 # robin: exactly; random: roughly), as the server's request log shows
 # method, path, headers and body of each; a URL list, stdin, comments,
 # blank lines and CRLF; -H, -m and -b as defaults; -R and HTTP/2 (h2c).
+# Each target is named "METHOD path": its figures in text, JSON and HTML.
 # Every bad file is exit 2 with its line number, and nothing is sent.
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
@@ -184,6 +185,8 @@ EOF
     check_eq "$RC" 0 "h2c: exit status"
     check_adds_up h2
     check_eq "$(jget "$T/h2.json" status.200)" 200 "h2c: GET / and POST /post answered 200"
+    check_eq "$(jget "$T/h2.json" "names.GET /.requests.completed")" 100 "h2c: GET /'s figures"
+    check_eq "$(jget "$T/h2.json" "names.PUT /static/none.requests.started")" 100 "h2c: PUT /static/none's figures"
     kill "$H2_PID" 2> /dev/null || true
     wait "$H2_PID" 2> /dev/null || true
     check_eq "$(grep -c '^HTTP/2.0 GET / 200 ' "$T/nginx_h2.access")" 100 "h2c: GET /"
@@ -192,5 +195,64 @@ EOF
 else
     echo "skip: HTTP/2 (no nginx)"
 fi
+
+# 7. Per-target figures: each target is a request name, "METHOD path"
+# (path and query), so a slow one and a failing one stand out; targets of
+# one name share it. Text, JSON, HTML and volley report show them.
+start_logged
+cat > "$T/named.txt" <<EOF
+GET $U/a
+GET $U/delay/30
+POST $U/status/500
+GET $U/drop
+GET $U/a
+GET $U/a?x=1
+EOF
+tv named -n 600 -c 3 -t 1 --targets named.txt --html "$T/named.html"
+stop_target
+check_eq "$RC" 0 "names: exit status"
+check_adds_up named
+python3 - "$T/named.json" <<'PY' || fail "names: the JSON's per-target figures"
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["names"]
+assert list(n) == ["GET /a", "GET /delay/30", "POST /status/500", "GET /drop", "GET /a?x=1"], list(n)
+q = {k: v["requests"] for k, v in n.items()}
+assert q["GET /a"]["started"] == 200 and q["GET /a"]["completed"] == 200, q
+assert q["GET /delay/30"]["completed"] == 100 and q["GET /a?x=1"]["completed"] == 100, q
+assert n["POST /status/500"]["status"] == {"500": 100}, n["POST /status/500"]
+assert q["GET /drop"]["failed"] == 100 and q["GET /drop"]["completed"] == 0, q
+assert n["GET /drop"]["errors"]["read"] == 100, n["GET /drop"]["errors"]
+assert n["GET /delay/30"]["latency"]["p50"] >= 30000 > n["GET /a"]["latency"]["p50"], n
+assert sum(v["started"] for v in q.values()) == r["requests"]["started"], q
+PY
+ok
+check_grep "$T/named.out" '^  Names +requests +failed +p50' "names: the text's table"
+check_grep "$T/named.out" '^    GET /a +200 +0 ' "names: GET /a's row"
+check_grep "$T/named.out" '^    GET /drop +0 +100 +- ' "names: GET /drop's row, failing"
+check_grep "$T/named.out" '^    POST /status/500 +100 +0 .*500: 100$' "names: POST /status/500's row"
+check_grep "$T/named.html" '<tr><td>GET /delay/30</td><td class="n">100</td><td class="n">0</td>' "names: the HTML's row"
+"$VOLLEY" report "$T/named.json" > "$T/named.r.out" 2> /dev/null || true
+check_grep "$T/named.r.out" '^    GET /drop +0 +100 +- ' "names: volley report's row"
+
+# 8. More distinct names than a run keeps (1000): the first 999 are named,
+# every target past them shares "(other targets)", and the figures still
+# add up to the run's.
+start_target
+python3 -c "
+for i in range(1200): print('http://127.0.0.1:$PORT/p/%d' % i)" > "$T/many.txt"
+tv many -n 1200 -c 2 -t 1 --targets many.txt
+stop_target
+check_eq "$RC" 0 "many names: exit status"
+python3 - "$T/many.json" <<'PY' || fail "many names: the JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = r["names"]
+assert len(n) == 1000, len(n)
+assert list(n)[998] == "GET /p/998" and list(n)[999] == "(other targets)", list(n)[997:]
+assert n["(other targets)"]["requests"]["completed"] == 201, n["(other targets)"]["requests"]
+assert sum(v["requests"]["completed"] for v in n.values()) == 1200
+PY
+ok
 
 finish

@@ -2,10 +2,13 @@
  * target is encoded to (methods, headers merged with -H, bodies from
  * @path and -b, URL-only lines, comments, blank lines, CRLF), each error
  * with its line number, the limits, and hostile input (long lines, NUL
- * bytes, lone CRs, every prefix of a good file, random bytes). */
+ * bytes, lone CRs, every prefix of a good file, random bytes), and each
+ * target's name ("METHOD path", shared by equal ones, "(other targets)"
+ * past NAMES_MAX - 1 names). */
 #include "targets.h"
 
 #include "check.h"
+#include "names.h"
 #include "rng.h"
 
 #include <stdio.h>
@@ -353,6 +356,44 @@ static void test_count_limit(void)
     free(text);
 }
 
+/* Each target's name is its method and path (with the query), in the
+ * order of first use; equal ones share it; a URL alone takes -m's method. */
+static void test_names(void)
+{
+    struct http_request_spec d = dflt();
+    d.method = "HEAD";
+    struct targets tg;
+    char err[512];
+    CHECK_INT(parse(&tg, "GET " O "/a\nPOST " O "/a\n\n" O "/b?q=1\nGET " O "/a\nget " O "/a\n", NULL, &d, err,
+                    sizeof err), 0);
+    CHECK_UINT(tg.nnames, 4);
+    CHECK_STR(tg.names[0], "GET /a");
+    CHECK_STR(tg.names[1], "POST /a");
+    CHECK_STR(tg.names[2], "HEAD /b?q=1");
+    CHECK_STR(tg.names[3], "get /a");
+    uint32_t want[] = {0, 1, 2, 0, 3};
+    CHECK_UINT(tg.n, 5);
+    for (uint32_t i = 0; i < 5 && i < tg.n; i++)
+        CHECK_UINT(tg.name[i], want[i]);
+    targets_free(&tg);
+
+    /* Past NAMES_MAX - 1 distinct names, one more for all the rest; a name
+     * already made keeps its own. */
+    size_t n = NAMES_MAX + 50, len = 0;
+    char *text = malloc(n * 40);
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s/p/%zu\n", O, i < NAMES_MAX + 40 ? i : 7);
+    CHECK_INT(targets_parse(&tg, "t.txt", text, len, NULL, &d, err, sizeof err), 0);
+    CHECK_UINT(tg.nnames, NAMES_MAX);
+    CHECK_STR(tg.names[NAMES_MAX - 2], "HEAD /p/998");
+    CHECK_STR(tg.names[NAMES_MAX - 1], TARGETS_OTHER);
+    CHECK_UINT(tg.name[NAMES_MAX - 1], NAMES_MAX - 1);
+    CHECK_UINT(tg.name[NAMES_MAX + 39], NAMES_MAX - 1);
+    CHECK_UINT(tg.name[NAMES_MAX + 45], 7);
+    targets_free(&tg);
+    free(text);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -372,6 +413,7 @@ int main(void)
     test_hostile();
     test_prefixes_and_noise();
     test_count_limit();
+    test_names();
     unlink(body_path);
     unlink(empty_path);
     rmdir(dir);
