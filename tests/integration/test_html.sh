@@ -90,7 +90,7 @@ check_eq "$(wc -c < "$T/b.err")" 0 "volley report: nothing on stderr"
 
 # 2. The open model: service time beside latency, sent against the target.
 rc=0; "$VOLLEY" -q -c 4 -R 300 -d 2s --json "$T/r.json" --html "$T/r.html" "$U/" 2> "$T/r.err" || rc=$?
-check_eq "$rc" 0 "-R run: exit status"
+RC=$rc; check_rate_rc "-R run: exit status"
 check_self_contained "$T/r.html"
 check_embedded "$T/r.html" "$T/r.json"
 check_grep "$T/r.html" 'Latency and service time by percentile' "-R run: both distributions"
