@@ -145,6 +145,39 @@ static void on_deadline(EV_P_ ev_timer *w, int revents)
     stop_workers(ev_userdata(EV_A));
 }
 
+/* After the run (the loop's signal watchers are stopped, and libev gave
+ * the signals their default action back): the first interrupt's time,
+ * so that its copy from a wrapper's process group (timeout(1) signals both
+ * its child and the group) arriving late does not kill the process while
+ * it reports; any other interrupt ends it at once, as a second one during
+ * the run does. Async-signal-safe: a clock read, a write, _exit. */
+static volatile sig_atomic_t signalled;
+static int64_t first_signal_ns;
+
+static void after_run_signal(int sig)
+{
+    (void)sig;
+    if (signalled && clock_now_ns() - first_signal_ns < SIGNAL_ECHO_NS)
+        return;
+    static const char msg[] = "\nvolley: interrupted again, exiting\n";
+    ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)rc;
+    _exit(130);
+}
+
+/* Keeps the after-run rule for SIGINT and SIGTERM. */
+static void guard_signals_after_run(const struct run *r)
+{
+    first_signal_ns = r->first_signal;
+    signalled = r->signals > 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = after_run_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static void on_signal(EV_P_ ev_signal *w, int revents)
 {
     (void)w;
@@ -587,6 +620,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     ev_timer_stop(r.loop, &r.deadline);
     ev_signal_stop(r.loop, &r.sigint);
     ev_signal_stop(r.loop, &r.sigterm);
+    guard_signals_after_run(&r);
     ev_async_stop(r.loop, &r.worker_exited);
 
     stats_init(&res->stats);
