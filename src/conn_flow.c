@@ -318,23 +318,17 @@ void conn_flow_next(struct conn *c, int64_t now)
     flow_next(c, now);
 }
 
-/* What the user reads of the request carried by c: its slot's response,
- * or its batch item's. */
-static struct script_res *res_for(struct conn *c, int32_t item)
+struct script_res *conn_flow_res(struct conn *c, int32_t item)
 {
     if (item < 0)
         return &c->sh->flow_res[c->id];
     return &user_of(c)->batch->items[item].res;
 }
 
-bool conn_flow_answered(struct conn *c, int32_t item, const struct script_res *info, char *raw, size_t len,
-                        bool *failed)
+bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t len, bool *failed)
 {
     struct conn *u = user_of(c);
-    struct script_res *r = res_for(c, item);
-    uint32_t serial = r->serial;
-    *r = *info;
-    r->serial = serial + 1;
+    struct script_res *r = conn_flow_res(c, item);
     bool check = c->flow_check;
     if (item >= 0) {
         /* Copied: the carrier's buffer takes its next item's response. */
@@ -356,7 +350,7 @@ bool conn_flow_answered(struct conn *c, int32_t item, const struct script_res *i
 
 void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
 {
-    struct script_res *r = res_for(c, item);
+    struct script_res *r = conn_flow_res(c, item);
     r->error = (int32_t)why + 1;
     r->raw = NULL;
     r->raw_len = 0;

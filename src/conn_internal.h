@@ -73,13 +73,16 @@ void conn_flow_fill(struct conn *c, uint32_t room);
 unsigned conn_flow_stop(struct conn *c);
 void conn_flow_free(struct conn *c);
 
-/* A flow: where the response of the request carried by c (item: a
- * batch's item, or -1) is described for the user, and the bytes of a
- * batch item's copied there (so that c can carry the next); then its
- * check. *failed when the check failed it. Returns false when the bridge
- * failed (conn_flow.c). */
-bool conn_flow_answered(struct conn *c, int32_t item, const struct script_res *info, char *raw, size_t len,
-                        bool *failed);
+/* A flow: where the user reads the response of the request carried by c
+ * (item: a batch's item, or -1 for the slot's own request). */
+struct script_res *conn_flow_res(struct conn *c, int32_t item);
+
+/* A flow: the response of the request carried by c is described in
+ * conn_flow_res(c, item) (raw/len: its bytes); a batch item's bytes are
+ * copied there (so that c can carry the next), then its check runs.
+ * *failed when the check failed it. Returns false when the bridge failed
+ * (conn_flow.c). */
+bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t len, bool *failed);
 
 /* A flow: the request carried by c (item as above) failed for why; the
  * user's response says so. */

@@ -75,10 +75,8 @@ static void fill_res(struct script_res *r, const struct res_info *i, char *raw, 
 static bool flow_response(struct conn *c, int32_t item, const struct res_info *i, char *raw, size_t len,
                           bool *failed)
 {
-    struct script_res r;
-    memset(&r, 0, sizeof r);
-    fill_res(&r, i, raw, len);
-    return conn_flow_answered(c, item, &r, raw, len, failed);
+    fill_res(conn_flow_res(c, item), i, raw, len);
+    return conn_flow_answered(c, item, raw, len, failed);
 }
 
 /* response() for a complete response of len bytes at raw; *failed when
@@ -179,19 +177,15 @@ void conn_complete_stream(struct conn *c, struct conn_stream *st, int64_t now)
     conn_release_rest(sh);
     struct res_info info = {st->status, false, st->rx_bytes, latency, connect, waiting, st->name, st->trailers_at};
     bool failed = false, big = false, hook_ok = true;
-    if (sh->flow && st->cap_len > sh->max_body) {
+    if ((sh->flow || sh->script_response) && sh->capture && st->cap_len > sh->max_body) {
         sh->too_large++;
         failed = big = true;
-        conn_flow_failed(c, st->item, STATS_ERR_VALIDATION);
+        if (sh->flow)
+            conn_flow_failed(c, st->item, STATS_ERR_VALIDATION);
     } else if (sh->flow) {
         hook_ok = flow_response(c, st->item, &info, st->cap, st->cap_len, &failed);
     } else if (sh->script_response) {
-        if (sh->capture && st->cap_len > sh->max_body) {
-            sh->too_large++;
-            failed = big = true;
-        } else {
-            hook_ok = check_response(c, &info, st->cap, st->cap_len, &failed);
-        }
+        hook_ok = check_response(c, &info, st->cap, st->cap_len, &failed);
     }
     int64_t mark = st->t_start; /* a stream is a batch of its own */
     stats_answered(sh->stats, now, st->t_start, sh->sched ? st->t_intended : st->t_start, &mark);
