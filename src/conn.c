@@ -99,11 +99,9 @@ void conn_backoff(struct conn *c)
 /* The one place requests fail: every request of the batch still in flight
  * is counted as failed for why; then close and go on, after the connect
  * backoff when backoff is set (or the budget is spent: then at once). */
-static void fail(struct conn *c, enum stats_error why, bool backoff)
+static void fail(struct conn *c, enum stats_error why, const char *reason, bool backoff)
 {
     struct conn_shared *sh = c->sh;
-    const char *reason = sh->fail_reason; /* this failure's: a failure that follows has its own */
-    sh->fail_reason = NULL;
     conn_release_rest(sh);
     bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT && c->pending;
     int64_t now = timed_out ? clock_now_ns() : 0;
@@ -130,15 +128,21 @@ static void fail(struct conn *c, enum stats_error why, bool backoff)
 
 void conn_fail(struct conn *c, enum stats_error why)
 {
-    fail(c, why, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
+    fail(c, why, NULL, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
+}
+
+/* A failure of a kind counted by reason (read, tls): the reason counted
+ * for the requests in flight, and kept with them for --show-errors. */
+static void fail_reason(struct conn *c, enum stats_error why, const char *reason)
+{
+    if (c->pending)
+        stats_kind_reason(c->sh->stats, why, reason, c->pending);
+    fail(c, why, reason, false);
 }
 
 void conn_fail_read(struct conn *c, const char *reason)
 {
-    if (c->pending)
-        stats_kind_reason(c->sh->stats, STATS_ERR_READ, reason, c->pending);
-    c->sh->fail_reason = reason;
-    conn_fail(c, STATS_ERR_READ);
+    fail_reason(c, STATS_ERR_READ, reason);
 }
 
 const char *conn_read_errno_reason(int err, char *buf, size_t n)
@@ -152,7 +156,7 @@ const char *conn_read_errno_reason(int err, char *buf, size_t n)
 
 void conn_fail_backoff(struct conn *c, enum stats_error why)
 {
-    fail(c, why, true);
+    fail(c, why, NULL, true);
 }
 
 /* A connect (started at c->t_connect) failed with errno err. When every
@@ -224,9 +228,7 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
             conn_fail(c, otherwise);
         return;
     }
-    stats_kind_reason(c->sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
-    c->sh->fail_reason = tls_reason(c->tls);
-    conn_fail(c, STATS_ERR_TLS);
+    fail_reason(c, STATS_ERR_TLS, tls_reason(c->tls));
 }
 
 static void write_request(struct conn *c);

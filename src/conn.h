@@ -70,7 +70,6 @@ struct conn_shared {
     bool samples;                /* keep a stats_sample per completed request */
     bool first_head_todo;        /* samples: the first response's bytes are still to keep */
     bool heads;                  /* --heads: keep each response's first read with its sample */
-    const char *fail_reason;     /* while conn_fail runs: the failure's reason for --show-errors, or NULL */
     int64_t epoch_offset_ns;     /* wall clock minus monotonic clock, for sample start times */
     uint64_t heartbeat;          /* --heartbeat: print progress every this many completions */
     bool hold_rest;              /* --one-first: the other connections wait for the first answer */
