@@ -32,24 +32,16 @@ static int c_values(lua_State *L)
     size_t nlen;
     const char *lname = luaL_checklstring(L, 2, &nlen);
     size_t len;
-    const char *head = script_res_head(r, &len), *end = head + len;
-    const char *p = memchr(head, '\n', len);
+    const char *head = script_res_head(r, &len);
+    const char *p = memchr(head, '\n', len); /* past the status line */
+    struct script_field f;
     int n = 0;
-    while (p && ++p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        if (!eol)
-            break;
-        if ((size_t)(eol - p) > nlen && p[nlen] == ':' && strncasecmp(p, lname, nlen) == 0) {
-            const char *v = p + nlen + 1, *ve = eol;
-            while (v < ve && (*v == ' ' || *v == '\t'))
-                v++;
-            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-                ve--;
-            luaL_checkstack(L, 1, "header values");
-            lua_pushlstring(L, v, (size_t)(ve - v));
-            n++;
-        }
-        p = eol;
+    while (script_next_field(&p, head + len, &f)) {
+        if (f.nlen != nlen || strncasecmp(f.name, lname, nlen) != 0)
+            continue;
+        luaL_checkstack(L, 1, "header values");
+        lua_pushlstring(L, f.value, f.vlen);
+        n++;
     }
     return n;
 }

@@ -47,6 +47,17 @@ const char *script_res_head(struct script_res *r, size_t *len);
 const char *script_res_body(struct script_res *r, size_t *len);
 const char *script_res_trailers(struct script_res *r, size_t *len);
 
+/* One "name: value" line of a head: the name as received and the value
+ * without the blanks around it (nlen 0: a line without a colon). */
+struct script_field {
+    const char *name, *value;
+    size_t nlen, vlen;
+};
+
+/* The line after the line end at *at (NULL: none) up to end, into f; *at
+ * moves to that line's end. Returns false when no whole line is left. */
+bool script_next_field(const char **at, const char *end, struct script_field *f);
+
 /* Pushes a table of the "name: value" lines that follow p (a line end,
  * or NULL for none) up to end. */
 void script_push_fields(lua_State *L, const char *p, const char *end);
