@@ -11,16 +11,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The widest name column; longer names are cut with "..." (the JSON has
- * them whole). */
-#define NAME_WIDTH 32
 /* Failure reasons of iterations listed; then "N other reasons". */
 #define TEXT_REASONS 5
-
-static const char *cell(char *buf, const char *name)
-{
-    return quote_printable(buf, NAME_WIDTH + 1, name);
-}
 
 static void percentiles(FILE *out, const struct hist *h)
 {
@@ -60,10 +52,10 @@ static void checks_text(FILE *out, const struct stats_flow *f)
 {
     if (!f->nchecks)
         return;
-    char name[NAME_WIDTH + 1];
+    char name[REPORT_NAME_WIDTH + 1];
     int width = 6;
     for (uint32_t i = 0; i < f->nchecks; i++)
-        if (f->checks[i].name && (int)strlen(cell(name, f->checks[i].name)) > width)
+        if (f->checks[i].name && (int)strlen(report_name_cell(name, f->checks[i].name)) > width)
             width = (int)strlen(name);
     fprintf(out, "  %-*s %9s %9s %8s\n", width + 2, "Checks", "passed", "failed", "passed%");
     for (uint32_t i = 0; i < f->nchecks; i++) {
@@ -71,7 +63,8 @@ static void checks_text(FILE *out, const struct stats_flow *f)
         if (!c->name)
             continue;
         uint64_t n = c->pass + c->fail;
-        fprintf(out, "    %-*s %9" PRIu64 " %9" PRIu64 " %7.2f%%\n", width, cell(name, c->name), c->pass, c->fail,
+        fprintf(out, "    %-*s %9" PRIu64 " %9" PRIu64 " %7.2f%%\n", width, report_name_cell(name, c->name), c->pass,
+                c->fail,
                 n ? 100.0 * (double)c->pass / (double)n : 0.0);
     }
 }
@@ -80,10 +73,10 @@ static void groups_text(FILE *out, const struct stats_flow *f)
 {
     if (!f->ngroups)
         return;
-    char name[NAME_WIDTH + 1];
+    char name[REPORT_NAME_WIDTH + 1];
     int width = 6;
     for (uint32_t i = 0; i < f->ngroups; i++)
-        if (f->groups[i] && (int)strlen(cell(name, f->groups[i]->name)) > width)
+        if (f->groups[i] && (int)strlen(report_name_cell(name, f->groups[i]->name)) > width)
             width = (int)strlen(name);
     fprintf(out, "  %-*s %9s %7s %9s %9s %9s %9s %9s\n", width + 2, "Groups", "count", "failed", "p50", "p90", "p95",
             "p99", "max");
@@ -91,7 +84,7 @@ static void groups_text(FILE *out, const struct stats_flow *f)
         const struct stats_group *g = f->groups[i];
         if (!g)
             continue;
-        fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, cell(name, g->name), g->count, g->failed);
+        fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, report_name_cell(name, g->name), g->count, g->failed);
         percentiles(out, &g->duration);
         fputc('\n', out);
     }

@@ -29,6 +29,16 @@ void report_json_status(FILE *out, const uint64_t *status);
 void report_json_errors(FILE *out, const uint64_t *errors);
 void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count);
 
+/* The widest name column of the text report's tables (request names,
+ * checks, groups); longer names are cut with "..." (the JSON has them
+ * whole). */
+#define REPORT_NAME_WIDTH 32
+
+/* name escaped (quote.h) into buf (REPORT_NAME_WIDTH + 1 bytes): whole
+ * when that takes at most REPORT_NAME_WIDTH characters, else cut with
+ * "...". Returns buf. */
+const char *report_name_cell(char *buf, const char *name);
+
 /* Request names: the text report's per-name table (nothing when no
  * request was named) and the JSON's "names" member (null then), followed
  * by ",\n". */

@@ -10,22 +10,17 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The widest name column; longer names are cut with "..." (the JSON has
- * them whole). */
-#define NAME_WIDTH 32
 /* Status codes listed per name, in increasing order; then "+N more". */
 #define NAME_CODES 3
 /* Names the text lists (the first used); then how many more the JSON has. */
 #define TEXT_NAMES 100
 
-/* name escaped (quote.h) into buf (NAME_WIDTH + 1 bytes): whole when that
- * takes at most NAME_WIDTH characters, else cut with "...". */
-static const char *name_cell(char *buf, const char *name)
+const char *report_name_cell(char *buf, const char *name)
 {
-    char whole[4 * NAME_WIDTH + 8];
-    if (strlen(quote_printable(whole, sizeof whole, name)) <= NAME_WIDTH)
+    char whole[4 * REPORT_NAME_WIDTH + 8];
+    if (strlen(quote_printable(whole, sizeof whole, name)) <= REPORT_NAME_WIDTH)
         return memcpy(buf, whole, strlen(whole) + 1);
-    return quote_printable(buf, NAME_WIDTH + 1, name);
+    return quote_printable(buf, REPORT_NAME_WIDTH + 1, name);
 }
 
 /* "  200: 4  404: 1" (at most NAME_CODES codes, then "+N more"), or "-". */
@@ -56,10 +51,10 @@ void report_names_text(FILE *out, const struct run_result *r)
     const struct stats *s = &r->stats;
     if (!s->nnames)
         return;
-    char name[NAME_WIDTH + 1];
+    char name[REPORT_NAME_WIDTH + 1];
     int width = 4; /* "Names" less the rows' two more spaces of indent, at least */
     for (uint32_t i = 0, k = 0; i < s->nnames && k < TEXT_NAMES; i++) {
-        int n = s->names[i] ? (k++, (int)strlen(name_cell(name, s->names[i]->name))) : 0;
+        int n = s->names[i] ? (k++, (int)strlen(report_name_cell(name, s->names[i]->name))) : 0;
         if (n > width)
             width = n;
     }
@@ -70,7 +65,7 @@ void report_names_text(FILE *out, const struct run_result *r)
         const struct stats_name *n = s->names[i];
         if (!n || shown++ >= TEXT_NAMES)
             continue;
-        name_cell(name, n->name);
+        report_name_cell(name, n->name);
         fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, name, n->completed, stats_name_failed(n));
         static const double ps[] = {50, 90, 99};
         char b[32];
