@@ -18,7 +18,26 @@ local bridge = {
 -- Distinct reasons kept per thread; further ones are counted together.
 local MAX_REASONS = 1000
 local OTHER_REASONS = "(reasons beyond a thread's first 1000)"
-local nreasons = 0
+
+-- A counter of reasons into t (reason -> count): a thread keeps at most
+-- MAX_REASONS distinct ones, the rest counted together. The counter
+-- returns the reason it counted under.
+local function reason_counter(t)
+  local n = 0
+  return function(reason)
+    local c = t[reason]
+    if c then
+      t[reason] = c + 1
+    elseif n < MAX_REASONS then
+      t[reason] = 1
+      n = n + 1
+    else
+      reason = OTHER_REASONS
+      t[reason] = (t[reason] or 0) + 1
+    end
+    return reason
+  end
+end
 
 -- Set by bridge.bind in a worker's state; nil in the main state.
 local metrics, res, conn_done, conn_base, thread_no, names, names_max
@@ -260,23 +279,15 @@ end
 
 -- Counts one validation failure by its reason (of the request named
 -- name_id + 1, or of res's).
+local count_failure = reason_counter(bridge.failures)
+
 local function fail(reason, name_id)
   if reason == nil then
     reason = "response() returned false"
   elseif type(reason) ~= "string" then
     reason = tostring(reason)
   end
-  local f = bridge.failures
-  local n = f[reason]
-  if n then
-    f[reason] = n + 1
-  elseif nreasons < MAX_REASONS then
-    f[reason] = 1
-    nreasons = nreasons + 1
-  else
-    reason = OTHER_REASONS
-    f[reason] = (f[reason] or 0) + 1
-  end
+  reason = count_failure(reason)
   -- A named request's reasons are the run's, per name.
   local id = name_id or (res ~= nil and res.name_ or 0)
   if id > 0 then
@@ -410,7 +421,7 @@ local function name_of(name, prefix, level)
 end
 
 function bridge.flow_bind(user, fnames_ptr)
-  flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail,
+  flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
     bridge.scenario and bridge.scenario.data)
 end
 

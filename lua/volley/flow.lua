@@ -28,23 +28,10 @@ local use_name, count_fail -- the bridge's (request names, validation reasons)
 local scenario_data         -- the scenario table's data (volley.data), or nil
 local bridge_c              -- the bridge (its C closures)
 
--- Failed iterations by reason (moved into the run's figures at the end).
-local MAX_REASONS = 1000
-local OTHER_REASONS = "(reasons beyond a thread's first 1000)"
+-- Failed iterations by reason (moved into the run's figures at the end),
+-- counted by the bridge's capped counter (flow.bind).
 flow.iteration_failures = {}
-local nreasons = 0
-
-local function count_iteration_failure(reason)
-  local f = flow.iteration_failures
-  if f[reason] then
-    f[reason] = f[reason] + 1
-  elseif nreasons < MAX_REASONS then
-    f[reason] = 1
-    nreasons = nreasons + 1
-  else
-    f[OTHER_REASONS] = (f[OTHER_REASONS] or 0) + 1
-  end
-end
+local count_iteration_failure
 
 -- The failure kinds of C's enum stats_error, as res.error - 1 indexes them.
 local KINDS = { [0] = "connect", "read", "write", "timeout", "parse", "validation", "tls", "protocol", "ports" }
@@ -198,7 +185,7 @@ local function send(u, st, fn, method, path, opts, level)
     hops = hops - 1
   end
   st.check = nil
-  if r.failed then st.failures = st.failures + 1 end
+  if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
   return r
 end
 
@@ -349,11 +336,12 @@ end
 
 -- A worker's state binds the flow: the scenario's user(), where checks
 -- and groups go, and the bridge's own pieces.
-function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, data)
+function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, iteration_fn, data)
   user_fn = user
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn
+  count_iteration_failure = iteration_fn
   scenario_data = data
 end
 
