@@ -300,7 +300,7 @@ report() {
 # sizeof(struct conn), from the tree's own header, compiled in $TMP (empty if it cannot be).
 conn_size() {
 	printf '#include <stdio.h>\n#include "conn.h"\nint main(void) { printf("%%zu\\n", sizeof(struct conn)); return 0; }\n' >"$TMP/size.c"
-	cc -I"$TOP/src" $(pkg-config --cflags luajit 2>/dev/null) -o "$TMP/size" "$TMP/size.c" 2>/dev/null && "$TMP/size" || echo "n/a"
+	cc $(for d in "$TOP"/src/*/; do printf -- "-I%s " "$d"; done) $(pkg-config --cflags luajit 2>/dev/null) -o "$TMP/size" "$TMP/size.c" 2>/dev/null && "$TMP/size" || echo "n/a"
 }
 
 # Artillery from npm into a private prefix; skipped with a note if the registry is out of reach.

@@ -4,7 +4,7 @@
 #ifndef VOLLEY_TEST_RNG_H
 #define VOLLEY_TEST_RNG_H
 
-#include "../../src/rng.h"
+#include "../../src/base/rng.h"
 
 #include <stdint.h>
 

@@ -1,0 +1,836 @@
+/* Command-line parsing: argv -> struct options. Values are checked here, once,
+ * so that nothing downstream meets a bad option and nothing is sent when one
+ * is wrong. */
+#include "options.h"
+
+#include "clock.h"
+#include "errsample.h"
+#include "field.h"
+#include "options_hint.h"
+#include "quote.h"
+#include "targets.h"
+#include "seed.h"
+#include "threshold.h"
+#include "units.h"
+#include "xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
+       OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
+       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
+       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS };
+
+static const struct option long_options[] = {
+    {"connections", required_argument, NULL, 'c'},
+    {"threads", required_argument, NULL, 't'},
+    {"duration", required_argument, NULL, 'd'},
+    {"requests", required_argument, NULL, 'n'},
+    {"iterations", required_argument, NULL, OPT_ITERATIONS},
+    {"header", required_argument, NULL, 'H'},
+    {"script", required_argument, NULL, 's'},
+    {"method", required_argument, NULL, 'm'},
+    {"body", required_argument, NULL, 'b'},
+    {"body-file", required_argument, NULL, OPT_BODY_FILE},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"latency", no_argument, NULL, 'L'},
+    {"max-body", required_argument, NULL, OPT_MAX_BODY},
+    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"no-probe", no_argument, NULL, OPT_NO_PROBE},
+    {"one-first", no_argument, NULL, OPT_ONE_FIRST},
+    {"heads", no_argument, NULL, OPT_HEADS},
+    {"show-errors", required_argument, NULL, OPT_SHOW_ERRORS},
+    {"heartbeat", required_argument, NULL, OPT_HEARTBEAT},
+    {"no-keepalive", no_argument, NULL, OPT_NO_KEEPALIVE},
+    {"http1.0", no_argument, NULL, OPT_HTTP10},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"rate", required_argument, NULL, 'R'},
+    {"spin", required_argument, NULL, OPT_SPIN},
+    {"stages", required_argument, NULL, OPT_STAGES},
+    {"hlog", required_argument, NULL, OPT_HLOG},
+    {"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"tls-min", required_argument, NULL, OPT_TLS_MIN},
+    {"tls-max", required_argument, NULL, OPT_TLS_MAX},
+    {"ciphers", required_argument, NULL, OPT_CIPHERS},
+    {"ciphersuites", required_argument, NULL, OPT_CIPHERSUITES},
+    {"groups", required_argument, NULL, OPT_GROUPS},
+    {"sni", required_argument, NULL, OPT_SNI},
+    {"no-sni", no_argument, NULL, OPT_NO_SNI},
+    {"verify", no_argument, NULL, OPT_VERIFY},
+    {"cacert", required_argument, NULL, OPT_CACERT},
+    {"cert", required_argument, NULL, OPT_CERT},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"tls-resume", required_argument, NULL, OPT_TLS_RESUME},
+    {"http2", optional_argument, NULL, OPT_HTTP2},
+    {"h2c", no_argument, NULL, OPT_H2C},
+    {"streams", required_argument, NULL, OPT_STREAMS},
+    {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"fail-if", required_argument, NULL, OPT_FAIL_IF},
+    {"targets", required_argument, NULL, OPT_TARGETS},
+    {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"source", required_argument, NULL, OPT_SOURCE},
+    {"shard", required_argument, NULL, OPT_SHARD},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"run-id", required_argument, NULL, OPT_RUN_ID},
+    {NULL, 0, NULL, 0},
+};
+
+
+/* err = fmt with the option name and the (escaped) value. */
+static int fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
+{
+    char q[256];
+    snprintf(err, errlen, fmt, opt, quote_printable(q, sizeof q, val));
+    return -1;
+}
+
+/* A bound as a person reads it: the number, and for the large ones near
+ * a power of two that power too ("9007199254740991 (2^53 - 1)"). */
+static const char *bound_words(char *buf, size_t len, uint64_t v)
+{
+    int p = 0;
+    while (p < 63 && (UINT64_C(1) << (p + 1)) <= v)
+        p++;
+    if (p >= 32 && v == UINT64_C(1) << p)
+        snprintf(buf, len, "%" PRIu64 " (2^%d)", v, p);
+    else if (p >= 31 && v == (UINT64_C(1) << (p + 1)) - 1)
+        snprintf(buf, len, "%" PRIu64 " (2^%d - 1)", v, p + 1);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+    return buf;
+}
+
+/* A count option in [min, max]. Out of range says which end ("-n: must be
+ * at least 1"); a minus sign is below any minimum, a fraction not a whole
+ * number. */
+static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
+                         char *err, size_t errlen)
+{
+    uint64_t n;
+    char b[64];
+    size_t digits = strspn(val, "0123456789");
+    bool parsed = units_parse_count(val, &n) == 0;
+    if ((val[0] == '-' && val[1] >= '0' && val[1] <= '9') || (parsed && n < min)) {
+        snprintf(err, errlen, "%s: must be at least %s", opt, bound_words(b, sizeof b, min));
+        return -1;
+    }
+    if (digits && val[digits] == '.' && val[strspn(val, "0123456789.")] == '\0')
+        return fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
+    if (!parsed && !(digits && !val[digits]))
+        return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
+    if (!parsed || n > max) { /* !parsed: all digits, past 2^64 */
+        snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+/* -H headers that frame the body must agree with the body volley sends
+ * (after -b and --body-file are read): a Content-Length that disagreed
+ * would make the server read part of the body as the next request, or the
+ * next request as the body. Without a body only 0 is allowed, unless a
+ * script builds the requests (wrk.format replaces or drops Content-Length).
+ * Transfer-Encoding is refused (field.h). */
+static int check_framing(const struct options *o, const char *body_file, char *err, size_t errlen)
+{
+    char q[256];
+    for (size_t i = 0; i < o->nheaders; i++) {
+        const char *h = o->headers[i], *v;
+        switch (field_framing(h, o->body != NULL, o->body_len, o->script != NULL, &v)) {
+        case FIELD_FRAMING_OK:
+            continue;
+        case FIELD_FRAMING_CHUNKED:
+            return fail(err, errlen,
+                        "%s: \"%s\": volley sends a body with Content-Length, never chunked (a script's request() may "
+                        "return a chunked request as a string)",
+                        "-H", h);
+        case FIELD_FRAMING_NOT_LENGTH:
+            return fail(err, errlen, "%s Content-Length: \"%s\" is not a length", "-H", v);
+        case FIELD_FRAMING_DISAGREES:
+            snprintf(err, errlen, "-H Content-Length: %s disagrees with the body's length (%zu bytes from %s)",
+                     quote_printable(q, sizeof q, v), o->body_len, body_file ? "--body-file" : "-b");
+            return -1;
+        case FIELD_FRAMING_NO_BODY:
+            snprintf(err, errlen, "-H Content-Length: %s but there is no body (-b or --body-file); only 0 is allowed",
+                     quote_printable(q, sizeof q, v));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_file(const char *path, const char **data, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        char q[256];
+        snprintf(err, errlen, "--body-file: %s: %s", quote_printable(q, sizeof q, path), strerror(errno));
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap)
+            buf = xrealloc(buf, cap *= 2);
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        char q[256];
+        snprintf(err, errlen, "--body-file: %s: read error", quote_printable(q, sizeof q, path));
+        return -1;
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* The option getopt stopped at: "-x" inside a cluster such as "-qx", else
+ * the long option's name without any "=value". */
+static const char *bad_option_name(const char *arg)
+{
+    static char name[64];
+    if (arg[0] == '-' && arg[1] == '-') {
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+        return name;
+    }
+    if (optopt > 0 && optopt < 128) {
+        snprintf(name, sizeof name, "-%c", optopt);
+        return name;
+    }
+    return arg;
+}
+
+/* err for an unknown, ambiguous or misused long option (options_hint.h). */
+static void hint_long(const char *arg, char *err, size_t errlen)
+{
+    const char *names[sizeof long_options / sizeof long_options[0]];
+    size_t n = 0;
+    for (const struct option *lo = long_options; lo->name; lo++)
+        names[n++] = lo->name;
+    options_hint_long(arg, names, n, err, errlen);
+}
+
+/* The script's arguments, as in wrk: the words after the URL (getopt has
+ * moved the options among them to the front: argv[first..nargs)), then
+ * those after "--" (argv[nargs + 1..argc)). */
+static void script_args_after_url(struct options *o, int argc, char **argv, int first, int nargs)
+{
+    if (first > nargs)
+        first = nargs;
+    int after_dash = nargs < argc ? argc - nargs - 1 : 0;
+    o->url_args = nargs - first;
+    o->nscript_args = o->url_args + after_dash;
+    o->script_args = xcalloc((size_t)o->nscript_args + 1, sizeof *o->script_args);
+    for (int i = 0; i < o->url_args; i++)
+        o->script_args[i] = argv[first + i];
+    for (int i = 0; i < after_dash; i++)
+        o->script_args[o->url_args + i] = argv[nargs + 1 + i];
+}
+
+/* "1.2" -> 12 (also 1.0, 1.1, 1.3: what OpenSSL may allow). */
+static int parse_tls_version(const char *opt, const char *v, int *out, char *err, size_t errlen)
+{
+    static const char *const names[] = {"1.0", "1.1", "1.2", "1.3"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = 10 + i;
+            return 0;
+        }
+    return fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
+}
+
+struct http_request_spec options_request(const struct options *o)
+{
+    return (struct http_request_spec){
+        .method = o->method,
+        .headers = o->headers,
+        .nheaders = o->nheaders,
+        .body = o->body,
+        .body_len = o->body_len,
+        .http10 = o->http10,
+        .keepalive = o->keepalive,
+    };
+}
+
+/* --targets read and encoded, with -m, -H, -b and the request settings as
+ * their defaults; the run's URL becomes their origin. */
+static int load_targets(struct options *o, char *err, size_t errlen)
+{
+    if (o->script) {
+        snprintf(err, errlen, "--targets: cannot be combined with -s (a script builds its own requests)");
+        return -1;
+    }
+    struct http_request_spec dflt = options_request(o);
+    o->targets = xcalloc(1, sizeof *o->targets);
+    if (targets_load(o->targets, o->targets_path, o->url, &dflt, err, errlen) < 0)
+        return -1;
+    o->ntargets = o->targets->n;
+    o->url = o->targets->origin;
+    return 0;
+}
+
+/* Start times further off than this are a mistake (milliseconds for
+ * seconds, a stale shell variable), not a plan. */
+#define START_MAX_AHEAD_S 86400.0
+
+/* --start-at: "+5s" from now or epoch seconds, into o's epoch and
+ * monotonic times. The two clocks are read once per process, so a command
+ * line parsed again (a script's options()) means the same instant. A time
+ * already past is not refused here: the run refuses it at the start, with
+ * its own exit status (a shard ready too late). */
+static int parse_start_at(struct options *o, const char *spec, char *err, size_t errlen)
+{
+    static double base_epoch;
+    static int64_t base_mono;
+    if (base_mono == 0) {
+        base_mono = clock_now_ns();
+        base_epoch = clock_epoch_seconds();
+    }
+    double at;
+    if (spec[0] == '+') {
+        int64_t ns;
+        if (units_parse_duration(spec + 1, &ns) < 0)
+            return fail(err, errlen, "%s: \"%s\" is not +DURATION from now (e.g. +5s, +500ms)", "--start-at", spec);
+        at = base_epoch + (double)ns / 1e9;
+    } else {
+        char *end;
+        errno = 0;
+        at = strtod(spec, &end);
+        if (end == spec || *end || end != spec + strspn(spec, "0123456789.") || errno || !isfinite(at))
+            return fail(err, errlen,
+                        "%s: \"%s\" is not a time (epoch seconds such as 1767225600.5, or +5s from now)",
+                        "--start-at", spec);
+    }
+    if (at - base_epoch > START_MAX_AHEAD_S)
+        return fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
+                    "--start-at", spec);
+    if (base_epoch - at > START_MAX_AHEAD_S)
+        return fail(err, errlen, "%s: \"%s\" is more than a day ago (epoch seconds, or +5s from now)",
+                    "--start-at", spec);
+    o->start_at = at;
+    o->start_at_mono = base_mono + (int64_t)llround((at - base_epoch) * 1e9);
+    o->start_at_given = true;
+    return 0;
+}
+
+static void set_defaults(struct options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->connections = 10;
+    o->method = "GET";
+    o->timeout_ns = INT64_C(10) * 1000000000;
+    o->keepalive = true;
+    o->max_body = UINT64_C(8000000);
+    o->hlog_interval_ns = 1000000000;
+    o->tls_resume = true;
+    o->streams = 1;
+    o->h2_window = UINT32_C(1) << 24;
+    o->seed = OPTIONS_NO_SEED;
+    o->shard = (struct shard){0, 1};
+}
+
+/* --stages: the curve from -R's or -c's value (0 when not given); with -R
+ * the rate's (o->rate becomes its peak), else the connections' (-c
+ * becomes its peak). The run lasts the stages. Returns 0, or -1 with err. */
+static int apply_stages(struct options *o, bool rate_set, bool connections_set, bool duration_set, char *err,
+                        size_t errlen)
+{
+    const char *why = NULL;
+    if (duration_set || o->requests || o->iterations)
+        why = "cannot be combined with -d, -n or --iterations (the stages are the run's length)";
+    else if (!rate_set && o->http2 != OPTIONS_H1)
+        why = "connections that come and go are not there for HTTP/2 yet (a rate, -R with --stages, is)";
+    else if (!rate_set && o->one_first)
+        why = "cannot be combined with --one-first";
+    if (why) {
+        snprintf(err, errlen, "--stages: %s", why);
+        return -1;
+    }
+    o->stages = xmalloc(sizeof *o->stages);
+    double start = rate_set ? (double)o->rate : connections_set ? (double)o->connections : 0;
+    if (stages_parse(o->stages, o->stages_spec, start, err, errlen) < 0)
+        return -1;
+    double peak = stages_peak(o->stages);
+    if (peak < 1 || (!rate_set && peak > 1000000)) {
+        snprintf(err, errlen, "--stages: %s", peak < 1 ? "every target is 0: nothing would be sent"
+                                                       : "more than 1000000 connections (-c's limit; with -R the "
+                                                         "targets are a rate)");
+        return -1;
+    }
+    o->duration_ns = o->stages->total_ns;
+    if (rate_set)
+        o->rate = (uint64_t)peak;
+    else
+        o->connections = (uint32_t)peak;
+    return 0;
+}
+
+enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
+{
+    set_defaults(o);
+    /* Arguments after "--" belong to the script; getopt must not permute them. */
+    int nargs = argc;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            nargs = i;
+            break;
+        }
+    }
+    uint64_t n;
+    bool threads_set = false, duration_set = false, body_set = false, order_set = false, rate_set = false,
+         connections_set = false, method_set = false;
+    const char *body_file = NULL;
+    o->headers = xcalloc((size_t)argc, sizeof *o->headers);
+    o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
+
+    /* argv as typed: getopt moves the options in front of the others. */
+    char **typed = o->typed = xcalloc((size_t)argc + 1, sizeof *typed);
+    memcpy(typed, argv, (size_t)argc * sizeof *typed);
+    opterr = 0;
+    optind = 0; /* 0, not 1: glibc then also forgets a half-read option cluster */
+    int ch;
+    while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:T:Lqvh", long_options, NULL)) != -1) {
+        switch (ch) {
+        case 'c':
+            if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->connections = (uint32_t)n;
+            connections_set = true;
+            break;
+        case 't':
+            if (parse_bounded("-t", optarg, 1, 1024, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->threads = (uint32_t)n;
+            threads_set = true;
+            break;
+        case 'd':
+            if (units_parse_duration(optarg, &o->duration_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "-d", optarg),
+                       OPTIONS_ERROR;
+            duration_set = true;
+            break;
+        case 'n':
+            if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_ITERATIONS:
+            if (parse_bounded("--iterations", optarg, 1, UINT64_C(1) << 62, &o->iterations, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case 'R':
+            /* 0 only with --stages: a rate that ramps up from nothing */
+            if (parse_bounded("-R", optarg, 0, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            rate_set = true;
+            break;
+        case OPT_STAGES:
+            o->stages_spec = optarg;
+            break;
+        case OPT_SPIN:
+            if (units_parse_duration(optarg, &o->spin_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 50us, 200us)", "--spin", optarg),
+                       OPTIONS_ERROR;
+            if (o->spin_ns < OPTIONS_SPIN_MIN_NS || o->spin_ns > OPTIONS_SPIN_MAX_NS)
+                return fail(err, errlen, "%s: \"%s\" is out of range (1us..10ms)", "--spin", optarg), OPTIONS_ERROR;
+            break;
+        case 's':
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
+            o->script = optarg;
+            break;
+        case 'H': {
+            const char *why = field_check_header(optarg);
+            if (why) {
+                char q[256];
+                snprintf(err, errlen, "-H: \"%s\" %s", quote_printable(q, sizeof q, optarg), why);
+                return OPTIONS_ERROR;
+            }
+            o->headers[o->nheaders++] = optarg;
+            break;
+        }
+        case 'm':
+            if (!field_is_token(optarg, strlen(optarg)))
+                return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
+            o->method = optarg;
+            method_set = true;
+            break;
+        case 'b':
+            if (body_set)
+                return fail(err, errlen, "%s: %s", "-b", body_file ? "cannot be combined with --body-file" : "given twice"),
+                       OPTIONS_ERROR;
+            o->body = xstrdup(optarg);
+            o->body_len = strlen(optarg);
+            body_set = true;
+            break;
+        case OPT_BODY_FILE:
+            if (body_set)
+                return fail(err, errlen, "%s: %s", "--body-file", body_file ? "given twice" : "cannot be combined with -b"),
+                       OPTIONS_ERROR;
+            body_file = optarg;
+            body_set = true;
+            break;
+        case 'T': /* wrk's name for --timeout */
+        case OPT_TIMEOUT:
+            if (units_parse_duration(optarg, &o->timeout_ns) < 0)
+                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)",
+                            ch == 'T' ? "-T" : "--timeout", optarg),
+                       OPTIONS_ERROR;
+            break;
+        case 'L':
+            o->latency = true;
+            break;
+        case OPT_MAX_BODY:
+            if (parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_SAMPLES:
+            o->samples = true;
+            break;
+        case OPT_SHOW_ERRORS:
+            if (parse_bounded("--show-errors", optarg, 1, ERRSAMPLE_MAX, &o->show_errors, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_HEADS:
+            o->heads = true;
+            o->samples = true;
+            break;
+        case OPT_ONE_FIRST:
+            o->one_first = true;
+            break;
+        case OPT_NO_PROBE:
+            o->no_probe = true;
+            break;
+        case OPT_HEARTBEAT:
+            if (parse_bounded("--heartbeat", optarg, 1, UINT64_C(1) << 62, &o->heartbeat, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_NO_KEEPALIVE:
+            o->keepalive = false;
+            break;
+        case OPT_HTTP10:
+            o->http10 = true;
+            break;
+        case OPT_JSON:
+            o->json_path = optarg;
+            break;
+        case OPT_HTML:
+            if (!*optarg || strcmp(optarg, "-") == 0)
+                return fail(err, errlen, "%s: \"%s\" is not a file name", "--html", optarg), OPTIONS_ERROR;
+            o->html_path = optarg;
+            break;
+        case OPT_HLOG:
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a file name", "--hlog", optarg), OPTIONS_ERROR;
+            o->hlog_path = optarg;
+            break;
+        case OPT_HLOG_INTERVAL:
+            if (units_parse_duration(optarg, &o->hlog_interval_ns) < 0 || o->hlog_interval_ns < 1000000)
+                return fail(err, errlen, "%s: \"%s\" is not a duration of at least 1ms (e.g. 1s, 500ms)",
+                            "--hlog-interval", optarg),
+                       OPTIONS_ERROR;
+            break;
+        case 'q':
+            o->quiet = true;
+            break;
+        case 'v':
+            o->verbose++;
+            break;
+        case OPT_VERSION:
+            return OPTIONS_VERSION;
+        case 'h':
+        case OPT_HELP:
+            fputs(options_usage, stdout);
+            return OPTIONS_EXIT;
+        case OPT_TLS_MIN:
+        case OPT_TLS_MAX:
+            if (parse_tls_version(ch == OPT_TLS_MIN ? "--tls-min" : "--tls-max", optarg,
+                                  ch == OPT_TLS_MIN ? &o->tls_min : &o->tls_max, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_CIPHERS:
+            o->ciphers = optarg;
+            break;
+        case OPT_CIPHERSUITES:
+            o->ciphersuites = optarg;
+            break;
+        case OPT_GROUPS:
+            o->groups = optarg;
+            break;
+        case OPT_SNI:
+            if (!*optarg || strpbrk(optarg, " \t\r\n"))
+                return fail(err, errlen, "%s: \"%s\" is not a server name", "--sni", optarg), OPTIONS_ERROR;
+            o->sni = optarg;
+            o->no_sni = false;
+            break;
+        case OPT_NO_SNI:
+            o->no_sni = true;
+            o->sni = NULL;
+            break;
+        case OPT_VERIFY:
+            o->verify = true;
+            break;
+        case OPT_CACERT:
+            o->cacert = optarg;
+            break;
+        case OPT_CERT:
+            o->cert = optarg;
+            break;
+        case OPT_KEY:
+            o->key = optarg;
+            break;
+        case OPT_HTTP2:
+            if (optarg && strcmp(optarg, "strict") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not strict (--http2 or --http2=strict)", "--http2", optarg),
+                       OPTIONS_ERROR;
+            o->http2 = optarg ? OPTIONS_H2_STRICT : OPTIONS_H2_ALPN;
+            break;
+        case OPT_H2C:
+            o->http2 = OPTIONS_H2C;
+            break;
+        case OPT_STREAMS:
+            if (parse_bounded("--streams", optarg, 1, 1000, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->streams = (uint32_t)n;
+            break;
+        case OPT_H2_WINDOW:
+            if (parse_bounded("--h2-window", optarg, 65535, INT32_MAX, &n, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->h2_window = (uint32_t)n;
+            break;
+        case OPT_PROGRESS: {
+            static const char *const modes[] = {"auto", "bar", "lines", "none"};
+            size_t m = 0;
+            while (m < 4 && strcmp(optarg, modes[m]) != 0)
+                m++;
+            if (m == 4)
+                return fail(err, errlen, "%s: \"%s\" is not auto, bar, lines or none", "--progress", optarg),
+                       OPTIONS_ERROR;
+            o->progress = (enum options_progress)m;
+            break;
+        }
+        case OPT_FAIL_IF:
+            o->fail_if[o->nfail_if++] = optarg; /* parsed below, once -R is known */
+            break;
+        case OPT_TARGETS:
+            if (!*optarg)
+                return fail(err, errlen, "%s: \"%s\" is not a file name (- reads stdin)", "--targets", optarg),
+                       OPTIONS_ERROR;
+            o->targets_path = optarg;
+            break;
+        case OPT_TARGETS_ORDER:
+            if (strcmp(optarg, "round-robin") != 0 && strcmp(optarg, "random") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not round-robin or random", "--targets-order", optarg),
+                       OPTIONS_ERROR;
+            o->targets_order = strcmp(optarg, "random") == 0 ? OPTIONS_RANDOM : OPTIONS_ROUND_ROBIN;
+            order_set = true;
+            break;
+        case OPT_SEED:
+            if (parse_bounded("--seed", optarg, 0, SEED_MAX, &o->seed, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->seed_given = true;
+            break;
+        case OPT_SOURCE:
+            if (o->sources)
+                return fail(err, errlen, "%s: given twice (list every address in one: A,B or A-B)%s", "--source", ""),
+                       OPTIONS_ERROR;
+            o->sources = xmalloc(sizeof *o->sources);
+            if (sources_parse(optarg, o->sources, err, errlen) < 0) {
+                free(o->sources);
+                o->sources = NULL;
+                return OPTIONS_ERROR;
+            }
+            o->source_spec = optarg;
+            break;
+        case OPT_SHARD:
+            if (shard_parse(optarg, &o->shard, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_START_AT:
+            if (parse_start_at(o, optarg, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            break;
+        case OPT_RUN_ID:
+            if (!shard_id_valid(optarg))
+                return fail(err, errlen, "%s: \"%s\" is not a run id (1 to 64 letters, digits, '.', '_' or '-')",
+                            "--run-id", optarg),
+                       OPTIONS_ERROR;
+            o->run_id = optarg;
+            break;
+        case OPT_TLS_RESUME:
+            if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
+                return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
+            o->tls_resume = strcmp(optarg, "on") == 0;
+            break;
+        case ':':
+            return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
+        default:
+            if (strncmp(argv[optind - 1], "--", 2) == 0) {
+                hint_long(argv[optind - 1], err, errlen);
+                return OPTIONS_ERROR;
+            }
+            return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
+        }
+    }
+    /* A command after other words, or a misspelt one, is not a URL. */
+    if (optind < nargs && !o->script && !o->targets_path) {
+        int at = 1;
+        while (at < argc && typed[at] != argv[optind])
+            at++;
+        if (options_hint_url(argv[optind], typed + 1, at - 1, err, errlen) < 0)
+            return OPTIONS_ERROR;
+    }
+    /* A script's options() may give the URL (main.c checks after it);
+     * --targets gives their origin. */
+    if (optind >= nargs && !o->script && !o->targets_path)
+        return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
+    if (optind + 1 < nargs && !o->script) {
+        char q[256];
+        snprintf(err, errlen, "%s: unexpected argument after the URL (only a script takes arguments)",
+                 quote_printable(q, sizeof q, argv[optind + 1]));
+        return OPTIONS_ERROR;
+    }
+    o->url = optind < nargs ? argv[optind] : NULL;
+    script_args_after_url(o, argc, argv, optind + 1, nargs);
+
+    if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    /* A body is sent with POST unless -m says otherwise, as curl's -d is:
+     * a GET with a body is seldom what was meant (-m GET still sends one). */
+    if (body_set && !method_set)
+        o->method = "POST";
+    /* With --targets the headers are checked with each target's body. */
+    if (!o->targets_path && check_framing(o, body_file, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    if (o->tls_min && o->tls_max && o->tls_min > o->tls_max)
+        return snprintf(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
+               OPTIONS_ERROR;
+    if (o->key && !o->cert)
+        return fail(err, errlen, "%s: needs --cert (the certificate of the key)%s", "--key", ""), OPTIONS_ERROR;
+    if (o->cacert && !o->verify)
+        o->verify = true; /* a CA file is only given to verify against */
+    if (o->stages_spec) {
+        if (apply_stages(o, rate_set, connections_set, duration_set, err, errlen) < 0)
+            return OPTIONS_ERROR;
+        duration_set = true;
+    } else if (rate_set && o->rate == 0) {
+        snprintf(err, errlen, "-R: 0 only with --stages (a rate that ramps up from nothing)");
+        return OPTIONS_ERROR;
+    }
+    if (o->requests && o->iterations)
+        return fail(err, errlen, "%s: cannot be combined with -n (a flow counts iterations, other scripts requests)%s",
+                    "--iterations", ""), OPTIONS_ERROR;
+    if (o->iterations && !o->script)
+        return fail(err, errlen, "%s: needs a flow (-s with a scenario that defines user(u))%s", "--iterations", ""),
+               OPTIONS_ERROR;
+    if (!duration_set && o->requests == 0 && o->iterations == 0)
+        o->duration_ns = INT64_C(10) * 1000000000;
+    /* -c and -n stay the run's; a shard holds and makes its part of them. */
+    uint32_t conns = (uint32_t)shard_part(o->connections, o->shard);
+    uint64_t bound = o->requests ? o->requests : o->iterations;
+    uint64_t requests = bound ? shard_part(bound, o->shard) : 0;
+    if (conns == 0 || (bound && requests == 0)) {
+        snprintf(err, errlen, "--shard %u/%u: %s %" PRIu64 " leaves this shard none (give at least one for each of the %u shards)",
+                 o->shard.index, o->shard.count, conns == 0 ? "-c" : o->requests ? "-n" : "--iterations",
+                 conns == 0 ? (uint64_t)o->connections : bound, o->shard.count);
+        return OPTIONS_ERROR;
+    }
+    if (threads_set) {
+        if (o->threads > conns) {
+            if (o->shard.count > 1)
+                snprintf(err, errlen, "-t: %u threads need at least as many connections (--shard %u/%u holds %u of -c %u)",
+                         o->threads, o->shard.index, o->shard.count, conns, o->connections);
+            else
+                snprintf(err, errlen, "-t: %u threads need at least as many connections (-c is %u)", o->threads,
+                         o->connections);
+            return OPTIONS_ERROR;
+        }
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = cpus > 0 ? (uint32_t)cpus : 1;
+        if (o->threads > conns)
+            o->threads = conns;
+    }
+    if (requests && o->threads > requests)
+        o->threads = (uint32_t)requests;
+    /* A request is on one connection: -n N opens at most N of them, and
+     * the reports count those (a curve of --stages sets its own). */
+    if (bound && o->connections > bound && !o->stages)
+        o->connections = (uint32_t)bound;
+    if (o->rate && o->one_first) {
+        snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
+        return OPTIONS_ERROR;
+    }
+    /* With a script, its options() may give -R: main.c checks after it. */
+    if (o->spin_ns && !o->rate && !o->script) {
+        snprintf(err, errlen, "%s", OPTIONS_SPIN_NEEDS_RATE);
+        return OPTIONS_ERROR;
+    }
+    if (o->http10 && o->keepalive)
+        o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
+    if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    if (order_set && !o->targets_path)
+        return fail(err, errlen, "%s: only with --targets%s", "--targets-order", ""), OPTIONS_ERROR;
+    if (o->targets_path && load_targets(o, err, errlen) < 0)
+        return OPTIONS_ERROR;
+    return OPTIONS_RUN;
+}
+
+void options_set_command(struct options *o, int argc, char **argv)
+{
+    free(o->command);
+    o->command = xcalloc(argc > 0 ? (size_t)argc : 1, sizeof *o->command);
+    for (int i = 0; i < argc; i++)
+        o->command[i] = argv[i];
+    o->ncommand = argc > 0 ? (size_t)argc : 0;
+}
+
+void options_free(struct options *o)
+{
+    if (o->sources)
+        sources_free(o->sources);
+    free(o->sources);
+    o->sources = NULL;
+    free(o->stages);
+    o->stages = NULL;
+    free((void *)o->body);
+    free(o->headers);
+    free(o->command);
+    free(o->script_args);
+    free(o->typed);
+    o->typed = NULL;
+    free(o->fail_if);
+    threshold_free_all(o->thresholds, o->nfail_if);
+    if (o->targets)
+        targets_free(o->targets);
+    free(o->targets);
+    o->targets = NULL;
+    o->fail_if = NULL;
+    o->thresholds = NULL;
+    o->nfail_if = 0;
+    o->body = NULL;
+    o->headers = NULL;
+    o->command = NULL;
+    o->ncommand = 0;
+    o->script_args = NULL;
+}

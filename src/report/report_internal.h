@@ -1,0 +1,120 @@
+/* Shared by the report_*.c files only: the line and JSON shapes of a
+ * histogram, and the TLS, HTTP/2, series, health and threshold parts of
+ * the reports. */
+#ifndef VOLLEY_REPORT_INTERNAL_H
+#define VOLLEY_REPORT_INTERNAL_H
+
+#include "fmt.h"
+#include "hist.h"
+#include "options.h"
+#include "result.h"
+#include "target.h"
+
+#include <stdio.h>
+
+/* "  Name      p50 ...  max ...  mean ...  stdev ..." and any clamped note. */
+void report_hist_line(FILE *out, const char *name, const struct hist *h);
+
+/* "  \"name\": {...}" with a comma unless last, and a newline. */
+void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
+
+/* A histogram's JSON object alone, "{\"count\": ...}". */
+void report_json_hist_obj(FILE *out, const struct hist *h);
+
+/* The JSON objects of the statuses ({"200": n, ...}, only codes that
+ * occurred), of the failures by kind (every kind), and of validation
+ * failures by reason ({"reasons": [...], "other_reasons": N, "other": M}:
+ * the first 20 of reasons, which are sorted; more and more_count: a saved
+ * result's reasons it did not list). */
+void report_json_status(FILE *out, const uint64_t *status);
+void report_json_errors(FILE *out, const uint64_t *errors);
+void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count);
+
+/* The widest name column of the text report's tables (request names,
+ * checks, groups); longer names are cut with "..." (the JSON has them
+ * whole). */
+#define REPORT_NAME_WIDTH 32
+
+/* name escaped (quote.h) into buf (REPORT_NAME_WIDTH + 1 bytes): whole
+ * when that takes at most REPORT_NAME_WIDTH characters, else cut with
+ * "...". Returns buf. */
+const char *report_name_cell(char *buf, const char *name);
+
+/* Request names: the text report's per-name table (nothing when no
+ * request was named) and the JSON's "names" member (null then), followed
+ * by ",\n". */
+void report_names_text(FILE *out, const struct run_result *r);
+void report_names_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* A flow (user(u)): the text report's iterations line, checks and groups
+ * tables, and the JSON's "iterations", "checks" and "groups" members (null
+ * for other runs), followed by ",\n". */
+void report_flow_text(FILE *out, const struct run_result *r);
+void report_flow_json(FILE *out, const struct run_result *r);
+
+/* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
+ * protocol), and the JSON members "reasons": [...], "other": N. */
+void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);
+void report_kind_reasons_json(FILE *out, const struct stats *s, enum stats_error kind);
+
+/* A run whose every response had one 4xx/5xx status: the report's line
+ * with the first one's body (its beginning, escaped) and the hint it
+ * implies; nothing for other runs. */
+void report_first_error_text(FILE *out, const struct stats *s);
+
+/* The JSON's "error_samples" member (the first failed or non-2xx
+ * responses the run kept, stats.shown), followed by ",\n". */
+void report_errors_json(FILE *out, const struct stats *s);
+
+/* HTTP/2 (--http2, --h2c): the header's line, the report's lines (streams,
+ * retries, header compression, protocol failures by reason), the JSON's
+ * "http2" member (null otherwise) followed by ",\n". */
+void report_h2_header(FILE *out, const struct options *o);
+void report_h2_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_h2_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* Little's law, responses per connection (a warning when the server served
+ * only some of them) and each worker's CPU (a warning when one was nearly
+ * always busy): report lines, and the JSON's "connections" and "workers"
+ * members, each followed by ",\n". */
+void report_health_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_health_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The JSON's "series" member (the per-second points), then ",\n". */
+void report_series_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* https: the header's TLS line (what the probe's handshake agreed on). */
+void report_tls_header(FILE *out, const struct target *t, const struct run_result *r);
+
+/* https: the handshake counts, the TLS failures by reason, and with
+ * verbose the handshake times. */
+void report_tls_text(FILE *out, const struct target *t, const struct run_result *r, int verbose);
+
+/* The JSON's "tls" member (null for http) and the "handshake" histogram,
+ * each followed by ",\n". */
+void report_tls_json(FILE *out, const struct target *t, const struct run_result *r);
+
+/* --fail-if: the text report's "Thresholds:" block (nothing without
+ * thresholds) and the JSON's "thresholds" member (null without them),
+ * followed by ",\n". */
+void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r);
+void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The header's lines of a shard (--shard I/N, --start-at) or of shards
+ * merged; nothing for one process without them. */
+void report_shard_header(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The JSON's "run": {"id", "shard" (null: merged), "shards", "missing", "start_at"},
+ * followed by ",\n". */
+void report_shard_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* -R's target as the JSON gives it: this result's (report_target_rate),
+ * whole unless a shard's part has a fraction. */
+void report_shard_json_rate(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The connections the report's figures are of: a shard's part of -c
+ * (--shard), or -c for one process and for shards merged (less the
+ * parts of the shards missing from a partial merge). */
+uint32_t report_connections(const struct options *o, const struct run_result *r);
+
+#endif

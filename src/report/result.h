@@ -1,0 +1,66 @@
+/* The result of a run, as the reports read it: the merged stats and what
+ * the run knew of itself (its start, length, shards, TLS agreement, the
+ * workers' CPU, the series, the thresholds' outcome). run.c fills it after
+ * a run; result_run.c and result_merge.c rebuild it from saved results, so
+ * the reports print a saved run with the same code. */
+#ifndef VOLLEY_RESULT_H
+#define VOLLEY_RESULT_H
+
+#include "series.h"
+#include "shard.h"
+#include "stats.h"
+#include "threshold.h"
+#include "tls.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct script_thread;
+
+struct run_result {
+    struct stats stats;  /* merged over workers; stats_free when done */
+    double start_epoch;  /* wall clock at the start, seconds since the epoch (--start-at's
+                          * own value when given, so every shard's is the same) */
+    char run_id[SHARD_ID_MAX + 1]; /* --run-id, or the default made at the start */
+    uint32_t merged;     /* volley merge: how many shards this result was merged from;
+                          * 0: one process's result */
+    uint32_t *missing;   /* volley merge --partial: the run's shards not merged, ascending
+                          * (owned; merged + nmissing is the run's shard count) */
+    uint32_t nmissing;
+    int64_t duration_ns; /* start -> last worker ended */
+    int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
+    int64_t sent_span_ns; /* -R: the time the arrivals sent went out over (the rate
+                           * sent is arrivals / span; 0 with nothing sent) */
+    bool interrupted;    /* stopped by SIGINT/SIGTERM */
+    bool tls_known;      /* https: tls holds what the start-up probe's handshake agreed on */
+    struct tls_info tls; /* (set by main before the run; run_execute leaves it) */
+    int unreachable;     /* errno: stopped because no connect worked for --timeout */
+    char script_error[512]; /* non-empty: stopped because a script hook failed */
+    struct threshold_result *thresholds; /* --fail-if: the outcome of each of o's
+                                          * thresholds on stats, in order (owned) */
+    char hlog_error[256]; /* --hlog: non-empty: the log could not be written (why) */
+    struct series series; /* per-second figures, merged (series_finish'ed) */
+    struct run_worker {   /* each worker thread: */
+        int64_t cpu_ns;   /* its CPU time */
+        int64_t wall_ns;  /* and how long it ran */
+    } *workers;
+    uint32_t nworkers;
+    /* A saved result read back (volley report) has no per-connection counts
+     * (stats.nslots is 0): the figures the report derives from them, as the
+     * run wrote them. n == 0: none. */
+    struct run_conns {
+        uint32_t n, starved, idle_at_end;
+        uint64_t min, median, max;
+        uint64_t sum;     /* responses over all connections (their mean: sum / n) */
+        bool by_median;   /* a result from before the mean: starved counted against the
+                           * median, and no sum */
+    } saved_conns;
+    bool little_legacy;   /* a saved result from before stats.flight_ns and its kin: Little's
+                           * law from the completed requests' rate and mean latency */
+    /* Private: the workers' script states and thread objects, kept for
+     * done() until run_result_free. */
+    struct script_thread *threads;
+    uint32_t nthreads;
+};
+
+#endif
