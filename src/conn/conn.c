@@ -1,17 +1,16 @@
-/* The connection state machine: connecting, writing, failures, timers and
- * the open model's hand-over (conn_read.c reads and completes responses).
- * libev callbacks are trampolines into one handler per event; every failure
- * goes through conn_fail. On the keep-alive path a request costs one write
- * and one read: the read watcher stays armed for the life of the socket and
- * the write watcher is armed only when a write would block. Nothing here
- * allocates. */
+/* The connection state machine: sockets, connects, handshakes, failures,
+ * timers and the events of a connection (conn_request.c starts requests,
+ * conn_complete.c completes them). libev callbacks are trampolines into
+ * one handler per event; every failure goes through fail(). What carries
+ * the bytes is c->tp (transport.h) and what frames them c->fr (framing.h):
+ * this file calls their tables and names neither. On the keep-alive path a
+ * request costs one write and one read: the read watcher stays armed for
+ * the life of the socket and the write watcher is armed only when a write
+ * would block. Nothing here allocates. */
 #include "conn.h"
 
 #include "clock.h"
 #include "conn_internal.h"
-#include "net.h"
-#include "rng.h"
-#include "tls.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -20,23 +19,24 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-static void begin_request(struct conn *c, int64_t now);
+/* The slot's framing for its next socket: the worker's own. */
+static void framing_reset(struct conn *c)
+{
+    c->fr = c->sh->framing;
+    c->fs = c->fs_own[0];
+}
 
 void conn_close_socket(struct conn *c, bool clean)
 {
     c->table_open = false; /* a scenario's next request opens a new conn table */
     if (c->fd < 0)
         return;
-    if (c->tls) {
-        tls_conn_close(c->tls, clean);
-        c->write_wants_read = c->read_wants_write = false;
-    }
-    if (c->h2)
-        conn_h2_closed(c);
-    c->h1_alpn = false; /* the next socket's handshake chooses again */
+    c->fr->closed(c);
+    framing_reset(c); /* the next socket's handshake chooses again */
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
-    net_close(c->fd);
+    c->tp->close(c->tps, c->fd, clean);
+    c->write_wants_read = c->read_wants_write = false;
     c->fd = -1;
 }
 
@@ -63,28 +63,19 @@ void conn_release_rest(struct conn_shared *sh)
     }
 }
 
-/* The names of the requests in flight on c (each HTTP/2 stream's, then
- * the batch's for the rest) get their ending: cut off, or failed for why
- * (timed_out: with -R, recorded at latency, as stats_timed_out does). */
-static void end_names(struct conn *c, bool cut_off, enum stats_error why, bool timed_out, int64_t now,
-                      int64_t latency)
+void conn_end_names(struct conn *c, uint32_t name, unsigned n, const struct conn_ending *e)
 {
-    struct stats *s = c->sh->stats;
-    unsigned rest = c->pending;
-    for (uint32_t i = 0; c->streams && i < c->sh->streams && rest; i++) {
-        const struct conn_stream *st = &c->streams[i];
-        if (!st->active)
-            continue;
-        if (cut_off)
-            stats_name_cut_off(s, st->name, 1);
-        else
-            stats_name_fail(s, st->name, why, 1, now, timed_out, latency);
-        rest--;
-    }
-    if (cut_off)
-        stats_name_cut_off(s, c->name, rest);
+    if (e->cut_off)
+        stats_name_cut_off(c->sh->stats, name, n);
     else
-        stats_name_fail(s, c->name, why, rest, now, timed_out, latency);
+        stats_name_fail(c->sh->stats, name, e->why, n, e->now, e->timed_out, e->latency);
+}
+
+/* The requests in flight on c end as e says; the caller counts them. */
+static void end_in_flight(struct conn *c, const struct conn_ending *e)
+{
+    c->fr->end(c, e);
+    c->fr->drop(c);
 }
 
 void conn_backoff(struct conn *c)
@@ -107,7 +98,7 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     int64_t now = timed_out ? clock_now_ns() : 0;
     if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
-    end_names(c, false, why, timed_out, now, now - c->t_intended);
+    c->fr->end(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
     if (sh->flow && c->pending)
         conn_flow_failed(c, c->item, why);
     if (c->pending && sh->stats->shown.failures)
@@ -115,7 +106,7 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
-    conn_h2_drop(c);
+    c->fr->drop(c);
     conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request
      * (a flow's user inside an iteration has one). */
@@ -166,7 +157,7 @@ void conn_fail_backoff(struct conn *c, enum stats_error why)
  * first failed attempt (not before the last connect that worked), so a
  * server that restarts within --timeout does not end the run however long
  * the keep-alive connections lived before. */
-static void connect_failed(struct conn *c, int err)
+void conn_connect_failed(struct conn *c, int err)
 {
     struct conn_shared *sh = c->sh;
     if (err == ETIMEDOUT)
@@ -183,44 +174,47 @@ static void connect_failed(struct conn *c, int err)
 }
 
 /* The socket is connected: count it, arm the read watcher for the life of
- * the socket; the request is written next, or over TLS the handshake goes
+ * the socket; the framing sends next, or the transport's handshake goes
  * on. now: when the connection was known to be up. */
-static void mark_connected(struct conn *c, int64_t now)
+void conn_connected(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     c->t_connect = now - c->t_connect;
     sh->last_connect_ok = now;
     sh->failing_since = 0;
-    /* Over HTTP/2 a connection has worked once the server answers a
-     * stream (conn_h2.c): one on which no stream opens, or whose streams
-     * are all refused, backs off longer each time. */
-    if (!sh->h2)
+    /* On a multiplexed connection a connection has worked once the server
+     * answers a request (the framing resets the backoff then): one on
+     * which no stream opens, or whose streams are all refused, backs off
+     * longer each time. */
+    if (!sh->framing->multiplexed)
         c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
-    c->t_handshake = c->tls ? now : 0; /* handshake_done makes it the duration */
-    c->state = c->tls ? CONN_HANDSHAKE : CONN_WRITING;
+    c->t_handshake = c->tp->handshake ? now : 0; /* handshake_done makes it the duration */
+    c->state = c->tp->handshake ? CONN_HANDSHAKE : CONN_OPEN;
 }
 
 void conn_io_wait_write(struct conn *c, enum net_status st)
 {
-    if (st == NET_AGAIN && c->tls)
+    if (st == NET_AGAIN && c->tp->handshake)
         c->write_wants_read = true;
     else
         ev_io_start(c->sh->loop, &c->wio);
 }
 
+const char *conn_io_reason(struct conn *c, int *err)
+{
+    *err = errno;
+    return c->tp->failure ? c->tp->failure(c->tps, false, c->sh->rbuf, c->sh->rbuf_size, err) : NULL;
+}
+
 void conn_io_failed(struct conn *c, enum stats_error otherwise)
 {
-    /* A TLS write that failed in the socket (the server closed it): the
-     * server may have said why first. A TLS 1.3 server refuses a client
-     * certificate with an alert after the client's handshake is over; such
-     * an alert, still readable, makes it a TLS failure with that reason. */
-    size_t n;
-    if (c->tls && otherwise == STATS_ERR_WRITE && tls_socket_errno(c->tls))
-        tls_read(c->tls, c->sh->rbuf, c->sh->rbuf_size, &n); /* keeps the alert's reason, if any */
-    int err = c->tls ? tls_socket_errno(c->tls) : errno;
-    if (!c->tls || (err && otherwise != STATS_ERR_TLS)) {
+    int err = errno;
+    const char *reason = c->tp->failure ? c->tp->failure(c->tps, otherwise == STATS_ERR_WRITE, c->sh->rbuf,
+                                                         c->sh->rbuf_size, &err)
+                                        : NULL;
+    if (!reason || (err && otherwise != STATS_ERR_TLS)) {
         char buf[96];
         if (otherwise == STATS_ERR_READ)
             conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
@@ -228,74 +222,61 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
             conn_fail(c, otherwise);
         return;
     }
-    fail_reason(c, STATS_ERR_TLS, tls_reason(c->tls));
+    fail_reason(c, STATS_ERR_TLS, reason);
 }
 
-static void write_request(struct conn *c);
-static void reset_request(struct conn *c);
-
-
-/* The handshake is over: timed and counted; the request goes out. */
+/* The handshake is over: timed and counted; the framing that the
+ * handshake chose takes the connection. */
 static void handshake_done(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     c->t_handshake = now - c->t_handshake;
     hist_record(&sh->stats->handshake, c->t_handshake);
-    if (tls_resumed(c->tls))
+    if (c->tp->resumed(c->tps))
         sh->stats->tls_resumed++;
     else
         sh->stats->tls_full++;
     if (sh->script_conns) {
         struct tls_info info;
-        tls_get_info(c->tls, &info);
+        c->tp->info(c->tps, &info);
         script_conn_tls(sh->script, c->id, &info);
     }
-    if (sh->h2 && tls_chose_h2(c->tls)) {
-        conn_h2_ready(c);
-        return;
-    }
-    if (sh->h2) {
-        /* The server chose HTTP/1.1: this connection goes on in HTTP/1.1
-         * (counted, each connection by what its own handshake agreed on),
-         * the queued request first; the next socket offers h2 again. */
-        if (sh->h2_strict) {
+    if (sh->fallback && !c->tp->chose(c->tps, sh->framing->alpn)) {
+        /* The server chose the fallback's protocol (HTTP/1.1): this
+         * connection goes on in it (counted, each connection by what its
+         * own handshake agreed on), the queued request first; the next
+         * socket offers the framing's again. */
+        if (sh->alpn_strict) {
             stats_kind_reason(sh->stats, STATS_ERR_TLS, "the server did not choose h2 (--http2=strict)", c->pending);
             conn_fail(c, STATS_ERR_TLS);
             return;
         }
-        c->h1_alpn = true;
         sh->stats->h1_fallbacks++;
-        struct conn_stream *st = c->streams;
-        while (!st->active) /* the one request queued for the connection */
-            st++;
-        c->req = st->req;
-        c->req_len = st->req_len;
-        c->req_ix = st->req_ix;
-        c->t_start = c->t_answered = st->t_start;
-        c->name = st->name;
-        conn_h2_release(c, st);
-        reset_request(c);
+        c->fr->requeue(c);
+        c->fr = sh->fallback;
+        c->fs = c->fs_own[1];
     }
-    c->state = CONN_WRITING;
-    write_request(c);
+    c->state = CONN_OPEN;
+    c->fr->ready(c);
 }
 
-void conn_handshake(struct conn *c)
+static void handshake(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     bool connecting = c->state == CONN_CONNECTING;
     int64_t before = connecting ? clock_now_ns() : 0;
-    enum net_status st = tls_handshake(c->tls);
+    enum net_status st = c->tp->handshake(c->tps);
     /* While connecting, this is also the probe for the end of the TCP
-     * handshake (as write_request is for plain HTTP): anything but a write
-     * that would block or a socket error means the ClientHello went out. */
-    int sock_err = st == NET_ERROR ? tls_socket_errno(c->tls) : 0;
+     * handshake (as the framing's first write is without one): anything
+     * but a write that would block or a socket error means the first
+     * handshake message went out. */
+    int sock_err = st == NET_ERROR ? c->tp->socket_errno(c->tps, c->fd) : 0;
     /* A reset or a broken pipe means the connect had worked: the server
      * dropped the connection in the handshake (a TLS failure). */
     if (connecting && (sock_err == ECONNRESET || sock_err == EPIPE))
         sock_err = 0;
     if (connecting && st != NET_WANT_WRITE && !sock_err)
-        mark_connected(c, before);
+        conn_connected(c, before);
     switch (st) {
     case NET_OK:
         if (ev_is_active(&c->wio))
@@ -311,132 +292,60 @@ void conn_handshake(struct conn *c)
         return;
     case NET_ERROR:
         if (connecting && sock_err)
-            connect_failed(c, sock_err);
+            conn_connect_failed(c, sock_err);
         else
             conn_io_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
         return;
     }
 }
 
-/* Writes (the rest of) the request. While CONNECTING this is also the
- * probe for the end of the handshake: a write that would block means the
- * socket is still connecting, and the write watcher then waits for both. */
-static void write_request(struct conn *c)
-{
-    struct conn_shared *sh = c->sh;
-    c->write_wants_read = false;
-    bool connecting = c->state == CONN_CONNECTING;
-    /* -R's send time is read before the write: on loopback the server may
-     * read the request before the write returns. */
-    bool first = sh->sched && c->woff == 0;
-    int64_t before = connecting || first ? clock_now_ns() : 0;
-    size_t n;
-    enum net_status st = conn_io_write(c, c->req + c->woff, c->req_len - c->woff, &n);
-    switch (st) {
-    case NET_OK:
-        if (connecting)
-            mark_connected(c, before);
-        if (first)
-            c->t_sent = before;
-        sh->stats->bytes_written += n;
-        c->woff += n;
-        if (c->woff < c->req_len) {
-            ev_io_start(sh->loop, &c->wio); /* no-op if already armed */
-            return;
-        }
-        if (ev_is_active(&c->wio))
-            ev_io_stop(sh->loop, &c->wio);
-        c->t_written = clock_now_ns();
-        c->state = CONN_READING;
-        return;
-    case NET_AGAIN:
-    case NET_WANT_WRITE:
-        conn_io_wait_write(c, st);
-        return;
-    case NET_ERROR:
-        if (connecting)
-            connect_failed(c, errno);
-        else
-            conn_io_failed(c, STATS_ERR_WRITE);
-        return;
-    }
-}
-
-void conn_write_request(struct conn *c)
-{
-    write_request(c);
-}
-
-/* A new request: nothing written or read yet. */
-static void reset_request(struct conn *c)
-{
-    c->woff = 0;
-    c->t_written = 0;
-    c->t_sent = 0;
-    c->rx_bytes = 0;
-    c->cap_len = 0;
-    /* HEAD is known per request: a hook may send any method. (A pipelined
-     * batch is taken to use one method throughout.) */
-    http_rx_init(&c->rx, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
-}
-
-/* The write watcher fired while connecting: the handshake ended. */
+/* The write watcher fired while connecting: the connect ended. */
 static void on_connected(struct conn *c)
 {
-    struct conn_shared *sh = c->sh;
-    ev_io_stop(sh->loop, &c->wio);
-    int err = net_connect_result(c->fd);
+    ev_io_stop(c->sh->loop, &c->wio);
+    int err = c->tp->connected(c->fd);
     if (err != 0) {
-        connect_failed(c, err);
+        conn_connect_failed(c, err);
         return;
     }
-    mark_connected(c, clock_now_ns());
-    if (c->tls)
-        conn_handshake(c);
-    else if (c->sh->h2)
-        conn_h2_ready(c);
+    conn_connected(c, clock_now_ns());
+    if (c->tp->handshake)
+        handshake(c);
     else
-        write_request(c);
+        c->fr->ready(c);
 }
 
-static void begin_connect(struct conn *c, int64_t now)
+void conn_begin_connect(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     int fd;
     c->state = CONN_CONNECTING;
-    c->t_connect = now; /* the start; mark_connected turns it into the duration */
+    c->t_connect = now; /* the start; conn_connected turns it into the duration */
     socklen_t srclen;
     const struct sockaddr *src = sources_for(sh->sources, (uint64_t)sh->src_base + c->id, &srclen);
-    switch (net_connect_from(sh->addr, *sh->addrlen, src, srclen, &fd)) {
+    switch (c->tp->connect(sh->addr, *sh->addrlen, src, srclen, &fd)) {
     case NET_ERROR:
-    case NET_WANT_WRITE: /* not from net_connect_from */
-        connect_failed(c, errno);
+    case NET_WANT_WRITE: /* not from a connect */
+        conn_connect_failed(c, errno);
         return;
     case NET_OK:
     case NET_AGAIN:
         c->fd = fd;
         ev_io_set(&c->rio, fd, EV_READ);
         ev_io_set(&c->wio, fd, EV_WRITE);
-        reset_request(c);
-        /* On loopback the handshake is usually over by the time connect
-         * returns, so the write (or the ClientHello) is tried at once
-         * (saving a poll round and a getsockopt); it waits for writability
-         * only if it would block. */
-        if (c->tls) {
-            tls_conn_start(c->tls, fd);
-            conn_handshake(c);
-        } else if (sh->h2) {
-            ev_io_start(sh->loop, &c->wio); /* h2c: the preface waits for the connect */
+        /* On loopback the connect is usually over by the time it returns,
+         * so the first write (or the handshake's first message) is tried
+         * at once (saving a poll round and a getsockopt); it waits for
+         * writability only if it would block. */
+        if (c->tp->handshake) {
+            if (c->tp->start)
+                c->tp->start(c->tps, fd);
+            handshake(c);
         } else {
-            write_request(c);
+            c->fr->connecting(c);
         }
         return;
     }
-}
-
-void conn_begin_connect(struct conn *c, int64_t now)
-{
-    begin_connect(c, now);
 }
 
 /* A hook failed (the message is in sh->script_error): nothing more can be
@@ -445,195 +354,53 @@ void conn_begin_connect(struct conn *c, int64_t now)
 void conn_script_failed(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
+    end_in_flight(c, &(struct conn_ending){.cut_off = true});
     sh->stats->cut_off += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
-    conn_h2_drop(c);
     conn_go_idle(c);
     ev_break(sh->loop, EVBREAK_ALL);
 }
 
-/* Starts the next request on c, or parks c when the budget is spent; the
- * last connection to go quiet ends the worker's loop. While the worker is
- * still opening connections, c waits in CONN_HELD unless this is its first
- * request (first: conn_start). With -R the request is the oldest arrival
- * due, and c waits when none is. A scenario's new connection gets its conn
- * table (and connect(conn)) first; with a delay() hook the request then
- * waits its delay in CONN_DELAY. */
-static void next_request(struct conn *c, int64_t now, bool first)
+/* Readable between requests (a delay() or -R wait): the server closed the
+ * kept-alive connection, or sent bytes nobody asked for. No request is in
+ * flight, so the socket goes; the next request opens a new one. A
+ * transport may take in a record that carries no data (a TLS session
+ * ticket, a key update): the connection stays then. */
+static void readable_between(struct conn *c)
 {
-    struct conn_shared *sh = c->sh;
-    if (sh->flow) {
-        conn_flow_next(c, now);
+    if (c->tp->idle_readable && c->tp->idle_readable(c->tps, c->fd, c->sh->rbuf, c->sh->rbuf_size))
         return;
-    }
-    if (c->id >= sh->active) { /* retired by the stages, its request ended: closes */
-        conn_go_idle(c);
-        return;
-    }
-    if (sh->budget == 0) {
-        conn_go_idle(c);
-        if (sh->in_flight == 0)
-            ev_break(sh->loop, EVBREAK_ALL);
-        return;
-    }
-    if (sh->holding && !first) {
-        c->state = CONN_HELD; /* until conn_resume */
-        return;
-    }
-    if (sh->sched && !sched_take(sh->sched, now, &c->t_intended)) {
-        c->state = CONN_WAIT; /* nothing due: wait for the schedule (conn_send) */
-        /* Refused when c waits already: an HTTP/2 connection whose free
-         * streams were parked, and that the server then closed. */
-        sched_park(sh->sched, c->id);
-        return;
-    }
-    begin_request(c, now);
-}
-
-void conn_next_request(struct conn *c, int64_t now)
-{
-    next_request(c, now, false);
-}
-
-void conn_resume(struct conn *c)
-{
-    if (c->state == CONN_HELD)
-        next_request(c, clock_now_ns(), false);
-}
-
-void conn_begin_request(struct conn *c, int64_t now)
-{
-    begin_request(c, now);
-}
-
-/* --targets: c sends the next target's request, encoded before the run;
- * choosing it is an index, in the run's order (this worker's place in it,
- * then round the list) or drawn at random. */
-static void next_target(struct conn *c)
-{
-    struct conn_shared *sh = c->sh;
-    uint32_t i;
-    if (sh->target_random) {
-        i = rng_below(&sh->rng, sh->ntargets);
-    } else {
-        i = sh->target_next;
-        sh->target_next = i + 1 == sh->ntargets ? 0 : i + 1;
-    }
-    c->req = sh->targets[i].bytes;
-    c->req_len = sh->targets[i].len;
-    c->req_ix = i;
-    c->name = sh->target_name[i] + 1;
-}
-
-/* Starts a request on c now: its hooks, then the connect or the write. */
-static void begin_request(struct conn *c, int64_t now)
-{
-    struct conn_shared *sh = c->sh;
-    c->req = sh->req;
-    c->req_len = sh->req_len;
-    c->req_ix = 0;
-    c->name = sh->req_name;
-    if (sh->script_error[0]) {
-        conn_go_idle(c); /* a hook already failed: the run is ending */
-        return;
-    }
-    if (sh->script_conns && c->fd < 0 && !c->table_open) {
-        c->table_open = true;
-        sh->conn_done[c->id] = 0;
-        if (script_conn_open(sh->script, c->id, sh->script_error, sh->script_error_len) < 0) {
-            conn_script_failed(c);
-            return;
-        }
-    }
-    if (sh->script_delay && c->state != CONN_DELAY) {
-        double ms;
-        if (script_delay(sh->script, c->id, &ms, sh->script_error, sh->script_error_len) < 0) {
-            conn_script_failed(c);
-            return;
-        }
-        if (ms > 0) {
-            /* Wait first; the request starts when the timer fires. */
-            c->state = CONN_DELAY;
-            conn_arm_timer(c, ms / 1e3);
-            return;
-        }
-    }
-    unsigned depth = sh->req_depth;
-    if (sh->script_request) {
-        if (script_request(sh->script, c->id, &c->req, &c->req_len, &c->name, sh->script_error,
-                           sh->script_error_len) < 0) {
-            conn_script_failed(c);
-            return;
-        }
-        depth = http_count_requests(c->req, c->req_len);
-        c->req_ix = CONN_REQ_HOOK;
-    } else if (sh->targets) {
-        next_target(c);
-    }
-    conn_start_request(c, now, depth);
-}
-
-void conn_start_request(struct conn *c, int64_t now, unsigned depth)
-{
-    struct conn_shared *sh = c->sh;
-    if (sh->h2 && !c->h1_alpn) {
-        /* HTTP/2: the request is a stream of its own (a pipelined string is
-         * refused when its stream opens). */
-        if (!sh->flow)
-            sh->budget--;
-        if (sh->sched)
-            sh->stats->arrivals++;
-        sh->in_flight++;
-        sh->stats->started++;
-        sh->stats->batches++;
-        stats_name_started(sh->stats, c->name, 1);
-        c->pending++;
-        conn_h2_add(c, now);
-        /* In the backoff (-R hands an arrival to a free stream of a
-         * connection that failed) the stream waits for its end. */
-        if (c->fd < 0 && c->state != CONN_BACKOFF) {
-            c->t_start = now;
-            conn_arm_timer(c, (double)c->timeout_ns / 1e9);
-            begin_connect(c, now);
-        }
-        return;
-    }
-    /* A pipelined batch is sent whole, even past -n's last request. With -R
-     * the budget counts arrivals, and a batch is one arrival's work. */
-    unsigned cost = sh->sched ? 1 : depth;
-    if (!sh->flow) /* a flow's budget counts iterations */
-        sh->budget = sh->budget > cost ? sh->budget - cost : 0;
-    if (sh->sched)
-        sh->stats->arrivals++;
-    sh->in_flight += depth;
-    sh->stats->started += depth;
-    sh->stats->batches++;
-    stats_name_started(sh->stats, c->name, depth);
-    c->pending = depth;
-    c->t_start = c->t_answered = now;
-    /* The request's deadline is t_start + timeout. A timer still armed for
-     * an earlier request fires early and is pushed on then (see
-     * on_timer_event), so the common case costs nothing here. */
-    if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
-        conn_arm_timer(c, (double)c->timeout_ns / 1e9);
-    if (c->fd < 0) {
-        begin_connect(c, now);
-    } else {
-        c->t_connect = 0;
-        c->t_handshake = 0;
-        c->state = CONN_WRITING;
-        reset_request(c);
-        write_request(c);
-    }
+    conn_close_socket(c, false);
 }
 
 static void on_read_event(EV_P_ ev_io *w, int revents)
 {
     (void)loop;
     (void)revents;
-    conn_on_readable(container_of(w, struct conn, rio));
+    struct conn *c = container_of(w, struct conn, rio);
+    /* A hook failed (here or on another connection of this worker): the
+     * run is ending, and what c has in flight is cut off when the worker
+     * stops it; no more responses are taken, nor hooks called. */
+    if (c->sh->script_error[0])
+        return;
+    switch (c->state) {
+    case CONN_DELAY:
+    case CONN_WAIT:
+    case CONN_HELD:
+        readable_between(c);
+        return;
+    case CONN_HANDSHAKE:
+        handshake(c);
+        return;
+    case CONN_OPEN:
+        c->fr->readable(c);
+        return;
+    case CONN_IDLE:
+    case CONN_BACKOFF:
+    case CONN_CONNECTING: /* the read watcher starts once connected */
+        return;
+    }
 }
 
 static void on_write_event(EV_P_ ev_io *w, int revents)
@@ -641,25 +408,19 @@ static void on_write_event(EV_P_ ev_io *w, int revents)
     (void)loop;
     (void)revents;
     struct conn *c = container_of(w, struct conn, wio);
-    if (c->state == CONN_CONNECTING) {
+    if (c->state == CONN_CONNECTING)
         on_connected(c);
-    } else if (c->state == CONN_H2) {
-        conn_h2_writable(c);
-    } else if (c->state == CONN_HANDSHAKE) {
-        conn_handshake(c);
-    } else if (c->read_wants_write) {
-        c->read_wants_write = false;
-        ev_io_stop(c->sh->loop, &c->wio);
-        conn_on_readable(c);
-    } else {
-        write_request(c);
-    }
+    else if (c->state == CONN_HANDSHAKE)
+        handshake(c);
+    else if (c->state == CONN_OPEN)
+        c->fr->writable(c);
 }
 
-/* The timer is one-shot: the backoff, or a request's deadline. It is not
- * re-armed for each request; when it fires for a request that started
- * later, it is armed again for what is left of that request's time (the
- * cheapest of the timeout patterns in libev's ev.pod). */
+/* The timer is one-shot: the backoff, a delay() wait, or a request's
+ * deadline. It is not re-armed for each request; when it fires for a
+ * request that started later, it is armed again for what is left of that
+ * request's time (the cheapest of the timeout patterns in libev's ev.pod).
+ * Once CONN_OPEN, the framing keeps the deadlines. */
 static void on_timer_event(EV_P_ ev_timer *w, int revents)
 {
     (void)loop;
@@ -669,8 +430,8 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     switch (c->state) {
     case CONN_BACKOFF:
         c->state = CONN_IDLE;
-        if (c->pending > 0) { /* HTTP/2: streams wait for a new connection */
-            conn_h2_reconnect(c);
+        if (c->pending > 0) { /* a multiplexed framing's requests wait for a new connection */
+            c->fr->reconnect(c);
             return;
         }
         conn_next_request(c, clock_now_ns());
@@ -680,18 +441,16 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
         return;
     case CONN_CONNECTING:
     case CONN_HANDSHAKE:
-    case CONN_WRITING:
-    case CONN_READING:
         left = c->t_start + c->timeout_ns - clock_now_ns();
         if (left > 0)
             conn_arm_timer(c, (double)left / 1e9);
         else if (c->state == CONN_CONNECTING)
-            connect_failed(c, ETIMEDOUT);
+            conn_connect_failed(c, ETIMEDOUT);
         else
             conn_fail(c, STATS_ERR_TIMEOUT);
         return;
-    case CONN_H2:
-        conn_h2_timer(c);
+    case CONN_OPEN:
+        c->fr->timer(c);
         return;
     case CONN_IDLE:
     case CONN_WAIT: /* an earlier request's deadline; the next one arms its own */
@@ -700,7 +459,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     }
 }
 
-/* A flow over HTTP/2: the user's sleep is over. */
+/* A flow on a multiplexed connection: the user's sleep is over. */
 static void on_pause_event(EV_P_ ev_timer *w, int revents)
 {
     (void)loop;
@@ -727,41 +486,16 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_init(&c->pause, on_pause_event);
     c->t_iter = 0;
     c->table_open = false;
-    c->cap = NULL;
-    c->cap_len = c->cap_size = 0;
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
     ev_init(&c->timer, on_timer_event);
     ev_timer_set(&c->timer, 0., 0.);
-    c->tls = sh->tls ? tls_conn_new(sh->tls) : NULL;
+    c->tp = sh->transport;
+    c->tps = c->tp->conn_new ? c->tp->conn_new(sh->transport_ctx) : NULL;
     c->write_wants_read = c->read_wants_write = false;
-    c->h1_alpn = false;
-    c->h2 = NULL;
-    c->streams = NULL;
-    c->h2_free = NULL;
-    c->h2_nfree = 0;
-    c->out = NULL;
-    c->out_len = c->out_off = c->out_cap = 0;
-    c->h2_goaway = c->h2_in_call = c->h2_closed = c->h2_filling = c->h2_settings = c->h2_broken = false;
-    if (sh->h2)
-        conn_h2_init(c);
-}
-
-void conn_start(struct conn *c)
-{
-    next_request(c, clock_now_ns(), true);
-}
-
-void conn_send(struct conn *c, int64_t intended, int64_t now)
-{
-    if (c->sh->flow) {
-        c->flow_parked = false;
-        c->t_iter = intended;
-        conn_flow_begin(c, now);
-        return;
-    }
-    c->t_intended = intended;
-    begin_request(c, now);
+    c->fs_own[0] = sh->framing->init(c);
+    c->fs_own[1] = sh->fallback ? sh->fallback->init(c) : NULL;
+    framing_reset(c);
 }
 
 unsigned conn_stop(struct conn *c)
@@ -774,9 +508,8 @@ unsigned conn_stop(struct conn *c)
         c->sh->stats->flow.cut_off++;
         c->sh->live_iters--;
     }
-    end_names(c, true, STATS_ERR_KINDS, false, 0, 0);
+    end_in_flight(c, &(struct conn_ending){.cut_off = true});
     c->pending = 0;
-    conn_h2_drop(c);
     conn_go_idle(c);
     return was_in_flight;
 }
@@ -784,10 +517,18 @@ unsigned conn_stop(struct conn *c)
 void conn_free(struct conn *c)
 {
     conn_flow_free(c);
-    conn_h2_free(c);
-    tls_conn_free(c->tls);
-    c->tls = NULL;
-    free(c->cap);
-    c->cap = NULL;
-    c->cap_size = c->cap_len = 0;
+    c->sh->framing->free(c, c->fs_own[0]);
+    if (c->sh->fallback)
+        c->sh->fallback->free(c, c->fs_own[1]);
+    c->fs = c->fs_own[0] = c->fs_own[1] = NULL;
+    if (c->tp->conn_free)
+        c->tp->conn_free(c->tps);
+    c->tps = NULL;
+}
+
+void conn_shared_free(struct conn_shared *sh)
+{
+    if (sh->framing->shared_free)
+        sh->framing->shared_free(sh);
+    sh->framing_shared = NULL;
 }

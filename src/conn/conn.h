@@ -1,9 +1,14 @@
 /* One connection: an explicit state machine driven by libev events.
  *
- *   IDLE -> [DELAY | WAIT ->] CONNECTING -> [HANDSHAKE (https) ->] WRITING -> READING -> (WRITING on the same socket |
- *   CONNECTING a new one | IDLE when the budget is spent | HELD until the worker has opened the others);
- *   any failure -> conn_fail -> counted, closed, and the next request (after a
- *   backoff for a connect failure).
+ *   IDLE -> [DELAY | WAIT ->] CONNECTING -> [HANDSHAKE (a transport's) ->] OPEN -> (the next request on the
+ *   same socket | CONNECTING a new one | IDLE when the budget is spent | HELD until the worker has opened
+ *   the others); any failure -> conn_fail -> counted, closed, and the next request (after a backoff for a
+ *   connect failure).
+ *
+ * What carries the bytes is a transport (transport.h: TCP, TLS) and what
+ * frames them a framing (framing.h: HTTP/1.1, HTTP/2, in src/framing); in
+ * OPEN the framing owns the socket's events. The state machine names
+ * neither: it calls their tables.
  *
  * A request starts when its connect starts (new connection) or its write
  * starts (reused connection) and ends in exactly one bucket of struct stats.
@@ -12,22 +17,18 @@
 #ifndef VOLLEY_CONN_H
 #define VOLLEY_CONN_H
 
-#include "h2.h"
-#include "http.h"
 #include "schedule.h"
 #include "script.h"
 #include "source.h"
 #include "stats.h"
+#include "transport.h"
 
 #include <ev.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
-struct conn_h2_fixed;
-struct mpool;    /* mpool.h: only h2.c and worker.c use it */
-struct tls_ctx;  /* tls.h: only conn.c and conn_read.c use them */
-struct tls_conn;
+struct framing_ops; /* framing.h: what turns requests into bytes and bytes into responses */
 
 /* What the connections of one worker share. Owned by the worker; the
  * connections read the configuration and update the counters. */
@@ -81,18 +82,19 @@ struct conn_shared {
     char *rbuf;                  /* the worker's read buffer, shared by its connections */
     size_t rbuf_size;
     struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
-    struct tls_ctx *tls;         /* https: the worker's TLS context; NULL for http */
-    bool h2;                     /* requests go as HTTP/2 streams (--h2c, or --http2 but on a
-                                  * connection whose server chose HTTP/1.1 by ALPN: conn.h1_alpn) */
-    bool h2_strict;              /* --http2=strict: a server that does not choose h2 fails */
-    uint32_t streams;            /* --streams: stream slots per connection */
-    uint32_t h2_window;          /* --h2-window */
+    const struct transport_ops *transport; /* what carries the bytes (transport_for) */
+    void *transport_ctx;         /* its worker context (TLS's), or NULL */
+    const char *scheme;          /* "http" or "https": the requests' :scheme */
+    const struct framing_ops *framing; /* what the requests are framed as (framing_for) */
+    const struct framing_ops *fallback; /* what a socket speaks whose handshake chose another
+                                  * protocol by ALPN than framing's (NULL: no such choice) */
+    bool alpn_strict;            /* --http2=strict: a server that does not choose framing's
+                                  * protocol fails instead */
+    void *framing_shared;        /* framing's per-worker state (its shared_new), or NULL */
+    uint32_t streams;            /* --streams: requests at once per connection of a
+                                  * multiplexed framing (1 for the others) */
+    uint32_t window;             /* --h2-window: the flow-control window it advertises */
     const char *authority;       /* :authority unless a request has a Host header */
-    char *scratch;               /* HTTP/2: lower-cased header names while a request is opened */
-    size_t scratch_size;
-    struct mpool *pool;          /* HTTP/2: nghttp2's memory (see mpool.h) */
-    struct conn_h2_fixed **h2_fixed; /* HTTP/2: the run's requests (req, or each target's) taken
-                                  * apart, each made once when first sent (conn_h2_req.c) */
     struct stats *stats;
     uint64_t budget;             /* requests this worker may still start */
     bool holding;                /* the worker is still opening its connections (worker.c,
@@ -113,43 +115,9 @@ struct conn_shared {
 };
 
 enum conn_state {
-    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_HELD, CONN_CONNECTING, CONN_HANDSHAKE, CONN_WRITING,
-    CONN_READING,
-    CONN_H2 /* an HTTP/2 connection carrying streams (conn_h2.c) */
+    CONN_IDLE, CONN_BACKOFF, CONN_DELAY, CONN_WAIT, CONN_HELD, CONN_CONNECTING, CONN_HANDSHAKE,
+    CONN_OPEN /* the socket is up and its framing (conn.fr) owns its events and timer */
 };
-
-/* HTTP/2: one request in flight on a connection (conn_h2.c). */
-struct conn_stream {
-    struct conn *c;
-    bool active;            /* a request holds the slot */
-    bool body_started;      /* the capture has its blank line */
-    int32_t id;             /* its stream id; 0 before it is opened (or to retry), -1 when cancelled */
-    int status;             /* the final status, 0 before it */
-    int64_t t_start, t_intended, t_sent, t_first;
-    uint32_t name;          /* its request's name: id + 1, 0 for none (stats.h) */
-    uint64_t rx_bytes;      /* header and body bytes received */
-    const char *req;        /* the request as HTTP/1 text (kept: streams open later or again):
-                             * the run's own request, or a hook's copied into own_req */
-    size_t req_len;
-    uint32_t req_ix;        /* as conn.req_ix */
-    char *own_req;
-    size_t own_len, own_cap;
-    struct h2_body body;    /* the part of req being sent as DATA */
-    struct h2_msg msg;      /* h2.c's checks of the response */
-    char *cap;              /* the response as HTTP/1 text, for response() */
-    size_t cap_len, cap_size;
-    unsigned retries;       /* times it was refused or left unprocessed and sent again
-                             * (at most CONN_H2_RETRIES) */
-    int64_t t_retry;        /* refused: not sent again before this (monotonic ns); 0: at once */
-    size_t trailers_at;     /* where its trailers begin in cap (the body's end); 0: none */
-    int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
-    int32_t item;           /* a flow's batch: the item it carries (conn.item when it was made), -1: none */
-};
-
-/* HTTP/2: how many times one request is sent again after the server
- * refused it (REFUSED_STREAM) or left it unprocessed (above a GOAWAY's last
- * stream id) before it fails with the server's reason. */
-#define CONN_H2_RETRIES 3
 
 /* Embedded in the worker's connection array; fields are private to conn.c. */
 struct conn {
@@ -160,35 +128,24 @@ struct conn {
     ev_io rio;              /* EV_READ, armed while the socket is open */
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
     ev_timer timer;         /* request deadline, connect backoff, or delay() wait */
-    struct http_rx rx;
-    struct tls_conn *tls;   /* https: the slot's TLS state (reused for every socket); else NULL */
-    bool write_wants_read;  /* TLS: the write waits for readability (renegotiation, key update) */
-    bool h1_alpn;           /* --http2: the open socket's server chose HTTP/1.1 by ALPN, so its
-                             * requests go as HTTP/1.1 */
-    struct h2_session *h2;  /* HTTP/2: the open connection's session, or NULL */
-    struct conn_stream *streams; /* HTTP/2: sh->streams slots, made once */
-    uint32_t *h2_free;      /* HTTP/2: indices of the free slots (a stack) */
-    uint32_t h2_nfree;
-    bool h2_goaway, h2_in_call, h2_closed, h2_filling, h2_settings, h2_broken;
-    int32_t h2_last_id;     /* GOAWAY's last stream id */
-    uint32_t h2_goaway_error; /* and its error code */
-    bool h2_answered;       /* the server answered a stream (a status) on this connection */
-    char *out;              /* HTTP/2: frames the socket did not take yet */
-    size_t out_len, out_off, out_cap;
-    bool read_wants_write;  /* TLS: the read waits for writability */
-    const char *req;        /* the request being written: the shared one, a target's, or a hook's */
+    const struct transport_ops *tp; /* sh->transport */
+    void *tps;              /* its state for this slot (made once, reused for every socket) */
+    bool write_wants_read;  /* the transport's write waits for readability (a TLS renegotiation,
+                             * key update) */
+    bool read_wants_write;  /* its read waits for writability */
+    const struct framing_ops *fr; /* the framing the open socket speaks: sh->framing, or
+                             * sh->fallback when its handshake chose that (framing.h) */
+    void *fs;               /* fr's state for this slot: fs_own[0] or fs_own[1] */
+    void *fs_own[2];        /* the slot's state of sh->framing and of sh->fallback (made
+                             * once by each one's init) */
+    const char *req;        /* the request being sent: the shared one, a target's, or a hook's */
     size_t req_len;
     uint32_t req_ix;        /* which of the run's requests req is (its --targets index; 0
                              * without), or CONN_REQ_HOOK: a hook's string */
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
-    uint32_t name;          /* the batch's name: id + 1, 0 for none (stats.h); HTTP/2: of the
-                             * request begin_request made last (each stream keeps its own) */
+    uint32_t name;          /* the batch's name: id + 1, 0 for none (stats.h); multiplexed: of
+                             * the request begin_request made last (each stream keeps its own) */
     bool table_open;        /* scenario: the conn table belongs to the open socket */
-    char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
-    size_t cap_len, cap_size;
-    int64_t head_off, head_len; /* --heads: the current response's first read in stats.heads */
-    size_t woff;            /* bytes of the request written */
-    uint64_t rx_bytes;      /* bytes of the current response received */
     int64_t t_start;        /* request start (ns): its connect or first write */
     int64_t t_answered;     /* the batch's latest answered response, t_start before one
                              * (stats_answered) */
@@ -196,15 +153,14 @@ struct conn {
     int64_t t_sent;         /* -R: its first byte written; 0 before */
     int64_t t_connect;      /* connect start, then connect duration; 0 on reuse */
     int64_t t_handshake;    /* TLS handshake start, then its duration; 0 on reuse */
-    int64_t t_written;      /* request fully written */
-    int64_t t_first;        /* first response byte */
     double backoff;         /* seconds before the next connect after a refused one (or,
                              * HTTP/2, one on which no stream opened or was answered) */
     int64_t timeout_ns;     /* the current request's deadline after its start (--timeout, or
                              * a flow request's own) */
     bool flow_live;         /* a flow: the slot's user is inside an iteration */
-    bool flow_paused;       /* a flow over HTTP/2: the user sleeps on the pause timer (the
-                             * connection stays in CONN_H2 for the server's frames) */
+    bool flow_paused;       /* a flow over a multiplexed framing: the user sleeps on the
+                             * pause timer (the connection stays CONN_OPEN for the server's
+                             * frames) */
     bool flow_parked;       /* a flow with -R: the user is on the schedule's idle stack */
     ev_timer pause;         /* a flow over HTTP/2: u:sleep, and the turn of the loop after an
                              * iteration that did nothing */

@@ -43,9 +43,10 @@ static struct conn *user_of(struct conn *c)
     return c->owner ? c->owner : c;
 }
 
-static bool speaks_h2(const struct conn *c)
+/* Whether c's requests go as streams of one connection (HTTP/2). */
+static bool multiplexed(const struct conn *c)
 {
-    return c->sh->h2 && !c->h1_alpn;
+    return c->fr->multiplexed;
 }
 
 /* A flow's user waits secs before its next step: over HTTP/1 in
@@ -54,7 +55,7 @@ static bool speaks_h2(const struct conn *c)
  * in its state, where the server's frames (PING, GOAWAY) are still read. */
 static void flow_wait(struct conn *c, double secs)
 {
-    if (speaks_h2(c)) {
+    if (multiplexed(c)) {
         c->flow_paused = true;
         ev_timer_set(&c->pause, secs, 0.);
         ev_timer_start(c->sh->loop, &c->pause);
@@ -76,7 +77,7 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
     c->timeout_ns = it->timeout_ns > 0 ? it->timeout_ns : c->sh->timeout_ns;
     c->item = (int32_t)i;
     conn_start_request(c, now, 1);
-    if (speaks_h2(c))
+    if (multiplexed(c))
         c->item = -1; /* the stream keeps it; the connection carries many */
 }
 
@@ -133,7 +134,7 @@ static void make_lanes(struct conn *c)
 static void batch_start(struct conn *c, unsigned n, int64_t now)
 {
     struct conn_flow_batch *b = batch_for(c, n);
-    if (speaks_h2(c)) {
+    if (multiplexed(c)) {
         /* Streams of the user's connection, as many as it may open; the
          * rest as streams end (conn_flow_fill). */
         while (b->next < b->n && c->pending < c->sh->streams)
@@ -165,7 +166,7 @@ static void carrier_next(struct conn *c, int64_t now)
     }
     /* Nothing left for it: it waits with its socket open for the next
      * batch (an HTTP/2 connection stays in its state). */
-    if (!speaks_h2(c) && c->state != CONN_BACKOFF)
+    if (!multiplexed(c) && c->state != CONN_BACKOFF)
         c->state = CONN_WAIT;
     if (b->ended == b->n && b->live && u->pending == 0) {
         b->live = false;
@@ -293,7 +294,7 @@ static void flow_next(struct conn *c, int64_t now)
         if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
             /* The user's socket stays open while it waits; an HTTP/2
              * connection stays in its state, reading the server's frames. */
-            if (!speaks_h2(c) || c->state != CONN_H2)
+            if (!multiplexed(c) || c->state != CONN_OPEN)
                 c->state = CONN_WAIT;
             c->flow_parked = sched_park(sh->iter_sched, c->id);
             return;

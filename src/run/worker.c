@@ -3,8 +3,8 @@
 #include "worker.h"
 
 #include "clock.h"
-#include "mpool.h"
-#include "tls.h"
+#include "framings.h"
+#include "transport.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -18,7 +18,6 @@
 #define READ_BUFFER_SIZE (64 * 1024)
 
 /* HTTP/2: room for one request's lower-cased header names. */
-#define HTTP2_SCRATCH (16 * 1024)
 
 /* Connections start in batches of this many per loop iteration. Each
  * start is a connect() and, on loopback, the first request's write, and
@@ -72,8 +71,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         return -1;
     }
     ev_set_userdata(w->loop, w);
-    w->tls = NULL;
-    if (cfg->tls && !(w->tls = tls_ctx_new(cfg->tls, err, errlen)))
+    w->transport = transport_for(cfg->tls != NULL);
+    w->transport_ctx = NULL;
+    if (w->transport->ctx_new && !(w->transport_ctx = w->transport->ctx_new(cfg->tls, err, errlen)))
         return -1;
     stats_init(&w->stats);
     series_rec_init(&w->series, &w->stats);
@@ -120,17 +120,17 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .max_body = cfg->max_body,
         .res = &w->res,
         .conn_done = w->conn_done,
-        .tls = w->tls,
-        .h2 = cfg->http2,
-        .h2_strict = cfg->http2_strict,
+        .transport = w->transport,
+        .transport_ctx = w->transport_ctx,
+        .scheme = cfg->tls ? "https" : "http",
+        .framing = framing_for(cfg->http2),
+        .fallback = framing_fallback(cfg->http2),
+        .alpn_strict = cfg->http2_strict,
         /* A flow's user sends one request at a time, or a batch: up to
          * CONN_FLOW_STREAMS of it at once at least. */
         .streams = !cfg->http2 ? 1 : flow && cfg->streams < CONN_FLOW_STREAMS ? CONN_FLOW_STREAMS : cfg->streams,
-        .h2_window = cfg->h2_window,
+        .window = cfg->h2_window,
         .authority = cfg->authority,
-        .scratch = w->scratch = cfg->http2 ? xmalloc(HTTP2_SCRATCH) : NULL,
-        .scratch_size = HTTP2_SCRATCH,
-        .pool = w->pool = cfg->http2 ? mpool_new() : NULL,
         .req_depth = 1,
         .samples = cfg->samples,
         .first_head_todo = cfg->samples,
@@ -143,6 +143,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .script_error = w->script_error,
         .script_error_len = sizeof w->script_error,
     };
+    if (w->shared.framing->shared_new)
+        w->shared.framing_shared = w->shared.framing->shared_new(&w->shared);
     /* Samples of a budget that is known are allocated now, not on the way. */
     if (cfg->samples)
         stats_reserve_samples(&w->stats, budget < (UINT64_C(1) << 20) ? (size_t)budget : (size_t)1 << 20);
@@ -398,7 +400,7 @@ static void *worker_main(void *arg)
      * connection until an arrival is due, --stages (closed) starts them
      * as its curve says, and an HTTP/2 connection opens more streams on
      * its own (conn_h2.c's fill), past the hold: those open all at once. */
-    w->open_step = w->cfg->rate || w->cfg->stages || w->shared.h2 ? UINT32_MAX : OPEN_BATCH;
+    w->open_step = w->cfg->rate || w->cfg->stages || w->shared.framing->multiplexed ? UINT32_MAX : OPEN_BATCH;
     open_until(w, w->shared.hold_rest ? 1 : w->nconns);
     /* Connects that failed at once left their connections in backoff: the
      * loop must run for them too. Only a worker with nothing left at all
@@ -469,12 +471,9 @@ void worker_free(struct worker *w)
     w->script = NULL;
     w->script_req = NULL;
     free(w->conns);
-    tls_ctx_free(w->tls); /* after the connections' own TLS state */
-    free(w->scratch);
-    w->scratch = NULL;
-    mpool_free(w->pool); /* after the connections' HTTP/2 sessions */
-    w->pool = NULL;
-    w->tls = NULL;
+    if (w->transport && w->transport->ctx_free && w->transport_ctx)
+        w->transport->ctx_free(w->transport_ctx); /* after the connections' own transport state */
+    w->transport_ctx = NULL;
     free(w->rbuf);
     if (w->loop)
         ev_loop_destroy(w->loop);

@@ -83,9 +83,9 @@ struct worker {
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */
     struct series_rec series; /* per-second figures for the main thread */
-    struct tls_ctx *tls;     /* https only: the worker's own context (OpenSSL 3 locks shared ones) */
-    char *scratch;           /* HTTP/2 only: see conn_shared.scratch */
-    struct mpool *pool;      /* HTTP/2 only: see conn_shared.pool */
+    const struct transport_ops *transport; /* transport_for the run's scheme */
+    void *transport_ctx;     /* its context for this worker, or NULL (TLS: the worker's own:
+                              * OpenSSL 3 locks shared ones) */
     ev_check opener;         /* while connections are still to open: a batch after each poll */
     ev_idle open_idle;       /* active with opener, so that the poll does not block meanwhile */
     uint32_t opened;         /* connections 0 .. opened-1 were started */

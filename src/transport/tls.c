@@ -264,12 +264,12 @@ void tls_conn_close(struct tls_conn *tc, bool clean)
     ERR_clear_error();
 }
 
-bool tls_chose_h2(const struct tls_conn *tc)
+bool tls_chose(const struct tls_conn *tc, const char *proto)
 {
     const unsigned char *p;
     unsigned n;
     SSL_get0_alpn_selected(tc->ssl, &p, &n);
-    return n == 2 && p[0] == 'h' && p[1] == '2';
+    return n == strlen(proto) && memcmp(p, proto, n) == 0;
 }
 
 bool tls_resumed(const struct tls_conn *tc)

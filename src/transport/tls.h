@@ -82,8 +82,8 @@ bool tls_pending(const struct tls_conn *tc);
  * write) when the connection ended cleanly, and forgets the socket. */
 void tls_conn_close(struct tls_conn *tc, bool clean);
 
-/* After a handshake: whether ALPN chose h2. */
-bool tls_chose_h2(const struct tls_conn *tc);
+/* After a handshake: whether ALPN chose proto ("h2"). */
+bool tls_chose(const struct tls_conn *tc, const char *proto);
 
 /* After a handshake: whether it resumed a session. */
 bool tls_resumed(const struct tls_conn *tc);

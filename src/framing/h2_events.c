@@ -3,11 +3,11 @@
  * response() as HTTP/1 text (trailers after the body), and how the stream
  * ended: whole (conn_complete_stream), refused or unprocessed (retried),
  * reset or malformed (failed with the reason); GOAWAY, SETTINGS and a
- * broken protocol marked on the connection for conn_h2.c. */
-#include "conn.h"
+ * broken protocol marked on the connection for h2_conn.c. */
+#include "framings.h"
 
 #include "clock.h"
-#include "conn_internal.h"
+#include "h2_internal.h"
 #include "h2.h"
 
 #include <stdio.h>
@@ -27,7 +27,7 @@ static void on_error(void *conn, const char *reason);
  * the headers, a blank line, then the body (so the hook sees what it sees
  * over HTTP/1, and the bridge reads it the same way), then any trailers
  * as header lines from trailers_at on (res.trailers; not the body). */
-static void capture(struct conn_stream *st, const char *p, size_t n)
+static void capture(struct h2_stream *st, const char *p, size_t n)
 {
     /* Past --max-body only the length grows (the stream then fails
      * validation, as over HTTP/1); the buffer stops growing. */
@@ -35,13 +35,13 @@ static void capture(struct conn_stream *st, const char *p, size_t n)
         st->cap_len += n;
         return;
     }
-    conn_h2_append(&st->cap, &st->cap_len, &st->cap_size, p, n);
+    h2c_append(&st->cap, &st->cap_len, &st->cap_size, p, n);
 }
 
 static void on_begin(void *conn, void *stream)
 {
     (void)conn;
-    struct conn_stream *st = stream;
+    struct h2_stream *st = stream;
     if (st->t_first == 0)
         st->t_first = clock_now_ns();
 }
@@ -49,10 +49,10 @@ static void on_begin(void *conn, void *stream)
 static void on_status(void *conn, void *stream, int status)
 {
     struct conn *c = conn;
-    struct conn_stream *st = stream;
+    struct h2_stream *st = stream;
     st->status = status;
     st->rx_bytes += 7 + 3 + 4; /* as a field would count */
-    c->h2_answered = true;
+    H(c)->answered = true;
     c->backoff = 0; /* the connection works: the next failure backs off from the start */
     if (c->sh->capture) {
         char line[32];
@@ -63,7 +63,7 @@ static void on_status(void *conn, void *stream, int status)
 }
 
 /* The blank line that ends the captured head, once. */
-static void end_head(struct conn_stream *st)
+static void end_head(struct h2_stream *st)
 {
     if (!st->body_started) {
         capture(st, "\r\n", 2);
@@ -75,7 +75,7 @@ static void on_header(void *conn, void *stream, const char *name, size_t nlen, c
                       bool trailer)
 {
     struct conn *c = conn;
-    struct conn_stream *st = stream;
+    struct h2_stream *st = stream;
     st->rx_bytes += nlen + vlen + 4;
     if (c->sh->capture && trailer && !st->trailers_at) {
         end_head(st);
@@ -92,7 +92,7 @@ static void on_header(void *conn, void *stream, const char *name, size_t nlen, c
 static void on_data(void *conn, void *stream, const char *data, size_t len)
 {
     struct conn *c = conn;
-    struct conn_stream *st = stream;
+    struct h2_stream *st = stream;
     if (c->sh->capture)
         end_head(st);
     st->rx_bytes += len;
@@ -103,9 +103,9 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
 {
     struct conn *c = conn;
-    c->h2_goaway = true;
-    c->h2_last_id = last_stream_id;
-    c->h2_goaway_error = error;
+    H(c)->goaway = true;
+    H(c)->last_id = last_stream_id;
+    H(c)->goaway_error = error;
 }
 
 /* The server's SETTINGS: new streams may go (fill waits for them); a limit
@@ -114,7 +114,7 @@ static void on_settings(void *conn, uint32_t max_streams)
 {
     struct conn *c = conn;
     struct conn_shared *sh = c->sh;
-    c->h2_settings = true;
+    H(c)->settings = true;
     if (max_streams < sh->streams && (sh->stats->h2_peer_limit == 0 || max_streams < sh->stats->h2_peer_limit))
         sh->stats->h2_peer_limit = max_streams;
 }
@@ -125,43 +125,68 @@ static void on_error(void *conn, const char *reason)
 {
     struct conn *c = conn;
     (void)reason; /* h2_error() keeps it for after h2_recv */
-    c->h2_broken = true;
+    H(c)->broken = true;
 }
 
 static void on_close(void *conn, void *stream, uint32_t error, const char *why)
 {
     struct conn *c = conn;
     struct conn_shared *sh = c->sh;
-    struct conn_stream *st = stream;
+    struct h2_stream *st = stream;
     int64_t now = clock_now_ns();
     if (why) {
         /* The server answered, but not in HTTP (h2.c's checks). */
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
     if (error != 0 || st->status == 0) {
-        bool unprocessed = c->h2_goaway && st->id > c->h2_last_id;
+        bool unprocessed = H(c)->goaway && st->id > H(c)->last_id;
         if (unprocessed || error == H2_REFUSED_STREAM) {
-            conn_h2_retry(c, st, !unprocessed);
+            h2c_retry(c, st, !unprocessed);
             return;
         }
-        if (c->h2_broken)
+        if (H(c)->broken)
             return; /* the connection failed: counted once it is closed */
         char why[64];
         snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
     if (sh->capture)
         end_head(st);
-    conn_complete_stream(c, st, now);
+    h2c_complete(c, st, now);
+}
+
+void h2c_complete(struct conn *c, struct h2_stream *st, int64_t now)
+{
+    struct conn_shared *sh = c->sh;
+    int64_t mark = st->t_start; /* a stream is a batch of its own */
+    struct conn_response r = {
+        .status = st->status,
+        .bytes = st->rx_bytes,
+        .t_start = st->t_start,
+        .t_intended = st->t_intended,
+        .t_sent = st->t_sent,
+        .waiting = st->t_first > st->t_sent ? st->t_first - st->t_sent : 0,
+        .answered = &mark,
+        .name = st->name,
+        .item = st->item,
+        .raw = st->cap,
+        .len = st->cap_len,
+        .trailers_at = st->trailers_at,
+        .too_large = (sh->flow || sh->script_response) && sh->capture && st->cap_len > sh->max_body,
+    };
+    bool ok = conn_completed(c, &r, now);
+    h2c_release(c, st);
+    if (!ok)
+        conn_script_failed(c);
 }
 
 /* With a response() hook, which sees the fields (and their size), and
  * without: then h2.c hands none on. */
-const struct h2_events conn_h2_events = {on_begin, on_status, on_header, on_data,
+const struct h2_events h2c_events = {on_begin, on_status, on_header, on_data,
                                         on_close, on_goaway, on_settings, on_error};
-const struct h2_events conn_h2_events_no_fields = {on_begin, on_status, NULL, on_data,
+const struct h2_events h2c_events_no_fields = {on_begin, on_status, NULL, on_data,
                                                   on_close, on_goaway, on_settings, on_error};

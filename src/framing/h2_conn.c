@@ -1,20 +1,19 @@
-/* HTTP/2 on a connection: the connection carries up to --streams requests
- * at once, each in a stream slot with its own timing, deadline, response
- * capture and accounting. Requests are made as for HTTP/1 (the hooks, the
- * budget, the schedule's arrivals) by conn.c's begin_request, which hands
- * each one here as an HTTP/1 request string; it is taken apart into HTTP/2
- * headers when its stream is opened (conn_h2_req.c). h2.c does the
- * framing, and its events per stream are taken in conn_h2_events.c; this
- * file owns the slots, the socket I/O, the timers, retries and losses.
+/* HTTP/2 on a connection (framing.h's framing_h2): the connection carries
+ * up to --streams requests at once, each in a stream slot with its own
+ * timing, deadline, response capture and accounting. Requests are made as
+ * for HTTP/1 (the hooks, the budget, the schedule's arrivals) by
+ * conn_request.c's begin_request, which hands each one here as an HTTP/1
+ * request string; it is taken apart into HTTP/2 headers when its stream is
+ * opened (h2_req.c). http/h2.c does the framing, and its events per stream
+ * are taken in h2_events.c; this file owns the slots, the socket I/O, the
+ * timers, retries and losses.
  * Nothing here allocates on the steady path: slot buffers grow to the
  * largest request and response once. */
-#include "conn.h"
+#include "framings.h"
 
 #include "clock.h"
-#include "conn_internal.h"
-#include "h2.h"
-#include "net.h"
-#include "tls.h"
+#include "h2_internal.h"
+#include "mpool.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -24,10 +23,12 @@
 
 static bool flush(struct conn *c);
 static void after_streams(struct conn *c);
+static void h2_reconnect(struct conn *c);
+static void h2_readable(struct conn *c);
 
 /* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
  * life). */
-void conn_h2_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
+void h2c_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
 {
     if (*len + n > *cap) {
         *cap = xgrow(*cap, *len + n, 1024);
@@ -37,59 +38,84 @@ void conn_h2_append(char **buf, size_t *len, size_t *cap, const char *p, size_t 
     *len += n;
 }
 
-/* Every slot free again; slot 0 is taken first. */
-static void all_free(struct conn *c)
+/* Every slot of h free again (n of them); slot 0 is taken first. */
+static void all_free(struct h2_conn *h, uint32_t n)
 {
-    uint32_t n = c->sh->streams;
     for (uint32_t i = 0; i < n; i++) {
-        c->streams[i].active = false;
-        c->h2_free[i] = n - 1 - i;
+        h->streams[i].active = false;
+        h->free[i] = n - 1 - i;
     }
-    c->h2_nfree = n;
+    h->nfree = n;
 }
 
-void conn_h2_init(struct conn *c)
+static void *h2_init(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    c->streams = xcalloc(sh->streams, sizeof *c->streams);
-    c->h2_free = xcalloc(sh->streams, sizeof *c->h2_free);
+    struct h2_conn *h = xcalloc(1, sizeof *h);
+    h->streams = xcalloc(sh->streams, sizeof *h->streams);
+    h->free = xcalloc(sh->streams, sizeof *h->free);
     for (uint32_t i = 0; i < sh->streams; i++)
-        c->streams[i].c = c;
-    all_free(c);
+        h->streams[i].c = c;
+    all_free(h, sh->streams);
+    return h;
 }
 
-void conn_h2_release(struct conn *c, struct conn_stream *st)
+void h2c_release(struct conn *c, struct h2_stream *st)
 {
     st->active = false;
-    c->h2_free[c->h2_nfree++] = (uint32_t)(st - c->streams);
+    H(c)->free[H(c)->nfree++] = (uint32_t)(st - H(c)->streams);
 }
 
-void conn_h2_free(struct conn *c)
+static void h2_free(struct conn *c, void *fs)
 {
-    for (uint32_t i = 0; c->streams && i < c->sh->streams; i++) {
-        free(c->streams[i].own_req);
-        free(c->streams[i].cap);
+    struct h2_conn *h = fs;
+    if (!h)
+        return;
+    for (uint32_t i = 0; i < c->sh->streams; i++) {
+        free(h->streams[i].own_req);
+        free(h->streams[i].cap);
     }
-    free(c->streams);
-    c->streams = NULL;
-    free(c->h2_free);
-    c->h2_free = NULL;
-    free(c->out);
-    c->out = NULL;
-    h2_session_free(c->h2);
-    c->h2 = NULL;
+    free(h->streams);
+    free(h->free);
+    free(h->out);
+    h2_session_free(h->session);
+    free(h);
+}
+
+/* A request's lower-cased header names are made here while it is opened. */
+#define H2_SCRATCH (16 * 1024)
+
+static void *h2_shared_new(struct conn_shared *sh)
+{
+    (void)sh;
+    struct h2_shared *s = xcalloc(1, sizeof *s);
+    s->scratch_size = H2_SCRATCH;
+    s->scratch = xmalloc(s->scratch_size);
+    s->pool = mpool_new();
+    return s;
+}
+
+static void h2_shared_free(struct conn_shared *sh)
+{
+    struct h2_shared *s = S(sh);
+    if (!s)
+        return;
+    h2c_fixed_free(sh);
+    free(s->scratch);
+    mpool_free(s->pool); /* after the connections' sessions */
+    free(s);
 }
 
 /* A free slot, or NULL. */
-static struct conn_stream *free_slot(struct conn *c)
+static struct h2_stream *free_slot(struct conn *c)
 {
-    return c->h2_nfree ? &c->streams[c->h2_free[--c->h2_nfree]] : NULL;
+    return H(c)->nfree ? &H(c)->streams[H(c)->free[--H(c)->nfree]] : NULL;
 }
 
 /* Arms c's timer for the earliest deadline of its streams (or the end of
  * a refused stream's backoff), unless it is
  * armed: then it may fire early (for a stream that has ended), and
- * conn_h2_timer arms it again; so a request costs no timer update. */
+ * h2c_timer arms it again; so a request costs no timer update. */
 static void arm_deadline(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
@@ -97,7 +123,7 @@ static void arm_deadline(struct conn *c)
         return;
     int64_t at = INT64_MAX;
     for (uint32_t i = 0; i < sh->streams; i++) {
-        const struct conn_stream *st = &c->streams[i];
+        const struct h2_stream *st = &H(c)->streams[i];
         if (!st->active)
             continue;
         if (st->t_start + st->timeout_ns < at)
@@ -114,7 +140,7 @@ static void arm_deadline(struct conn *c)
 
 /* A stream ended without a response (why: a failure kind): counted, its
  * slot freed. */
-void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_error why)
+void h2c_stream_failed(struct conn *c, struct h2_stream *st, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
     bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT;
@@ -125,13 +151,13 @@ void conn_h2_stream_failed(struct conn *c, struct conn_stream *st, enum stats_er
     sh->stats->errors[why]++;
     if (sh->flow)
         conn_flow_failed(c, st->item, why);
-    conn_h2_release(c, st);
+    h2c_release(c, st);
     c->pending--;
     sh->in_flight--;
 }
 
 /* Forgets what the slot's stream received (a new request, or a retry). */
-void conn_h2_fresh_response(struct conn_stream *st)
+void h2c_fresh_response(struct h2_stream *st)
 {
     st->t_sent = 0;
     st->t_first = 0;
@@ -154,30 +180,30 @@ static void stream_failed_unslotted(struct conn *c)
 
 /* st was not processed: refused (RST_STREAM REFUSED_STREAM), or above a
  * GOAWAY's last stream id (RFC 9113 8.7: safe to send again). It goes
- * again with its clock still running, at most CONN_H2_RETRIES times, then
+ * again with its clock still running, at most H2_RETRIES times, then
  * fails with the server's reason. A refused stream waits the connect
  * backoff's steps on this connection (10 ms, 20 ms, 40 ms); one GOAWAY left
  * goes on the next connection, which backs off when this one answered
  * nothing (lost). */
-void conn_h2_retry(struct conn *c, struct conn_stream *st, bool refused)
+void h2c_retry(struct conn *c, struct h2_stream *st, bool refused)
 {
     struct conn_shared *sh = c->sh;
-    if (st->retries >= CONN_H2_RETRIES) {
+    if (st->retries >= H2_RETRIES) {
         char why[96];
         if (refused)
             snprintf(why, sizeof why, "refused stream (RST_STREAM REFUSED_STREAM), retried %d times",
-                     CONN_H2_RETRIES);
+                     H2_RETRIES);
         else
             snprintf(why, sizeof why, "GOAWAY %s last_stream_id %d, retried %d times",
-                     h2_error_name(c->h2_goaway_error), (int)c->h2_last_id, CONN_H2_RETRIES);
+                     h2_error_name(H(c)->goaway_error), (int)H(c)->last_id, H2_RETRIES);
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
-        conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
     st->retries++;
     sh->stats->h2_retried++;
     st->id = 0;
-    conn_h2_fresh_response(st);
+    h2c_fresh_response(st);
     st->t_retry = 0;
     if (refused) {
         st->t_retry = clock_now_ns() + (int64_t)(CONN_BACKOFF_FIRST * 1e9) * (1 << (st->retries - 1));
@@ -185,9 +211,11 @@ void conn_h2_retry(struct conn *c, struct conn_stream *st, bool refused)
     }
 }
 
-void conn_h2_add(struct conn *c, int64_t now)
+/* A request begin_request made takes a slot: opened now on a ready
+ * connection, or queued until the connection is ready (h2_ready). */
+static void add(struct conn *c, int64_t now)
 {
-    struct conn_stream *st = free_slot(c);
+    struct h2_stream *st = free_slot(c);
     /* begin_request counted the request; it gets a slot: fill() and the
      * schedule (its parked entries <= free slots) ask only while one is free. */
     if (!st) {
@@ -203,7 +231,7 @@ void conn_h2_add(struct conn *c, int64_t now)
     st->name = c->name;
     st->retries = 0;
     st->t_retry = 0;
-    conn_h2_fresh_response(st);
+    h2c_fresh_response(st);
     st->req_ix = c->req_ix;
     if (c->req_ix != CONN_REQ_HOOK) {
         st->req = c->req; /* lives as long as the run */
@@ -211,25 +239,77 @@ void conn_h2_add(struct conn *c, int64_t now)
         /* A hook's string is anchored only until this connection's next
          * request(): copied. */
         st->own_len = 0;
-        conn_h2_append(&st->own_req, &st->own_len, &st->own_cap, c->req, c->req_len);
+        h2c_append(&st->own_req, &st->own_len, &st->own_cap, c->req, c->req_len);
         st->req = st->own_req;
     }
     st->req_len = c->req_len;
-    if (c->h2 && c->state == CONN_H2) {
-        if (!conn_h2_submit(c, st))
-            conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+    if (H(c)->session && c->state == CONN_OPEN) {
+        if (!h2c_submit(c, st))
+            h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         /* From fill() the frames go out together afterwards; from the
          * schedule (conn_send) now. */
-        if (!c->h2_filling)
+        if (!H(c)->filling)
             after_streams(c);
     }
-    /* else: queued until the connection is ready (conn_h2_ready) */
+    /* else: queued until the connection is ready (h2_ready) */
 }
 
-void conn_h2_drop(struct conn *c)
+/* The request is a stream of its own (a pipelined string is refused when
+ * its stream opens). */
+static void h2_start(struct conn *c, int64_t now, unsigned depth)
 {
-    if (c->streams)
-        all_free(c);
+    (void)depth;
+    conn_count_started(c, 1, 1);
+    c->pending++;
+    add(c, now);
+    /* In the backoff (-R hands an arrival to a free stream of a
+     * connection that failed) the stream waits for its end. */
+    if (c->fd < 0 && c->state != CONN_BACKOFF) {
+        c->t_start = now;
+        conn_arm_timer(c, (double)c->timeout_ns / 1e9);
+        conn_begin_connect(c, now);
+    }
+}
+
+/* h2c: the preface waits for the connect. */
+static void h2_connecting(struct conn *c)
+{
+    ev_io_start(c->sh->loop, &c->wio);
+}
+
+static void h2_drop(struct conn *c)
+{
+    all_free(H(c), c->sh->streams);
+}
+
+/* Each stream's name, then the rest (none, as a rule) under the
+ * connection's. */
+static void h2_end(struct conn *c, const struct conn_ending *e)
+{
+    unsigned rest = c->pending;
+    for (uint32_t i = 0; i < c->sh->streams && rest; i++) {
+        const struct h2_stream *st = &H(c)->streams[i];
+        if (!st->active)
+            continue;
+        conn_end_names(c, st->name, 1, e);
+        rest--;
+    }
+    conn_end_names(c, c->name, rest, e);
+}
+
+/* The handshake chose HTTP/1.1: the one request queued for the connection
+ * becomes its own. */
+static void h2_requeue(struct conn *c)
+{
+    struct h2_stream *st = H(c)->streams;
+    while (!st->active)
+        st++;
+    c->req = st->req;
+    c->req_len = st->req_len;
+    c->req_ix = st->req_ix;
+    c->t_start = c->t_answered = st->t_start;
+    c->name = st->name;
+    h2c_release(c, st);
 }
 
 /* Streams of c that the server will still answer: opened, not yet closed,
@@ -239,7 +319,7 @@ static unsigned open_on_wire(const struct conn *c)
 {
     unsigned n = 0;
     for (uint32_t i = 0; i < c->sh->streams; i++)
-        n += c->streams[i].active && c->streams[i].id > 0 && c->streams[i].id <= c->h2_last_id;
+        n += H(c)->streams[i].active && H(c)->streams[i].id > 0 && H(c)->streams[i].id <= H(c)->last_id;
     return n;
 }
 
@@ -251,25 +331,25 @@ static unsigned open_on_wire(const struct conn *c)
  * them (cut off, failed) when it closed. */
 static void end_session(struct conn *c)
 {
-    if (!c->h2)
+    if (!H(c)->session)
         return;
-    if (c->h2_in_call) {
-        c->h2_closed = true;
-        h2_halt(c->h2);
+    if (H(c)->in_call) {
+        H(c)->closed = true;
+        h2_halt(H(c)->session);
         return;
     }
     uint64_t wire, decoded;
-    h2_header_sizes(c->h2, &wire, &decoded);
+    h2_header_sizes(H(c)->session, &wire, &decoded);
     c->sh->stats->h2_header_wire += wire;
     c->sh->stats->h2_header_decoded += decoded;
-    h2_session_free(c->h2);
-    c->h2 = NULL;
-    c->h2_closed = false;
+    h2_session_free(H(c)->session);
+    H(c)->session = NULL;
+    H(c)->closed = false;
 }
 
-void conn_h2_closed(struct conn *c)
+static void h2_closed(struct conn *c)
 {
-    c->out_len = c->out_off = 0; /* unsent frames belong to the closed connection */
+    H(c)->out_len = H(c)->out_off = 0; /* unsent frames belong to the closed connection */
     end_session(c);
 }
 
@@ -280,25 +360,25 @@ static void lost(struct conn *c, bool clean, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
     for (uint32_t i = 0; i < sh->streams; i++) {
-        struct conn_stream *st = &c->streams[i];
+        struct h2_stream *st = &H(c)->streams[i];
         if (!st->active)
             continue;
-        if (c->h2_goaway && st->id > c->h2_last_id)
-            conn_h2_retry(c, st, false); /* sent and not processed */
-        else if (c->h2_goaway && st->id == 0)
-            conn_h2_fresh_response(st); /* never sent (or counted as retried already): not a retry */
+        if (H(c)->goaway && st->id > H(c)->last_id)
+            h2c_retry(c, st, false); /* sent and not processed */
+        else if (H(c)->goaway && st->id == 0)
+            h2c_fresh_response(st); /* never sent (or counted as retried already): not a retry */
         else
-            conn_h2_stream_failed(c, st, why);
+            h2c_stream_failed(c, st, why);
     }
     conn_close_socket(c, clean);
-    if (!c->h2_answered && (c->pending > 0 || sh->budget > 0 || c->flow_live)) {
+    if (!H(c)->answered && (c->pending > 0 || sh->budget > 0 || c->flow_live)) {
         /* Nothing was answered here: the next connection (for the retried
          * streams, or the next request) waits the connect backoff, as
          * after a failed connect. */
         conn_backoff(c);
         return;
     }
-    conn_h2_reconnect(c);
+    h2_reconnect(c);
 }
 
 /* lost(c, clean, STATS_ERR_READ), the streams it fails counted under
@@ -312,7 +392,7 @@ static void lost_read(struct conn *c, bool clean, const char *reason)
         stats_kind_reason(s, STATS_ERR_READ, reason, s->errors[STATS_ERR_READ] - before);
 }
 
-void conn_h2_reconnect(struct conn *c)
+static void h2_reconnect(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     int64_t now = clock_now_ns();
@@ -322,11 +402,11 @@ void conn_h2_reconnect(struct conn *c)
      * as timeouts (not as a connect that did not finish). */
     c->t_start = INT64_MAX;
     for (uint32_t i = 0; i < sh->streams; i++) {
-        struct conn_stream *st = &c->streams[i];
+        struct h2_stream *st = &H(c)->streams[i];
         if (!st->active)
             continue;
         if (now - st->t_start >= st->timeout_ns)
-            conn_h2_stream_failed(c, st, STATS_ERR_TIMEOUT);
+            h2c_stream_failed(c, st, STATS_ERR_TIMEOUT);
         else if (st->t_start < c->t_start)
             c->t_start = st->t_start;
     }
@@ -339,7 +419,7 @@ void conn_h2_reconnect(struct conn *c)
 }
 
 /* Gathers what nghttp2 has to send (frames of every stream, acks, window
- * updates) into c->out and writes it in one go: one write (one TLS record)
+ * updates) into H(c)->out and writes it in one go: one write (one TLS record)
  * for a round of requests, not one per frame. What the socket does not
  * take waits for writable. Returns false when the connection failed
  * (already handled). */
@@ -348,20 +428,20 @@ static bool flush(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     for (;;) {
-        if (c->out_off == c->out_len)
-            c->out_off = c->out_len = 0;
+        if (H(c)->out_off == H(c)->out_len)
+            H(c)->out_off = H(c)->out_len = 0;
         bool drained = false; /* nghttp2 said it has nothing more */
-        while (c->out_len < OUT_GATHER) {
+        while (H(c)->out_len < OUT_GATHER) {
             const char *p;
-            c->h2_in_call = true; /* its callbacks may end streams, and a hook fail */
-            long n = h2_send(c->h2, &p);
-            c->h2_in_call = false;
-            if (c->h2_closed) {
+            H(c)->in_call = true; /* its callbacks may end streams, and a hook fail */
+            long n = h2_send(H(c)->session, &p);
+            H(c)->in_call = false;
+            if (H(c)->closed) {
                 end_session(c);
                 return false;
             }
             if (n < 0) {
-                stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
+                stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), c->pending);
                 conn_fail(c, STATS_ERR_PROTOCOL);
                 return false;
             }
@@ -369,19 +449,19 @@ static bool flush(struct conn *c)
                 drained = true;
                 break;
             }
-            conn_h2_append(&c->out, &c->out_len, &c->out_cap, p, (size_t)n);
+            h2c_append(&H(c)->out, &H(c)->out_len, &H(c)->out_cap, p, (size_t)n);
         }
-        if (c->out_off == c->out_len)
+        if (H(c)->out_off == H(c)->out_len)
             break;
-        size_t w = 0, left = c->out_len - c->out_off;
-        const char *p = c->out + c->out_off;
+        size_t w = 0, left = H(c)->out_len - H(c)->out_off;
+        const char *p = H(c)->out + H(c)->out_off;
         enum net_status st = conn_io_write(c, p, left, &w);
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
-            c->out_off += w;
+            H(c)->out_off += w;
             /* All written, and nothing more to ask for (a write changes
              * nothing in the session): done without asking again. */
-            if (c->out_off == c->out_len && drained)
+            if (H(c)->out_off == H(c)->out_len && drained)
                 break;
             continue;
         }
@@ -401,17 +481,17 @@ static bool flush(struct conn *c)
 static void fill(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    uint32_t room = sh->streams, peer = h2_peer_max_streams(c->h2);
+    uint32_t room = sh->streams, peer = h2_peer_max_streams(H(c)->session);
     if (peer < room)
         room = peer;
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
-    c->h2_filling = true;
+    H(c)->filling = true;
     /* A flow's user: its batch's next requests, or its next one when the
      * last ended. */
-    if (sh->flow && c->state == CONN_H2 && !c->h2_goaway && room > 0)
+    if (sh->flow && c->state == CONN_OPEN && !H(c)->goaway && room > 0)
         conn_flow_fill(c, room);
-    while (!sh->flow && c->state == CONN_H2 && !c->h2_goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
+    while (!sh->flow && c->state == CONN_OPEN && !H(c)->goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule
              * take what is due, and wait when nothing is. */
@@ -427,7 +507,7 @@ static void fill(struct conn *c)
         }
         conn_begin_request(c, clock_now_ns());
     }
-    c->h2_filling = false;
+    H(c)->filling = false;
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
 }
@@ -439,21 +519,21 @@ static void fill(struct conn *c)
 static bool ended(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (!h2_finished(c->h2))
+    if (!h2_finished(H(c)->session))
         return false;
-    if (!c->h2_goaway && c->pending > 0)
+    if (!H(c)->goaway && c->pending > 0)
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL,
-                          h2_error(c->h2)[0] ? h2_error(c->h2) : "the HTTP/2 session ended", c->pending);
-    lost(c, c->h2_goaway, STATS_ERR_PROTOCOL);
+                          h2_error(H(c)->session)[0] ? h2_error(H(c)->session) : "the HTTP/2 session ended", c->pending);
+    lost(c, H(c)->goaway, STATS_ERR_PROTOCOL);
     return true;
 }
 
 static void after_streams(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (c->state != CONN_H2)
+    if (c->state != CONN_OPEN)
         return;
-    if (c->h2_goaway && open_on_wire(c) == 0) {
+    if (H(c)->goaway && open_on_wire(c) == 0) {
         /* Drained after GOAWAY: a new connection takes the retried
          * streams and the rest. */
         lost_read(c, true, "closed after GOAWAY with streams open");
@@ -471,8 +551,8 @@ static void after_streams(struct conn *c)
     /* Streams to send again (refused) open first; new streams wait for
      * the server's SETTINGS (its stream limit). */
     int64_t now = 0;
-    for (uint32_t i = 0; !c->h2_goaway && i < sh->streams; i++) {
-        struct conn_stream *st = &c->streams[i];
+    for (uint32_t i = 0; !H(c)->goaway && i < sh->streams; i++) {
+        struct h2_stream *st = &H(c)->streams[i];
         if (!st->active || st->id != 0)
             continue;
         if (st->t_retry) { /* refused: waits its backoff */
@@ -482,10 +562,10 @@ static void after_streams(struct conn *c)
                 continue;
             st->t_retry = 0;
         }
-        if (!conn_h2_submit(c, st))
-            conn_h2_stream_failed(c, st, STATS_ERR_PROTOCOL);
+        if (!h2c_submit(c, st))
+            h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
     }
-    if (sh->keepalive && c->h2_settings)
+    if (sh->keepalive && H(c)->settings)
         fill(c);
     if (c->pending == 0 && sh->budget == 0 && !c->flow_live) {
         conn_close_socket(c, true);
@@ -495,27 +575,27 @@ static void after_streams(struct conn *c)
             ev_break(sh->loop, EVBREAK_ALL);
         return;
     }
-    if (c->state == CONN_H2 && flush(c) && !ended(c))
+    if (c->state == CONN_OPEN && flush(c) && !ended(c))
         arm_deadline(c);
 }
 
-void conn_h2_ready(struct conn *c)
+static void h2_ready(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    c->h2 = h2_session_new(sh->script_response || sh->flow ? &conn_h2_events : &conn_h2_events_no_fields, c, sh->h2_window, sh->pool);
-    if (!c->h2) {
+    H(c)->session = h2_session_new(sh->script_response || sh->flow ? &h2c_events : &h2c_events_no_fields, c, sh->window, S(sh)->pool);
+    if (!H(c)->session) {
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
     }
-    c->h2_goaway = c->h2_settings = c->h2_broken = c->h2_answered = false;
-    c->h2_last_id = INT32_MAX;
-    c->h2_goaway_error = 0;
-    c->state = CONN_H2;
+    H(c)->goaway = H(c)->settings = H(c)->broken = H(c)->answered = false;
+    H(c)->last_id = INT32_MAX;
+    H(c)->goaway_error = 0;
+    c->state = CONN_OPEN;
     sh->stats->h2_connections++;
     after_streams(c); /* opens the queued streams */
 }
 
-void conn_h2_readable(struct conn *c)
+static void h2_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     if (c->write_wants_read && !flush(c))
@@ -533,29 +613,30 @@ void conn_h2_readable(struct conn *c)
         if (st == NET_ERROR || n == 0) {
             /* The connection ended: streams GOAWAY left unprocessed are
              * retried; the others failed. */
-            if (st == NET_ERROR && c->tls && !tls_socket_errno(c->tls)) {
-                stats_kind_reason(sh->stats, STATS_ERR_TLS, tls_reason(c->tls), c->pending);
+            int err = 0;
+            const char *reason = st == NET_ERROR ? conn_io_reason(c, &err) : NULL;
+            if (reason && !err) {
+                stats_kind_reason(sh->stats, STATS_ERR_TLS, reason, c->pending);
                 lost(c, false, STATS_ERR_TLS);
             } else {
                 char buf[96];
-                int err = c->tls ? tls_socket_errno(c->tls) : errno;
                 lost_read(c, false,
                           st == NET_ERROR ? conn_read_errno_reason(err, buf, sizeof buf) : "closed with streams open");
             }
             return;
         }
         sh->stats->bytes_read += n;
-        c->h2_in_call = true;
-        int rc = h2_recv(c->h2, sh->rbuf, n);
-        c->h2_in_call = false;
-        if (c->h2_closed) { /* a hook failed inside: the run is ending */
+        H(c)->in_call = true;
+        int rc = h2_recv(H(c)->session, sh->rbuf, n);
+        H(c)->in_call = false;
+        if (H(c)->closed) { /* a hook failed inside: the run is ending */
             end_session(c);
             return;
         }
-        if (rc < 0 || c->h2_broken) {
-            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), c->pending);
+        if (rc < 0 || H(c)->broken) {
+            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), c->pending);
             flush(c); /* nghttp2's GOAWAY tells the server why */
-            if (c->state == CONN_H2)
+            if (c->state == CONN_OPEN)
                 conn_fail(c, STATS_ERR_PROTOCOL);
             return;
         }
@@ -565,11 +646,11 @@ void conn_h2_readable(struct conn *c)
     after_streams(c);
 }
 
-void conn_h2_writable(struct conn *c)
+static void h2_writable(struct conn *c)
 {
     if (c->read_wants_write) {
         c->read_wants_write = false;
-        conn_h2_readable(c);
+        h2_readable(c);
         return;
     }
     if (flush(c))
@@ -579,14 +660,14 @@ void conn_h2_writable(struct conn *c)
 /* Why no stream can open on c (no SETTINGS yet, or a limit of 0), or NULL. */
 static const char *cannot_open(struct conn *c)
 {
-    if (!c->h2_settings)
+    if (!H(c)->settings)
         return "no SETTINGS from the server within the timeout";
-    if (c->h2 && h2_peer_max_streams(c->h2) == 0)
+    if (H(c)->session && h2_peer_max_streams(H(c)->session) == 0)
         return "the server allows 0 streams";
     return NULL;
 }
 
-void conn_h2_timer(struct conn *c)
+static void h2_timer(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
     int64_t now = clock_now_ns();
@@ -596,7 +677,7 @@ void conn_h2_timer(struct conn *c)
      * SETTINGS, or allows 0 streams, is not asked again at once). */
     const char *why = cannot_open(c);
     for (uint32_t i = 0; why && i < sh->streams; i++) {
-        const struct conn_stream *st = &c->streams[i];
+        const struct h2_stream *st = &H(c)->streams[i];
         if (st->active && now - st->t_start >= st->timeout_ns) {
             stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, c->pending);
             conn_fail_backoff(c, STATS_ERR_PROTOCOL);
@@ -604,13 +685,34 @@ void conn_h2_timer(struct conn *c)
         }
     }
     for (uint32_t i = 0; i < sh->streams; i++) {
-        struct conn_stream *st = &c->streams[i];
+        struct h2_stream *st = &H(c)->streams[i];
         if (!st->active || now - st->t_start < st->timeout_ns)
             continue;
-        if (st->id > 0 && c->h2)
-            h2_cancel(c->h2, st->id); /* forgets st: its slot may be reused at once */
+        if (st->id > 0 && H(c)->session)
+            h2_cancel(H(c)->session, st->id); /* forgets st: its slot may be reused at once */
         st->id = -1; /* its close, if any, is ignored */
-        conn_h2_stream_failed(c, st, STATS_ERR_TIMEOUT);
+        h2c_stream_failed(c, st, STATS_ERR_TIMEOUT);
     }
     after_streams(c);
 }
+
+const struct framing_ops framing_h2 = {
+    .name = "HTTP/2",
+    .alpn = "h2",
+    .multiplexed = true,
+    .shared_new = h2_shared_new,
+    .shared_free = h2_shared_free,
+    .init = h2_init,
+    .free = h2_free,
+    .start = h2_start,
+    .connecting = h2_connecting,
+    .ready = h2_ready,
+    .readable = h2_readable,
+    .writable = h2_writable,
+    .timer = h2_timer,
+    .end = h2_end,
+    .drop = h2_drop,
+    .closed = h2_closed,
+    .requeue = h2_requeue,
+    .reconnect = h2_reconnect,
+};

@@ -3,10 +3,10 @@
  * The run's own requests (its request, or each of --targets') are taken
  * apart once per worker and handed to nghttp2 as lasting strings (not
  * copied); a hook's request each time. */
-#include "conn.h"
+#include "framings.h"
 
 #include "clock.h"
-#include "conn_internal.h"
+#include "h2_internal.h"
 #include "h2.h"
 #include "http.h"
 #include "xalloc.h"
@@ -48,8 +48,8 @@ static const char *take_apart(const struct conn_shared *sh, const char *req, siz
         .path_len = p.path_len,
         .authority = p.host ? p.host : sh->authority,
         .authority_len = p.host ? p.host_len : strlen(sh->authority),
-        .scheme = sh->tls ? "https" : "http",
-        .scheme_len = sh->tls ? 5 : 4,
+        .scheme = sh->scheme,
+        .scheme_len = strlen(sh->scheme),
         .headers = hs,
         .nheaders = p.nheaders,
     };
@@ -58,8 +58,8 @@ static const char *take_apart(const struct conn_shared *sh, const char *req, siz
 
 /* One of the run's own requests (its request, or a target's), taken
  * apart once for all its streams (when the worker first sends it;
- * conn_shared_free frees it). */
-struct conn_h2_fixed {
+ * h2c_fixed_free frees it). */
+struct h2_fixed {
     const char *why;    /* non-NULL: it cannot go as HTTP/2 */
     struct h2_request r;
     struct h2_body body;
@@ -67,11 +67,11 @@ struct conn_h2_fixed {
     struct h2_header hs[]; /* r.nheaders of them */
 };
 
-static struct conn_h2_fixed *fixed(struct conn_shared *sh, uint32_t ix)
+static struct h2_fixed *fixed(struct conn_shared *sh, uint32_t ix)
 {
-    if (!sh->h2_fixed)
-        sh->h2_fixed = xcalloc(sh->ntargets ? sh->ntargets : 1, sizeof *sh->h2_fixed);
-    if (!sh->h2_fixed[ix]) {
+    if (!S(sh)->fixed)
+        S(sh)->fixed = xcalloc(sh->ntargets ? sh->ntargets : 1, sizeof *S(sh)->fixed);
+    if (!S(sh)->fixed[ix]) {
         const char *req = sh->targets ? sh->targets[ix].bytes : sh->req;
         size_t len = sh->targets ? sh->targets[ix].len : sh->req_len;
         struct h2_request r;
@@ -81,7 +81,7 @@ static struct conn_h2_fixed *fixed(struct conn_shared *sh, uint32_t ix)
         const char *why = take_apart(sh, req, len, &r, hs, names, len, &body);
         size_t n = why ? 0 : r.nheaders;
         /* Only the headers it has: a worker may keep one per target. */
-        struct conn_h2_fixed *f = xmalloc(sizeof *f + n * sizeof *hs);
+        struct h2_fixed *f = xmalloc(sizeof *f + n * sizeof *hs);
         memcpy(f->hs, hs, n * sizeof *hs);
         f->why = why;
         f->r = r;
@@ -89,44 +89,44 @@ static struct conn_h2_fixed *fixed(struct conn_shared *sh, uint32_t ix)
         f->r.lasting = true; /* the request and names live as long as the run */
         f->body = body;
         f->names = names;
-        sh->h2_fixed[ix] = f;
+        S(sh)->fixed[ix] = f;
     }
-    return sh->h2_fixed[ix];
+    return S(sh)->fixed[ix];
 }
 
-void conn_shared_free(struct conn_shared *sh)
+void h2c_fixed_free(struct conn_shared *sh)
 {
-    for (uint32_t i = 0; sh->h2_fixed && i < (sh->ntargets ? sh->ntargets : 1); i++) {
-        if (sh->h2_fixed[i])
-            free(sh->h2_fixed[i]->names);
-        free(sh->h2_fixed[i]);
+    for (uint32_t i = 0; S(sh)->fixed && i < (sh->ntargets ? sh->ntargets : 1); i++) {
+        if (S(sh)->fixed[i])
+            free(S(sh)->fixed[i]->names);
+        free(S(sh)->fixed[i]);
     }
-    free(sh->h2_fixed);
-    sh->h2_fixed = NULL;
+    free(S(sh)->fixed);
+    S(sh)->fixed = NULL;
 }
 
-bool conn_h2_submit(struct conn *c, struct conn_stream *st)
+bool h2c_submit(struct conn *c, struct h2_stream *st)
 {
     struct conn_shared *sh = c->sh;
     struct h2_request r;
     struct h2_header hs[HTTP_PARTS_MAX]; /* a hook's request: r points here */
     const char *why;
     if (st->req_ix != CONN_REQ_HOOK) {
-        struct conn_h2_fixed *f = fixed(sh, st->req_ix);
+        struct h2_fixed *f = fixed(sh, st->req_ix);
         why = f->why;
         r = f->r;
         st->body = f->body;
     } else {
-        why = take_apart(sh, st->req, st->req_len, &r, hs, sh->scratch, sh->scratch_size, &st->body);
+        why = take_apart(sh, st->req, st->req_len, &r, hs, S(sh)->scratch, S(sh)->scratch_size, &st->body);
     }
     if (why) {
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
         return false;
     }
     r.body = st->body.len ? &st->body : NULL;
-    st->id = h2_submit(c->h2, &r, st, &st->msg);
+    st->id = h2_submit(H(c)->session, &r, st, &st->msg);
     if (st->id < 0) {
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(c->h2), 1);
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), 1);
         return false;
     }
     st->t_sent = clock_now_ns();
