@@ -1,7 +1,11 @@
-/* Command-line parsing: argv -> struct options. Values are checked here, once,
- * so that nothing downstream meets a bad option and nothing is sent when one
- * is wrong. */
+/* Command-line parsing: argv -> struct options, one word at a time: the
+ * getopt table, each option's value parsed and checked as it is read, and
+ * the words after the options (the URL, the script's arguments). What
+ * depends on several options is checked after, in options_check.c. Values
+ * are checked once, so that nothing downstream meets a bad option and
+ * nothing is sent when one is wrong. */
 #include "options.h"
+#include "options_internal.h"
 
 #include "clock.h"
 #include "errsample.h"
@@ -21,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
@@ -90,9 +93,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-
-/* err = fmt with the option name and the (escaped) value. */
-static int fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
+int options_fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
 {
     char q[256];
     snprintf(err, errlen, fmt, opt, quote_printable(q, sizeof q, val));
@@ -130,77 +131,14 @@ static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_
         return -1;
     }
     if (digits && val[digits] == '.' && val[strspn(val, "0123456789.")] == '\0')
-        return fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
+        return options_fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
     if (!parsed && !(digits && !val[digits]))
-        return fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
+        return options_fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
     if (!parsed || n > max) { /* !parsed: all digits, past 2^64 */
         snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
         return -1;
     }
     *out = n;
-    return 0;
-}
-
-/* -H headers that frame the body must agree with the body volley sends
- * (after -b and --body-file are read): a Content-Length that disagreed
- * would make the server read part of the body as the next request, or the
- * next request as the body. Without a body only 0 is allowed, unless a
- * script builds the requests (wrk.format replaces or drops Content-Length).
- * Transfer-Encoding is refused (field.h). */
-static int check_framing(const struct options *o, const char *body_file, char *err, size_t errlen)
-{
-    char q[256];
-    for (size_t i = 0; i < o->nheaders; i++) {
-        const char *h = o->headers[i], *v;
-        switch (field_framing(h, o->body != NULL, o->body_len, o->script != NULL, &v)) {
-        case FIELD_FRAMING_OK:
-            continue;
-        case FIELD_FRAMING_CHUNKED:
-            return fail(err, errlen,
-                        "%s: \"%s\": volley sends a body with Content-Length, never chunked (a script's request() may "
-                        "return a chunked request as a string)",
-                        "-H", h);
-        case FIELD_FRAMING_NOT_LENGTH:
-            return fail(err, errlen, "%s Content-Length: \"%s\" is not a length", "-H", v);
-        case FIELD_FRAMING_DISAGREES:
-            snprintf(err, errlen, "-H Content-Length: %s disagrees with the body's length (%zu bytes from %s)",
-                     quote_printable(q, sizeof q, v), o->body_len, body_file ? "--body-file" : "-b");
-            return -1;
-        case FIELD_FRAMING_NO_BODY:
-            snprintf(err, errlen, "-H Content-Length: %s but there is no body (-b or --body-file); only 0 is allowed",
-                     quote_printable(q, sizeof q, v));
-            return -1;
-        }
-    }
-    return 0;
-}
-
-static int read_file(const char *path, const char **data, size_t *len, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        char q[256];
-        snprintf(err, errlen, "--body-file: %s: %s", quote_printable(q, sizeof q, path), strerror(errno));
-        return -1;
-    }
-    size_t cap = 4096, n = 0;
-    char *buf = xmalloc(cap);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap)
-            buf = xrealloc(buf, cap *= 2);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(buf);
-        char q[256];
-        snprintf(err, errlen, "--body-file: %s: read error", quote_printable(q, sizeof q, path));
-        return -1;
-    }
-    *data = buf;
-    *len = n;
     return 0;
 }
 
@@ -256,37 +194,7 @@ static int parse_tls_version(const char *opt, const char *v, int *out, char *err
             *out = 10 + i;
             return 0;
         }
-    return fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
-}
-
-struct http_request_spec options_request(const struct options *o)
-{
-    return (struct http_request_spec){
-        .method = o->method,
-        .headers = o->headers,
-        .nheaders = o->nheaders,
-        .body = o->body,
-        .body_len = o->body_len,
-        .http10 = o->http10,
-        .keepalive = o->keepalive,
-    };
-}
-
-/* --targets read and encoded, with -m, -H, -b and the request settings as
- * their defaults; the run's URL becomes their origin. */
-static int load_targets(struct options *o, char *err, size_t errlen)
-{
-    if (o->script) {
-        snprintf(err, errlen, "--targets: cannot be combined with -s (a script builds its own requests)");
-        return -1;
-    }
-    struct http_request_spec dflt = options_request(o);
-    o->targets = xcalloc(1, sizeof *o->targets);
-    if (targets_load(o->targets, o->targets_path, o->url, &dflt, err, errlen) < 0)
-        return -1;
-    o->ntargets = o->targets->n;
-    o->url = o->targets->origin;
-    return 0;
+    return options_fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
 }
 
 /* Start times further off than this are a mistake (milliseconds for
@@ -310,23 +218,23 @@ static int parse_start_at(struct options *o, const char *spec, char *err, size_t
     if (spec[0] == '+') {
         int64_t ns;
         if (units_parse_duration(spec + 1, &ns) < 0)
-            return fail(err, errlen, "%s: \"%s\" is not +DURATION from now (e.g. +5s, +500ms)", "--start-at", spec);
+            return options_fail(err, errlen, "%s: \"%s\" is not +DURATION from now (e.g. +5s, +500ms)", "--start-at", spec);
         at = base_epoch + (double)ns / 1e9;
     } else {
         char *end;
         errno = 0;
         at = strtod(spec, &end);
         if (end == spec || *end || end != spec + strspn(spec, "0123456789.") || errno || !isfinite(at))
-            return fail(err, errlen,
-                        "%s: \"%s\" is not a time (epoch seconds such as 1767225600.5, or +5s from now)",
-                        "--start-at", spec);
+            return options_fail(err, errlen,
+                                "%s: \"%s\" is not a time (epoch seconds such as 1767225600.5, or +5s from now)",
+                                "--start-at", spec);
     }
     if (at - base_epoch > START_MAX_AHEAD_S)
-        return fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
-                    "--start-at", spec);
+        return options_fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
+                            "--start-at", spec);
     if (base_epoch - at > START_MAX_AHEAD_S)
-        return fail(err, errlen, "%s: \"%s\" is more than a day ago (epoch seconds, or +5s from now)",
-                    "--start-at", spec);
+        return options_fail(err, errlen, "%s: \"%s\" is more than a day ago (epoch seconds, or +5s from now)",
+                            "--start-at", spec);
     o->start_at = at;
     o->start_at_mono = base_mono + (int64_t)llround((at - base_epoch) * 1e9);
     o->start_at_given = true;
@@ -347,42 +255,6 @@ static void set_defaults(struct options *o)
     o->h2_window = UINT32_C(1) << 24;
     o->seed = OPTIONS_NO_SEED;
     o->shard = (struct shard){0, 1};
-}
-
-/* --stages: the curve from -R's or -c's value (0 when not given); with -R
- * the rate's (o->rate becomes its peak), else the connections' (-c
- * becomes its peak). The run lasts the stages. Returns 0, or -1 with err. */
-static int apply_stages(struct options *o, bool rate_set, bool connections_set, bool duration_set, char *err,
-                        size_t errlen)
-{
-    const char *why = NULL;
-    if (duration_set || o->requests || o->iterations)
-        why = "cannot be combined with -d, -n or --iterations (the stages are the run's length)";
-    else if (!rate_set && o->http2 != OPTIONS_H1)
-        why = "connections that come and go are not there for HTTP/2 yet (a rate, -R with --stages, is)";
-    else if (!rate_set && o->one_first)
-        why = "cannot be combined with --one-first";
-    if (why) {
-        snprintf(err, errlen, "--stages: %s", why);
-        return -1;
-    }
-    o->stages = xmalloc(sizeof *o->stages);
-    double start = rate_set ? (double)o->rate : connections_set ? (double)o->connections : 0;
-    if (stages_parse(o->stages, o->stages_spec, start, err, errlen) < 0)
-        return -1;
-    double peak = stages_peak(o->stages);
-    if (peak < 1 || (!rate_set && peak > 1000000)) {
-        snprintf(err, errlen, "--stages: %s", peak < 1 ? "every target is 0: nothing would be sent"
-                                                       : "more than 1000000 connections (-c's limit; with -R the "
-                                                         "targets are a rate)");
-        return -1;
-    }
-    o->duration_ns = o->stages->total_ns;
-    if (rate_set)
-        o->rate = (uint64_t)peak;
-    else
-        o->connections = (uint32_t)peak;
-    return 0;
 }
 
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
@@ -425,7 +297,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case 'd':
             if (units_parse_duration(optarg, &o->duration_ns) < 0)
-                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "-d", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)", "-d", optarg),
                        OPTIONS_ERROR;
             duration_set = true;
             break;
@@ -448,14 +320,14 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SPIN:
             if (units_parse_duration(optarg, &o->spin_ns) < 0)
-                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 50us, 200us)", "--spin", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 50us, 200us)", "--spin", optarg),
                        OPTIONS_ERROR;
             if (o->spin_ns < OPTIONS_SPIN_MIN_NS || o->spin_ns > OPTIONS_SPIN_MAX_NS)
-                return fail(err, errlen, "%s: \"%s\" is out of range (1us..10ms)", "--spin", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is out of range (1us..10ms)", "--spin", optarg), OPTIONS_ERROR;
             break;
         case 's':
             if (!*optarg)
-                return fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not a script", "-s", optarg), OPTIONS_ERROR;
             o->script = optarg;
             break;
         case 'H': {
@@ -470,13 +342,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         }
         case 'm':
             if (!field_is_token(optarg, strlen(optarg)))
-                return fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not a method name", "-m", optarg), OPTIONS_ERROR;
             o->method = optarg;
             method_set = true;
             break;
         case 'b':
             if (body_set)
-                return fail(err, errlen, "%s: %s", "-b", body_file ? "cannot be combined with --body-file" : "given twice"),
+                return options_fail(err, errlen, "%s: %s", "-b", body_file ? "cannot be combined with --body-file" : "given twice"),
                        OPTIONS_ERROR;
             o->body = xstrdup(optarg);
             o->body_len = strlen(optarg);
@@ -484,7 +356,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_BODY_FILE:
             if (body_set)
-                return fail(err, errlen, "%s: %s", "--body-file", body_file ? "given twice" : "cannot be combined with -b"),
+                return options_fail(err, errlen, "%s: %s", "--body-file", body_file ? "given twice" : "cannot be combined with -b"),
                        OPTIONS_ERROR;
             body_file = optarg;
             body_set = true;
@@ -492,8 +364,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         case 'T': /* wrk's name for --timeout */
         case OPT_TIMEOUT:
             if (units_parse_duration(optarg, &o->timeout_ns) < 0)
-                return fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)",
-                            ch == 'T' ? "-T" : "--timeout", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)",
+                                    ch == 'T' ? "-T" : "--timeout", optarg),
                        OPTIONS_ERROR;
             break;
         case 'L':
@@ -535,18 +407,18 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_HTML:
             if (!*optarg || strcmp(optarg, "-") == 0)
-                return fail(err, errlen, "%s: \"%s\" is not a file name", "--html", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not a file name", "--html", optarg), OPTIONS_ERROR;
             o->html_path = optarg;
             break;
         case OPT_HLOG:
             if (!*optarg)
-                return fail(err, errlen, "%s: \"%s\" is not a file name", "--hlog", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not a file name", "--hlog", optarg), OPTIONS_ERROR;
             o->hlog_path = optarg;
             break;
         case OPT_HLOG_INTERVAL:
             if (units_parse_duration(optarg, &o->hlog_interval_ns) < 0 || o->hlog_interval_ns < 1000000)
-                return fail(err, errlen, "%s: \"%s\" is not a duration of at least 1ms (e.g. 1s, 500ms)",
-                            "--hlog-interval", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a duration of at least 1ms (e.g. 1s, 500ms)",
+                                    "--hlog-interval", optarg),
                        OPTIONS_ERROR;
             break;
         case 'q':
@@ -578,7 +450,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SNI:
             if (!*optarg || strpbrk(optarg, " \t\r\n"))
-                return fail(err, errlen, "%s: \"%s\" is not a server name", "--sni", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not a server name", "--sni", optarg), OPTIONS_ERROR;
             o->sni = optarg;
             o->no_sni = false;
             break;
@@ -600,7 +472,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_HTTP2:
             if (optarg && strcmp(optarg, "strict") != 0)
-                return fail(err, errlen, "%s: \"%s\" is not strict (--http2 or --http2=strict)", "--http2", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not strict (--http2 or --http2=strict)", "--http2", optarg),
                        OPTIONS_ERROR;
             o->http2 = optarg ? OPTIONS_H2_STRICT : OPTIONS_H2_ALPN;
             break;
@@ -623,7 +495,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             while (m < 4 && strcmp(optarg, modes[m]) != 0)
                 m++;
             if (m == 4)
-                return fail(err, errlen, "%s: \"%s\" is not auto, bar, lines or none", "--progress", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not auto, bar, lines or none", "--progress", optarg),
                        OPTIONS_ERROR;
             o->progress = (enum options_progress)m;
             break;
@@ -633,13 +505,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_TARGETS:
             if (!*optarg)
-                return fail(err, errlen, "%s: \"%s\" is not a file name (- reads stdin)", "--targets", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a file name (- reads stdin)", "--targets", optarg),
                        OPTIONS_ERROR;
             o->targets_path = optarg;
             break;
         case OPT_TARGETS_ORDER:
             if (strcmp(optarg, "round-robin") != 0 && strcmp(optarg, "random") != 0)
-                return fail(err, errlen, "%s: \"%s\" is not round-robin or random", "--targets-order", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not round-robin or random", "--targets-order", optarg),
                        OPTIONS_ERROR;
             o->targets_order = strcmp(optarg, "random") == 0 ? OPTIONS_RANDOM : OPTIONS_ROUND_ROBIN;
             order_set = true;
@@ -651,7 +523,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_SOURCE:
             if (o->sources)
-                return fail(err, errlen, "%s: given twice (list every address in one: A,B or A-B)%s", "--source", ""),
+                return options_fail(err, errlen, "%s: given twice (list every address in one: A,B or A-B)%s", "--source", ""),
                        OPTIONS_ERROR;
             o->sources = xmalloc(sizeof *o->sources);
             if (sources_parse(optarg, o->sources, err, errlen) < 0) {
@@ -671,24 +543,24 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_RUN_ID:
             if (!shard_id_valid(optarg))
-                return fail(err, errlen, "%s: \"%s\" is not a run id (1 to 64 letters, digits, '.', '_' or '-')",
-                            "--run-id", optarg),
+                return options_fail(err, errlen, "%s: \"%s\" is not a run id (1 to 64 letters, digits, '.', '_' or '-')",
+                                    "--run-id", optarg),
                        OPTIONS_ERROR;
             o->run_id = optarg;
             break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)
-                return fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
+                return options_fail(err, errlen, "%s: \"%s\" is not on or off", "--tls-resume", optarg), OPTIONS_ERROR;
             o->tls_resume = strcmp(optarg, "on") == 0;
             break;
         case ':':
-            return fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
+            return options_fail(err, errlen, "%s: needs a value%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         default:
             if (strncmp(argv[optind - 1], "--", 2) == 0) {
                 hint_long(argv[optind - 1], err, errlen);
                 return OPTIONS_ERROR;
             }
-            return fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
+            return options_fail(err, errlen, "%s: unknown option%s", bad_option_name(argv[optind - 1]), ""), OPTIONS_ERROR;
         }
     }
     /* A command after other words, or a misspelt one, is not a URL. */
@@ -702,7 +574,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     /* A script's options() may give the URL (main.c checks after it);
      * --targets gives their origin. */
     if (optind >= nargs && !o->script && !o->targets_path)
-        return fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
+        return options_fail(err, errlen, "%s%s", "missing URL (volley --help shows the usage)", ""), OPTIONS_ERROR;
     if (optind + 1 < nargs && !o->script) {
         char q[256];
         snprintf(err, errlen, "%s: unexpected argument after the URL (only a script takes arguments)",
@@ -711,89 +583,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     }
     o->url = optind < nargs ? argv[optind] : NULL;
     script_args_after_url(o, argc, argv, optind + 1, nargs);
-
-    if (body_file && read_file(body_file, &o->body, &o->body_len, err, errlen) < 0)
-        return OPTIONS_ERROR;
-    /* A body is sent with POST unless -m says otherwise, as curl's -d is:
-     * a GET with a body is seldom what was meant (-m GET still sends one). */
-    if (body_set && !method_set)
-        o->method = "POST";
-    /* With --targets the headers are checked with each target's body. */
-    if (!o->targets_path && check_framing(o, body_file, err, errlen) < 0)
-        return OPTIONS_ERROR;
-    if (o->tls_min && o->tls_max && o->tls_min > o->tls_max)
-        return snprintf(err, errlen, "--tls-min 1.%d is above --tls-max 1.%d", o->tls_min - 10, o->tls_max - 10),
-               OPTIONS_ERROR;
-    if (o->key && !o->cert)
-        return fail(err, errlen, "%s: needs --cert (the certificate of the key)%s", "--key", ""), OPTIONS_ERROR;
-    if (o->cacert && !o->verify)
-        o->verify = true; /* a CA file is only given to verify against */
-    if (o->stages_spec) {
-        if (apply_stages(o, rate_set, connections_set, duration_set, err, errlen) < 0)
-            return OPTIONS_ERROR;
-        duration_set = true;
-    } else if (rate_set && o->rate == 0) {
-        snprintf(err, errlen, "-R: 0 only with --stages (a rate that ramps up from nothing)");
-        return OPTIONS_ERROR;
-    }
-    if (o->requests && o->iterations)
-        return fail(err, errlen, "%s: cannot be combined with -n (a flow counts iterations, other scripts requests)%s",
-                    "--iterations", ""), OPTIONS_ERROR;
-    if (o->iterations && !o->script)
-        return fail(err, errlen, "%s: needs a flow (-s with a scenario that defines user(u))%s", "--iterations", ""),
-               OPTIONS_ERROR;
-    if (!duration_set && o->requests == 0 && o->iterations == 0)
-        o->duration_ns = INT64_C(10) * 1000000000;
-    /* -c and -n stay the run's; a shard holds and makes its part of them. */
-    uint32_t conns = (uint32_t)shard_part(o->connections, o->shard);
-    uint64_t bound = o->requests ? o->requests : o->iterations;
-    uint64_t requests = bound ? shard_part(bound, o->shard) : 0;
-    if (conns == 0 || (bound && requests == 0)) {
-        snprintf(err, errlen, "--shard %u/%u: %s %" PRIu64 " leaves this shard none (give at least one for each of the %u shards)",
-                 o->shard.index, o->shard.count, conns == 0 ? "-c" : o->requests ? "-n" : "--iterations",
-                 conns == 0 ? (uint64_t)o->connections : bound, o->shard.count);
-        return OPTIONS_ERROR;
-    }
-    if (threads_set) {
-        if (o->threads > conns) {
-            if (o->shard.count > 1)
-                snprintf(err, errlen, "-t: %u threads need at least as many connections (--shard %u/%u holds %u of -c %u)",
-                         o->threads, o->shard.index, o->shard.count, conns, o->connections);
-            else
-                snprintf(err, errlen, "-t: %u threads need at least as many connections (-c is %u)", o->threads,
-                         o->connections);
-            return OPTIONS_ERROR;
-        }
-    } else {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = cpus > 0 ? (uint32_t)cpus : 1;
-        if (o->threads > conns)
-            o->threads = conns;
-    }
-    if (requests && o->threads > requests)
-        o->threads = (uint32_t)requests;
-    /* A request is on one connection: -n N opens at most N of them, and
-     * the reports count those (a curve of --stages sets its own). */
-    if (bound && o->connections > bound && !o->stages)
-        o->connections = (uint32_t)bound;
-    if (o->rate && o->one_first) {
-        snprintf(err, errlen, "--one-first: cannot be combined with -R (the schedule decides when requests start)");
-        return OPTIONS_ERROR;
-    }
-    /* With a script, its options() may give -R: main.c checks after it. */
-    if (o->spin_ns && !o->rate && !o->script) {
-        snprintf(err, errlen, "%s", OPTIONS_SPIN_NEEDS_RATE);
-        return OPTIONS_ERROR;
-    }
-    if (o->http10 && o->keepalive)
-        o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
-    if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
-        return OPTIONS_ERROR;
-    if (order_set && !o->targets_path)
-        return fail(err, errlen, "%s: only with --targets%s", "--targets-order", ""), OPTIONS_ERROR;
-    if (o->targets_path && load_targets(o, err, errlen) < 0)
-        return OPTIONS_ERROR;
-    return OPTIONS_RUN;
+    struct options_given given = {
+        .threads_set = threads_set,
+        .duration_set = duration_set,
+        .body_set = body_set,
+        .order_set = order_set,
+        .rate_set = rate_set,
+        .connections_set = connections_set,
+        .method_set = method_set,
+        .body_file = body_file,
+    };
+    return options_check(o, given, err, errlen);
 }
 
 void options_set_command(struct options *o, int argc, char **argv)

@@ -1,6 +1,7 @@
-/* Shared by the report_*.c files only: the line and JSON shapes of a
- * histogram, and the TLS, HTTP/2, series, health and threshold parts of
- * the reports. */
+/* Shared by report.c (the text report), report_json.c (the JSON) and the
+ * other report_*.c files only: the line and JSON shapes of a histogram, -R's
+ * criterion, and the TLS, HTTP/2, series, health and threshold parts of the
+ * reports. */
 #ifndef VOLLEY_REPORT_INTERNAL_H
 #define VOLLEY_REPORT_INTERNAL_H
 
@@ -14,6 +15,11 @@
 
 /* "  Name      p50 ...  max ...  mean ...  stdev ..." and any clamped note. */
 void report_hist_line(FILE *out, const char *name, const struct hist *h);
+
+/* -R: whether sent (report_sent_rate) reached the target: the text
+ * report's, the JSON's and the exit status's one criterion (99 % of
+ * report_target_rate; with --stages, 99 % of the arrivals sent). */
+bool report_rate_met(const struct options *o, const struct run_result *r, double sent);
 
 /* "  \"name\": {...}" with a comma unless last, and a newline. */
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);

@@ -1,17 +1,17 @@
 /* The run: workers on their own threads, and on the main thread a small libev
  * loop that waits for the deadline, for the workers to finish their budgets,
  * or for SIGINT. Signals are blocked in the workers so only this loop sees
- * them. */
+ * them. The Lua states the workers are given: run_script.c. */
 #include "run.h"
 
 #include "clock.h"
 #include "http.h"
 #include "progress.h"
-#include "seed.h"
 #include "schedule.h"
 #include "source.h"
 #include "targets.h"
 #include "tls.h"
+#include "run_internal.h"
 #include "worker.h"
 #include "xalloc.h"
 
@@ -251,87 +251,12 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
     };
 }
 
-/* The request the command line describes: encoded once for the run, and
- * the starting point of a script's wrk table. */
-static struct http_request_spec request_spec(const struct options *o, const struct target *t)
+struct http_request_spec run_request_spec(const struct options *o, const struct target *t)
 {
     struct http_request_spec spec = options_request(o);
     spec.path = t->path;
     spec.host_header = t->host_header;
     return spec;
-}
-
-int run_set_wrk(struct script *s, const struct options *o, const struct target *t, char *err, size_t errlen)
-{
-    char port[8];
-    snprintf(port, sizeof port, "%u", t->port);
-    struct http_request_spec spec = request_spec(o, t);
-    struct script_wrk w = {
-        .scheme = t->scheme,
-        .host = t->host,
-        .port = t->port_given ? port : NULL,
-        .port_number = t->port,
-        .shard = o->shard.index,
-        .shards = o->shard.count,
-        .req = &spec,
-    };
-    return script_set_wrk(s, &w, err, errlen);
-}
-
-int run_load_script(const struct options *o, const struct target *t, unsigned index, struct script **out,
-                    char *err, size_t errlen)
-{
-    struct script *s = script_new(err, errlen);
-    *out = NULL;
-    if (!s)
-        return -1;
-    int rc = run_set_wrk(s, o, t, err, errlen);
-    if (rc == 0)
-        rc = script_seed(s, seed_state(o->seed, index), err, errlen);
-    if (rc == 0)
-        rc = script_load(s, o->script, err, errlen);
-    if (rc < 0) {
-        script_free(s);
-        return rc;
-    }
-    *out = s;
-    return 0;
-}
-
-/* thread:stop() of a worker's thread object. */
-static void stop_thread(void *arg)
-{
-    worker_stop(arg);
-}
-
-/* A worker's script state: loaded, and setup(thread) called in the main
- * state (init follows once the worker has bound it). */
-static int prepare_script(const struct options *o, const struct target *t, struct script *main_script,
-                          struct script_thread *th, uint32_t index, struct worker *w, char *err, size_t errlen)
-{
-    socklen_t len;
-    const struct sockaddr *sa = target_sockaddr(t, &len);
-    *th = (struct script_thread){.index = index,
-                                 .addrlen = len,
-                                 .family = o->sources ? o->sources->family : 0,
-                                 .stop = stop_thread,
-                                 .stop_arg = w};
-    memcpy(&th->addr, sa, len);
-    if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0)
-        return -1;
-    script_set_phase(main_script, "setup");
-    return script_setup(main_script, th, err, errlen);
-}
-
-/* init(args) in a worker's bound state. */
-static int init_script(const struct options *o, const struct target *t, struct script_thread *th, char *err,
-                       size_t errlen)
-{
-    script_set_phase(th->state, "init");
-    if (script_init(th->state, t->url, o->script_args, o->nscript_args, err, errlen) < 0)
-        return -1;
-    script_set_phase(th->state, "run");
-    return 0;
 }
 
 /* The run's seed, the one place it is chosen: each worker's generator
@@ -468,7 +393,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
-    struct http_request_spec spec = request_spec(o, t);
+    struct http_request_spec spec = run_request_spec(o, t);
     char *req = http_request_encode(&spec, &cfg.req_len);
     cfg.req = req;
     if (o->targets) {
@@ -529,7 +454,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (main_script) {
             th = &res->threads[i];
             res->nthreads = i + 1;
-            if (prepare_script(o, t, main_script, th, i, &r.workers[i], err, errlen) < 0) {
+            if (run_prepare_script(o, t, main_script, th, i, &r.workers[i], err, errlen) < 0) {
                 rc = -1;
                 break;
             }
@@ -537,7 +462,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         rc = worker_init(&r.workers[i], i, &cfg, conns, budget, th, conn_base, req_base, on_worker_exit, &r, err,
                          errlen);
         if (rc == 0 && th)
-            rc = init_script(o, t, th, err, errlen);
+            rc = run_init_script(o, t, th, err, errlen);
         conn_base += conns;
         /* The run's order is dealt in contiguous shares: with -n each
          * request of it is made by exactly one worker. Without a bound
@@ -688,14 +613,6 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     free(r.workers);
     free(req);
     return rc;
-}
-
-int run_done(struct script *main_script, const struct run_result *res, char *err, size_t errlen)
-{
-    if (!main_script)
-        return 0;
-    return script_done(main_script, &res->stats, res->duration_ns, res->interrupted,
-                       res->tls_known ? &res->tls : NULL, err, errlen);
 }
 
 void run_result_free(struct run_result *res)
