@@ -231,11 +231,7 @@ static void handshake_done(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     c->t_handshake = now - c->t_handshake;
-    hist_record(&sh->stats->handshake, c->t_handshake);
-    if (c->tp->resumed(c->tps))
-        sh->stats->tls_resumed++;
-    else
-        sh->stats->tls_full++;
+    stats_handshake(sh->stats, c->t_handshake, c->tp->resumed(c->tps));
     if (sh->script_conns) {
         struct tls_info info;
         c->tp->info(c->tps, &info);

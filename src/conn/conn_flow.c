@@ -273,7 +273,7 @@ static void flow_next(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
     /* An HTTP/2 connection asks for its next request whenever its streams
-     * move (conn_h2.c's fill): a user asleep or waiting on the schedule is
+     * move (framing/h2_conn.c's fill): a user asleep or waiting on the schedule is
      * woken by its own timer or by the schedule instead. */
     if (c->flow_paused || c->flow_parked)
         return;

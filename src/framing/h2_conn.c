@@ -13,7 +13,6 @@
 
 #include "clock.h"
 #include "h2_internal.h"
-#include "mpool.h"
 #include "xalloc.h"
 
 #include <errno.h>
@@ -25,92 +24,6 @@ static bool flush(struct conn *c);
 static void after_streams(struct conn *c);
 static void h2_reconnect(struct conn *c);
 static void h2_readable(struct conn *c);
-
-/* Appends n bytes to a slot buffer grown geometrically (kept for the slot's
- * life). */
-void h2c_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
-{
-    if (*len + n > *cap) {
-        *cap = xgrow(*cap, *len + n, 1024);
-        *buf = xrealloc(*buf, *cap);
-    }
-    memcpy(*buf + *len, p, n);
-    *len += n;
-}
-
-/* Every slot of h free again (n of them); slot 0 is taken first. */
-static void all_free(struct h2_conn *h, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        h->streams[i].active = false;
-        h->free[i] = n - 1 - i;
-    }
-    h->nfree = n;
-}
-
-static void *h2_init(struct conn *c)
-{
-    struct conn_shared *sh = c->sh;
-    struct h2_conn *h = xcalloc(1, sizeof *h);
-    h->streams = xcalloc(sh->streams, sizeof *h->streams);
-    h->free = xcalloc(sh->streams, sizeof *h->free);
-    for (uint32_t i = 0; i < sh->streams; i++)
-        h->streams[i].c = c;
-    all_free(h, sh->streams);
-    return h;
-}
-
-void h2c_release(struct conn *c, struct h2_stream *st)
-{
-    st->active = false;
-    H(c)->free[H(c)->nfree++] = (uint32_t)(st - H(c)->streams);
-}
-
-static void h2_free(struct conn *c, void *fs)
-{
-    struct h2_conn *h = fs;
-    if (!h)
-        return;
-    for (uint32_t i = 0; i < c->sh->streams; i++) {
-        free(h->streams[i].own_req);
-        free(h->streams[i].cap);
-    }
-    free(h->streams);
-    free(h->free);
-    free(h->out);
-    h2_session_free(h->session);
-    free(h);
-}
-
-/* A request's lower-cased header names are made here while it is opened. */
-#define H2_SCRATCH (16 * 1024)
-
-static void *h2_shared_new(struct conn_shared *sh)
-{
-    (void)sh;
-    struct h2_shared *s = xcalloc(1, sizeof *s);
-    s->scratch_size = H2_SCRATCH;
-    s->scratch = xmalloc(s->scratch_size);
-    s->pool = mpool_new();
-    return s;
-}
-
-static void h2_shared_free(struct conn_shared *sh)
-{
-    struct h2_shared *s = S(sh);
-    if (!s)
-        return;
-    h2c_fixed_free(sh);
-    free(s->scratch);
-    mpool_free(s->pool); /* after the connections' sessions */
-    free(s);
-}
-
-/* A free slot, or NULL. */
-static struct h2_stream *free_slot(struct conn *c)
-{
-    return H(c)->nfree ? &H(c)->streams[H(c)->free[--H(c)->nfree]] : NULL;
-}
 
 /* Arms c's timer for the earliest deadline of its streams (or the end of
  * a refused stream's backoff), unless it is
@@ -154,18 +67,6 @@ void h2c_stream_failed(struct conn *c, struct h2_stream *st, enum stats_error wh
     h2c_release(c, st);
     c->pending--;
     sh->in_flight--;
-}
-
-/* Forgets what the slot's stream received (a new request, or a retry). */
-void h2c_fresh_response(struct h2_stream *st)
-{
-    st->t_sent = 0;
-    st->t_first = 0;
-    st->status = 0;
-    st->rx_bytes = 0;
-    st->cap_len = 0;
-    st->trailers_at = 0;
-    st->body_started = false;
 }
 
 /* A request with no free slot (a bug if it happens): failed, not lost. */
@@ -215,7 +116,7 @@ void h2c_retry(struct conn *c, struct h2_stream *st, bool refused)
  * connection, or queued until the connection is ready (h2_ready). */
 static void add(struct conn *c, int64_t now)
 {
-    struct h2_stream *st = free_slot(c);
+    struct h2_stream *st = h2c_free_slot(c);
     /* begin_request counted the request; it gets a slot: fill() and the
      * schedule (its parked entries <= free slots) ask only while one is free. */
     if (!st) {
@@ -279,7 +180,7 @@ static void h2_connecting(struct conn *c)
 
 static void h2_drop(struct conn *c)
 {
-    all_free(H(c), c->sh->streams);
+    h2c_all_free(H(c), c->sh->streams);
 }
 
 /* Each stream's name, then the rest (none, as a rule) under the
@@ -700,10 +601,10 @@ const struct framing_ops framing_h2 = {
     .name = "HTTP/2",
     .alpn = "h2",
     .multiplexed = true,
-    .shared_new = h2_shared_new,
-    .shared_free = h2_shared_free,
-    .init = h2_init,
-    .free = h2_free,
+    .shared_new = h2c_shared_new,
+    .shared_free = h2c_shared_free,
+    .init = h2c_init,
+    .free = h2c_free,
     .start = h2_start,
     .connecting = h2_connecting,
     .ready = h2_ready,

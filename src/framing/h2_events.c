@@ -1,7 +1,7 @@
 /* HTTP/2 on a connection, what nghttp2 tells of each stream (h2.c's
  * events): the response's first byte, status, fields and data captured for
  * response() as HTTP/1 text (trailers after the body), and how the stream
- * ended: whole (conn_complete_stream), refused or unprocessed (retried),
+ * ended: whole (h2c_complete: conn_completed), refused or unprocessed (retried),
  * reset or malformed (failed with the reason); GOAWAY, SETTINGS and a
  * broken protocol marked on the connection for h2_conn.c. */
 #include "framings.h"

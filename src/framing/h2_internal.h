@@ -1,9 +1,9 @@
-/* Shared by the files of HTTP/2 on a connection only: h2_conn.c (stream
- * slots, socket I/O, timers, retries, losses: the framing's table),
- * h2_events.c (what nghttp2 tells of each stream) and h2_req.c (a request
- * taken apart into a stream). The framing's state lives here: per slot
- * (struct h2_conn, c->fs) and per worker (struct h2_shared,
- * sh->framing_shared). */
+/* Shared by the files of HTTP/2 on a connection only: h2_conn.c (socket
+ * I/O, timers, retries, losses: the framing's table), h2_slots.c (the
+ * stream slots), h2_events.c (what nghttp2 tells of each stream) and
+ * h2_req.c (a request taken apart into a stream). The framing's state
+ * lives here: per slot (struct h2_conn, c->fs) and per worker (struct
+ * h2_shared, sh->framing_shared). */
 #ifndef VOLLEY_H2_INTERNAL_H
 #define VOLLEY_H2_INTERNAL_H
 
@@ -71,6 +71,16 @@ struct h2_shared {
  * (REFUSED_STREAM) or left it unprocessed (above a GOAWAY's last stream
  * id) before it fails with the server's reason. */
 #define H2_RETRIES 3
+
+/* The slots (h2_slots.c): a connection slot's state made and freed, the
+ * worker's made and freed; every slot of h free again (n of them; slot 0
+ * is taken first); a free slot of c, or NULL. */
+void *h2c_init(struct conn *c);
+void h2c_free(struct conn *c, void *fs);
+void *h2c_shared_new(struct conn_shared *sh);
+void h2c_shared_free(struct conn_shared *sh);
+void h2c_all_free(struct h2_conn *h, uint32_t n);
+struct h2_stream *h2c_free_slot(struct conn *c);
 
 /* Opens the slot's stream on c's session (h2_req.c). Returns false when it
  * could not be opened (the request string is not one HTTP/2 can carry, or

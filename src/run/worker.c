@@ -399,7 +399,7 @@ static void *worker_main(void *arg)
     /* In batches: HTTP/1's closed model. With -R a start only parks the
      * connection until an arrival is due, --stages (closed) starts them
      * as its curve says, and an HTTP/2 connection opens more streams on
-     * its own (conn_h2.c's fill), past the hold: those open all at once. */
+     * its own (framing/h2_conn.c's fill), past the hold: those open all at once. */
     w->open_step = w->cfg->rate || w->cfg->stages || w->shared.framing->multiplexed ? UINT32_MAX : OPEN_BATCH;
     open_until(w, w->shared.hold_rest ? 1 : w->nconns);
     /* Connects that failed at once left their connections in backoff: the

@@ -74,7 +74,7 @@ struct stats {
     uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
     uint64_t h2_retried;           /* HTTP/2: streams sent again because the server refused them
                                     * (REFUSED_STREAM) or a GOAWAY left them unprocessed; neither
-                                    * a failure nor a connect (at most CONN_H2_RETRIES a request) */
+                                    * a failure nor a connect (at most H2_RETRIES a request) */
     uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
     uint32_t h2_peer_limit;        /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS below
                                     * --streams a server gave; 0: none */
@@ -190,6 +190,16 @@ void stats_init(struct stats *s);
 void stats_init_slots(struct stats *s, uint32_t n);
 
 /* A response on connection slot (any status, validated or not), at now. */
+/* A transport's handshake completed in ns (resumed: a session was). */
+static inline void stats_handshake(struct stats *s, int64_t ns, bool resumed)
+{
+    hist_record(&s->handshake, ns);
+    if (resumed)
+        s->tls_resumed++;
+    else
+        s->tls_full++;
+}
+
 static inline void stats_slot_done(struct stats *s, uint32_t slot, int64_t now)
 {
     s->slots[slot].done++;
