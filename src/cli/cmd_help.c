@@ -3,6 +3,7 @@
  * own text, read from its module, so the two cannot drift apart. */
 #include "cmd_help.h"
 
+#include "cmd.h"
 #include "cmd_compare.h"
 #include "cmd_merge.h"
 #include "cmd_report.h"

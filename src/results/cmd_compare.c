@@ -6,7 +6,7 @@
  * (docs/usage.md#volley-compare). */
 #include "cmd_compare.h"
 
-#include "cmd_report.h"
+#include "cmd.h"
 #include "compare.h"
 #include "html_compare.h"
 #include "json_in.h"
@@ -44,7 +44,7 @@ static int load(struct loaded *f, const char *path)
 {
     char err[600];
     f->path = path;
-    if (cmd_report_read(path, &f->text, &f->len, err, sizeof err) < 0)
+    if (cmd_read_result(path, &f->text, &f->len, err, sizeof err) < 0)
         return cmd_fail("compare", 1, "%s", err);
     if (json_in_parse(f->text, f->len, &f->root, err, sizeof err) < 0)
         return cmd_fail("compare", 1, "%s: %s", path, err);

@@ -4,10 +4,10 @@
  * result (result_merge.c), reported as a run is (text, --json, --html),
  * and the shards' --hlog logs merged into one (hlog_merge.c). One shard
  * is read at a time besides the first, so memory follows the largest
- * file, not their number. Exit statuses in cmd_merge.h. */
+ * file, not their number. Exit statuses in cmd.h. */
 #include "cmd_merge.h"
 
-#include "cmd_report.h"
+#include "cmd.h"
 #include "hdr_codec.h"
 #include "hlog_merge.h"
 #include "json_in.h"
@@ -71,7 +71,7 @@ static void shard_file_free(struct shard_file *f)
 static int read_file(const char *path, char **text, size_t *len)
 {
     char err[600];
-    if (cmd_report_read(path, text, len, err, sizeof err) < 0)
+    if (cmd_read_result(path, text, len, err, sizeof err) < 0)
         return cmd_fail("merge", MERGE_BAD_FILE, "%s", err);
     *text = xrealloc(*text, *len + 1);
     (*text)[*len] = '\0';

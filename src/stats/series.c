@@ -1,9 +1,8 @@
 /* The run's time series; see series.h. */
 #include "series.h"
 
-#include "hdr_codec.h"
 #include "series_store.h"
-#include "stats.h"
+#include "stats_counters.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -37,12 +36,6 @@ static struct hist *hist_new(void)
     return m;
 }
 
-const char *series_class_name(int i)
-{
-    static const char *const names[SERIES_CLASSES] = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
-    return names[i];
-}
-
 /* The worker's cumulative counts now, but the status classes (a second's
  * come from its codes: classes_of). */
 static void counts_of(const struct stats *s, struct series_counts *c)
@@ -62,18 +55,6 @@ static void classes_of(const uint64_t *codes, uint64_t *classes)
     classes[SERIES_CLASSES - 1] = codes[0];
     for (int code = 100; code < SERIES_CODES; code++)
         classes[code / 100 - 1] += codes[code];
-}
-
-void series_counts_add(struct series_counts *dst, const struct series_counts *src)
-{
-    dst->requests += src->requests;
-    dst->bytes += src->bytes;
-    dst->sent += src->sent;
-    dst->conn_samples += src->conn_samples;
-    for (int i = 0; i < SERIES_CLASSES; i++)
-        dst->status[i] += src->status[i];
-    for (int e = 0; e < SERIES_KINDS; e++)
-        dst->errors[e] += src->errors[e];
 }
 
 static void counts_sub(struct series_counts *dst, const struct series_counts *a, const struct series_counts *b)
@@ -328,16 +309,6 @@ static void give_back(struct series_rec *r, struct hist **h)
     }
     pthread_mutex_unlock(&r->lock);
     hist_drop(h);
-}
-
-void series_point_latency(struct series_point *p, const struct hist *h)
-{
-    p->latency_count = (uint64_t)h->count;
-    p->p50 = hist_percentile(h, 50);
-    p->p90 = hist_percentile(h, 90);
-    p->p99 = hist_percentile(h, 99);
-    p->max = h->max;
-    p->hist = hdr_encode(h, NULL);
 }
 
 /* The oldest pending second becomes point npoints. */

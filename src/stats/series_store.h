@@ -9,7 +9,7 @@
 #ifndef VOLLEY_SERIES_STORE_H
 #define VOLLEY_SERIES_STORE_H
 
-#include "series.h"
+#include "series_point.h"
 
 #include <stddef.h>
 

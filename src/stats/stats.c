@@ -108,22 +108,6 @@ void stats_add_sample(struct stats *s, const struct stats_sample *sample)
     s->samples[s->nsamples++] = *sample;
 }
 
-struct stats_reason *stats_reason_add(struct stats_reason **list, size_t *len, size_t max, const char *reason,
-                                      uint64_t n)
-{
-    for (size_t i = 0; i < *len; i++) {
-        if (strcmp((*list)[i].reason, reason) == 0) {
-            (*list)[i].count += n;
-            return &(*list)[i];
-        }
-    }
-    if (*len >= max)
-        return NULL;
-    *list = xrealloc(*list, (*len + 1) * sizeof **list);
-    (*list)[*len] = (struct stats_reason){xstrdup(reason), n};
-    return &(*list)[(*len)++];
-}
-
 uint64_t stats_add_reason(struct stats *s, const char *reason, uint64_t n)
 {
     return stats_reason_add(&s->reasons, &s->nreasons, SIZE_MAX, reason, n)->count;
@@ -391,14 +375,6 @@ int stats_align_names(struct stats *src, const struct stats *dst)
     src->names = by_dst;
     src->nnames = top;
     return 0;
-}
-
-uint64_t stats_failed(const struct stats *s)
-{
-    uint64_t n = 0;
-    for (int i = 0; i < STATS_ERR_KINDS; i++)
-        n += s->errors[i];
-    return n;
 }
 
 const char *stats_error_name(enum stats_error e)

@@ -1,135 +1,23 @@
-/* Per-worker counters and histograms, and their merge. A worker owns one
- * struct stats and nothing else writes to it, so the request path needs no
- * locks or atomics; the run merges all of them once, after the threads end. */
+/* Per-worker counters and histograms (struct stats, stats_counters.h): the
+ * recorders of the request path and the merge. A worker owns one struct
+ * stats and nothing else writes to it, so the request path needs no locks
+ * or atomics; the run merges all of them once, after the threads end. */
 #ifndef VOLLEY_STATS_H
 #define VOLLEY_STATS_H
 
 #include "errsample.h"
 #include "hist.h"
 #include "intervals.h"
-#include "series.h"
 #include "metrics.h"
 #include "names.h"
+#include "series.h"
+#include "stats_counters.h"
 #include "stats_flow.h"
+#include "stats_reason.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Why a request failed. Exactly one per failed request. */
-enum stats_error {
-    STATS_ERR_CONNECT, /* refused, unreachable, or not connected within --timeout */
-    STATS_ERR_READ,    /* reset, or closed before the response was complete */
-    STATS_ERR_WRITE,   /* the request could not be written */
-    STATS_ERR_TIMEOUT, /* no complete response within --timeout */
-    STATS_ERR_PARSE,   /* the response was not valid HTTP */
-    STATS_ERR_VALIDATION, /* complete, but the script's response() failed it (or it
-                           * outgrew --max-body); counted by reason */
-    STATS_ERR_TLS,     /* https: the TLS handshake or a TLS record failed; counted by
-                        * OpenSSL's reason */
-    STATS_ERR_PROTOCOL, /* HTTP/2: the stream was reset (RST_STREAM) or the server broke
-                         * the protocol; counted by reason */
-    STATS_ERR_PORTS,   /* the connect found no free local port for the four-tuple
-                        * (EADDRNOTAVAIL): a limit of this machine, not of the target
-                        * (more --source addresses, or a wider ip_local_port_range) */
-    STATS_ERR_KINDS
-};
-
-#define STATS_STATUS_MAX 600  /* status codes 100..599 are counted one by one */
-#define STATS_FIRST_HEAD 2048 /* bytes kept of the first response (--samples) */
-#define STATS_HEAD_MAX 8191   /* bytes kept of each response's first read (--heads), as ab's buffer */
-
-struct stats {
-    uint64_t started;   /* requests started */
-    uint64_t completed; /* responses received (any status) */
-    uint64_t errors[STATS_ERR_KINDS];
-    uint64_t cut_off;   /* in flight when the run was stopped: neither completed nor failed */
-    uint64_t closed;    /* of errors[READ]: the server closed before any byte of the response */
-    uint64_t connect_timeouts; /* of errors[CONNECT]: not connected within --timeout (nothing
-                                * answered the SYN), as opposed to refused or unreachable */
-    uint64_t status[STATS_STATUS_MAX]; /* responses by status code, [0] holds codes outside
-                                        * 100..599: every completed one, and every one failed
-                                        * by validation once its status was read (so they sum
-                                        * to completed + validation, less responses that
-                                        * outgrew --max-body before their head was whole) */
-    uint64_t bytes_read;
-    uint64_t bytes_written;
-    uint64_t connects;  /* connections established */
-    uint64_t reused;    /* completed on a reused connection: connect time 0,
-                         * added to the connect histogram by stats_finish */
-    struct hist latency; /* request start -> last response byte, ns; with -R from
-                          * the intended send time, and timeouts included at
-                          * their time to failure */
-    struct hist connect; /* connect time, 0 on a reused connection, ns */
-    struct hist waiting; /* request written -> first response byte, ns */
-    struct hist handshake; /* https: each TLS handshake that completed, ns */
-    uint64_t tls_full, tls_resumed; /* https: handshakes that completed, by kind */
-    struct stats_kind_reasons {    /* tls and protocol failures by reason (at most
-                                    * STATS_KIND_REASONS each; the rest in other) */
-        struct stats_reason *r;
-        size_t n;
-        uint64_t other;
-    } kind_reasons[STATS_ERR_KINDS];
-    uint64_t h2_connections;       /* HTTP/2: connections that spoke it */
-    uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
-    uint64_t h2_retried;           /* HTTP/2: streams sent again because the server refused them
-                                    * (REFUSED_STREAM) or a GOAWAY left them unprocessed; neither
-                                    * a failure nor a connect (at most H2_RETRIES a request) */
-    uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
-    uint32_t h2_peer_limit;        /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS below
-                                    * --streams a server gave; 0: none */
-    uint64_t h2_header_wire, h2_header_decoded; /* HTTP/2: response header bytes, HPACK'd and plain */
-    struct hist service; /* -R: first request byte written -> last response byte */
-    struct hist sendlag; /* -R: first request byte written - intended send time
-                          * (completed and timed-out requests) */
-    bool open;           /* -R: an open-model run (service and sendlag are filled) */
-    uint64_t arrivals;   /* -R: arrivals sent (a pipelined batch is one arrival) */
-    uint64_t unsent;     /* -R: arrivals due by the end that were never sent */
-    int64_t last_send;   /* -R: monotonic ns of the last arrival sent */
-    int64_t last_due;    /* -R: when the latest arrival sent was due */
-    /* Little's law (report_health.c), over every answered request (completed, or
-     * failed by validation: the server answered it); each sum / the run's
-     * duration is a mean count over the run. */
-    uint64_t flight_ns;  /* each request's time on a connection: its batch's start (the
-                          * connect or first write) -> its response's end */
-    uint64_t busy_ns;    /* each batch's: its start -> its last answered response (a
-                          * connection is busy once however many requests it pipelines) */
-    uint64_t queued_ns;  /* -R: each request's wait for a free connection: the intended
-                          * send time -> its batch's start */
-    uint64_t batches;    /* batches started: a request, or a pipelined string of several
-                          * (started / batches: the mean batch) */
-    uint64_t conn_samples; /* --stages without -R: connections open at each 100 ms
-                            * sample, summed (the series' achieved connections) */
-    struct intervals *intervals; /* --hlog: the worker's interval histograms (not merged) */
-    struct series_rec *series;   /* the worker's per-second recorder (not merged), or NULL */
-    struct stats_slot {          /* per connection slot: responses and the last one's time */
-        uint64_t done;
-        int64_t last;            /* monotonic ns; 0: none */
-    } *slots;                    /* stats_init_slots; merged by appending */
-    uint32_t nslots;
-    struct hist rate;    /* completed per second, sampled every 100 ms (wrk's
-                          * "requests" statistics for done()) */
-    struct stats_reason *reasons; /* validation failures by reason (filled when
-                                   * the worker ends, not on the request path) */
-    size_t nreasons;
-    size_t reasons_more;          /* a saved result read back (volley report): the reasons
-                                   * it counted but did not list one by one, */
-    uint64_t reasons_more_count;  /* and their failures; 0 in a run */
-    struct metrics metrics; /* the script's volley.counter / volley.record */
-    struct stats_flow flow; /* a flow's iterations, checks and groups (stats_flow.h) */
-    struct stats_name **names; /* by request name id (names.h): names[id], NULL for a name
-                                * not used here; NULL until the first name (NAMES_MAX
-                                * pointers then) */
-    uint32_t nnames;           /* 1 + the highest id in names; 0: no request was named */
-    struct stats_sample *samples; /* with --samples: every completed request, in order */
-    size_t nsamples, samples_cap;
-    char *heads;        /* with --heads: every response's first read, one after another */
-    size_t heads_len, heads_cap;
-    char first_head[STATS_FIRST_HEAD]; /* with --samples: the first bytes of the first response */
-    size_t first_head_len;
-    struct errsamples shown; /* the first non-2xx responses (one without --show-errors, for the
-                              * report's first error body) and with --show-errors failures */
-};
 
 /* One completed request, kept when a script asks for every sample
  * (options() samples = true, --samples): what ab reports is computed from
@@ -166,18 +54,6 @@ struct stats_name {
     size_t reasons_more;          /* a saved result's reasons not listed one by one, */
     uint64_t reasons_more_count;  /* and their failures */
 };
-
-/* How many validation failures had one reason. */
-struct stats_reason {
-    char *reason;
-    uint64_t count;
-};
-
-/* Adds n to reason in a list of reasons (a new entry, the reason copied,
- * when there is room under max). Returns the entry, or NULL when it had
- * no room. */
-struct stats_reason *stats_reason_add(struct stats_reason **list, size_t *len, size_t max, const char *reason,
-                                      uint64_t n);
 
 /* Distinct reasons kept per failure kind; failures with more reasons are
  * counted in other. */
@@ -254,9 +130,6 @@ uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uin
 
 /* Requests of a name that ended in failure. */
 uint64_t stats_name_failed(const struct stats_name *n);
-
-/* Requests that ended in failure. */
-uint64_t stats_failed(const struct stats *s);
 
 /* Renumbers src's request names to dst's ids, by name (names dst does not
  * have get the ids after its own), so that stats_merge, which adds names

@@ -2,7 +2,7 @@
  * making at first use, and their merge by id or alignment by name. */
 #include "stats_flow.h"
 
-#include "stats.h"
+#include "stats_reason.h"
 #include "xalloc.h"
 
 #include <assert.h>

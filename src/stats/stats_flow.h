@@ -12,12 +12,11 @@
 #include "hist.h"
 #include "intervals.h"
 #include "names.h"
+#include "stats_reason.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct stats_reason; /* stats.h */
 
 /* One check name's counts. */
 struct stats_check {
