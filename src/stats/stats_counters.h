@@ -79,7 +79,7 @@ struct stats {
     uint64_t h1_fallbacks;         /* --http2: connections where the server chose HTTP/1.1 */
     uint64_t h2_retried;           /* HTTP/2: streams sent again because the server refused them
                                     * (REFUSED_STREAM) or a GOAWAY left them unprocessed; neither
-                                    * a failure nor a connect (at most CONN_H2_RETRIES a request) */
+                                    * a failure nor a connect (at most H2_RETRIES a request) */
     uint32_t h2_max_streams;       /* HTTP/2: the most streams one connection had open */
     uint32_t h2_peer_limit;        /* HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS below
                                     * --streams a server gave; 0: none */
