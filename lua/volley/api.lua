@@ -1,8 +1,8 @@
 -- The C functions volley gives its Lua states, as one table of function
--- pointers (struct volley_api in src/script_api.c) reached through the FFI:
+-- pointers (struct volley_api in src/script/script_api.c) reached through the FFI:
 -- calls from Lua into C this way are cheap, and the C side stays plain
 -- functions that never raise Lua errors. The struct layouts below mirror
--- src/script.h and src/script_api.c; change both sides together.
+-- src/script/script.h and src/script/script_api.c; change both sides together.
 local ffi = require("ffi")
 
 ffi.cdef [[
@@ -90,7 +90,7 @@ function api.set(ptr)
 end
 
 -- The name in list (names separated by spaces) nearest to word, as a typo
--- of it, or nil when none is close (src/nearest.c).
+-- of it, or nil when none is close (src/base/nearest.c).
 function api.nearest(word, list)
   local buf = ffi.new("char[64]")
   api.c.nearest_in_list(word, list, buf, 64)

@@ -399,7 +399,7 @@ function bridge.bind_response(hook, scenario)
 end
 
 ----------------------------------------------------------------------------
--- Flows (lua/volley/flow.lua), called by C (src/script_flow.c).
+-- Flows (lua/volley/flow.lua), called by C (src/script/script_flow.c).
 
 -- The scenario table of a script with user(u), kept when it loads: its
 -- data (volley.data) is read by each iteration.

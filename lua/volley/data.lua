@@ -1,5 +1,5 @@
 -- volley.data: data files for scripts (CSV with a header row, or a row per
--- line). C (src/data.c) reads and parses each file once per process and
+-- line). C (src/script/data.c) reads and parses each file once per process and
 -- every Lua state shares that copy; this side makes a Lua string only when
 -- a script reads a field, and picks the row of an iteration by the mode.
 local ffi = require("ffi")

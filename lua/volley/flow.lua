@@ -1,5 +1,5 @@
 -- User flows: a scenario's user(u), one iteration of a virtual user, run
--- as a coroutine per connection slot (src/script_flow.c resumes it). u's
+-- as a coroutine per connection slot (src/script/script_flow.c resumes it). u's
 -- request methods build the request, yield it to C and return the
 -- response when C resumes them; u:sleep yields a wait. Between yields
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u

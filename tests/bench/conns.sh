@@ -56,7 +56,7 @@ NOTES=()
 # ---- descriptors: CONNS sockets plus each client's own must fit the hard limit ----
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 FDS=$(ulimit -n)
-# volley's own count (src/run.c): 3 per thread (4 with -R), 32 for the rest; wrk needs fewer.
+# volley's own count (src/run/run.c): 3 per thread (4 with -R), 32 for the rest; wrk needs fewer.
 need=$((CONNS + THREADS * 4 + 32))
 if [[ $FDS != unlimited ]] && ((need > FDS)); then
 	NOTES+=("CONNS reduced from $CONNS to $((FDS - THREADS * 4 - 32)): the open-file limit is $FDS")

@@ -1,4 +1,4 @@
-/* libFuzzer target for the HTTP/2 read path (src/h2.c over nghttp2), without
+/* libFuzzer target for the HTTP/2 read path (src/http/h2.c over nghttp2), without
  * sockets: a client session opens four streams (two with bodies), sends its
  * preface and requests, then reads the input as the server's bytes in pieces,
  * sending whatever the session has to say between pieces. The first input

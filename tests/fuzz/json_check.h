@@ -2,7 +2,7 @@
  * one value with optional surrounding whitespace; strings of well-formed
  * UTF-8 without raw control characters, with only the escapes JSON has and
  * no \u escape of a lone surrogate; numbers in JSON's grammar (no NaN,
- * Infinity, leading '+' or '.'). Written apart from src/utf8.c, so that a
+ * Infinity, leading '+' or '.'). Written apart from src/text/utf8.c, so that a
  * mistake there is not repeated here. Header-only: fuzz_json.c and the unit
  * tests include it. */
 #ifndef VOLLEY_TEST_JSON_CHECK_H

@@ -59,7 +59,7 @@ describe("bridge.request", function()
   end)
 
   describe("a table's keys", function()
-    -- The nearest name is C's (src/nearest.c, through the FFI): stubbed
+    -- The nearest name is C's (src/base/nearest.c, through the FFI): stubbed
     -- here with what it answers, and checked to be asked about the keys.
     local api = require("volley.api")
     local real, asked

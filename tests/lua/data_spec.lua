@@ -1,6 +1,6 @@
 -- lua/volley/data.lua: options and their errors (at the caller's line),
 -- data objects and row objects, and the row take() picks in each mode.
--- C (src/data.c, tested by tests/unit/test_data.c) is replaced by a fake
+-- C (src/script/data.c, tested by tests/unit/test_data.c) is replaced by a fake
 -- of its struct volley_api entries over tables of rows.
 package.path = "lua/?.lua;" .. package.path
 local ffi = require("ffi")

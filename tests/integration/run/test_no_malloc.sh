@@ -89,7 +89,7 @@ per=$(( (large - small) / 10000 ))
 if [ "$per" -le 5 ]; then ok; else fail "https keep-alive: $per allocations per request (OpenSSL's own are about 4)"; fi
 
 # HTTP/2 (h2c): nghttp2 makes and frees a few blocks for every stream; they
-# come from the worker's pool (src/mpool.c), so the totals match here too.
+# come from the worker's pool (src/base/mpool.c), so the totals match here too.
 source "$(dirname "$TESTLIB")/h2_lib.sh"
 if start_nginx_h2 --h2c; then
     count_h2() { # count_h2 REQUESTS STREAMS [ARGS...]

@@ -1,4 +1,4 @@
-# HdrHistogram interop: volley's interval log (src/hlog.c, src/hdr_codec.c)
+# HdrHistogram interop: volley's interval log (src/stats/hlog.c, src/stats/hdr_codec.c)
 # read by the Java reference implementation (Debian libhdrhistogram-java).
 #  - hlog_sample writes a log of seeded distributions in ns, untagged and
 #    Tag=service, six intervals each (one of them empty), and prints volley's
