@@ -89,6 +89,7 @@ static void stream_failed_unslotted(struct conn *c)
 void h2c_retry(struct conn *c, struct h2_stream *st, bool refused)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     if (st->retries >= H2_RETRIES) {
         char why[96];
         if (refused)
@@ -96,7 +97,7 @@ void h2c_retry(struct conn *c, struct h2_stream *st, bool refused)
                      H2_RETRIES);
         else
             snprintf(why, sizeof why, "GOAWAY %s last_stream_id %d, retried %d times",
-                     h2_error_name(H(c)->goaway_error), (int)H(c)->last_id, H2_RETRIES);
+                     h2_error_name(h->goaway_error), (int)h->last_id, H2_RETRIES);
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, 1);
         h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
@@ -117,6 +118,7 @@ void h2c_retry(struct conn *c, struct h2_stream *st, bool refused)
 static void add(struct conn *c, int64_t now)
 {
     struct h2_stream *st = h2c_free_slot(c);
+    struct h2_conn *h = H(c);
     /* begin_request counted the request; it gets a slot: fill() and the
      * schedule (its parked entries <= free slots) ask only while one is free. */
     if (!st) {
@@ -144,12 +146,12 @@ static void add(struct conn *c, int64_t now)
         st->req = st->own_req;
     }
     st->req_len = c->req_len;
-    if (H(c)->session && c->state == CONN_OPEN) {
+    if (h->session && c->state == CONN_OPEN) {
         if (!h2c_submit(c, st))
             h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         /* From fill() the frames go out together afterwards; from the
          * schedule (conn_send) now. */
-        if (!H(c)->filling)
+        if (!h->filling)
             after_streams(c);
     }
     /* else: queued until the connection is ready (h2_ready) */
@@ -218,9 +220,10 @@ static void h2_requeue(struct conn *c)
  * still holds them back, are retried elsewhere). */
 static unsigned open_on_wire(const struct conn *c)
 {
+    struct h2_conn *h = H(c);
     unsigned n = 0;
     for (uint32_t i = 0; i < c->sh->streams; i++)
-        n += H(c)->streams[i].active && H(c)->streams[i].id > 0 && H(c)->streams[i].id <= H(c)->last_id;
+        n += h->streams[i].active && h->streams[i].id > 0 && h->streams[i].id <= h->last_id;
     return n;
 }
 
@@ -232,25 +235,27 @@ static unsigned open_on_wire(const struct conn *c)
  * them (cut off, failed) when it closed. */
 static void end_session(struct conn *c)
 {
-    if (!H(c)->session)
+    struct h2_conn *h = H(c);
+    if (!h->session)
         return;
-    if (H(c)->in_call) {
-        H(c)->closed = true;
-        h2_halt(H(c)->session);
+    if (h->in_call) {
+        h->closed = true;
+        h2_halt(h->session);
         return;
     }
     uint64_t wire, decoded;
-    h2_header_sizes(H(c)->session, &wire, &decoded);
+    h2_header_sizes(h->session, &wire, &decoded);
     c->sh->stats->h2_header_wire += wire;
     c->sh->stats->h2_header_decoded += decoded;
-    h2_session_free(H(c)->session);
-    H(c)->session = NULL;
-    H(c)->closed = false;
+    h2_session_free(h->session);
+    h->session = NULL;
+    h->closed = false;
 }
 
 static void h2_closed(struct conn *c)
 {
-    H(c)->out_len = H(c)->out_off = 0; /* unsent frames belong to the closed connection */
+    struct h2_conn *h = H(c);
+    h->out_len = h->out_off = 0; /* unsent frames belong to the closed connection */
     end_session(c);
 }
 
@@ -260,19 +265,20 @@ static void h2_closed(struct conn *c)
 static void lost(struct conn *c, bool clean, enum stats_error why)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     for (uint32_t i = 0; i < sh->streams; i++) {
-        struct h2_stream *st = &H(c)->streams[i];
+        struct h2_stream *st = &h->streams[i];
         if (!st->active)
             continue;
-        if (H(c)->goaway && st->id > H(c)->last_id)
+        if (h->goaway && st->id > h->last_id)
             h2c_retry(c, st, false); /* sent and not processed */
-        else if (H(c)->goaway && st->id == 0)
+        else if (h->goaway && st->id == 0)
             h2c_fresh_response(st); /* never sent (or counted as retried already): not a retry */
         else
             h2c_stream_failed(c, st, why);
     }
     conn_close_socket(c, clean);
-    if (!H(c)->answered && (c->pending > 0 || sh->budget > 0 || c->flow_live)) {
+    if (!h->answered && (c->pending > 0 || sh->budget > 0 || c->flow_live)) {
         /* Nothing was answered here: the next connection (for the retried
          * streams, or the next request) waits the connect backoff, as
          * after a failed connect. */
@@ -328,21 +334,22 @@ static void h2_reconnect(struct conn *c)
 static bool flush(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     for (;;) {
-        if (H(c)->out_off == H(c)->out_len)
-            H(c)->out_off = H(c)->out_len = 0;
+        if (h->out_off == h->out_len)
+            h->out_off = h->out_len = 0;
         bool drained = false; /* nghttp2 said it has nothing more */
-        while (H(c)->out_len < OUT_GATHER) {
+        while (h->out_len < OUT_GATHER) {
             const char *p;
-            H(c)->in_call = true; /* its callbacks may end streams, and a hook fail */
-            long n = h2_send(H(c)->session, &p);
-            H(c)->in_call = false;
-            if (H(c)->closed) {
+            h->in_call = true; /* its callbacks may end streams, and a hook fail */
+            long n = h2_send(h->session, &p);
+            h->in_call = false;
+            if (h->closed) {
                 end_session(c);
                 return false;
             }
             if (n < 0) {
-                stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), c->pending);
+                stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(h->session), c->pending);
                 conn_fail(c, STATS_ERR_PROTOCOL);
                 return false;
             }
@@ -350,19 +357,19 @@ static bool flush(struct conn *c)
                 drained = true;
                 break;
             }
-            h2c_append(&H(c)->out, &H(c)->out_len, &H(c)->out_cap, p, (size_t)n);
+            h2c_append(&h->out, &h->out_len, &h->out_cap, p, (size_t)n);
         }
-        if (H(c)->out_off == H(c)->out_len)
+        if (h->out_off == h->out_len)
             break;
-        size_t w = 0, left = H(c)->out_len - H(c)->out_off;
-        const char *p = H(c)->out + H(c)->out_off;
+        size_t w = 0, left = h->out_len - h->out_off;
+        const char *p = h->out + h->out_off;
         enum net_status st = conn_io_write(c, p, left, &w);
         if (st == NET_OK) {
             sh->stats->bytes_written += w;
-            H(c)->out_off += w;
+            h->out_off += w;
             /* All written, and nothing more to ask for (a write changes
              * nothing in the session): done without asking again. */
-            if (H(c)->out_off == H(c)->out_len && drained)
+            if (h->out_off == h->out_len && drained)
                 break;
             continue;
         }
@@ -382,17 +389,18 @@ static bool flush(struct conn *c)
 static void fill(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    uint32_t room = sh->streams, peer = h2_peer_max_streams(H(c)->session);
+    struct h2_conn *h = H(c);
+    uint32_t room = sh->streams, peer = h2_peer_max_streams(h->session);
     if (peer < room)
         room = peer;
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
-    H(c)->filling = true;
+    h->filling = true;
     /* A flow's user: its batch's next requests, or its next one when the
      * last ended. */
-    if (sh->flow && c->state == CONN_OPEN && !H(c)->goaway && room > 0)
+    if (sh->flow && c->state == CONN_OPEN && !h->goaway && room > 0)
         conn_flow_fill(c, room);
-    while (!sh->flow && c->state == CONN_OPEN && !H(c)->goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
+    while (!sh->flow && c->state == CONN_OPEN && !h->goaway && c->pending < room && sh->budget > 0 && !sh->script_error[0]) {
         if (sh->sched) {
             /* Free streams beyond those already waiting on the schedule
              * take what is due, and wait when nothing is. */
@@ -408,7 +416,7 @@ static void fill(struct conn *c)
         }
         conn_begin_request(c, clock_now_ns());
     }
-    H(c)->filling = false;
+    h->filling = false;
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
 }
@@ -420,21 +428,23 @@ static void fill(struct conn *c)
 static bool ended(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    if (!h2_finished(H(c)->session))
+    struct h2_conn *h = H(c);
+    if (!h2_finished(h->session))
         return false;
-    if (!H(c)->goaway && c->pending > 0)
+    if (!h->goaway && c->pending > 0)
         stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL,
-                          h2_error(H(c)->session)[0] ? h2_error(H(c)->session) : "the HTTP/2 session ended", c->pending);
-    lost(c, H(c)->goaway, STATS_ERR_PROTOCOL);
+                          h2_error(h->session)[0] ? h2_error(h->session) : "the HTTP/2 session ended", c->pending);
+    lost(c, h->goaway, STATS_ERR_PROTOCOL);
     return true;
 }
 
 static void after_streams(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     if (c->state != CONN_OPEN)
         return;
-    if (H(c)->goaway && open_on_wire(c) == 0) {
+    if (h->goaway && open_on_wire(c) == 0) {
         /* Drained after GOAWAY: a new connection takes the retried
          * streams and the rest. */
         lost_read(c, true, "closed after GOAWAY with streams open");
@@ -452,8 +462,8 @@ static void after_streams(struct conn *c)
     /* Streams to send again (refused) open first; new streams wait for
      * the server's SETTINGS (its stream limit). */
     int64_t now = 0;
-    for (uint32_t i = 0; !H(c)->goaway && i < sh->streams; i++) {
-        struct h2_stream *st = &H(c)->streams[i];
+    for (uint32_t i = 0; !h->goaway && i < sh->streams; i++) {
+        struct h2_stream *st = &h->streams[i];
         if (!st->active || st->id != 0)
             continue;
         if (st->t_retry) { /* refused: waits its backoff */
@@ -466,7 +476,7 @@ static void after_streams(struct conn *c)
         if (!h2c_submit(c, st))
             h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
     }
-    if (sh->keepalive && H(c)->settings)
+    if (sh->keepalive && h->settings)
         fill(c);
     if (c->pending == 0 && sh->budget == 0 && !c->flow_live) {
         conn_close_socket(c, true);
@@ -483,14 +493,15 @@ static void after_streams(struct conn *c)
 static void h2_ready(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    H(c)->session = h2_session_new(sh->script_response || sh->flow ? &h2c_events : &h2c_events_no_fields, c, sh->window, S(sh)->pool);
-    if (!H(c)->session) {
+    struct h2_conn *h = H(c);
+    h->session = h2_session_new(sh->script_response || sh->flow ? &h2c_events : &h2c_events_no_fields, c, sh->window, S(sh)->pool);
+    if (!h->session) {
         fprintf(stderr, "volley: out of memory (nghttp2 session)\n");
         abort();
     }
-    H(c)->goaway = H(c)->settings = H(c)->broken = H(c)->answered = false;
-    H(c)->last_id = INT32_MAX;
-    H(c)->goaway_error = 0;
+    h->goaway = h->settings = h->broken = h->answered = false;
+    h->last_id = INT32_MAX;
+    h->goaway_error = 0;
     c->state = CONN_OPEN;
     sh->stats->h2_connections++;
     after_streams(c); /* opens the queued streams */
@@ -499,6 +510,7 @@ static void h2_ready(struct conn *c)
 static void h2_readable(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     if (c->write_wants_read && !flush(c))
         return;
     for (;;) {
@@ -527,15 +539,15 @@ static void h2_readable(struct conn *c)
             return;
         }
         sh->stats->bytes_read += n;
-        H(c)->in_call = true;
-        int rc = h2_recv(H(c)->session, sh->rbuf, n);
-        H(c)->in_call = false;
-        if (H(c)->closed) { /* a hook failed inside: the run is ending */
+        h->in_call = true;
+        int rc = h2_recv(h->session, sh->rbuf, n);
+        h->in_call = false;
+        if (h->closed) { /* a hook failed inside: the run is ending */
             end_session(c);
             return;
         }
-        if (rc < 0 || H(c)->broken) {
-            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), c->pending);
+        if (rc < 0 || h->broken) {
+            stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(h->session), c->pending);
             flush(c); /* nghttp2's GOAWAY tells the server why */
             if (c->state == CONN_OPEN)
                 conn_fail(c, STATS_ERR_PROTOCOL);
@@ -561,9 +573,10 @@ static void h2_writable(struct conn *c)
 /* Why no stream can open on c (no SETTINGS yet, or a limit of 0), or NULL. */
 static const char *cannot_open(struct conn *c)
 {
-    if (!H(c)->settings)
+    struct h2_conn *h = H(c);
+    if (!h->settings)
         return "no SETTINGS from the server within the timeout";
-    if (H(c)->session && h2_peer_max_streams(H(c)->session) == 0)
+    if (h->session && h2_peer_max_streams(h->session) == 0)
         return "the server allows 0 streams";
     return NULL;
 }
@@ -571,6 +584,7 @@ static const char *cannot_open(struct conn *c)
 static void h2_timer(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     int64_t now = clock_now_ns();
     /* A request's time ran out on a connection where no stream can open:
      * the connection is given up, its requests fail with the reason, and
@@ -578,7 +592,7 @@ static void h2_timer(struct conn *c)
      * SETTINGS, or allows 0 streams, is not asked again at once). */
     const char *why = cannot_open(c);
     for (uint32_t i = 0; why && i < sh->streams; i++) {
-        const struct h2_stream *st = &H(c)->streams[i];
+        const struct h2_stream *st = &h->streams[i];
         if (st->active && now - st->t_start >= st->timeout_ns) {
             stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, c->pending);
             conn_fail_backoff(c, STATS_ERR_PROTOCOL);
@@ -586,11 +600,11 @@ static void h2_timer(struct conn *c)
         }
     }
     for (uint32_t i = 0; i < sh->streams; i++) {
-        struct h2_stream *st = &H(c)->streams[i];
+        struct h2_stream *st = &h->streams[i];
         if (!st->active || now - st->t_start < st->timeout_ns)
             continue;
-        if (st->id > 0 && H(c)->session)
-            h2_cancel(H(c)->session, st->id); /* forgets st: its slot may be reused at once */
+        if (st->id > 0 && h->session)
+            h2_cancel(h->session, st->id); /* forgets st: its slot may be reused at once */
         st->id = -1; /* its close, if any, is ignored */
         h2c_stream_failed(c, st, STATS_ERR_TIMEOUT);
     }

@@ -103,9 +103,10 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
 static void on_goaway(void *conn, int32_t last_stream_id, uint32_t error)
 {
     struct conn *c = conn;
-    H(c)->goaway = true;
-    H(c)->last_id = last_stream_id;
-    H(c)->goaway_error = error;
+    struct h2_conn *h = H(c);
+    h->goaway = true;
+    h->last_id = last_stream_id;
+    h->goaway_error = error;
 }
 
 /* The server's SETTINGS: new streams may go (fill waits for them); a limit
@@ -133,6 +134,7 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
     struct conn *c = conn;
     struct conn_shared *sh = c->sh;
     struct h2_stream *st = stream;
+    struct h2_conn *h = H(c);
     int64_t now = clock_now_ns();
     if (why) {
         /* The server answered, but not in HTTP (h2.c's checks). */
@@ -141,12 +143,12 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
         return;
     }
     if (error != 0 || st->status == 0) {
-        bool unprocessed = H(c)->goaway && st->id > H(c)->last_id;
+        bool unprocessed = h->goaway && st->id > h->last_id;
         if (unprocessed || error == H2_REFUSED_STREAM) {
             h2c_retry(c, st, !unprocessed);
             return;
         }
-        if (H(c)->broken)
+        if (h->broken)
             return; /* the connection failed: counted once it is closed */
         char why[64];
         snprintf(why, sizeof why, "RST_STREAM %s", h2_error_name(error));

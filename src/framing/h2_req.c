@@ -108,6 +108,7 @@ void h2c_fixed_free(struct conn_shared *sh)
 bool h2c_submit(struct conn *c, struct h2_stream *st)
 {
     struct conn_shared *sh = c->sh;
+    struct h2_conn *h = H(c);
     struct h2_request r;
     struct h2_header hs[HTTP_PARTS_MAX]; /* a hook's request: r points here */
     const char *why;
@@ -124,9 +125,9 @@ bool h2c_submit(struct conn *c, struct h2_stream *st)
         return false;
     }
     r.body = st->body.len ? &st->body : NULL;
-    st->id = h2_submit(H(c)->session, &r, st, &st->msg);
+    st->id = h2_submit(h->session, &r, st, &st->msg);
     if (st->id < 0) {
-        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(H(c)->session), 1);
+        stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, h2_error(h->session), 1);
         return false;
     }
     st->t_sent = clock_now_ns();

@@ -47,8 +47,9 @@ void *h2c_init(struct conn *c)
 
 void h2c_release(struct conn *c, struct h2_stream *st)
 {
+    struct h2_conn *h = H(c);
     st->active = false;
-    H(c)->free[H(c)->nfree++] = (uint32_t)(st - H(c)->streams);
+    h->free[h->nfree++] = (uint32_t)(st - h->streams);
 }
 
 void h2c_free(struct conn *c, void *fs)
@@ -94,7 +95,8 @@ void h2c_shared_free(struct conn_shared *sh)
 /* A free slot, or NULL. */
 struct h2_stream *h2c_free_slot(struct conn *c)
 {
-    return H(c)->nfree ? &H(c)->streams[H(c)->free[--H(c)->nfree]] : NULL;
+    struct h2_conn *h = H(c);
+    return h->nfree ? &h->streams[h->free[--h->nfree]] : NULL;
 }
 
 /* Forgets what the slot's stream received (a new request, or a retry). */
