@@ -16,10 +16,6 @@ void conn_go_idle(struct conn *c);
  * the framing's start (conn_request.c). */
 void conn_start_request(struct conn *c, int64_t now, unsigned depth);
 
-/* The next request of c (first: its very first, which does not wait for
- * the worker's other connections to open) (conn_request.c). */
-void conn_next(struct conn *c, int64_t now, bool first);
-
 /* Flows (conn_flow.c): the user of c takes its next step, or begins an
  * iteration (conn_flow_begin: -R handed it one, due at c->t_iter); the run
  * stops c (conn_flow_stop: the requests its lanes had in flight, which the

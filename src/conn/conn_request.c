@@ -19,7 +19,7 @@ static void begin_request(struct conn *c, int64_t now);
  * due, and c waits when none is. A scenario's new connection gets its conn
  * table (and connect(conn)) first; with a delay() hook the request then
  * waits its delay in CONN_DELAY. */
-void conn_next(struct conn *c, int64_t now, bool first)
+static void next_request(struct conn *c, int64_t now, bool first)
 {
     struct conn_shared *sh = c->sh;
     if (sh->flow) {
@@ -52,18 +52,18 @@ void conn_next(struct conn *c, int64_t now, bool first)
 
 void conn_next_request(struct conn *c, int64_t now)
 {
-    conn_next(c, now, false);
+    next_request(c, now, false);
 }
 
 void conn_resume(struct conn *c)
 {
     if (c->state == CONN_HELD)
-        conn_next(c, clock_now_ns(), false);
+        next_request(c, clock_now_ns(), false);
 }
 
 void conn_start(struct conn *c)
 {
-    conn_next(c, clock_now_ns(), true);
+    next_request(c, clock_now_ns(), true);
 }
 
 void conn_send(struct conn *c, int64_t intended, int64_t now)
@@ -152,6 +152,7 @@ static void begin_request(struct conn *c, int64_t now)
 
 void conn_start_request(struct conn *c, int64_t now, unsigned depth)
 {
+    c->t_sent = 0; /* -R: its first byte's time, which the framing sets when it goes */
     c->fr->start(c, now, depth);
 }
 

@@ -54,7 +54,6 @@ static void reset_request(struct conn *c)
     h->woff = 0;
     h->reading = false;
     h->t_written = 0;
-    c->t_sent = 0;
     h->rx_bytes = 0;
     h->cap_len = 0;
     /* HEAD is known per request: a hook may send any method. (A pipelined
@@ -120,28 +119,32 @@ static void h1_start(struct conn *c, int64_t now, unsigned depth)
      * so the common case costs nothing here. */
     if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
         conn_arm_timer(c, (double)c->timeout_ns / 1e9);
-    reset_request(c);
     if (c->fd < 0) {
-        conn_begin_connect(c, now);
+        conn_begin_connect(c, now); /* then h1_connecting, or send_first once ready */
     } else {
         c->t_connect = 0;
         c->t_handshake = 0;
         c->state = CONN_OPEN;
+        reset_request(c);
         write_request(c);
     }
 }
 
-/* On loopback the connect is usually over by the time it returns: the
- * write is tried at once. */
-static void h1_connecting(struct conn *c)
-{
-    write_request(c);
-}
-
-static void h1_ready(struct conn *c)
+/* A new socket's first write: the request c holds (begun by h1_start, or
+ * handed over by another framing's requeue) from its start. */
+static void send_first(struct conn *c)
 {
     reset_request(c);
     write_request(c);
+}
+
+/* On loopback the connect is usually over by the time it returns: the
+ * write is tried at once, and tells whether it is (a write that would
+ * block waits for writable, then the table's ready writes from the
+ * start again: nothing went). */
+static void h1_connecting(struct conn *c)
+{
+    send_first(c);
 }
 
 /* Keeps n more bytes of the current response for response() (which reads
@@ -401,7 +404,7 @@ const struct framing_ops framing_h1 = {
     .free = h1_free,
     .start = h1_start,
     .connecting = h1_connecting,
-    .ready = h1_ready,
+    .ready = send_first,
     .readable = h1_readable,
     .writable = h1_writable,
     .timer = h1_timer,
