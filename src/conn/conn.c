@@ -2,7 +2,7 @@
  * timers and the events of a connection (conn_request.c starts requests,
  * conn_complete.c completes them). libev callbacks are trampolines into
  * one handler per event; every failure goes through fail(). What carries
- * the bytes is c->tp (transport.h) and what frames them c->fr (framing.h):
+ * the bytes is sh->transport (transport.h) and what frames them c->fr (framing.h):
  * this file calls their tables and names neither. On the keep-alive path a
  * request costs one write and one read: the read watcher stays armed for
  * the life of the socket and the write watcher is armed only when a write
@@ -35,7 +35,7 @@ void conn_close_socket(struct conn *c, bool clean)
     framing_reset(c); /* the next socket's handshake chooses again */
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
-    c->tp->close(c->tps, c->fd, clean);
+    c->sh->transport->close(c->tps, c->fd, clean);
     c->write_wants_read = c->read_wants_write = false;
     c->fd = -1;
 }
@@ -98,7 +98,7 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     int64_t now = timed_out ? clock_now_ns() : 0;
     if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
-    c->fr->end(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
+    end_in_flight(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
     if (sh->flow && c->pending)
         conn_flow_failed(c, c->item, why);
     if (c->pending && sh->stats->shown.failures)
@@ -106,7 +106,6 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     sh->stats->errors[why] += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
-    c->fr->drop(c);
     conn_close_socket(c, false);
     /* Back off before the next connect, unless there is no next request
      * (a flow's user inside an iteration has one). */
@@ -179,6 +178,7 @@ void conn_connect_failed(struct conn *c, int err)
 void conn_connected(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    const struct transport_ops *tp = sh->transport;
     c->t_connect = now - c->t_connect;
     sh->last_connect_ok = now;
     sh->failing_since = 0;
@@ -190,30 +190,37 @@ void conn_connected(struct conn *c, int64_t now)
         c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
-    c->t_handshake = c->tp->handshake ? now : 0; /* handshake_done makes it the duration */
-    c->state = c->tp->handshake ? CONN_HANDSHAKE : CONN_OPEN;
+    c->t_handshake = tp->handshake ? now : 0; /* handshake_done makes it the duration */
+    c->state = tp->handshake ? CONN_HANDSHAKE : CONN_OPEN;
 }
 
 void conn_io_wait_write(struct conn *c, enum net_status st)
 {
-    if (st == NET_AGAIN && c->tp->handshake)
+    if (st == NET_AGAIN && c->sh->transport->handshake)
         c->write_wants_read = true;
     else
         ev_io_start(c->sh->loop, &c->wio);
 }
 
+/* Why an I/O call of c failed (writing: a write): the transport's reason
+ * or NULL, *err the socket's errno (errno as the call left it, unless the
+ * transport knows better). */
+static const char *io_reason(struct conn *c, bool writing, int *err)
+{
+    const struct transport_ops *tp = c->sh->transport;
+    *err = errno;
+    return tp->failure ? tp->failure(c->tps, writing, c->sh->rbuf, c->sh->rbuf_size, err) : NULL;
+}
+
 const char *conn_io_reason(struct conn *c, int *err)
 {
-    *err = errno;
-    return c->tp->failure ? c->tp->failure(c->tps, false, c->sh->rbuf, c->sh->rbuf_size, err) : NULL;
+    return io_reason(c, false, err);
 }
 
 void conn_io_failed(struct conn *c, enum stats_error otherwise)
 {
-    int err = errno;
-    const char *reason = c->tp->failure ? c->tp->failure(c->tps, otherwise == STATS_ERR_WRITE, c->sh->rbuf,
-                                                         c->sh->rbuf_size, &err)
-                                        : NULL;
+    int err;
+    const char *reason = io_reason(c, otherwise == STATS_ERR_WRITE, &err);
     if (!reason || (err && otherwise != STATS_ERR_TLS)) {
         char buf[96];
         if (otherwise == STATS_ERR_READ)
@@ -230,14 +237,15 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
 static void handshake_done(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    const struct transport_ops *tp = sh->transport;
     c->t_handshake = now - c->t_handshake;
-    stats_handshake(sh->stats, c->t_handshake, c->tp->resumed(c->tps));
+    stats_handshake(sh->stats, c->t_handshake, tp->resumed(c->tps));
     if (sh->script_conns) {
         struct tls_info info;
-        c->tp->info(c->tps, &info);
+        tp->info(c->tps, &info);
         script_conn_tls(sh->script, c->id, &info);
     }
-    if (sh->fallback && !c->tp->chose(c->tps, sh->framing->alpn)) {
+    if (sh->fallback && !tp->chose(c->tps, sh->framing->alpn)) {
         /* The server chose the fallback's protocol (HTTP/1.1): this
          * connection goes on in it (counted, each connection by what its
          * own handshake agreed on), the queued request first; the next
@@ -259,14 +267,15 @@ static void handshake_done(struct conn *c, int64_t now)
 static void handshake(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
+    const struct transport_ops *tp = sh->transport;
     bool connecting = c->state == CONN_CONNECTING;
     int64_t before = connecting ? clock_now_ns() : 0;
-    enum net_status st = c->tp->handshake(c->tps);
+    enum net_status st = tp->handshake(c->tps);
     /* While connecting, this is also the probe for the end of the TCP
      * handshake (as the framing's first write is without one): anything
      * but a write that would block or a socket error means the first
      * handshake message went out. */
-    int sock_err = st == NET_ERROR ? c->tp->socket_errno(c->tps, c->fd) : 0;
+    int sock_err = st == NET_ERROR ? tp->socket_errno(c->tps, c->fd) : 0;
     /* A reset or a broken pipe means the connect had worked: the server
      * dropped the connection in the handshake (a TLS failure). */
     if (connecting && (sock_err == ECONNRESET || sock_err == EPIPE))
@@ -298,14 +307,15 @@ static void handshake(struct conn *c)
 /* The write watcher fired while connecting: the connect ended. */
 static void on_connected(struct conn *c)
 {
+    const struct transport_ops *tp = c->sh->transport;
     ev_io_stop(c->sh->loop, &c->wio);
-    int err = c->tp->connected(c->fd);
+    int err = tp->connected(c->fd);
     if (err != 0) {
         conn_connect_failed(c, err);
         return;
     }
     conn_connected(c, clock_now_ns());
-    if (c->tp->handshake)
+    if (tp->handshake)
         handshake(c);
     else
         c->fr->ready(c);
@@ -314,12 +324,13 @@ static void on_connected(struct conn *c)
 void conn_begin_connect(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    const struct transport_ops *tp = sh->transport;
     int fd;
     c->state = CONN_CONNECTING;
     c->t_connect = now; /* the start; conn_connected turns it into the duration */
     socklen_t srclen;
     const struct sockaddr *src = sources_for(sh->sources, (uint64_t)sh->src_base + c->id, &srclen);
-    switch (c->tp->connect(sh->addr, *sh->addrlen, src, srclen, &fd)) {
+    switch (tp->connect(sh->addr, *sh->addrlen, src, srclen, &fd)) {
     case NET_ERROR:
     case NET_WANT_WRITE: /* not from a connect */
         conn_connect_failed(c, errno);
@@ -333,9 +344,9 @@ void conn_begin_connect(struct conn *c, int64_t now)
          * so the first write (or the handshake's first message) is tried
          * at once (saving a poll round and a getsockopt); it waits for
          * writability only if it would block. */
-        if (c->tp->handshake) {
-            if (c->tp->start)
-                c->tp->start(c->tps, fd);
+        if (tp->handshake) {
+            if (tp->start)
+                tp->start(c->tps, fd);
             handshake(c);
         } else {
             c->fr->connecting(c);
@@ -365,7 +376,8 @@ void conn_script_failed(struct conn *c)
  * ticket, a key update): the connection stays then. */
 static void readable_between(struct conn *c)
 {
-    if (c->tp->idle_readable && c->tp->idle_readable(c->tps, c->fd, c->sh->rbuf, c->sh->rbuf_size))
+    const struct transport_ops *tp = c->sh->transport;
+    if (tp->idle_readable && tp->idle_readable(c->tps, c->fd, c->sh->rbuf, c->sh->rbuf_size))
         return;
     conn_close_socket(c, false);
 }
@@ -486,8 +498,7 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     ev_init(&c->wio, on_write_event);
     ev_init(&c->timer, on_timer_event);
     ev_timer_set(&c->timer, 0., 0.);
-    c->tp = sh->transport;
-    c->tps = c->tp->conn_new ? c->tp->conn_new(sh->transport_ctx) : NULL;
+    c->tps = sh->transport->conn_new ? sh->transport->conn_new(sh->transport_ctx) : NULL;
     c->write_wants_read = c->read_wants_write = false;
     c->fs_own[0] = sh->framing->init(c);
     c->fs_own[1] = sh->fallback ? sh->fallback->init(c) : NULL;
@@ -512,19 +523,21 @@ unsigned conn_stop(struct conn *c)
 
 void conn_free(struct conn *c)
 {
+    const struct transport_ops *tp = c->sh->transport;
     conn_flow_free(c);
     c->sh->framing->free(c, c->fs_own[0]);
     if (c->sh->fallback)
         c->sh->fallback->free(c, c->fs_own[1]);
     c->fs = c->fs_own[0] = c->fs_own[1] = NULL;
-    if (c->tp->conn_free)
-        c->tp->conn_free(c->tps);
+    if (tp->conn_free)
+        tp->conn_free(c->tps);
     c->tps = NULL;
 }
 
 void conn_shared_free(struct conn_shared *sh)
 {
-    if (sh->framing->shared_free)
+    /* sh may be as calloc left it: a worker whose set-up failed early. */
+    if (sh->framing && sh->framing->shared_free)
         sh->framing->shared_free(sh);
     sh->framing_shared = NULL;
 }

@@ -83,7 +83,8 @@ struct conn_shared {
     size_t rbuf_size;
     struct sched *sched;         /* -R: the worker's arrival schedule; NULL in a closed loop */
     const struct transport_ops *transport; /* what carries the bytes (transport_for) */
-    void *transport_ctx;         /* its worker context (TLS's), or NULL */
+    void *transport_ctx;         /* its context for this worker, or NULL (TLS's: each worker has
+                                  * its own, as OpenSSL 3 locks shared ones) */
     const char *scheme;          /* "http" or "https": the requests' :scheme */
     const struct framing_ops *framing; /* what the requests are framed as (framing_for) */
     const struct framing_ops *fallback; /* what a socket speaks whose handshake chose another
@@ -128,8 +129,8 @@ struct conn {
     ev_io rio;              /* EV_READ, armed while the socket is open */
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
     ev_timer timer;         /* request deadline, connect backoff, or delay() wait */
-    const struct transport_ops *tp; /* sh->transport */
-    void *tps;              /* its state for this slot (made once, reused for every socket) */
+    void *tps;              /* sh->transport's state for this slot (made once, reused for
+                             * every socket) */
     bool write_wants_read;  /* the transport's write waits for readability (a TLS renegotiation,
                              * key update) */
     bool read_wants_write;  /* its read waits for writability */

@@ -71,9 +71,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         return -1;
     }
     ev_set_userdata(w->loop, w);
-    w->transport = transport_for(cfg->tls != NULL);
-    w->transport_ctx = NULL;
-    if (w->transport->ctx_new && !(w->transport_ctx = w->transport->ctx_new(cfg->tls, err, errlen)))
+    const struct transport_ops *transport = transport_for(cfg->tls != NULL);
+    void *transport_ctx = NULL;
+    if (transport->ctx_new && !(transport_ctx = transport->ctx_new(cfg->tls, err, errlen)))
         return -1;
     stats_init(&w->stats);
     series_rec_init(&w->series, &w->stats);
@@ -120,8 +120,8 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .max_body = cfg->max_body,
         .res = &w->res,
         .conn_done = w->conn_done,
-        .transport = w->transport,
-        .transport_ctx = w->transport_ctx,
+        .transport = transport,
+        .transport_ctx = transport_ctx,
         .scheme = cfg->tls ? "https" : "http",
         .framing = framing_for(cfg->http2),
         .fallback = framing_fallback(cfg->http2),
@@ -471,9 +471,10 @@ void worker_free(struct worker *w)
     w->script = NULL;
     w->script_req = NULL;
     free(w->conns);
-    if (w->transport && w->transport->ctx_free && w->transport_ctx)
-        w->transport->ctx_free(w->transport_ctx); /* after the connections' own transport state */
-    w->transport_ctx = NULL;
+    const struct transport_ops *tp = w->shared.transport;
+    if (tp && tp->ctx_free && w->shared.transport_ctx)
+        tp->ctx_free(w->shared.transport_ctx); /* after the connections' own transport state */
+    w->shared.transport_ctx = NULL;
     free(w->rbuf);
     if (w->loop)
         ev_loop_destroy(w->loop);

@@ -83,9 +83,6 @@ struct worker {
     struct sched sched;      /* -R only */
     struct intervals intervals; /* --hlog only */
     struct series_rec series; /* per-second figures for the main thread */
-    const struct transport_ops *transport; /* transport_for the run's scheme */
-    void *transport_ctx;     /* its context for this worker, or NULL (TLS: the worker's own:
-                              * OpenSSL 3 locks shared ones) */
     ev_check opener;         /* while connections are still to open: a batch after each poll */
     ev_idle open_idle;       /* active with opener, so that the poll does not block meanwhile */
     uint32_t opened;         /* connections 0 .. opened-1 were started */
