@@ -31,7 +31,8 @@ void conn_close_socket(struct conn *c, bool clean)
     c->table_open = false; /* a scenario's next request opens a new conn table */
     if (c->fd < 0)
         return;
-    c->fr->closed(c);
+    if (c->fr->closed)
+        c->fr->closed(c);
     framing_reset(c); /* the next socket's handshake chooses again */
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
@@ -71,13 +72,6 @@ void conn_end_names(struct conn *c, uint32_t name, unsigned n, const struct conn
         stats_name_fail(c->sh->stats, name, e->why, n, e->now, e->timed_out, e->latency);
 }
 
-/* The requests in flight on c end as e says; the caller counts them. */
-static void end_in_flight(struct conn *c, const struct conn_ending *e)
-{
-    c->fr->end(c, e);
-    c->fr->drop(c);
-}
-
 void conn_backoff(struct conn *c)
 {
     c->backoff = c->backoff > 0 ? c->backoff * 2 : CONN_BACKOFF_FIRST;
@@ -98,7 +92,7 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     int64_t now = timed_out ? clock_now_ns() : 0;
     if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
-    end_in_flight(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
+    c->fr->end(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
     if (sh->flow && c->pending)
         conn_flow_failed(c, c->item, why);
     if (c->pending && sh->stats->shown.failures)
@@ -361,7 +355,7 @@ void conn_begin_connect(struct conn *c, int64_t now)
 void conn_script_failed(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    end_in_flight(c, &(struct conn_ending){.cut_off = true});
+    c->fr->end(c, &(struct conn_ending){.cut_off = true});
     sh->stats->cut_off += c->pending;
     sh->in_flight -= c->pending;
     c->pending = 0;
@@ -515,7 +509,7 @@ unsigned conn_stop(struct conn *c)
         c->sh->stats->flow.cut_off++;
         c->sh->live_iters--;
     }
-    end_in_flight(c, &(struct conn_ending){.cut_off = true});
+    c->fr->end(c, &(struct conn_ending){.cut_off = true});
     c->pending = 0;
     conn_go_idle(c);
     return was_in_flight;

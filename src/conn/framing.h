@@ -49,11 +49,9 @@ struct framing_ops {
     void (*writable)(struct conn *c);
     void (*timer)(struct conn *c);
     /* Every request in flight on c ends: each one's name counted as e says
-     * (conn_end_names), before the caller counts them all. */
+     * (conn_end_names), and each let go; the caller counts them all. */
     void (*end)(struct conn *c, const struct conn_ending *e);
-    /* Every request let go (the caller counted them). */
-    void (*drop)(struct conn *c);
-    /* c's socket is closing. */
+    /* c's socket is closing (may be NULL: nothing to do). */
     void (*closed)(struct conn *c);
     /* The handshake chose sh->fallback's protocol before anything was
      * sent: the one request queued becomes c's own (c->req, c->name,

@@ -393,11 +393,6 @@ static void h1_end(struct conn *c, const struct conn_ending *e)
     conn_end_names(c, c->name, c->pending, e);
 }
 
-static void h1_nothing(struct conn *c)
-{
-    (void)c;
-}
-
 const struct framing_ops framing_h1 = {
     .name = "HTTP/1.1",
     .init = h1_init,
@@ -409,6 +404,4 @@ const struct framing_ops framing_h1 = {
     .writable = h1_writable,
     .timer = h1_timer,
     .end = h1_end,
-    .drop = h1_nothing,
-    .closed = h1_nothing,
 };

@@ -180,24 +180,21 @@ static void h2_connecting(struct conn *c)
     ev_io_start(c->sh->loop, &c->wio);
 }
 
-static void h2_drop(struct conn *c)
-{
-    h2c_all_free(H(c), c->sh->streams);
-}
-
 /* Each stream's name, then the rest (none, as a rule) under the
- * connection's. */
+ * connection's; then every slot is free. */
 static void h2_end(struct conn *c, const struct conn_ending *e)
 {
+    struct h2_conn *h = H(c);
     unsigned rest = c->pending;
     for (uint32_t i = 0; i < c->sh->streams && rest; i++) {
-        const struct h2_stream *st = &H(c)->streams[i];
+        const struct h2_stream *st = &h->streams[i];
         if (!st->active)
             continue;
         conn_end_names(c, st->name, 1, e);
         rest--;
     }
     conn_end_names(c, c->name, rest, e);
+    h2c_all_free(h, c->sh->streams);
 }
 
 /* The handshake chose HTTP/1.1: the one request queued for the connection
@@ -626,7 +623,6 @@ const struct framing_ops framing_h2 = {
     .writable = h2_writable,
     .timer = h2_timer,
     .end = h2_end,
-    .drop = h2_drop,
     .closed = h2_closed,
     .requeue = h2_requeue,
     .reconnect = h2_reconnect,
