@@ -86,6 +86,13 @@ struct script *script_new(char *err, size_t errlen)
     s->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     s->response = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
+    /* First: table walks that LuaJIT compiles wrongly stay interpreted in
+     * everything loaded after (lua/volley/traverse.lua says why). */
+    if (require_module(s, "volley.traverse", err, errlen) < 0) {
+        script_free(s);
+        return NULL;
+    }
+    lua_pop(L, 1);
     if (require_module(s, "volley.bridge", err, errlen) < 0) {
         script_free(s);
         return NULL;
