@@ -401,6 +401,52 @@ end
 ----------------------------------------------------------------------------
 -- Flows (lua/volley/flow.lua), called by C (src/script/script_flow.c).
 
+-- Hooks a scenario table holds that wrk scripts never define as globals
+-- (wrk's own names, request() and the rest, are a wrk script's hooks).
+local SCENARIO_ONLY = { "user", "connect", "options", "tasks", "sequence", "event", "on_start", "on_stop" }
+local SCENARIO_HOOKS = { "user", "request", "response", "connect", "options", "init", "delay", "setup", "done",
+                         "tasks", "sequence", "event", "on_start", "on_stop" }
+
+local function holds_hooks(v)
+  if type(v) ~= "table" then return nil end
+  for _, h in ipairs(SCENARIO_HOOKS) do
+    if type(rawget(v, h)) == "function" then return h end
+  end
+end
+
+-- Runs the script's chunk (at load, once): what it returns, or nil and
+-- why it is a mistake when it returns nothing but reads as a scenario that
+-- forgot to: a local table of hooks still in scope at the chunk's end (a
+-- missing `return s`), or a global function named like a scenario-only
+-- hook (`function user(u)`). The chunk's own errors are raised as they were.
+function bridge.run_chunk(chunk)
+  local forgotten
+  local function on_return()
+    if forgotten or debug.getinfo(2, "f").func ~= chunk then return end
+    for i = 1, 250 do
+      local name, v = debug.getlocal(2, i)
+      if not name then break end
+      local h = holds_hooks(v)
+      if h then forgotten = { name, h } break end
+    end
+  end
+  debug.sethook(on_return, "r")
+  local ok, result = pcall(chunk)
+  debug.sethook()
+  if not ok then error(result, 0) end
+  if result ~= nil then return result end
+  if forgotten then
+    return nil, ("the script defines %s.%s() but returns nothing: end it with `return %s`")
+      :format(forgotten[1], forgotten[2], forgotten[1])
+  end
+  for _, h in ipairs(SCENARIO_ONLY) do
+    if type(rawget(_G, h)) == "function" then
+      return nil, ("%s() is a global function, but a scenario's hooks are fields of the table the script"
+        .. " returns: local s = {} function s.%s(...) ... end return s"):format(h, h)
+    end
+  end
+end
+
 -- The scenario table of a script with user(u), kept when it loads: its
 -- data (volley.data) is read by each iteration.
 function bridge.set_scenario(t)

@@ -432,8 +432,19 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
 {
     lua_State *L = s->L;
     snprintf(s->name, sizeof s->name, "%s", path_or_name);
-    if (load_chunk(s, path_or_name, err, errlen) < 0 || script_pcall(s, 0, 1, NULL, err, errlen) < 0)
+    script_push_bridge(s, "run_chunk");
+    if (load_chunk(s, path_or_name, err, errlen) < 0) {
+        lua_pop(L, 1);
         return -1;
+    }
+    if (script_pcall(s, 1, 2, NULL, err, errlen) < 0)
+        return -1;
+    if (lua_isstring(L, -1)) {                      /* result why */
+        snprintf(err, errlen, "%s: %s", s->name, lua_tostring(L, -1));
+        lua_pop(L, 2);
+        return -1;
+    }
+    lua_pop(L, 1);                                  /* result */
     s->scenario = lua_istable(L, -1);
     if (s->scenario && check_hook_keys(s, err, errlen) < 0) {
         lua_pop(L, 1);
@@ -443,7 +454,7 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
         if (s->scenario)
             lua_getfield(L, -1, hook_names[h]);
         else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT || h == SCRIPT_USER)
-            lua_pushnil(L); /* not wrk hooks: a wrk script's globals of these names are its own */
+            lua_pushnil(L); /* not wrk hooks: bridge.run_chunk refused such globals */
         else
             lua_getglobal(L, hook_names[h]);
         if (take_hook(s, (enum script_hook)h, err, errlen) < 0) {

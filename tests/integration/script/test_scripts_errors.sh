@@ -325,4 +325,23 @@ check_eq "$(jv stopsetup _adds_up)" yes "thread:stop() in setup: accounting adds
 check_ge "$(jv stopsetup requests.completed)" 1 "thread:stop() in setup: thread 1 ran"
 check_eq "$(( $(jv stopsetup requests.started) <= 52 ))" 1 "thread:stop() in setup: thread 2 sent nothing"
 check_grep "$T/stopsetup.out" "^stopped in done$" "thread:stop() in done"
+# A scenario that forgot `return s`, or wrote its hook as a global
+# function named like a scenario-only hook, is refused with the fix (it
+# used to run the default GET / and exit 0); a wrk script that returns
+# nothing and only sets wrk fields still runs; a chunk's own error is its own.
+printf 'local s = {}\nfunction s.user(u) u:get("/") end\n' > "$S/noreturn.lua"
+printf 'function user(u) u:get("/") end\n' > "$S/globaluser.lua"
+printf 'local s = {}\nfunction s.request() return wrk.format() end\n' > "$S/noreturn_req.lua"
+printf 'wrk.method = "POST"\nlocal plain = { 1, 2 }\n' > "$S/wrkonly.lua"
+runv noreturn -n 3 -s "$S/noreturn.lua" "$url/"
+check_eq "$RC" 1 "no return s: exit status"
+check_grep "$T/noreturn.err" "noreturn.lua: the script defines s.user\(\) but returns nothing: end it with .return s." "no return s: the line"
+runv noreturn_req -n 3 -s "$S/noreturn_req.lua" "$url/"
+check_grep "$T/noreturn_req.err" "defines s.request\(\) but returns nothing" "no return s (request): the line"
+runv globaluser -n 3 -s "$S/globaluser.lua" "$url/"
+check_eq "$RC" 1 "global user(): exit status"
+check_grep "$T/globaluser.err" "user\(\) is a global function, but a scenario's hooks are fields of the table the script returns" "global user(): the line"
+runv wrkonly -n 3 -s "$S/wrkonly.lua" "$url/"
+check_eq "$RC" 0 "wrk fields only: exit status"
+check_eq "$(jv wrkonly requests.completed)" 3 "wrk fields only: runs"
 finish
