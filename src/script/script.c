@@ -56,6 +56,19 @@ static void preload_embedded(lua_State *L)
     lua_pop(L, 2);
 }
 
+/* next(t, k) for lua/volley/traverse.lua, in C: a call the JIT does not
+ * compile into its traces (it stitches around it). lua_next raises
+ * "invalid key to 'next'" as the builtin does. */
+static int table_walk(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_settop(L, 2);
+    if (lua_next(L, 1))
+        return 2;
+    lua_pushnil(L);
+    return 1;
+}
+
 /* Message handler for lua_pcall: makes any error object a string. */
 static int message_handler(lua_State *L)
 {
@@ -92,7 +105,11 @@ struct script *script_new(char *err, size_t errlen)
         script_free(s);
         return NULL;
     }
-    lua_pop(L, 1);
+    lua_pushcfunction(L, table_walk);
+    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
+        script_free(s);
+        return NULL;
+    }
     if (require_module(s, "volley.bridge", err, errlen) < 0) {
         script_free(s);
         return NULL;
