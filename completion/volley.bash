@@ -8,7 +8,7 @@
 
 _volley_options='-c --connections -t --threads -d --duration -n --requests --iterations
 -R --rate --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
--T --timeout --max-body --samples --heads --one-first --no-probe --heartbeat
+-T --timeout --yield-timeout --max-body --samples --heads --one-first --no-probe --heartbeat
 --targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
 -q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
@@ -74,7 +74,7 @@ _volley_run()
     --tls-resume) _volley_add 'on off'; return ;;
     -m | --method) _volley_add "$_volley_methods"; return ;;
     -c | --connections | -t | --threads | -d | --duration | -n | --requests | --iterations | \
-    -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | \
+    -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | --yield-timeout | \
     --max-body | --heartbeat | --hlog-interval | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window | \
     --source | --shard | --start-at | --run-id)

@@ -434,6 +434,10 @@ function bridge.run_chunk(chunk)
   local ok, result = pcall(chunk)
   debug.sethook()
   if not ok then error(result, 0) end
+  -- A flow's own code stays in the interpreter, where --yield-timeout's
+  -- count hook can stop a user that never yields (script_guard.c): a
+  -- compiled loop never looks at hooks. volley's modules stay compiled.
+  if type(result) == "table" and type(rawget(result, "user")) == "function" then jit.off(chunk, true) end
   if result ~= nil then return result end
   if forgotten then
     return nil, ("the script defines %s.%s() but returns nothing: end it with `return %s`")

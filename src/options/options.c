@@ -30,7 +30,8 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
-       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS };
+       OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
+       OPT_YIELD_TIMEOUT };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -44,6 +45,7 @@ static const struct option long_options[] = {
     {"body", required_argument, NULL, 'b'},
     {"body-file", required_argument, NULL, OPT_BODY_FILE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"yield-timeout", required_argument, NULL, OPT_YIELD_TIMEOUT},
     {"latency", no_argument, NULL, 'L'},
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"samples", no_argument, NULL, OPT_SAMPLES},
@@ -247,6 +249,7 @@ static void set_defaults(struct options *o)
     o->connections = 10;
     o->method = "GET";
     o->timeout_ns = INT64_C(10) * 1000000000;
+    o->yield_timeout_ns = INT64_C(100) * 1000000;
     o->keepalive = true;
     o->max_body = UINT64_C(8000000);
     o->hlog_interval_ns = 1000000000;
@@ -366,6 +369,14 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (units_parse_duration(optarg, &o->timeout_ns) < 0)
                 return options_fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 500ms, 10s, 2m, 1h)",
                                     ch == 'T' ? "-T" : "--timeout", optarg),
+                       OPTIONS_ERROR;
+            break;
+        case OPT_YIELD_TIMEOUT:
+            if (strcmp(optarg, "0") == 0)
+                o->yield_timeout_ns = 0;
+            else if (units_parse_duration(optarg, &o->yield_timeout_ns) < 0)
+                return options_fail(err, errlen, "%s: \"%s\" is not a duration (e.g. 100ms, 2s; 0 for no limit)",
+                                    "--yield-timeout", optarg),
                        OPTIONS_ERROR;
             break;
         case 'L':

@@ -41,6 +41,8 @@ struct options {
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
+    int64_t yield_timeout_ns; /* --yield-timeout: a flow's user() that runs this long without
+                               * yielding fails its iteration (default 100 ms; 0: never) */
     uint64_t max_body;     /* --max-body, default 8,000,000 bytes */
     bool samples;          /* --samples: keep every request's timings for done() */
     bool heads;            /* --heads: with --samples, keep each response's first read too */

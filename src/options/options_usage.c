@@ -27,6 +27,8 @@ const char options_usage[] =
     "                        or one URL a line. One origin; -H, -b, -m are defaults\n"
     "      --targets-order O round-robin (default) or random\n"
     "  -T, --timeout T       per-request timeout (default 10s)\n"
+    "  --yield-timeout T     a flow's user() that runs T without yielding fails its\n"
+    "                        iteration, naming the script's line (default 100ms)\n"
     "      --max-body N      most bytes of a response kept for a script's\n"
     "                        response() (default 8M); larger ones fail\n"
     "      --samples         keep every request's timings for a script's done()\n"

@@ -371,6 +371,8 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
     w->t_begin = clock_now_ns();
+    if (w->script)
+        script_guard_bind(w->script); /* for the run's watchdog (run.c's on_watch) */
     int64_t cpu0 = thread_cpu_ns();
     ev_async_init(&w->stop, on_stop);
     ev_async_start(w->loop, &w->stop);

@@ -34,6 +34,11 @@ const char *script_hook_name(enum script_hook h)
     return hook_names[h];
 }
 
+const char *script_name(const struct script *s)
+{
+    return s->name;
+}
+
 /* package.preload loader for an embedded module: upvalue 1 is its index. */
 static int load_embedded(lua_State *L)
 {
@@ -192,7 +197,9 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
     int base = lua_gettop(L) - nargs;
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->handler); /* made once: a C closure per call would be garbage */
     lua_insert(L, base);                            /* handler f args */
+    script_guard_enter(s, false);
     int rc = lua_pcall(L, nargs, nres, base);
+    script_guard_leave(s);
     lua_remove(L, base);
     if (rc != 0) {
         format_error(s, lua_tostring(L, -1), hook, err, errlen);

@@ -16,6 +16,7 @@ struct tls_info; /* tls.h */
 #include "names.h"
 #include "stats.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -70,6 +71,9 @@ bool script_is_scenario(const struct script *s);
 
 /* The hook's name as scripts spell it ("request"). */
 const char *script_hook_name(enum script_hook h);
+
+/* The script as the user named it (-s), for messages. */
+const char *script_name(const struct script *s);
 
 /* What the wrk table of a state starts with (wrk's fields, from the
  * command line). */
@@ -319,5 +323,37 @@ char *script_library_version(char *buf, size_t len);
  * usage: "volley.ab.args", "USAGE"), in a new state: a malloc'd copy, or
  * NULL with err. */
 char *script_module_string(const char *module, const char *field, char *err, size_t errlen);
+
+/* How long Lua runs at a stretch (script_guard.c). The signal a worker
+ * is interrupted with; script_guard_install sets its handler (once, on the
+ * main thread, before the workers start), and each worker names its state
+ * with script_guard_bind on its own thread. */
+#define SCRIPT_GUARD_SIGNAL SIGUSR2
+int script_guard_install(void);
+void script_guard_bind(struct script *s);
+
+/* The state's call count (any thread): odd while a call into Lua runs; the
+ * same odd value seen twice is the same call. Acquire: what the worker
+ * wrote before the call is visible after. */
+uint64_t script_busy(struct script *s);
+
+/* Whether the call under way is a flow user's resume. */
+bool script_in_user(struct script *s);
+
+/* From another thread: the call numbered call, which has run bound_ns
+ * (--yield-timeout), is to be stopped; then signal the worker
+ * (SCRIPT_GUARD_SIGNAL). A flow user stopped so fails its iteration with
+ * "FILE:LINE: user() ran 100ms without yielding"; a call that has returned
+ * meanwhile is left alone. */
+void script_interrupt(struct script *s, uint64_t call, int64_t bound_ns);
+
+/* From another thread, for a worker whose call numbered call (odd) will
+ * not return: the run goes on without it. When that call returns, if ever,
+ * its thread stops there for good and touches nothing more. Returns true
+ * when the worker is certainly stopped for good (still in that call, or
+ * parked); false when it left the call first (script_parked then tells,
+ * later, whether it stopped anyway). */
+bool script_park(struct script *s, uint64_t call);
+bool script_parked(struct script *s);
 
 #endif

@@ -126,7 +126,9 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
     lua_pushboolean(co, start);
     for (unsigned i = 0; i < nitems; i++)
         lua_pushlightuserdata(co, items[i]);
+    script_guard_enter(s, true);
     int rc = lua_resume(co, 1 + (int)nitems);
+    script_guard_leave(s);
     if (rc != LUA_YIELD) {
         const char *msg = rc == 0 ? "the user's coroutine returned" : lua_tostring(co, -1);
         snprintf(err, errlen, "%s: in user(): %s", s->name, msg ? msg : "(error object is not a string)");

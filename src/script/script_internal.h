@@ -6,6 +6,8 @@
 #include "script.h"
 
 #include <lua.h>
+#include <stdatomic.h>
+#include <errno.h>
 
 struct script {
     lua_State *L;
@@ -30,7 +32,37 @@ struct script {
     struct script_res *flow_res; /* per slot: the user's response (conn_shared.flow_res) */
     struct script_flow_names flow_names;
     char name[256];          /* the script as the user named it, for messages */
+    /* script_guard.c: calls into Lua, odd while one runs (written by the
+     * worker only), and what other threads ask of the call under way. */
+    _Atomic uint64_t calls;
+    atomic_bool in_user;     /* the call is a flow user's resume */
+    _Atomic uint64_t interrupt_call; /* interrupt this call (script_interrupt) */
+    _Atomic int64_t interrupt_ms;    /* the bound it ran past, for the message */
+    _Atomic uint64_t park_call;      /* stop for good when this call returns (script_park) */
+    atomic_bool parked;      /* the worker stopped for good */
 };
+
+/* Around every call into Lua (script_guard.c): the count odd while it
+ * runs. On return, a worker the run gave up on during that call stops for
+ * good. The return's store and the park check are sequentially consistent,
+ * as script_park's are, so that one of the two threads always sees the
+ * other. */
+static inline void script_guard_enter(struct script *s, bool user)
+{
+    atomic_store_explicit(&s->in_user, user, memory_order_relaxed);
+    atomic_store_explicit(&s->calls, atomic_load_explicit(&s->calls, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
+void script_guard_parked(struct script *s);
+
+static inline void script_guard_leave(struct script *s)
+{
+    uint64_t call = atomic_load_explicit(&s->calls, memory_order_relaxed);
+    atomic_store(&s->calls, call + 1);
+    if (atomic_load(&s->park_call) == call)
+        script_guard_parked(s);
+}
 
 /* The one way volley calls into Lua: the function and its nargs arguments
  * are on the stack. Returns 0 with nres results pushed, or -1 with err

@@ -383,3 +383,25 @@ const char *stats_error_name(enum stats_error e)
                                                             "parse",   "validation", "tls",     "protocol", "ports"};
     return names[e];
 }
+
+void stats_cut_off_rest(struct stats *s)
+{
+    uint64_t failed = 0;
+    for (int i = 0; i < STATS_ERR_KINDS; i++)
+        failed += s->errors[i];
+    uint64_t ended = s->completed + failed + s->cut_off;
+    if (s->started > ended)
+        s->cut_off += s->started - ended;
+    for (uint32_t i = 0; i < s->nnames; i++) {
+        struct stats_name *n = s->names[i];
+        if (!n)
+            continue;
+        uint64_t done = n->completed + stats_name_failed(n) + n->cut_off;
+        if (n->started > done)
+            n->cut_off += n->started - done;
+    }
+    struct stats_flow *f = &s->flow;
+    uint64_t iters = f->completed + f->failed + f->cut_off;
+    if (f->started > iters)
+        f->cut_off += f->started - iters;
+}

@@ -131,6 +131,11 @@ uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uin
 /* Requests of a name that ended in failure. */
 uint64_t stats_name_failed(const struct stats_name *n);
 
+/* What s started and has not ended (requests, each name's, iterations)
+ * counted as cut off: the figures of a worker the run stopped waiting for
+ * (run.c), whose requests in flight will never end. */
+void stats_cut_off_rest(struct stats *s);
+
 /* Renumbers src's request names to dst's ids, by name (names dst does not
  * have get the ids after its own), so that stats_merge, which adds names
  * by id (a run's workers share one registry), adds each of src's names to
