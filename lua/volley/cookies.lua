@@ -56,7 +56,8 @@ local byte, find, sub, lower, match, gmatch =
   string.byte, string.find, string.sub, string.lower, string.match, string.gmatch
 local concat, sort, remove = table.concat, table.sort, table.remove
 local floor, huge = math.floor, math.huge
-local type, tonumber, error, setmetatable = type, tonumber, error, setmetatable
+local type, tonumber, tostring, error, setmetatable, pairs =
+  type, tonumber, tostring, error, setmetatable, pairs
 
 -- A jar holds at most this many cookies (RFC 6265 6.1's minimum).
 cookies.max_cookies = 3000
@@ -299,6 +300,45 @@ local function parse(s, host, path, now)
     c.expires = expires
   end
   return c
+end
+
+---------------------------------------------------------------------------
+-- The request's host (5.1.2's canonicalized request-host)
+---------------------------------------------------------------------------
+
+-- The host of a Host header value, lower case, without port or IPv6
+-- brackets ("[::1]:8080" -> "::1", "Shop.Example:80" -> "shop.example").
+function cookies.host_of(value)
+  value = lower(trim(tostring(value)))
+  local v6 = match(value, "^%[([^%]]*)%]")
+  if v6 then return v6 end
+  local name = match(value, "^([^:]*):%d*$")
+  return name or value
+end
+
+-- The value of the header called host (any case) in headers, or nil.
+local function host_header(headers)
+  local v = headers.Host or headers.host
+  if v ~= nil then return v end
+  for name, value in pairs(headers) do
+    if type(name) == "string" and #name == 4 and lower(name) == "host" then return value end
+  end
+  return nil
+end
+
+local last_value, last_host -- the last Host value and its host: most runs send one
+
+-- The host a request's cookies are stored for and sent to: the Host header
+-- it sends (headers, a request's own, win over base, the command line's, as
+-- volley.flow_http.build sends them), as cookies.host_of gives it; default
+-- when it sends none. headers may be nil.
+function cookies.request_host(headers, base, default)
+  local v = headers and host_header(headers)
+  if v == nil and base then v = host_header(base) end
+  if v == nil then return default end
+  if v ~= last_value then last_value, last_host = v, cookies.host_of(v) end
+  if last_host == "" then return default end
+  return last_host
 end
 
 ---------------------------------------------------------------------------
