@@ -18,6 +18,16 @@
 --     path replaces the old cookie, keeping its creation time; a cookie that
 --     arrives already expired deletes the old one. Expired cookies are dropped
 --     as they are met.
+--   * Limits (6.1's minimums, taken as maximums, so that no server can grow a
+--     user's jar or request heads without end): a Set-Cookie value longer
+--     than cookies.max_bytes (4096: name, '=', value and all attributes with
+--     their separators, as received) is ignored, as is a script's cookie whose
+--     name=value is; at most cookies.max_per_domain (50) cookies share a domain
+--     (the Domain attribute's, or the host of a host-only cookie) and
+--     cookies.max_cookies (3000) are in a jar. A cookie that takes a jar past
+--     a limit is stored, then cookies are evicted in 5.3's order: expired ones
+--     first, then the oldest (by creation time) of a domain over its limit,
+--     then the oldest of all.
 --   * Sending (5.4): host-only cookies go to their exact host, domain cookies to
 --     domain-matching hosts; path-match of 5.1.4; Secure ones only when secure.
 --     Order: longer paths first, then earlier creation.
@@ -28,10 +38,10 @@
 --   * No public-suffix list: instead a Domain without any dot that differs from
 --     the host (Domain=com) is refused. Domain=example.co.uk is accepted.
 --   * No IDNA: hosts are compared as the lower-case strings the caller gives.
---   * Limits are per jar only (cookies.max_cookies, 3000); when full, the cookie
---     created first goes (RFC 6265 suggests the least recently used). A cookie
---     whose name and value exceed cookies.max_bytes (4096) is ignored. No
---     per-domain limit.
+--   * Eviction takes the oldest by creation time, not the least recently
+--     accessed (5.3 step 12 asks for the earliest last-access date): a load
+--     test's user has no reading history worth keeping, and creation order is
+--     the jar's own order, so no stamp is written per request.
 --   * store's secure argument does not restrict anything: RFC 6265 stores
 --     Secure cookies received over http (RFC 6265bis would not); they are still
 --     only sent over https.
@@ -45,12 +55,16 @@ local cookies = {}
 local byte, find, sub, lower, match, gmatch =
   string.byte, string.find, string.sub, string.lower, string.match, string.gmatch
 local concat, sort, remove = table.concat, table.sort, table.remove
-local floor, huge = math.floor, math.huge
-local type, tonumber, error, setmetatable = type, tonumber, error, setmetatable
+local huge = math.huge
+local type, tonumber, tostring, error, setmetatable, pairs =
+  type, tonumber, tostring, error, setmetatable, pairs
 
--- A jar holds at most this many cookies; the first created goes when full.
+-- A jar holds at most this many cookies (RFC 6265 6.1's minimum).
 cookies.max_cookies = 3000
--- A cookie whose name and value together are longer is ignored.
+-- At most this many cookies share a domain (6.1's minimum).
+cookies.max_per_domain = 50
+-- A Set-Cookie value (name=value and attributes) longer than this is ignored,
+-- as is a script's cookie whose name=value is (6.1's minimum).
 cookies.max_bytes = 4096
 
 local B_SLASH, B_DOT = 47, 46
@@ -65,91 +79,9 @@ local function trim(s)
   return match(s, "^[ \t]*(.-)[ \t]*$")
 end
 
----------------------------------------------------------------------------
--- Dates (5.1.1)
----------------------------------------------------------------------------
-
-local MONTHS = {
-  jan = 1, feb = 2, mar = 3, apr = 4, may = 5, jun = 6,
-  jul = 7, aug = 8, sep = 9, oct = 10, nov = 11, dec = 12,
-}
-local MONTH_DAYS = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 }
--- A run of non-delimiters of 5.1.1 (delimiters: tab, 0x20-0x2F, 0x3B-0x40,
--- 0x5B-0x60, 0x7B-0x7E); this is one date-token.
-local DATE_TOKEN = "[%z\1-\8\10-\31%d:A-Za-z\127-\255]+"
-
--- The leading run of digits of tok as a number when it has lo..hi digits
--- (the grammar's "n*mDIGIT ( non-digit *OCTET )"), else nil.
-local function lead_digits(tok, lo, hi)
-  local d = match(tok, "^%d+")
-  if d and #d >= lo and #d <= hi then return tonumber(d) end
-  return nil
-end
-
--- hh:mm:ss at the start of tok, each field one or two digits, else nil.
-local function hms(tok)
-  local h, m, s = match(tok, "^(%d+):(%d+):(%d+)")
-  if h and #h <= 2 and #m <= 2 and #s <= 2 then
-    return tonumber(h), tonumber(m), tonumber(s)
-  end
-  return nil
-end
-
--- Days from 1970-01-01 to the given civil date (proleptic Gregorian): the
--- era-based day count, exact for any year, with no os.time (local time zone).
-local function days_from_civil(y, m, d)
-  if m <= 2 then y = y - 1 end
-  local era = floor(y / 400)
-  local yoe = y - era * 400
-  local mp = (m + 9) % 12
-  local doy = floor((153 * mp + 2) / 5) + d - 1
-  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
-
 -- Parses a cookie-date (RFC 6265 5.1.1) to seconds since the epoch (UTC), or
--- returns nil when it is not one. Accepts what servers send: RFC 1123
--- ("Wed, 21 Oct 2015 07:28:00 GMT"), RFC 850 ("Sunday, 06-Nov-94 08:49:37
--- GMT"), asctime ("Sun Nov  6 08:49:37 1994") and their variants.
-function cookies.parse_date(s)
-  if type(s) ~= "string" then return nil end
-  local hour, min, sec, day, month, year
-  for tok in gmatch(s, DATE_TOKEN) do
-    -- Each token fills the first still-missing field it matches, in the
-    -- order the RFC lists them: time, day of month, month, year.
-    local h, mi, se
-    if not hour then h, mi, se = hms(tok) end
-    if h then
-      hour, min, sec = h, mi, se
-    else
-      local d = not day and lead_digits(tok, 1, 2)
-      if d then
-        day = d
-      else
-        local mo = not month and MONTHS[lower(sub(tok, 1, 3))]
-        if mo then
-          month = mo
-        elseif not year then
-          year = lead_digits(tok, 2, 4)
-        end
-      end
-    end
-  end
-  if not (hour and day and month and year) then return nil end
-  if year >= 70 and year <= 99 then
-    year = year + 1900
-  elseif year <= 69 then
-    year = year + 2000
-  end
-  if day < 1 or day > 31 or year < 1601 or hour > 23 or min > 59 or sec > 59 then
-    return nil
-  end
-  local leap = (year % 4 == 0 and year % 100 ~= 0) or year % 400 == 0
-  if day > MONTH_DAYS[month] + ((month == 2 and leap) and 1 or 0) then
-    return nil  -- 31 Apr, 29 Feb of a common year: no such date
-  end
-  return days_from_civil(year, month, day) * 86400 + hour * 3600 + min * 60 + sec
-end
+-- nil (volley.cookie_date).
+cookies.parse_date = require("volley.cookie_date").parse
 
 ---------------------------------------------------------------------------
 -- Matching (5.1.3, 5.1.4)
@@ -226,13 +158,13 @@ end
 -- The cookie of one Set-Cookie value received from host for path, or nil
 -- when the value must be ignored.
 local function parse(s, host, path, now)
+  if #s > cookies.max_bytes then return nil end
   local semi = find(s, ";", 1, true)
   local nv = semi and sub(s, 1, semi - 1) or s
   local eq = find(nv, "=", 1, true)
   if not eq then return nil end
   local name, value = trim(sub(nv, 1, eq - 1)), trim(sub(nv, eq + 1))
-  if name == "" or #name + #value > cookies.max_bytes
-     or find(name, CTL) or find(value, CTL) then
+  if name == "" or find(name, CTL) or find(value, CTL) then
     return nil
   end
   local secure, http_only = false, false
@@ -289,6 +221,45 @@ local function parse(s, host, path, now)
 end
 
 ---------------------------------------------------------------------------
+-- The request's host (5.1.2's canonicalized request-host)
+---------------------------------------------------------------------------
+
+-- The host of a Host header value, lower case, without port or IPv6
+-- brackets ("[::1]:8080" -> "::1", "Shop.Example:80" -> "shop.example").
+function cookies.host_of(value)
+  value = lower(trim(tostring(value)))
+  local v6 = match(value, "^%[([^%]]*)%]")
+  if v6 then return v6 end
+  local name = match(value, "^([^:]*):%d*$")
+  return name or value
+end
+
+-- The value of the header called host (any case) in headers, or nil.
+local function host_header(headers)
+  local v = headers.Host or headers.host
+  if v ~= nil then return v end
+  for name, value in pairs(headers) do
+    if type(name) == "string" and #name == 4 and lower(name) == "host" then return value end
+  end
+  return nil
+end
+
+local last_value, last_host -- the last Host value and its host: most runs send one
+
+-- The host a request's cookies are stored for and sent to: the Host header
+-- it sends (headers, a request's own, win over base, the command line's, as
+-- volley.flow_http.build sends them), as cookies.host_of gives it; default
+-- when it sends none. headers may be nil.
+function cookies.request_host(headers, base, default)
+  local v = headers and host_header(headers)
+  if v == nil and base then v = host_header(base) end
+  if v == nil then return default end
+  if v ~= last_value then last_value, last_host = v, cookies.host_of(v) end
+  if last_host == "" then return default end
+  return last_host
+end
+
+---------------------------------------------------------------------------
 -- The jar
 ---------------------------------------------------------------------------
 
@@ -325,32 +296,75 @@ local function named(c, name)
   return c.name == name
 end
 
--- Stores cookie c (5.3 steps 11-12). now may be nil (a script's session
--- cookie cannot have expired); then a full jar is not purged first.
+-- Drops the first k cookies of jar for which pick(c, arg) is true (the k
+-- oldest of them: the jar is in creation order), keeping the order of the
+-- others.
+local function drop_oldest(jar, k, pick, arg)
+  local n, j = #jar, 0
+  for i = 1, n do
+    local c = jar[i]
+    if k > 0 and pick(c, arg) then
+      k = k - 1
+    else
+      j = j + 1
+      jar[j] = c
+    end
+  end
+  for i = n, j + 1, -1 do jar[i] = nil end
+end
+
+local function of_domain(c, domain)
+  return c.domain == domain
+end
+
+local function any()
+  return true
+end
+
+-- Brings jar back within its limits after a cookie of domain was added, in
+-- the order of 5.3 step 12: expired cookies (none known when now is nil),
+-- then the oldest of a domain over its limit, then the oldest of all. Only
+-- domain can be over its limit: every insert leaves the others within it.
+local function evict(jar, domain, now)
+  if now then purge(jar, now) end
+  local same = 0
+  for i = 1, #jar do
+    if jar[i].domain == domain then same = same + 1 end
+  end
+  if same > cookies.max_per_domain then
+    drop_oldest(jar, same - cookies.max_per_domain, of_domain, domain)
+  end
+  if #jar > cookies.max_cookies then drop_oldest(jar, #jar - cookies.max_cookies, any) end
+end
+
+-- Stores cookie c (5.3 steps 11-12), then evicts what the limits ask. now
+-- may be nil (a script's session cookie cannot have expired); then no
+-- expired cookie is looked for.
 local function insert(jar, c, now)
   local n = #jar
   local name, domain, path = c.name, c.domain, c.path
   stamp = stamp + 1
   c.set = stamp
+  local same = 0 -- cookies of c's domain already in the jar
   for i = 1, n do
     local old = jar[i]
-    if old.name == name and old.domain == domain and old.path == path then
-      if now and expired(c, now) then
-        remove(jar, i)
-      else
-        c.created = old.created
-        jar[i] = c
+    if old.domain == domain then
+      if old.name == name and old.path == path then
+        if now and expired(c, now) then
+          remove(jar, i)
+        else
+          c.created = old.created
+          jar[i] = c
+        end
+        return
       end
-      return
+      same = same + 1
     end
   end
   if now and expired(c, now) then return end
-  if n >= cookies.max_cookies then
-    if now then purge(jar, now) end
-    while #jar >= cookies.max_cookies do remove(jar, 1) end
-  end
   c.created = stamp
-  jar[#jar + 1] = c
+  jar[n + 1] = c
+  if same >= cookies.max_per_domain or n >= cookies.max_cookies then evict(jar, domain, now) end
 end
 
 -- Stores the cookies of one response. set_cookie: the list of its Set-Cookie
@@ -435,25 +449,26 @@ local function refuse(name, value)
   if find(value, ";", 1, true) or find(value, CTL) then
     return "the value has ';' or a control character"
   end
-  if #name + #value > cookies.max_bytes then
-    return "name and value are longer than " .. cookies.max_bytes .. " bytes"
+  if #name + 1 + #value > cookies.max_bytes then
+    return "name=value is longer than " .. cookies.max_bytes .. " bytes"
   end
   return nil
 end
 
 -- Sets the cookie name to value as a script wants it: host-only for host,
 -- path "/", a session cookie, not secure; it replaces a cookie of the same
--- name, domain and path. value nil deletes every cookie called name.
--- Returns true, or false and why when the cookie cannot be sent as given
--- (empty name, ';' or control characters, over cookies.max_bytes).
-function Jar:set(name, value, host)
+-- name, domain and path. value nil deletes every cookie called name. now
+-- (wall seconds, may be nil): when the jar must evict, expired cookies go
+-- first. Returns true, or false and why when the cookie cannot be sent as
+-- given (empty name, ';' or control characters, over cookies.max_bytes).
+function Jar:set(name, value, host, now)
   if value == nil then
     filter(self, named, name)
     return true
   end
   local why = refuse(name, value)
   if why then return false, why end
-  insert(self, new_cookie(name, value, lower(host), false, "/"), nil)
+  insert(self, new_cookie(name, value, lower(host), false, "/"), now)
   return true
 end
 
@@ -495,7 +510,7 @@ function Proxy.__newindex(p, name, value)
     error("u.cookies." .. name .. ": a string or nil expected, not a "
           .. type(value), 2)
   end
-  local ok, why = p[K_JAR]:set(name, value, p[K_HOST])
+  local ok, why = p[K_JAR]:set(name, value, p[K_HOST], p[K_NOW]())
   if not ok then error("u.cookies." .. name .. ": " .. why, 2) end
 end
 

@@ -137,11 +137,12 @@ local function host_only()
   return lower(volley.target.host)
 end
 
--- The response's Set-Cookie fields into the user's jar.
-local function keep_cookies(st, lud, path, secure, now)
+-- The response's Set-Cookie fields into the user's jar (host: the request's,
+-- cookies.request_host).
+local function keep_cookies(st, lud, host, path, secure, now)
   -- most responses set none: no table for them
   if not bridge_c.c_flow_values(lud, "set-cookie") then return end
-  st.jar:store({ bridge_c.c_flow_values(lud, "set-cookie") }, st.host, path, secure, now)
+  st.jar:store({ bridge_c.c_flow_values(lud, "set-cookie") }, host, path, secure, now)
 end
 
 -- What a request of user st needs before it is built: its method and
@@ -161,12 +162,13 @@ local function send(u, st, fn, method, path, opts, level)
   method, path, body, ctype, name = prepare(fn, method, path, opts, level + 1)
   local hops = opts.redirects or 10
   local secure = volley.target.scheme == "https"
+  local host = cookies.request_host(opts.headers, wrk.headers, st.host)
   st.check = opts.check
   st.io = true
   local r
   while true do
     local now = os.time()
-    local cookie = st.jar:header(st.host, path, secure, now)
+    local cookie = st.jar:header(host, path, secure, now)
     local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
     st.seq = st.seq + 1
     st.reason = nil
@@ -174,7 +176,7 @@ local function send(u, st, fn, method, path, opts, level)
     r = response(st, st.reason, path, st.lud, st.res)
     local c = st.res
     if c.error_ ~= 0 then break end
-    keep_cookies(st, st.lud, path, secure, now)
+    keep_cookies(st, st.lud, host, path, secure, now)
     local how = REDIRECTS[c.status_]
     if how == nil or hops <= 0 or r[3] then break end
     local location = bridge_c.c_flow_values(st.lud, "location")
@@ -194,19 +196,20 @@ end
 local function batch(u, st, list, level)
   local n, item = http.batch_list(list, level + 1)
   if n == 0 then return {} end
-  local args, checks, paths = {}, {}, {}
+  local args, checks, paths, hosts = {}, {}, {}, {}
   local secure = volley.target.scheme == "https"
   local now = os.time()
   for i = 1, n do
     local fn, path, opts = item(i)
     local method, body, ctype, name
     method, path, body, ctype, name = prepare(fn, "GET", path, opts, level + 1)
-    local cookie = st.jar:header(st.host, path, secure, now)
+    local host = cookies.request_host(opts.headers, wrk.headers, st.host)
+    local cookie = st.jar:header(host, path, secure, now)
     local k = 4 * i - 3
     args[k], args[k + 1], args[k + 2], args[k + 3] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
       opts.timeout or 0, opts.check ~= nil
-    checks[i], paths[i] = opts.check, path
+    checks[i], paths[i], hosts[i] = opts.check, path, host
   end
   st.io = true
   st.seq = st.seq + 1
@@ -216,7 +219,7 @@ local function batch(u, st, list, level)
   for i = 1, n do
     local r = response(st, st.batch_reasons[i], paths[i], got[i + 1])
     local c = r[6]
-    if c.error_ == 0 then keep_cookies(st, got[i + 1], paths[i], secure, now) end
+    if c.error_ == 0 then keep_cookies(st, got[i + 1], hosts[i], paths[i], secure, now) end
     if r.failed then st.failures = st.failures + 1 end
     out[i] = r
   end
@@ -290,7 +293,8 @@ function flow.new(slot, lud)
     id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0,
     res = ffi.cast(res_ptr, lud), lud = lud, jar = cookies.new(),
   }
-  st.host = host_only()
+  -- the host of the Host header sent (-H Host:), else the target's
+  st.host = cookies.request_host(nil, wrk.headers, host_only())
   st.cookies = cookies.proxy(st.jar, st.host, now_s)
   states[u] = st
   local co = create(function()

@@ -5,6 +5,7 @@
 -- redirect rules, u:fail's error and the user's read-only fields.
 -- Plain Lua (no FFI): volley.testing runs under plain busted.
 local json_encode = require("volley.json").encode
+local uri = require("volley.uri")
 
 local http = {}
 
@@ -151,14 +152,14 @@ function http.own_path(url, t)
   return path
 end
 
--- Where a redirect's Location points, as a path of target, or nil.
+-- Where a redirect's Location points, as a path of target (with its
+-- query, without its fragment), or nil for another origin: the reference
+-- resolved (volley.uri, RFC 3986 5.2) against the URL of the request it
+-- answered (from: that request's path on t).
 function http.redirect_path(location, from, t)
-  local p = http.own_path(location, t)
-  if p then return p end
-  if find(location, "://", 1, true) or sub(location, 1, 2) == "//" then return nil end
-  -- relative: against the directory of the path it came from
-  local dir = from:match("^([^?#]*/)") or "/"
-  return dir .. location
+  local host = find(t.host, ":", 1, true) and "[" .. t.host .. "]" or t.host
+  local url = uri.resolve(t.scheme .. "://" .. host .. ":" .. t.port .. from, location)
+  return http.own_path(uri.without_fragment(url), t)
 end
 
 -- A request's method, its path on target t, its body and the body's

@@ -279,7 +279,8 @@ end
 -- The request's bytes with the user's cookies as of now, read back and
 -- recorded in the result.
 local function request(st, fn, method, path, opts, body, ctype, name, now, level)
-  local cookie = st.jar:header(lower(st.target.host), path, st.target.scheme == "https", now)
+  local host = cookies.request_host(opts.headers, st.headers, lower(st.target.host))
+  local cookie = st.jar:header(host, path, st.target.scheme == "https", now)
   local req = parsed(http.build(fn, method, path, opts.headers, st.headers, body, ctype, cookie, level + 1))
   req.name, req.group = name, st.group
   local list = st.result.requests
@@ -291,7 +292,10 @@ end
 local function keep_cookies(st, c, req, now)
   req.status = c.status
   local set = c.values["set-cookie"]
-  if set then st.jar:store(set, lower(st.target.host), req.path, st.target.scheme == "https", now) end
+  if not set then return end
+  -- for the host of the Host header the request sent, as volley.flow
+  local host = cookies.request_host(req.headers, nil, lower(st.target.host))
+  st.jar:store(set, host, req.path, st.target.scheme == "https", now)
 end
 
 -- opts.check run on c as volley.flow.check runs it: the reason it failed,
@@ -465,7 +469,7 @@ function testing.user(spec)
     routes = compile_routes(spec.responses or {}), target = t, headers = headers, now = spec.now or os.time,
     spec_data = spec.data,
   }
-  st.cookies = cookies.proxy(st.jar, lower(t.host), st.now)
+  st.cookies = cookies.proxy(st.jar, cookies.request_host(nil, headers, lower(t.host)), st.now)
   states[u] = st
   return u
 end

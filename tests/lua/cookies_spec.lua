@@ -297,35 +297,11 @@ describe("cookies: storage", function()
     assert.are.equal("a=2", sent(jar))
   end)
 
-  it("drops the first created cookie beyond cookies.max_cookies", function()
-    local jar = cookies.new()
-    local list = {}
-    for i = 1, cookies.max_cookies + 2 do list[i] = "c" .. i .. "=" .. i end
-    jar:store(list, HOST, "/", false, NOW)
-    assert.are.equal(cookies.max_cookies, jar:count())
-    assert.is_nil(jar:get("c1", NOW))
-    assert.is_nil(jar:get("c2", NOW))
-    assert.are.equal("3", jar:get("c3", NOW))
-    assert.are.equal(tostring(cookies.max_cookies + 2),
-                     jar:get("c" .. (cookies.max_cookies + 2), NOW))
-  end)
-
-  it("makes room with expired cookies before dropping live ones", function()
-    local jar = cookies.new()
-    local list = { "c1=1", "old=1; Max-Age=5" }
-    for i = 3, cookies.max_cookies do list[i] = "c" .. i .. "=" .. i end
-    jar:store(list, HOST, "/", false, NOW)
-    jar:store({ "new=1" }, HOST, "/", false, NOW + 10)
-    assert.are.equal(cookies.max_cookies, jar:count())
-    assert.are.equal("1", jar:get("c1", NOW + 10))  -- the first created, still live
-    assert.are.equal("1", jar:get("new", NOW + 10))
-  end)
-
   it("ignores a cookie whose name and value pass cookies.max_bytes", function()
     local max = cookies.max_bytes
-    local jar = jar_with({ "n=" .. string.rep("x", max - 1), "m=" .. string.rep("x", max) })
+    local jar = jar_with({ "n=" .. string.rep("x", max - 2), "m=" .. string.rep("x", max) })
     assert.are.equal(1, jar:count())
-    assert.are.equal(max - 1, #jar:get("n", NOW))
+    assert.are.equal(max - 2, #jar:get("n", NOW))
     assert.is_nil(jar:get("m", NOW))
   end)
 
@@ -334,6 +310,136 @@ describe("cookies: storage", function()
     assert.is_nil(next(jar))
     assert.are.equal(0, jar:count())
     assert.is_nil(jar:header(HOST, "/", false, NOW))
+  end)
+end)
+
+-- The limits of RFC 6265 6.1 (its minimums, taken as maximums) and the
+-- eviction order of 5.3 step 12: expired cookies, then the oldest of a
+-- domain over its limit, then the oldest of all.
+describe("cookies: limits and eviction", function()
+  -- The Set-Cookie values name1=v ... nameN=v (value of size bytes).
+  local function many(name, n, size)
+    local v, list = string.rep("v", size or 1), {}
+    for i = 1, n do list[i] = name .. i .. "=" .. v end
+    return list
+  end
+
+  -- host i's name, so that each host-only cookie set has a domain of its own.
+  local function host(i) return "h" .. i .. ".example.com" end
+
+  it("are RFC 6265 6.1's: 4096 bytes a cookie, 50 a domain, 3000 a jar", function()
+    assert.are.equal(4096, cookies.max_bytes)
+    assert.are.equal(50, cookies.max_per_domain)
+    assert.are.equal(3000, cookies.max_cookies)
+  end)
+
+  it("ignores a Set-Cookie value over max_bytes, its attributes counted", function()
+    local attrs = "; Path=/; Max-Age=60"
+    local fits = "a=" .. string.rep("x", cookies.max_bytes - 2 - #attrs) .. attrs
+    local jar = jar_with({ fits, "b" .. fits })  -- one byte over, by its name
+    assert.are.equal(cookies.max_bytes, #fits)
+    assert.are.equal(1, jar:count())
+    assert.is_not_nil(jar:get("a", NOW))
+    -- name and value small enough on their own, the attributes make it too long
+    jar = jar_with({ "c=1; Path=/" .. string.rep("p", cookies.max_bytes) })
+    assert.are.equal(0, jar:count())
+    -- a script's cookie counts name=value
+    assert.is_true(jar:set("s", string.rep("x", cookies.max_bytes - 2), HOST))
+    assert.is_false(jar:set("s", string.rep("x", cookies.max_bytes - 1), HOST))
+  end)
+
+  it("keeps at most max_per_domain cookies of a domain, the domain's oldest going", function()
+    local jar = jar_with({ "other=1" }, "other.org")  -- the oldest of all, another domain
+    jar:store(many("c", 52), HOST, "/", false, NOW)
+    assert.are.equal(51, jar:count())
+    assert.are.equal("1", jar:get("other", NOW))  -- not the jar's oldest: the domain's
+    assert.is_nil(jar:get("c1", NOW))
+    assert.is_nil(jar:get("c2", NOW))
+    assert.are.equal("v", jar:get("c3", NOW))
+    assert.are.equal("v", jar:get("c52", NOW))
+    assert.are.equal(50, select(2, sent(jar):gsub("=", "")))
+  end)
+
+  it("counts a domain cookie in its Domain, whatever host set it", function()
+    local jar = cookies.new()
+    for i = 1, 30 do jar:store({ "a" .. i .. "=1; Domain=example.com" }, host(1), "/", false, NOW) end
+    for i = 1, 30 do jar:store({ "b" .. i .. "=1; Domain=example.com" }, host(2), "/", false, NOW) end
+    jar:store(many("own", 5), host(1), "/", false, NOW) -- host-only: domain h1.example.com
+    assert.are.equal(55, jar:count())
+    assert.is_nil(jar:get("a10", NOW))
+    assert.are.equal("1", jar:get("a11", NOW))
+  end)
+
+  it("counts paths of a domain together and replaces without evicting", function()
+    local jar = cookies.new()
+    for i = 1, 50 do jar:store({ "c=" .. i .. "; Path=/p" .. i }, HOST, "/", false, NOW) end
+    jar:store({ "c=again; Path=/p1" }, HOST, "/", false, NOW)  -- a replacement: still 50
+    assert.are.equal(50, jar:count())
+    assert.are.equal("c=again", sent(jar, HOST, "/p1"))
+    jar:store({ "c=new; Path=/q" }, HOST, "/", false, NOW)
+    assert.are.equal(50, jar:count())
+    assert.is_nil(sent(jar, HOST, "/p1")) -- the oldest, though replaced since
+  end)
+
+  it("evicts an expired cookie of the domain before its oldest live one", function()
+    local jar = cookies.new()
+    jar:store(many("c", 20), HOST, "/", false, NOW)
+    jar:store({ "short=1; Max-Age=5" }, HOST, "/", false, NOW)
+    jar:store(many("d", 29), HOST, "/", false, NOW)
+    jar:store({ "new=1" }, HOST, "/", false, NOW + 10)
+    assert.are.equal(50, jar:count())
+    assert.are.equal("v", jar:get("c1", NOW + 10))
+    assert.are.equal("1", jar:get("new", NOW + 10))
+  end)
+
+  it("holds at most max_cookies in all, the oldest of all going", function()
+    local jar = cookies.new()
+    local per = cookies.max_per_domain
+    local hosts = cookies.max_cookies / per
+    for h = 1, hosts + 1 do jar:store(many("c", per), host(h), "/", false, NOW) end
+    assert.are.equal(cookies.max_cookies, jar:count())
+    assert.is_nil(jar:header(host(1), "/", false, NOW)) -- host 1's were the oldest
+    assert.are.equal(per, select(2, jar:header(host(2), "/", false, NOW):gsub("=", "")))
+    assert.are.equal(per, select(2, jar:header(host(hosts + 1), "/", false, NOW):gsub("=", "")))
+  end)
+
+  it("makes room in a full jar with expired cookies (any domain) before live ones", function()
+    local jar = cookies.new()
+    local per = cookies.max_per_domain
+    local hosts = cookies.max_cookies / per
+    for h = 1, hosts do
+      local list = many("c", per)
+      if h == 7 then list[per] = "gone=1; Max-Age=5" end
+      jar:store(list, host(h), "/", false, NOW)
+    end
+    jar:store({ "new=1" }, host(hosts + 1), "/", false, NOW + 10)
+    assert.are.equal(cookies.max_cookies, jar:count())
+    assert.are.equal(per, select(2, jar:header(host(1), "/", false, NOW + 10):gsub("=", "")))
+    assert.are.equal("1", jar:get("new", NOW + 10))
+  end)
+
+  it("evicts for a script's cookie too, expired ones first", function()
+    local jar = cookies.new()
+    jar:store({ "short=1; Max-Age=5" }, HOST, "/", false, NOW)
+    jar:store(many("c", 49), HOST, "/", false, NOW)
+    local p = cookies.proxy(jar, HOST, function() return NOW + 10 end)
+    p.mine = "1"
+    assert.are.equal(50, jar:count())
+    assert.are.equal("v", jar:get("c1", NOW + 10))
+    p.more = "2"
+    assert.are.equal(50, jar:count())
+    assert.is_nil(jar:get("c1", NOW + 10))
+  end)
+
+  it("bounds a flood: the Cookie header of one host stays under 50 cookies of 4096 bytes", function()
+    local jar = cookies.new()
+    for round = 1, 20 do
+      jar:store(many("r" .. round .. "x", 100, 4000), "127.0.0.1", "/", false, NOW)
+    end
+    assert.are.equal(50, jar:count())
+    local h = jar:header("127.0.0.1", "/", false, NOW)
+    assert.is_true(#h <= 50 * (cookies.max_bytes + 2))
+    assert.truthy(h:find("^r20x51="))
   end)
 end)
 
@@ -476,5 +582,31 @@ describe("cookies.proxy (u.cookies)", function()
     p.jar = "x"  -- a cookie, not a field: the jar still works
     assert.are.equal("x", p.jar)
     assert.are.equal("jar=x", jar:header(HOST, "/", false, NOW))
+  end)
+end)
+
+describe("cookies.request_host: the host cookies are kept for and sent to", function()
+  it("is the Host header's host, lower case, without port or brackets", function()
+    assert.are.equal("shop.example", cookies.host_of("Shop.Example:8080"))
+    assert.are.equal("shop.example", cookies.host_of(" shop.example "))
+    assert.are.equal("::1", cookies.host_of("[::1]:8080"))
+    assert.are.equal("::1", cookies.host_of("[::1]"))
+    assert.are.equal("10.0.0.1", cookies.host_of("10.0.0.1:80"))
+  end)
+
+  it("takes the request's own Host (any case) over the command line's, else the default", function()
+    local base = { Host = "cli.example:8080", Accept = "*/*" }
+    assert.are.equal("own.example", cookies.request_host({ hOsT = "own.example" }, base, "127.0.0.1"))
+    assert.are.equal("cli.example", cookies.request_host({ ["X-A"] = "1" }, base, "127.0.0.1"))
+    assert.are.equal("cli.example", cookies.request_host(nil, { HOST = "cli.example" }, "127.0.0.1"))
+    assert.are.equal("127.0.0.1", cookies.request_host(nil, { Accept = "*/*" }, "127.0.0.1"))
+    assert.are.equal("127.0.0.1", cookies.request_host({ Host = "" }, nil, "127.0.0.1"))
+  end)
+
+  it("lets a domain cookie set through a Host header be stored and sent back", function()
+    local host = cookies.request_host(nil, { Host = "www.shop.example:8080" }, "127.0.0.1")
+    local jar = cookies.new()
+    jar:store({ "sid=1; Domain=shop.example" }, host, "/", false, NOW)
+    assert.are.equal("sid=1", jar:header(host, "/", false, NOW))
   end)
 end)

@@ -183,6 +183,19 @@ describe("volley.testing", function()
       assert.are.equal("PUT", res.requests[2].method)
     end)
 
+    it("resolves a Location as RFC 3986 does: relative, query-only, dot segments, fragment, //host", function()
+      local u = testing.user{ responses = {
+        ["GET /a/b/c"] = { status = 302, headers = { Location = "../d?x=1#f" } },
+        ["GET /a/d"] = { status = 302, headers = { Location = "?y=2" } },
+        ["GET /a/d?y=2"] = { status = 302, headers = { Location = "//127.0.0.1:8080/e" } },
+        ["GET /e"] = { status = 302, headers = { Location = "//elsewhere.example/e" } },
+      } }
+      local res = testing.run(flow(function(u) u:get("/a/b/c") end), u)
+      assert.is_false(res.failed)
+      assert.are.same({ "/a/b/c", "/a/d?x=1", "/a/d?y=2", "/e" }, { res.requests[1].path, res.requests[2].path,
+                                                                   res.requests[3].path, res.requests[4].path })
+    end)
+
     it("stops at opts.redirects hops, at another origin, and at 10 hops by default", function()
       local u = testing.user{ responses = {
         ["GET /loop"] = { status = 302, headers = { Location = "loop" } },
@@ -259,6 +272,34 @@ describe("volley.testing", function()
         u:get("/")
       end), u)
       assert.are.equal("theme=dark", res.requests[1].headers.cookie)
+    end)
+
+    it("keeps and sends domain cookies for the Host header's host (-H Host), not the URL's", function()
+      local u = testing.user{ target = "http://127.0.0.1:8080", headers = { Host = "www.shop.example:8080" },
+        responses = {
+          ["GET /login"] = { headers = { ["Set-Cookie"] = { "sid=1; Domain=shop.example", "own=2" } } },
+          ["GET /home"] = { body = "" },
+        } }
+      local res = testing.run(flow(function(u)
+        u:get("/login")
+        u.cookies.mine = "3"
+        u:get("/home")
+      end), u)
+      assert.are.equal("sid=1; own=2; mine=3", res.requests[2].headers.cookie)
+    end)
+
+    it("takes a request's own Host header (opts.headers, any case) over the command line's", function()
+      local u = testing.user{ responses = {
+        ["GET /a"] = { headers = { ["Set-Cookie"] = "sid=1; Domain=a.example" } },
+        ["GET /b"] = { body = "" },
+      } }
+      local res = testing.run(flow(function(u)
+        u:get("/a", { headers = { host = "x.a.example" } })
+        u:get("/b", { headers = { HOST = "y.a.example" } })
+        u:get("/b")
+      end), u)
+      assert.are.equal("sid=1", res.requests[2].headers.cookie)
+      assert.is_nil(res.requests[3].headers.cookie) -- Host: 127.0.0.1:8080
     end)
   end)
 
