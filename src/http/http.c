@@ -1,10 +1,13 @@
-/* Request encoding and framing, and response parsing: a fast path for the
- * common Content-Length response, and http-parser for everything else. The
- * parser is given only the callbacks the core needs (headers complete,
- * message complete): no header or body callbacks. */
+/* Response parsing: a fast path for the common Content-Length response,
+ * and http-parser for everything else; and pipelined request strings
+ * framed as a server frames them. The parser is given only the callbacks
+ * the core needs (headers complete, message complete): no header or body
+ * callbacks. Request strings are encoded and taken apart in
+ * http_request.c, a response received whole in http_raw.c: neither needs
+ * the parser. */
 #include "http.h"
 
-#include "xalloc.h"
+#include "http_raw.h"
 
 #include <http_parser.h>
 #ifdef __SSE2__
@@ -12,41 +15,8 @@
 #endif
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
-#include <strings.h>
 
 _Static_assert(sizeof(http_parser) <= sizeof(((struct http_rx *)0)->opaque), "http_rx.opaque too small");
-
-static bool has_header(const struct http_request_spec *s, const char *name)
-{
-    size_t n = strlen(name);
-    for (size_t i = 0; i < s->nheaders; i++)
-        if (strncasecmp(s->headers[i], name, n) == 0 && s->headers[i][n] == ':')
-            return true;
-    return false;
-}
-
-char *http_request_encode(const struct http_request_spec *s, size_t *len)
-{
-    size_t cap = strlen(s->method) + strlen(s->path) + strlen(s->host_header) + s->body_len + 128;
-    for (size_t i = 0; i < s->nheaders; i++)
-        cap += strlen(s->headers[i]) + 2;
-    char *buf = xmalloc(cap);
-    size_t n = (size_t)snprintf(buf, cap, "%s %s HTTP/1.%c\r\n", s->method, s->path, s->http10 ? '0' : '1');
-    if (!has_header(s, "Host"))
-        n += (size_t)snprintf(buf + n, cap - n, "Host: %s\r\n", s->host_header);
-    for (size_t i = 0; i < s->nheaders; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s\r\n", s->headers[i]);
-    if (s->body_len && !has_header(s, "Content-Length"))
-        n += (size_t)snprintf(buf + n, cap - n, "Content-Length: %zu\r\n", s->body_len);
-    if (!s->keepalive && !s->http10 && !has_header(s, "Connection"))
-        n += (size_t)snprintf(buf + n, cap - n, "Connection: close\r\n");
-    n += (size_t)snprintf(buf + n, cap - n, "\r\n");
-    if (s->body_len)
-        memcpy(buf + n, s->body, s->body_len);
-    *len = n + s->body_len;
-    return buf;
-}
 
 static int on_headers_complete(http_parser *p)
 {
@@ -456,22 +426,6 @@ const char *http_rx_cut_reason(const struct http_rx *rx, char *buf, size_t n)
     return buf;
 }
 
-/* The end of the head starting at p (just past its blank line), or NULL.
- * Lines may end in CRLF or, as http-parser allows, in a bare LF. */
-static const char *head_end(const char *p, const char *end)
-{
-    for (const char *nl = memchr(p, '\n', (size_t)(end - p)); nl; nl = memchr(nl + 1, '\n', (size_t)(end - nl - 1))) {
-        const char *q = nl + 1;
-        if (q < end && *q == '\r')
-            q++;
-        if (q < end && *q == '\n')
-            return q + 1;
-        if (nl + 1 >= end)
-            break;
-    }
-    return NULL;
-}
-
 /* Pipelined request strings are framed by http-parser in request mode, as
  * a server frames them. It is stopped after each request and started afresh
  * for the next: after a request that asks to close (Connection: close,
@@ -505,7 +459,7 @@ static const http_parser_settings request_settings = {
 static bool one_request_at_most(const char *buf, size_t len)
 {
     const char *end = buf + len;
-    if (head_end(buf, end) != end)
+    if (http_head_end(buf, end) != end)
         return false;
     for (const char *cr = memchr(buf, '\r', len); cr; cr = memchr(cr + 1, '\r', (size_t)(end - cr - 1)))
         if (cr + 1 == end || cr[1] != '\n')
@@ -538,133 +492,6 @@ unsigned http_count_requests(const char *buf, size_t len)
 unsigned http_count_requests_parser_only(const char *buf, size_t len)
 {
     return count_requests(buf, len);
-}
-
-/* Whether the header name [n, n + len) is lower in any case. */
-static bool header_is(const char *n, size_t len, const char *lower)
-{
-    return strlen(lower) == len && strncasecmp(n, lower, len) == 0;
-}
-
-int http_request_parts(const char *req, size_t len, struct http_parts *p, const char **why)
-{
-    const char *end = req + len, *line = req;
-    const char *nl = memchr(line, '\n', len);
-    const char *sp1 = nl ? memchr(line, ' ', (size_t)(nl - line)) : NULL;
-    const char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(nl - sp1 - 1)) : NULL;
-    if (!sp2 || sp1 == line || sp2 == sp1 + 1) {
-        *why = "not an HTTP request line";
-        return -1;
-    }
-    p->method = line;
-    p->method_len = (size_t)(sp1 - line);
-    p->path = sp1 + 1;
-    p->path_len = (size_t)(sp2 - sp1 - 1);
-    p->host = NULL;
-    p->host_len = 0;
-    p->nheaders = 0;
-    uint64_t clen = 0;
-    for (line = nl + 1; line < end; line = nl + 1) {
-        nl = memchr(line, '\n', (size_t)(end - line));
-        if (!nl) {
-            *why = "the request's head does not end";
-            return -1;
-        }
-        const char *e = nl > line && nl[-1] == '\r' ? nl - 1 : nl;
-        if (e == line)
-            break; /* the blank line */
-        const char *colon = memchr(line, ':', (size_t)(e - line));
-        if (!colon) {
-            *why = "a header line without a colon";
-            return -1;
-        }
-        size_t nlen = (size_t)(colon - line);
-        const char *v = colon + 1;
-        while (v < e && (*v == ' ' || *v == '\t'))
-            v++;
-        size_t vlen = (size_t)(e - v);
-        if (header_is(line, nlen, "host")) {
-            p->host = v;
-            p->host_len = vlen;
-        } else if (header_is(line, nlen, "content-length")) {
-            clen = strtoull(v, NULL, 10);
-        } else if (header_is(line, nlen, "transfer-encoding")) {
-            *why = "a chunked request body is HTTP/1's (give the body whole, with Content-Length)";
-            return -1;
-        } else if (!header_is(line, nlen, "connection") && !header_is(line, nlen, "keep-alive") &&
-                   !header_is(line, nlen, "proxy-connection") && !header_is(line, nlen, "upgrade") &&
-                   !header_is(line, nlen, "te")) {
-            if (p->nheaders == HTTP_PARTS_MAX) {
-                *why = "more than 64 headers";
-                return -1;
-            }
-            p->headers[p->nheaders].name = line;
-            p->headers[p->nheaders].name_len = nlen;
-            p->headers[p->nheaders].value = v;
-            p->headers[p->nheaders].value_len = vlen;
-            p->nheaders++;
-        }
-    }
-    if (line >= end) {
-        *why = "the request's head does not end";
-        return -1;
-    }
-    p->body = nl + 1;
-    p->body_len = (size_t)(end - p->body);
-    if (p->body_len != clen) {
-        *why = p->body_len > clen ? "more than one request in the string (pipelining is HTTP/1's)"
-                                  : "a body shorter than its Content-Length";
-        return -1;
-    }
-    return 0;
-}
-
-size_t http_final_head_end(const char *raw, size_t len)
-{
-    const char *p = raw, *end = raw + len;
-    for (;;) {
-        const char *e = head_end(p, end);
-        if (!e)
-            return len;
-        /* "HTTP/1.x 1yy": an interim response, unless 101 (the final one). */
-        bool interim = e - p > 12 && p[9] == '1' && !(p[10] == '0' && p[11] == '1');
-        if (!interim)
-            return (size_t)(e - raw);
-        p = e;
-    }
-}
-
-size_t http_dechunk(char *body, size_t len, size_t *trailers)
-{
-    const char *r = body, *end = body + len;
-    char *w = body;
-    *trailers = len;
-    while (r < end) {
-        uint64_t size = 0;
-        for (; r < end; r++) {
-            int d = *r >= '0' && *r <= '9' ? *r - '0'
-                  : (*r | 0x20) >= 'a' && (*r | 0x20) <= 'f' ? (*r | 0x20) - 'a' + 10 : -1;
-            if (d < 0)
-                break;
-            size = size * 16 + (uint64_t)d;
-        }
-        const char *nl = memchr(r, '\n', (size_t)(end - r)); /* past any chunk extension */
-        if (nl && size == 0)
-            *trailers = (size_t)(nl + 1 - body); /* the last chunk: the trailer section follows */
-        if (!nl || size == 0)
-            break;
-        r = nl + 1;
-        if (size > (uint64_t)(end - r))
-            size = (uint64_t)(end - r);
-        memmove(w, r, size);
-        w += size;
-        r += size;
-        nl = memchr(r, '\n', (size_t)(end - r)); /* the CRLF after the data */
-        if (!nl)
-            break;
-        r = nl + 1;
-    }
-    return (size_t)(w - body);
 }
 
 char *http_library_version(char *buf, size_t len)

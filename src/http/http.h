@@ -1,36 +1,18 @@
-/* HTTP/1.x for connections: request encoding and framing, and the
- * response-parsing glue around http-parser. This is the only file that sees
- * http_parser.h, so a move to another parser is a change to http.c alone. */
+/* HTTP/1.x for connections: response framing, the response-parsing glue
+ * around http-parser, and pipelined request strings counted. http.c is the
+ * only file that sees http_parser.h, so a move to another parser is a
+ * change to http.c alone. What needs no parser has its own file: request
+ * strings (http_request.h) and a response received whole (http_raw.h),
+ * included here so that one include gives a caller the whole of HTTP/1.x. */
 #ifndef VOLLEY_HTTP_H
 #define VOLLEY_HTTP_H
+
+#include "http_raw.h"
+#include "http_request.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct http_request_spec {
-    const char *method;
-    const char *path;        /* path and query */
-    const char *host_header; /* used unless headers hold a Host header */
-    const char **headers;    /* "Name: value" lines without CRLF */
-    size_t nheaders;
-    const char *body;
-    size_t body_len;
-    bool http10;
-    bool keepalive;          /* false: ask the server to close (HTTP/1.1) */
-};
-
-/* A request encoded whole: what is written for it. */
-struct http_req {
-    const char *bytes;
-    size_t len;
-};
-
-/* Encodes one request: request line, Host, the given headers, Content-Length
- * when there is a body (unless given), Connection: close when !keepalive on
- * HTTP/1.1 (unless a Connection header is given), blank line, body. Returns a
- * malloc'd buffer (caller frees) and its length in *len. */
-char *http_request_encode(const struct http_request_spec *spec, size_t *len);
 
 /* Incremental response parser state, embedded in each connection. Only
  * http.c knows the layout of the opaque part.
@@ -85,38 +67,6 @@ unsigned http_count_requests(const char *buf, size_t len);
 /* The same without the fast path for one request (for tests comparing the
  * two). */
 unsigned http_count_requests_parser_only(const char *buf, size_t len);
-
-/* One HTTP/1 request string taken apart, for HTTP/2 (pointers into the
- * string). Header names keep their case; hop-by-hop headers (Connection,
- * Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade, TE) are left
- * out, Host is kept apart (it becomes :authority), Content-Length too. */
-#define HTTP_PARTS_MAX 64
-struct http_parts {
-    const char *method, *path, *host, *body;
-    size_t method_len, path_len, host_len, body_len;
-    struct {
-        const char *name, *value;
-        size_t name_len, value_len;
-    } headers[HTTP_PARTS_MAX];
-    size_t nheaders;
-};
-
-/* Takes req apart into *p. Returns 0, or -1 with *why: not one whole
- * request (pipelined requests, a body longer or shorter than its
- * Content-Length), a chunked body, more than HTTP_PARTS_MAX headers, or a
- * malformed request line. No allocation. */
-int http_request_parts(const char *req, size_t len, struct http_parts *p, const char **why);
-
-/* For a response received whole and accepted by http_rx_feed (len bytes
- * from its first byte): the offset just past its final head, skipping any
- * 1xx interim responses before it. The body follows. */
-size_t http_final_head_end(const char *raw, size_t len);
-
-/* Decodes the chunked body of such a response in place (the framing is
- * known to be valid) and returns its decoded length. *trailers: where the
- * trailer section begins in body (the field lines after the last chunk,
- * then the blank line, up to len), left in place by the decoding. */
-size_t http_dechunk(char *body, size_t len, size_t *trailers);
 
 /* Short description of the last parse error, for diagnostics. */
 const char *http_rx_error(const struct http_rx *rx);

@@ -7,152 +7,18 @@
 #include "fmt.h"
 #include "html_internal.h"
 
-#include "hdr_codec.h"
 #include "json_in.h"
-#include "utf8.h"
 
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-void html_escape(FILE *out, const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '&': fputs("&amp;", out); i++; continue;
-        case '<': fputs("&lt;", out); i++; continue;
-        case '>': fputs("&gt;", out); i++; continue;
-        case '"': fputs("&quot;", out); i++; continue;
-        case '\'': fputs("&#39;", out); i++; continue;
-        }
-        uint32_t cp;
-        size_t k = utf8_decode(s + i, n - i, &cp);
-        if (k == 0 || (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') || cp == 0x7f) {
-            fputs("\xef\xbf\xbd", out); /* U+FFFD */
-            i += k ? k : 1;
-            continue;
-        }
-        fwrite(s + i, 1, k, out);
-        i += k;
-    }
-}
 
 static void esc(FILE *out, const char *s)
 {
     if (s)
         html_escape(out, s, strlen(s));
-}
-
-/* Field reading (html_internal.h). */
-
-void html_rd_fail(struct html_rd *rd, const char *path, const char *key, const char *fmt, ...)
-{
-    if (rd->failed)
-        return;
-    rd->failed = true;
-    char what[300];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    if (rd->errlen > 0)
-        snprintf(rd->err, rd->errlen, "%s%s%s: %s", path, key && *path ? "." : "", key ? key : "", what);
-}
-
-const struct json *html_rd_of(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
-                              enum json_type type, bool required)
-{
-    static const char *const names[] = {"null", "true or false", "a number", "a string", "an array", "an object"};
-    if (rd->failed)
-        return NULL;
-    const struct json *v = json_in_get(obj, key);
-    if (!v || v->type == JSON_NULL) {
-        if (required)
-            html_rd_fail(rd, path, key, "%s (expected %s)", v ? "null" : "missing", names[type]);
-        return NULL;
-    }
-    if (v->type != type) {
-        html_rd_fail(rd, path, key, "expected %s, found %s", names[type], json_in_type_name(v));
-        return NULL;
-    }
-    return v;
-}
-
-double html_rd_num(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool required)
-{
-    const struct json *v = html_rd_of(rd, obj, path, key, JSON_NUMBER, required);
-    return v ? v->num : NAN;
-}
-
-double html_rd_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key)
-{
-    double v = html_rd_num(rd, obj, path, key, false);
-    if (isnan(v))
-        return 0;
-    if (v < 0 || v > HTML_COUNT_MAX || v != floor(v)) {
-        html_rd_fail(rd, path, key, "expected a count (a whole number from 0), found %.17g", v);
-        return 0;
-    }
-    return v;
-}
-
-uint64_t html_rd_add(struct html_rd *rd, const char *path, const char *key, uint64_t *sum, double v)
-{
-    if (rd->failed)
-        return 0;
-    /* both at most HTML_COUNT_MAX: their sum is far below 2^64 */
-    uint64_t n = (uint64_t)v;
-    if ((double)(*sum + n) > HTML_COUNT_MAX) {
-        html_rd_fail(rd, path, key, "%llu, added to the %llu before it, is more than %.0f, the most a result "
-                     "counts: not a real result", (unsigned long long)n, (unsigned long long)*sum, HTML_COUNT_MAX);
-        return 0;
-    }
-    *sum += n;
-    return n;
-}
-
-uint64_t html_rd_add_count(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
-                           uint64_t *sum)
-{
-    return html_rd_add(rd, path, key, sum, html_rd_count(rd, obj, path, key));
-}
-
-double html_rd_span(struct html_rd *rd, const struct json *p, const char *path, double interval)
-{
-    double span = html_rd_num(rd, p, path, "span", false);
-    if (!isnan(span) && !(span > 0 && span <= interval)) {
-        html_rd_fail(rd, path, "span", "expected seconds above 0, at most the interval (%.17g)", interval);
-        return NAN;
-    }
-    return span;
-}
-
-bool html_rd_hist(struct html_rd *rd, const struct json *obj, const char *path, struct hist *h)
-{
-    size_t len;
-    const char *b64 = html_rd_str(rd, obj, path, "hdr", true, &len);
-    if (!b64)
-        return false;
-    char err[256];
-    if (hdr_decode(b64, len, h, err, sizeof err) < 0) {
-        html_rd_fail(rd, path, "hdr", "%s", err);
-        return false;
-    }
-    return true;
-}
-
-const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
-                        bool required, size_t *len)
-{
-    const struct json *v = html_rd_of(rd, obj, path, key, JSON_STRING, required);
-    if (len)
-        *len = v ? v->len : 0;
-    return v ? v->s : NULL;
 }
 
 /* Formatting. */
@@ -174,22 +40,6 @@ const char *html_rd_str(struct html_rd *rd, const struct json *obj, const char *
     ".c4{--c:#9467bd}.c5{--c:#8c564b}.c6{--c:#17becf}.c7{--c:#7f7f7f}"                                 \
     ".better{color:#17803d;font-weight:bold}.worse{color:#c62828;font-weight:bold}.same,.nodata{color:#666}" \
     ".warn{color:#a15c00}tr.differ td{background:#fff4e0}"
-
-void html_num(FILE *out, double v, int dec)
-{
-    if (isnan(v))
-        fputs("-", out);
-    else if (v == floor(v) && fabs(v) < 1e15)
-        fprintf(out, "%.0f", v);
-    else
-        fprintf(out, "%.*f", dec, v);
-}
-
-void html_us(FILE *out, double v)
-{
-    char buf[32];
-    fputs(isnan(v) ? "-" : fmt_time(buf, sizeof buf, v * 1e3), out);
-}
 
 static void row_start(FILE *out, const char *label)
 {
@@ -401,41 +251,6 @@ static void counts_table(FILE *out, struct html_rd *rd, const struct json *r, co
         shown++;
     }
     if (!shown)
-        fprintf(out, "<tr><td colspan=\"2\" class=\"none\">none</td></tr>\n");
-    fprintf(out, "</table>\n");
-}
-
-void html_reasons(FILE *out, struct html_rd *rd, const struct json *f, const char *path, const char *id,
-                  const char *head)
-{
-    char rpath[64];
-    snprintf(rpath, sizeof rpath, "%s.reasons", path);
-    const struct json *reasons = html_rd_of(rd, f, path, "reasons", JSON_ARRAY, false);
-    fprintf(out, "<table id=\"%s\"><tr><th>%s</th><th class=\"n\">count</th></tr>\n", id, head);
-    size_t n = reasons ? reasons->len : 0;
-    for (size_t i = 0; i < n && !rd->failed; i++) {
-        char at[96];
-        snprintf(at, sizeof at, "%s[%zu]", rpath, i);
-        size_t len;
-        const char *why = html_rd_str(rd, &reasons->items[i], at, "reason", true, &len);
-        double c = html_rd_num(rd, &reasons->items[i], at, "count", true);
-        if (rd->failed)
-            return;
-        fprintf(out, "<tr><td>");
-        html_escape(out, why, len);
-        fprintf(out, "</td><td class=\"n\">");
-        html_num(out, c, 0);
-        fprintf(out, "</td></tr>\n");
-    }
-    double other = html_rd_num(rd, f, path, "other", false);
-    if (other > 0) {
-        fprintf(out, "<tr><td>");
-        html_num(out, html_rd_num(rd, f, path, "other_reasons", false), 0);
-        fprintf(out, " other reasons</td><td class=\"n\">");
-        html_num(out, other, 0);
-        fprintf(out, "</td></tr>\n");
-    }
-    if (n == 0 && !(other > 0))
         fprintf(out, "<tr><td colspan=\"2\" class=\"none\">none</td></tr>\n");
     fprintf(out, "</table>\n");
 }

@@ -27,9 +27,4 @@ int html_render(FILE *out, const struct json *result, const char *text, size_t t
  * (byte 40): ..."). */
 int html_write(FILE *out, const char *text, size_t len, char *err, size_t errlen);
 
-/* Writes s[0..n) HTML-escaped for text and attribute values: & < > " '
- * as entities, C0 controls (but tab, LF, CR), DEL and U+0000 as U+FFFD,
- * bytes that are not well-formed UTF-8 as U+FFFD. */
-void html_escape(FILE *out, const char *s, size_t n);
-
 #endif

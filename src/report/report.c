@@ -14,31 +14,6 @@
 #include <math.h>
 #include <string.h>
 
-/* -R is missed when fewer than this share of the scheduled rate was sent. */
-#define RATE_MET_SHARE 0.99
-
-/* Under a histogram's line, when values were above its top: how many, and
- * that they count as the top (in the max, the mean and the percentiles). */
-static void clamped_note(FILE *out, int64_t clamped, const char *top)
-{
-    if (clamped)
-        fprintf(out, "    (%" PRId64 " value%s above %s recorded as %s)\n", clamped, clamped == 1 ? "" : "s", top,
-                top);
-}
-
-void report_hist_line(FILE *out, const char *name, const struct hist *h)
-{
-    static const double ps[] = {50, 90, 99, 99.9};
-    char b[32];
-    fprintf(out, "  %-9s", name);
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        fprintf(out, " p%g %s ", ps[i], fmt_time(b, sizeof b, (double)hist_percentile(h, ps[i])));
-    fprintf(out, " max %s ", fmt_time(b, sizeof b, (double)(h->count ? h->max : 0)));
-    fprintf(out, " mean %s ", fmt_time(b, sizeof b, hist_mean(h)));
-    fprintf(out, " stdev %s\n", fmt_time(b, sizeof b, hist_stdev(h)));
-    clamped_note(out, h->clamped, fmt_time(b, sizeof b, (double)h->highest));
-}
-
 /* How many reasons of validation failures the text report lists (the
  * JSON: JSON_REASONS); the rest are summed in one line. Reasons, like
  * metric names, the URL and script errors, are untrusted text (often the
@@ -89,7 +64,7 @@ static void metrics_text(FILE *out, const struct metrics *ms)
                 metrics_value(h->count ? h->max : 0), hist_mean(h) / METRIC_SCALE);
         char top[32];
         snprintf(top, sizeof top, "%.6g", metrics_value(h->highest));
-        clamped_note(out, h->clamped, top);
+        report_clamped_note(out, h->clamped, top);
     }
 }
 
@@ -161,22 +136,6 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     report_shard_header(out, o, r);
     report_tls_header(out, t, r);
     report_h2_header(out, o);
-}
-
-double report_sent_rate(const struct options *o, const struct run_result *r)
-{
-    const struct stats *s = &r->stats;
-    if (!o->rate || s->arrivals == 0 || r->sent_span_ns <= 0)
-        return 0;
-    return (double)s->arrivals * 1e9 / (double)r->sent_span_ns;
-}
-
-bool report_rate_met(const struct options *o, const struct run_result *r, double sent)
-{
-    const struct stats *s = &r->stats;
-    if (o->stages) /* a curve has no one rate: what it asked for by the end went out */
-        return (double)s->arrivals >= RATE_MET_SHARE * (double)(s->arrivals + s->unsent);
-    return sent >= RATE_MET_SHARE * report_target_rate(o, r);
 }
 
 bool report_rate_missed(FILE *err, const struct options *o, const struct run_result *r)

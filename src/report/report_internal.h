@@ -1,40 +1,19 @@
 /* Shared by report.c (the text report), report_json.c (the JSON) and the
- * other report_*.c files only: the line and JSON shapes of a histogram, -R's
- * criterion, and the TLS, HTTP/2, series, health and threshold parts of the
- * reports. */
+ * other report_*.c files only: the names, flow, TLS, HTTP/2, series,
+ * health, threshold and shard parts of the reports. The line and JSON
+ * shapes of a histogram and -R's criterion, which all of them use, are
+ * below them in report_common.h, included here. */
 #ifndef VOLLEY_REPORT_INTERNAL_H
 #define VOLLEY_REPORT_INTERNAL_H
 
 #include "fmt.h"
 #include "hist.h"
 #include "options.h"
+#include "report_common.h"
 #include "result.h"
 #include "target.h"
 
 #include <stdio.h>
-
-/* "  Name      p50 ...  max ...  mean ...  stdev ..." and any clamped note. */
-void report_hist_line(FILE *out, const char *name, const struct hist *h);
-
-/* -R: whether sent (report_sent_rate) reached the target: the text
- * report's, the JSON's and the exit status's one criterion (99 % of
- * report_target_rate; with --stages, 99 % of the arrivals sent). */
-bool report_rate_met(const struct options *o, const struct run_result *r, double sent);
-
-/* "  \"name\": {...}" with a comma unless last, and a newline. */
-void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
-
-/* A histogram's JSON object alone, "{\"count\": ...}". */
-void report_json_hist_obj(FILE *out, const struct hist *h);
-
-/* The JSON objects of the statuses ({"200": n, ...}, only codes that
- * occurred), of the failures by kind (every kind), and of validation
- * failures by reason ({"reasons": [...], "other_reasons": N, "other": M}:
- * the first 20 of reasons, which are sorted; more and more_count: a saved
- * result's reasons it did not list). */
-void report_json_status(FILE *out, const uint64_t *status);
-void report_json_errors(FILE *out, const uint64_t *errors);
-void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count);
 
 /* The widest name column of the text report's tables (request names,
  * checks, groups); longer names are cut with "..." (the JSON has them

@@ -15,10 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How many reasons of validation failures the JSON lists (the text report
- * lists fewer, report.c); the rest are summed in its "other". */
-#define JSON_REASONS 20
-
 /* A JSON number after the literal text before it ("\"min\": "): through
  * json_out_num, as every double in the JSON is, so that an infinite or NaN
  * value is written as null. */
@@ -26,94 +22,6 @@ static void json_num(FILE *out, const char *before, double v, int decimals)
 {
     fputs(before, out);
     json_out_num(out, v, decimals);
-}
-
-/* ", \"key\": " and a histogram's figure (ns) in us; null when the
- * histogram is empty: a 0 there would read as a fast response. */
-static void hist_figure(FILE *out, const char *key, const struct hist *h, double ns)
-{
-    fprintf(out, ", \"%s\": ", key);
-    if (h->count)
-        json_out_num(out, ns / 1e3, 3);
-    else
-        fputs("null", out);
-}
-
-/* ", \"sum\": \"N\", \"sum_sq\": \"N\"": the exact sums the mean and
- * the standard deviation come from, which the "hdr" encoding leaves out;
- * with them a saved result gives the same figures again (volley report). */
-static void json_exact_sums(FILE *out, const struct hist *h)
-{
-    fputs(", \"sum\": ", out);
-    json_out_u128(out, (unsigned __int128)h->sum);
-    fputs(", \"sum_sq\": ", out);
-    json_out_u128(out, h->sum_sq);
-}
-
-void report_json_hist(FILE *out, const char *name, const struct hist *h, int last)
-{
-    fprintf(out, "  \"%s\": ", name);
-    report_json_hist_obj(out, h);
-    fprintf(out, "%s\n", last ? "" : ",");
-}
-
-void report_json_hist_obj(FILE *out, const struct hist *h)
-{
-    static const struct { const char *key; double p; } ps[] = {
-        {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
-    };
-    fprintf(out, "{\"count\": %" PRId64, h->count);
-    hist_figure(out, "min", h, (double)h->min);
-    hist_figure(out, "max", h, (double)h->max);
-    hist_figure(out, "mean", h, hist_mean(h));
-    hist_figure(out, "stdev", h, hist_stdev(h));
-    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        hist_figure(out, ps[i].key, h, (double)hist_percentile(h, ps[i].p));
-    fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
-    json_exact_sums(out, h);
-    fputs(", \"hdr\": ", out);
-    char *hdr = hdr_encode(h, NULL);
-    json_out_str(out, hdr);
-    fputc('}', out);
-    free(hdr);
-}
-
-void report_json_status(FILE *out, const uint64_t *status)
-{
-    fputc('{', out);
-    int first = 1;
-    for (int i = 0; i < STATS_STATUS_MAX; i++) {
-        if (!status[i])
-            continue;
-        fprintf(out, "%s\"%s%.0d\": %" PRIu64, first ? "" : ", ", i ? "" : "other", i, status[i]);
-        first = 0;
-    }
-    fputc('}', out);
-}
-
-void report_json_errors(FILE *out, const uint64_t *errors)
-{
-    fputc('{', out);
-    for (int e = 0; e < STATS_ERR_KINDS; e++)
-        fprintf(out, "%s\"%s\": %" PRIu64, e ? ", " : "", stats_error_name(e), errors[e]);
-    fputc('}', out);
-}
-
-void report_json_reasons(FILE *out, const struct stats_reason *reasons, size_t n, size_t more, uint64_t more_count)
-{
-    fputs("{\"reasons\": [", out);
-    uint64_t rest = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i >= JSON_REASONS) {
-            rest += reasons[i].count;
-            continue;
-        }
-        fprintf(out, "%s{\"reason\": ", i ? ", " : "");
-        json_out_str(out, reasons[i].reason);
-        fprintf(out, ", \"count\": %" PRIu64 "}", reasons[i].count);
-    }
-    fprintf(out, "], \"other_reasons\": %zu, \"other\": %" PRIu64 "}",
-            (n > JSON_REASONS ? n - JSON_REASONS : 0) + more, rest + more_count);
 }
 
 static void json_metrics(FILE *out, const struct metrics *ms)
@@ -155,7 +63,7 @@ static void json_metrics(FILE *out, const struct metrics *ms)
             json_out_num(out, metrics_percentile(h, ps[k].p), JSON_OUT_G);
         }
         fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
-        json_exact_sums(out, h);
+        report_json_exact_sums(out, h);
         fputs(", \"hdr\": ", out);
         char *hdr = hdr_encode(h, NULL); /* the values (thousandths), for volley report --fail-if */
         json_out_str(out, hdr);

@@ -1,0 +1,56 @@
+/* HTTP/1 request strings, without a parser: a request encoded from its
+ * parts (what is written for it), and a request string taken apart again
+ * for HTTP/2 (http.c, with http-parser, frames and counts them). */
+#ifndef VOLLEY_HTTP_REQUEST_H
+#define VOLLEY_HTTP_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct http_request_spec {
+    const char *method;
+    const char *path;        /* path and query */
+    const char *host_header; /* used unless headers hold a Host header */
+    const char **headers;    /* "Name: value" lines without CRLF */
+    size_t nheaders;
+    const char *body;
+    size_t body_len;
+    bool http10;
+    bool keepalive;          /* false: ask the server to close (HTTP/1.1) */
+};
+
+/* A request encoded whole: what is written for it. */
+struct http_req {
+    const char *bytes;
+    size_t len;
+};
+
+/* Encodes one request: request line, Host, the given headers, Content-Length
+ * when there is a body (unless given), Connection: close when !keepalive on
+ * HTTP/1.1 (unless a Connection header is given), blank line, body. Returns a
+ * malloc'd buffer (caller frees) and its length in *len. */
+char *http_request_encode(const struct http_request_spec *spec, size_t *len);
+
+/* One HTTP/1 request string taken apart, for HTTP/2 (pointers into the
+ * string). Header names keep their case; hop-by-hop headers (Connection,
+ * Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade, TE) are left
+ * out, Host is kept apart (it becomes :authority), Content-Length too. */
+#define HTTP_PARTS_MAX 64
+struct http_parts {
+    const char *method, *path, *host, *body;
+    size_t method_len, path_len, host_len, body_len;
+    struct {
+        const char *name, *value;
+        size_t name_len, value_len;
+    } headers[HTTP_PARTS_MAX];
+    size_t nheaders;
+};
+
+/* Takes req apart into *p. Returns 0, or -1 with *why: not one whole
+ * request (pipelined requests, a body longer or shorter than its
+ * Content-Length), a chunked body, more than HTTP_PARTS_MAX headers, or a
+ * malformed request line. No allocation. */
+int http_request_parts(const char *req, size_t len, struct http_parts *p, const char **why);
+
+#endif
