@@ -12,6 +12,7 @@
 #include "targets.h"
 #include "tls.h"
 #include "run_internal.h"
+#include "run_watch.h"
 #include "worker.h"
 #include "xalloc.h"
 
@@ -63,27 +64,12 @@ struct run {
                            * the target unreachable, or a script error */
     bool stopping;
     int64_t stop_ns;      /* monotonic ns when the workers were asked to stop */
-    struct lua_watch *watch; /* per worker: its call into Lua under way (run_watch) */
+    struct run_watch watch; /* the workers' calls into Lua (run_watch.c) */
     ev_timer watchdog;
-    uint32_t abandoned;   /* workers the run stopped waiting for (stuck in a Lua call) */
     bool interrupted;
     int signals;
     int64_t first_signal; /* monotonic ns */
 };
-
-/* A worker's call into Lua as the watchdog last saw it (script_guard.c). */
-struct lua_watch {
-    uint64_t call;        /* its number (odd), or 0: none under way */
-    int64_t since;        /* monotonic ns when the watchdog first saw it */
-    bool interrupted;     /* script_interrupt was sent for it */
-    bool parking;         /* script_park was asked for it */
-    bool abandoned;       /* the run goes on without the worker */
-};
-
-/* How long after the stop a worker stuck in one Lua call is waited for:
- * then the run reports without it (its figures as they were when the call
- * began, what it had in flight cut off). */
-#define ABANDON_NS INT64_C(1000000000)
 
 static void stop_workers(struct run *r)
 {
@@ -111,7 +97,7 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
     (void)revents;
     struct run *r = ev_userdata(EV_A);
     unsigned exited = atomic_load(&r->exited);
-    if (exited + r->abandoned >= r->nworkers) {
+    if (exited + r->watch.abandoned >= r->nworkers) {
         ev_break(EV_A, EVBREAK_ALL);
         return;
     }
@@ -157,57 +143,16 @@ static void on_tick(EV_P_ ev_timer *w, int revents)
     progress_update(&r->progress, r->series, elapsed, holding, r->o->nfail_if);
 }
 
-/* The worker of watch i is left behind. */
-static void abandon(struct run *r, uint32_t i)
-{
-    r->watch[i].abandoned = true;
-    r->abandoned++;
-    fprintf(stderr, "volley: thread %u is stuck in its script (one call has run %.1fs); the report leaves it "
-            "out from that call on\n", i + 1, (double)(clock_now_ns() - r->watch[i].since) / 1e9);
-    if (atomic_load(&r->exited) + r->abandoned >= r->nworkers)
-        ev_break(r->loop, EVBREAK_ALL);
-}
-
-/* Every few ms: each worker's call into Lua. A flow user that has run
- * --yield-timeout without yielding is interrupted (its iteration fails);
- * once the run is stopping, a call that still has not returned ABANDON_NS
- * after the stop is left behind, so that -d and Ctrl-C always end the run
- * with its report. */
+/* Every few ms: the workers' calls into Lua (run_watch.c). */
 static void on_watch(EV_P_ ev_timer *t, int revents)
 {
     (void)t;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
-    int64_t now = clock_now_ns();
-    int64_t bound = r->o->yield_timeout_ns;
-    for (uint32_t i = 0; i < r->nworkers; i++) {
-        struct script *s = r->workers[i].script;
-        struct lua_watch *w = &r->watch[i];
-        if (!s || w->abandoned)
-            continue;
-        if (w->parking && script_parked(s)) {
-            abandon(r, i);
-            continue;
-        }
-        uint64_t call = script_busy(s);
-        if (!(call & 1)) {
-            w->call = 0;
-            continue;
-        }
-        if (call != w->call) {
-            *w = (struct lua_watch){.call = call, .since = now, .parking = w->parking};
-            continue;
-        }
-        if (bound && !w->interrupted && now - w->since >= bound && script_in_user(s)) {
-            script_interrupt(s, call, bound);
-            w->interrupted = pthread_kill(r->workers[i].thread, SCRIPT_GUARD_SIGNAL) == 0;
-        }
-        if (r->stopping && now - r->stop_ns >= ABANDON_NS && now - w->since >= ABANDON_NS) {
-            w->parking = true;
-            if (script_park(s, call))
-                abandon(r, i);
-        }
-    }
+    if (run_watch_look(&r->watch, r->workers, r->nworkers, r->o->yield_timeout_ns,
+                       r->stopping ? r->stop_ns : 0, clock_now_ns()) &&
+        atomic_load(&r->exited) + r->watch.abandoned >= r->nworkers)
+        ev_break(EV_A, EVBREAK_ALL);
 }
 
 static void on_deadline(EV_P_ ev_timer *w, int revents)
@@ -613,7 +558,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     progress_init(&r.progress, o, stderr, isatty(STDERR_FILENO), getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     ev_timer_init(&r.tick, on_tick, 0.25, 0.25);
     ev_timer_start(r.loop, &r.tick);
-    r.watch = xcalloc(r.nworkers ? r.nworkers : 1, sizeof *r.watch);
+    run_watch_init(&r.watch, r.nworkers);
     if (main_script) {
         /* A quarter of the bound between looks, within 5-50 ms. */
         double every = o->yield_timeout_ns ? (double)o->yield_timeout_ns / 4e9 : 0.05;
@@ -635,7 +580,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     stats_init(&res->stats);
     int64_t t_end = t0;
     for (uint32_t i = 0; i < started; i++) {
-        if (r.watch[i].abandoned) {
+        if (run_watch_abandoned(&r.watch, i)) {
             /* Its figures as they were when its last call began (script_busy's
              * acquire); the thread runs on, so its state stays "started" (thread:get
              * refuses it, and it is not freed). */
@@ -666,7 +611,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     for (uint32_t i = 0; i < started; i++)
         res->workers[i] = (struct run_worker){r.workers[i].cpu_ns, r.workers[i].t_end - r.workers[i].t_begin};
     for (uint32_t i = 0; i < made; i++) {
-        if (i < started && r.watch[i].abandoned)
+        if (i < started && run_watch_abandoned(&r.watch, i))
             continue; /* its thread may still read them */
         stats_free(&r.workers[i].stats);
         worker_free(&r.workers[i]);
@@ -681,12 +626,12 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     res->unreachable = 0;
     res->script_error[0] = '\0';
     for (uint32_t i = 0; i < started; i++) {
-        if (r.watch[i].abandoned) {
+        if (run_watch_abandoned(&r.watch, i)) {
             if (!res->script_error[0])
                 snprintf(res->script_error, sizeof res->script_error,
                          "%s: thread %u: a call into the script did not return within %.0fs of the run's end "
                          "(a loop that never ends?)", main_script ? script_name(main_script) : "script", i + 1,
-                         (double)ABANDON_NS / 1e9);
+                         (double)RUN_WATCH_ABANDON_NS / 1e9);
             continue;
         }
         if (r.workers[i].gave_up)
@@ -715,9 +660,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         res->thresholds[i].aborted = r.aborted && r.aborted[i];
     }
     free(r.aborted);
-    if (!r.abandoned)
+    if (!r.watch.abandoned)
         free(r.workers); /* else a stuck thread still has its own */
-    free(r.watch);
+    run_watch_free(&r.watch);
     free(req);
     return rc;
 }

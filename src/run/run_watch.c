@@ -1,0 +1,85 @@
+/* The watch over the workers' calls into Lua (run_watch.h): each look
+ * compares a worker's call count (script_busy) with the one seen before,
+ * so a call is timed from the look that first saw it, within a look's
+ * period of its start. */
+#include "run_watch.h"
+
+#include "script.h"
+#include "xalloc.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+struct run_watch_slot {
+    uint64_t call;        /* the call under way (odd), or 0: none */
+    int64_t since;        /* when a look first saw it */
+    bool interrupted;     /* script_interrupt was sent for it */
+    bool parking;         /* script_park was asked (for this or an earlier call) */
+    bool abandoned;
+};
+
+void run_watch_init(struct run_watch *rw, uint32_t nworkers)
+{
+    rw->slots = xcalloc(nworkers ? nworkers : 1, sizeof *rw->slots);
+    rw->abandoned = 0;
+}
+
+void run_watch_free(struct run_watch *rw)
+{
+    free(rw->slots);
+    rw->slots = NULL;
+}
+
+bool run_watch_abandoned(const struct run_watch *rw, uint32_t i)
+{
+    return rw->slots[i].abandoned;
+}
+
+static void abandon(struct run_watch *rw, uint32_t i, int64_t now)
+{
+    rw->slots[i].abandoned = true;
+    rw->abandoned++;
+    fprintf(stderr, "volley: thread %u is stuck in its script (one call has run %.1fs); the report leaves it "
+            "out from that call on\n", i + 1, (double)(now - rw->slots[i].since) / 1e9);
+}
+
+bool run_watch_look(struct run_watch *rw, struct worker *workers, uint32_t n, int64_t bound_ns, int64_t stop_ns,
+                    int64_t now)
+{
+    bool left = false;
+    for (uint32_t i = 0; i < n; i++) {
+        struct script *s = workers[i].script;
+        struct run_watch_slot *w = &rw->slots[i];
+        if (!s || w->abandoned)
+            continue;
+        /* Asked to park, it left the call first and parked at a later one. */
+        if (w->parking && script_parked(s)) {
+            abandon(rw, i, now);
+            left = true;
+            continue;
+        }
+        uint64_t call = script_busy(s);
+        if (!(call & 1)) {
+            w->call = 0;
+            continue;
+        }
+        if (call != w->call) {
+            *w = (struct run_watch_slot){.call = call, .since = now, .parking = w->parking};
+            continue;
+        }
+        if (bound_ns && !w->interrupted && now - w->since >= bound_ns && script_in_user(s)) {
+            script_interrupt(s, call, bound_ns);
+            w->interrupted = pthread_kill(workers[i].thread, SCRIPT_GUARD_SIGNAL) == 0;
+        }
+        if (stop_ns && now - stop_ns >= RUN_WATCH_ABANDON_NS && now - w->since >= RUN_WATCH_ABANDON_NS) {
+            w->parking = true;
+            if (script_park(s, call)) {
+                abandon(rw, i, now);
+                left = true;
+            }
+        }
+    }
+    return left;
+}
