@@ -409,6 +409,9 @@ local SCENARIO_HOOKS = { "user", "request", "response", "connect", "options", "i
 
 local function holds_hooks(v)
   if type(v) ~= "table" then return nil end
+  for _, m in pairs(package.loaded) do -- a module (local wrk = require("wrk")) is not a scenario
+    if m == v then return nil end
+  end
   for _, h in ipairs(SCENARIO_HOOKS) do
     if type(rawget(v, h)) == "function" then return h end
   end
