@@ -302,12 +302,18 @@ end
 -- The fields (and the method) of a response, for messages.
 http.RESPONSE_NAMES = "status failed reason headers body json trailers latency connect waiting bytes url"
 
+-- Other tools' names of a response's fields (Locust's and requests'
+-- status_code, text, content, elapsed, ok; k6's timings, error).
+local OTHER_NAMES = { status_code = "status", text = "body", content = "body", elapsed = "latency",
+                      timings = "latency", ok = "failed", error = "reason" }
+
 -- The error for a response's field k that is none (r.status_code): at
--- level (as error's, from the caller), with the nearest name (nearest:
--- as check_opts takes it). A number key is the response's own slot: nil.
+-- level (as error's, from the caller), with the name it means (another
+-- tool's, or the nearest; nearest: as check_opts takes it). A number key
+-- is the response's own slot: nil.
 function http.no_field(k, nearest, level)
   if type(k) ~= "string" then return nil end
-  local near = nearest and nearest(k, http.RESPONSE_NAMES)
+  local near = OTHER_NAMES[k] or nearest and nearest(k, http.RESPONSE_NAMES)
   error(("r.%s: a response has no field %q (%s)"):format(k, k,
     near and ("did you mean r.%s?"):format(near) or "its fields are " .. http.RESPONSE_NAMES), level + 1)
 end

@@ -537,8 +537,11 @@ describe("volley.testing", function()
       local u = testing.user{ responses = { ["GET /"] = { status = 201 } } }
       local line = debug.getinfo(1, "l").currentline + 1
       local res = testing.run(flow(function(u) return u:get("/").status_code end), u)
-      assert.are.equal(('%s:%d: r.status_code: a response has no field "status_code" (its fields are %s)'):format(
-        HERE, line, http.RESPONSE_NAMES), res.reason)
+      assert.are.equal(('%s:%d: r.status_code: a response has no field "status_code" (did you mean r.status?)'):format(
+        HERE, line), res.reason)
+      res = testing.run(flow(function(u) return u:get("/").statsu end), u)
+      assert.truthy(res.reason:find(('r.statsu: a response has no field "statsu" (its fields are %s)'):format(
+        http.RESPONSE_NAMES), 1, true))
     end)
 
     it("refuses a bad run", function()
