@@ -629,7 +629,7 @@ describe("examples.shop with volley.testing", function()
     assert.are.same({ passed = carts, failed = 0 }, res.checks["in cart"])
     assert.are.same({ passed = 1, failed = 0 }, res.checks.paid)
     assert.are.same({ checkout = { count = 1, failed = 0 } }, res.groups)
-    assert.are.same({ 5, 5, 5, 5, 5 }, res.sleeps)
+    assert.are.same({ 0.005, 0.005, 0.005, 0.005, 0.005 }, res.sleeps) -- 5 ms, in seconds
     assert.are.equal("password=pw-user3&user=user3", res.requests[1].body)
     assert.are.equal(json.encode({ id = tonumber(res.requests[3].path:match("%d+$")) }), res.requests[6].body)
   end)
