@@ -247,7 +247,7 @@ http.methods(methods, state, send, batch)
 
 -- u:sleep(t): t seconds (fractions allowed) or a duration string.
 function methods.sleep(u, t)
-  local st = state(u, "u:sleep", 2)
+  local st = state(u, "u:sleep", 2, true)
   local ms = http.sleep_seconds(t, 2) * 1e3
   st.io = true
   yield(SLEEP, ms)
@@ -255,20 +255,23 @@ end
 
 local check_ids, group_ids = {}, {}
 
-local function interned(ids, c_id, kind, name, fn)
+-- name's id (level: as error's, from the caller).
+local function interned(ids, c_id, kind, name, fn, level)
   local id = ids[name]
   if id then return id end
-  http.check_name(name, kind, fn, 3)
+  http.check_name(name, kind, fn, level + 1)
   id = c_id(fnames, name, #name)
   if id < 0 then
-    error(("%s: more than %d %s names (name %q)"):format(fn, 1000, kind, name), 3)
+    error(("%s: more than %d %s names (name %q)"):format(fn, 1000, kind, name), level + 1)
   end
   ids[name] = id
   return id
 end
 
+-- http.check's count: level 4 is the script's line (count_check,
+-- http.check, methods.check, the script).
 local function count_check(name, pass)
-  local id = interned(check_ids, api.c.flow_check_id, "check", name, "u:check")
+  local id = interned(check_ids, api.c.flow_check_id, "check", name, "u:check", 4)
   api.c.flow_check(fnames.flow, id, pass and 1 or 0)
 end
 
@@ -282,7 +285,7 @@ end
 function methods.group(u, name, fn)
   local st = state(u, "u:group", 2)
   if type(fn) ~= "function" then error("u:group: a function expected as the second argument", 2) end
-  local id = interned(group_ids, api.c.flow_group_id, "group", name, "u:group")
+  local id = interned(group_ids, api.c.flow_group_id, "group", name, "u:group", 2)
   local t0, failures = api.c.now_ns(), st.failures
   local res = { pcall(fn) }
   local failed = not res[1] or st.failures > failures

@@ -386,16 +386,16 @@ function http.methods(methods, state, send, batch)
   for _, m in ipairs({ "get", "head", "delete", "post", "put", "patch" }) do
     local method, fn = m:upper(), "u:" .. m
     methods[m] = function(u, path, opts)
-      return (send(u, state(u, fn, 2), fn, method, path, opts or NO_OPTS, 2))
+      return (send(u, state(u, fn, 2, true), fn, method, path, opts or NO_OPTS, 2))
     end
   end
   function methods.request(u, opts)
     if type(opts) ~= "table" then error("u:request: a table of options expected", 2) end
-    return (send(u, state(u, "u:request", 2), "u:request", opts.method or "GET", opts.path, opts, 2))
+    return (send(u, state(u, "u:request", 2, true), "u:request", opts.method or "GET", opts.path, opts, 2))
   end
   -- u:batch{ req, ... }: each a path (GET) or a table of u:request's options.
   function methods.batch(u, list)
-    return (batch(u, state(u, "u:batch", 2), list, 2))
+    return (batch(u, state(u, "u:batch", 2, true), list, 2))
   end
   function methods.fail(u, reason)
     state(u, "u:fail", 2)
@@ -404,18 +404,20 @@ function http.methods(methods, state, send, batch)
 end
 
 -- The users' states (u -> its state; weak keys), and state(u, fn,
--- level): u's, or an error unless u is a user called in its own
--- coroutine, st.co (level: as error's, from state's caller). A yield
--- from a coroutine the script made would go back to the script, not to
--- volley: u:get would return the yield's first value (1).
+-- level, yields): u's, or an error unless u is a user and, for a method
+-- that yields, called in its user's own coroutine, st.co (level: as
+-- error's, from state's caller). A yield from a coroutine the script made
+-- would go back to the script, not to volley: u:get would return the
+-- yield's first value (1). The others (u:check, u:group, u:fail) also
+-- work where volley calls the script outside it (opts.check).
 function http.states()
   local states = setmetatable({}, { __mode = "k" })
   local running = coroutine.running
-  local function state(u, fn, level)
+  local function state(u, fn, level, yields)
     local st = states[u]
     if not st then error(fn .. ": call it as a method (u:" .. fn:match("[%w_]+$") .. "(...))", level + 1) end
     st.missed = nil
-    if running() ~= st.co then
+    if yields and running() ~= st.co then
       error(fn .. ": called outside its user's coroutine (in a coroutine the script made, or outside"
         .. " user(u)): call u's methods from user(u) and the functions it calls, not inside"
         .. " coroutine.create or coroutine.wrap", level + 1)

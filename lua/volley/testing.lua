@@ -377,7 +377,7 @@ http.methods(methods, state, send, batch)
 
 -- u:sleep(t): records t in seconds (a number or a duration string).
 function methods.sleep(u, t)
-  local st = state(u, "u:sleep", 2)
+  local st = state(u, "u:sleep", 2, true)
   local sleeps = st.result.sleeps
   sleeps[#sleeps + 1] = http.sleep_seconds(t, 2)
 end

@@ -101,6 +101,8 @@ function s.user(u)
     ["answered"] = function(r) return r.status > 0 end,
   })
   if all then u:fail("all passed") end
+  -- u:check works where volley calls opts.check (outside the user's coroutine)
+  u:get("/", { check = function(r) u:check(r.status == 200, "inside the check option") end })
 end
 return s
 EOF2
@@ -109,6 +111,7 @@ check_eq "$RC" 0 "check table: exit status"
 check_eq "$(jget "$T/table.json" iterations.failed)" 0 "check table: not all passed"
 check_eq "$(jget "$T/table.json" checks.names.status\ is\ 200.failed)" 3 "check table: status is 200 failed"
 check_eq "$(jget "$T/table.json" checks.names.answered.passed)" 3 "check table: answered passed"
+check_eq "$(jget "$T/table.json" checks.names.inside\ the\ check\ option.passed)" 3 "u:check inside opts.check"
 stop_target
 # The server never saw "items/1", nor a request from inside the script's coroutine.
 if grep -q 'items/1' "$T/t.log"; then fail "slash: items/1 was sent"; else ok; fi
