@@ -1,8 +1,10 @@
 -- The pure parts of a flow user's requests, shared by the real user
 -- (volley.flow) and the fake one of volley.testing, so that a flow unit-
 -- tested without a server sends the same bytes and follows the same
--- redirects: option checking, bodies, request bytes, target paths,
--- redirect rules, u:fail's error and the user's read-only fields.
+-- redirects: option checking, times (seconds or duration strings),
+-- bodies, request bytes, target paths, redirect rules, u:check's forms,
+-- u:fail's error, the user's read-only fields, and the errors that name
+-- a misspelt response field or method of u.
 -- Plain Lua (no FFI): volley.testing runs under plain busted.
 local json_encode = require("volley.json").encode
 
