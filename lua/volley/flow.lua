@@ -3,7 +3,8 @@
 -- request methods build the request, yield it to C and return the
 -- response when C resumes them; u:sleep yields a wait. Between yields
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u
--- and its jar. The contract with C is the yield: (REQUEST, bytes, name,
+-- and its jar. The script's times are seconds (volley.flow_http); C's are
+-- milliseconds. The contract with C is the yield: (REQUEST, bytes, name,
 -- timeout_ms, has_check), (BATCH, n, then those four for each request),
 -- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
 -- a batch, one light userdata per request: its response's struct
@@ -115,12 +116,17 @@ function resp_methods.json(r)
   return v
 end
 
+local no_field = http.no_field
+
 resp_mt = {
   __index = function(r, k)
     local m = resp_methods[k]
     if m then return m end
     local get = resp_fields[k]
-    if get == nil then return nil end
+    if get == nil then
+      no_field(k, api.nearest, 2) -- not a tail call: level 2 is the script's line
+      return nil
+    end
     return get(r, res_of(r))
   end,
   __newindex = function(_, k)
@@ -147,19 +153,27 @@ end
 
 -- What a request of user st needs before it is built: its method and
 -- path (checked: the target's), its body and the body's type, its name's
--- id + 1 (0: none).
+-- id + 1 (0: none), its timeout in milliseconds (0: --timeout's).
 local function prepare(fn, method, path, opts, level)
-  local body, ctype
-  method, path, body, ctype = http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
+  local body, ctype, timeout
+  method, path, body, ctype, timeout = http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
   local name = 0
   if opts.name then name = use_name(opts.name, fn .. ": ", level + 1) end
-  return method, path, body, ctype, name
+  return method, path, body, ctype, name, timeout
+end
+
+-- The hop after the response lud of user st's request in flight (st.method,
+-- st.path, st.hops): as http.hop's; nil when it is the final response.
+local function hop_of(st, lud)
+  local c = ffi.cast(res_ptr, lud)
+  if c.error_ ~= 0 or REDIRECTS[c.status_] == nil then return nil end
+  return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target)
 end
 
 -- Sends one request of user st and waits for it (redirects followed).
 local function send(u, st, fn, method, path, opts, level)
-  local body, ctype, name
-  method, path, body, ctype, name = prepare(fn, method, path, opts, level + 1)
+  local body, ctype, name, timeout
+  method, path, body, ctype, name, timeout = prepare(fn, method, path, opts, level + 1)
   local hops = opts.redirects or 10
   local secure = volley.target.scheme == "https"
   local host = cookies.request_host(opts.headers, wrk.headers, st.host)
@@ -172,15 +186,14 @@ local function send(u, st, fn, method, path, opts, level)
     local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
     st.seq = st.seq + 1
     st.reason = nil
-    yield(REQUEST, bytes, name, opts.timeout or 0, st.check ~= nil)
+    st.method, st.path, st.hops = method, path, hops
+    yield(REQUEST, bytes, name, timeout, st.check ~= nil)
     r = response(st, st.reason, path, st.lud, st.res)
     local c = st.res
     if c.error_ ~= 0 then break end
     keep_cookies(st, st.lud, host, path, secure, now)
-    local how = REDIRECTS[c.status_]
-    if how == nil or hops <= 0 or r[3] then break end
-    local location = bridge_c.c_flow_values(st.lud, "location")
-    local next_method, next_path, drop = http.follow(how, location, method, path, volley.target)
+    if r[3] then break end -- its check failed: a followed redirect is never checked
+    local next_method, next_path, drop = hop_of(st, st.lud)
     if not next_method then break end
     if drop then body, ctype = nil, nil end
     method, path = next_method, next_path
@@ -201,14 +214,14 @@ local function batch(u, st, list, level)
   local now = os.time()
   for i = 1, n do
     local fn, path, opts = item(i)
-    local method, body, ctype, name
-    method, path, body, ctype, name = prepare(fn, "GET", path, opts, level + 1)
+    local method, body, ctype, name, timeout
+    method, path, body, ctype, name, timeout = prepare(fn, "GET", path, opts, level + 1)
     local host = cookies.request_host(opts.headers, wrk.headers, st.host)
     local cookie = st.jar:header(host, path, secure, now)
     local k = 4 * i - 3
     args[k], args[k + 1], args[k + 2], args[k + 3] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
-      opts.timeout or 0, opts.check ~= nil
+      timeout, opts.check ~= nil
     checks[i], paths[i], hosts[i] = opts.check, path, host
   end
   st.io = true
@@ -235,40 +248,47 @@ local states, state = http.states()
 
 http.methods(methods, state, send, batch)
 
-function methods.sleep(u, ms)
-  local st = state(u, "u:sleep", 2)
-  http.check_sleep(ms, 2)
+-- u:sleep(t): t seconds (fractions allowed) or a duration string.
+function methods.sleep(u, t)
+  local st = state(u, "u:sleep", 2, true)
+  local ms = http.sleep_seconds(t, 2) * 1e3
   st.io = true
   yield(SLEEP, ms)
 end
 
 local check_ids, group_ids = {}, {}
 
-local function interned(ids, c_id, kind, name, fn)
+-- name's id (level: as error's, from the caller).
+local function interned(ids, c_id, kind, name, fn, level)
   local id = ids[name]
   if id then return id end
-  http.check_name(name, kind, fn, 3)
+  http.check_name(name, kind, fn, level + 1)
   id = c_id(fnames, name, #name)
   if id < 0 then
-    error(("%s: more than %d %s names (name %q)"):format(fn, 1000, kind, name), 3)
+    error(("%s: more than %d %s names (name %q)"):format(fn, 1000, kind, name), level + 1)
   end
   ids[name] = id
   return id
 end
 
--- u:check(cond, name): counts a pass or a fail of name; returns cond.
+-- http.check's count: level 4 is the script's line (count_check,
+-- http.check, methods.check, the script).
+local function count_check(name, pass)
+  local id = interned(check_ids, api.c.flow_check_id, "check", name, "u:check", 4)
+  api.c.flow_check(fnames.flow, id, pass and 1 or 0)
+end
+
+-- u:check(cond, name) or u:check(value, { name = fn, ... }): http.check.
 function methods.check(u, cond, name)
   state(u, "u:check", 2)
-  local id = interned(check_ids, api.c.flow_check_id, "check", name, "u:check")
-  api.c.flow_check(fnames.flow, id, cond and 1 or 0)
-  return cond
+  return (http.check(cond, name, count_check, 2))
 end
 
 -- u:group(name, fn): a transaction; fn's results are returned.
 function methods.group(u, name, fn)
   local st = state(u, "u:group", 2)
   if type(fn) ~= "function" then error("u:group: a function expected as the second argument", 2) end
-  local id = interned(group_ids, api.c.flow_group_id, "group", name, "u:group")
+  local id = interned(group_ids, api.c.flow_group_id, "group", name, "u:group", 2)
   local t0, failures = api.c.now_ns(), st.failures
   local res = { pcall(fn) }
   local failed = not res[1] or st.failures > failures
@@ -303,26 +323,26 @@ function flow.new(slot, lud)
       if scenario_data then st.data = scenario_data:take(st.id) end
       st.io = false
       local ok, e = pcall(user_fn, u)
-      if not ok then count_iteration_failure(reason_of(e)) end
+      if not ok then count_iteration_failure(reason_of(http.explain(e, st, api.nearest))) end
       yield(END, not ok, st.io)
     end
   end)
+  st.co = co
   coroutines[slot + 1], slot_states[slot + 1] = co, st
   return co
 end
 
 -- The check of a request just answered on slot (item: its place in a
 -- batch, 0-based, or -1; lud: its response), called by C before the
--- request is counted: true when it failed. A redirect that will be
--- followed is not checked (the final response is).
+-- request is counted: true when it failed. A redirect that send will
+-- follow is not checked; the final response is, whatever its status (a
+-- 3xx to another origin, or past opts.redirects, too).
 function flow.check(slot, item, lud)
   local st = slot_states[slot + 1]
   local fn = st and (item < 0 and st.check or st.batch_checks and st.batch_checks[item + 1])
   if not fn then return false end
   local c = ffi.cast(res_ptr, lud)
-  if item < 0 and c.error_ == 0 and REDIRECTS[c.status_] ~= nil and bridge_c.c_flow_values(lud, "location") then
-    return false
-  end
+  if item < 0 and hop_of(st, lud) then return false end
   local r = response(st, nil, nil, lud)
   local ok, a, b = pcall(fn, r)
   local reason

@@ -1,8 +1,10 @@
 -- The pure parts of a flow user's requests, shared by the real user
 -- (volley.flow) and the fake one of volley.testing, so that a flow unit-
 -- tested without a server sends the same bytes and follows the same
--- redirects: option checking, bodies, request bytes, target paths,
--- redirect rules, u:fail's error and the user's read-only fields.
+-- redirects: option checking, times (seconds or duration strings),
+-- bodies, request bytes, target paths, redirect rules, u:check's forms,
+-- u:fail's error, the user's read-only fields, and the errors that name
+-- a misspelt response field or method of u.
 -- Plain Lua (no FFI): volley.testing runs under plain busted.
 local json_encode = require("volley.json").encode
 local uri = require("volley.uri")
@@ -104,8 +106,42 @@ function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
 end
 
 local OPTS = { method = "string", path = "string", headers = "table", body = "string", json = "any",
-               form = "table", name = "string", timeout = "number", redirects = "number", check = "function" }
+               form = "table", name = "string", timeout = "time", redirects = "number", check = "function" }
 http.OPT_NAMES = "method path headers body json form name timeout redirects check"
+
+-- Times of a flow (u:sleep, opts.timeout) are seconds, as k6's sleep and
+-- Locust's wait_time are (fractions allowed), or a duration string with
+-- --timeout's units ("250ms", "2s", "1m"). At most --timeout's limit,
+-- 100 days (units.h): C turns them into whole nanoseconds.
+local UNITS = { [""] = 1, s = 1, ms = 1e-3, us = 1e-6, m = 60, h = 3600 }
+http.MAX_SECONDS = 100 * 24 * 3600
+
+-- v as seconds, or nil when it is no time (zero: whether 0 is one).
+local function seconds_of(v, zero)
+  local s
+  if type(v) == "number" then
+    s = v
+  elseif type(v) == "string" then
+    local num, unit = v:match("^(%d*%.?%d*)%s*(%a*)$")
+    local scale = num and find(num, "%d") and UNITS[unit]
+    if not scale then return nil end
+    s = tonumber(num) * scale
+  else
+    return nil
+  end
+  if not (s >= 0 and s <= http.MAX_SECONDS) or (s == 0 and not zero) then return nil end
+  return s
+end
+
+-- v (u:sleep's argument, opts.timeout: what, "" or "opts.timeout ") as seconds; an error at
+-- level (as error's, from the caller) when it is not a time.
+function http.seconds(v, fn, what, zero, level)
+  local s = seconds_of(v, zero)
+  if s then return s end
+  local shown = type(v) == "string" and ("%q"):format(v) or type(v) == "number" and tostring(v) or "a " .. type(v)
+  error(("%s: %s%s is not a time (seconds %s 0 such as 1.5, or a duration such as \"250ms\", \"2s\","
+    .. " \"1m\"; at most 100 days)"):format(fn, what, shown, zero and ">=" or ">"), level + 1)
+end
 
 -- Refuses an unknown or mistyped key of a request's opts. nearest(word,
 -- list), when given, finds the option a misspelt key was meant to be.
@@ -118,16 +154,15 @@ function http.check_opts(fn, opts, level, nearest)
       error(("%s: unknown option %s (%s)"):format(fn, type(k) == "string" and '"' .. k .. '"' or tostring(k),
         near and ('did you mean "' .. near .. '"?') or "the options are " .. http.OPT_NAMES), level + 1)
     end
-    if want ~= "any" and type(v) ~= want then
+    if want == "time" then
+      http.seconds(v, fn, "opts." .. k .. " ", false, level + 1)
+    elseif want ~= "any" and type(v) ~= want then
       error(("%s: opts.%s is a %s (a %s expected)"):format(fn, k, type(v), want), level + 1)
     end
   end
   local body_kinds = (opts.body and 1 or 0) + (opts.json ~= nil and 1 or 0) + (opts.form and 1 or 0)
   if body_kinds > 1 then
     error(fn .. ": give one of body, json and form", level + 1)
-  end
-  if opts.timeout and not (opts.timeout > 0) then
-    error(fn .. ": opts.timeout must be milliseconds > 0", level + 1)
   end
   if opts.redirects and not (opts.redirects >= 0) then
     error(fn .. ": opts.redirects must be >= 0", level + 1)
@@ -162,9 +197,10 @@ function http.redirect_path(location, from, t)
   return http.own_path(uri.without_fragment(url), t)
 end
 
--- A request's method, its path on target t, its body and the body's
--- type, from a request method's arguments and opts (checked; nearest as
--- check_opts takes it; level: as error's, from the caller).
+-- A request's method, its path on target t, its body, the body's type
+-- and its timeout in milliseconds (0: --timeout's), from a request
+-- method's arguments and opts (checked; nearest as check_opts takes it;
+-- level: as error's, from the caller).
 function http.prepare(fn, method, path, opts, t, level, nearest)
   http.check_opts(fn, opts, level + 1, nearest)
   method = opts.method or method
@@ -174,11 +210,16 @@ function http.prepare(fn, method, path, opts, t, level, nearest)
   end
   local p = http.own_path(path, t)
   if not p then
+    -- "items/1": a path without its "/" is no URL either
+    if not find(path, "^%a[%w+.-]*:") and sub(path, 1, 2) ~= "//" then
+      error(('%s: the path %q lacks its leading "/" (did you mean "/%s"?)'):format(fn, path, path), level + 1)
+    end
     error(("%s: %q is not on the run's target (a flow's users talk to the target only)"):format(fn, path),
       level + 1)
   end
   local body, ctype = http.body(opts)
-  return method, p, body, ctype
+  local timeout = opts.timeout and seconds_of(opts.timeout) * 1e3 or 0
+  return method, p, body, ctype, timeout
 end
 
 -- The most requests in one u:batch.
@@ -205,6 +246,17 @@ end
 -- Statuses that are followed, and whether the method becomes GET (as
 -- browsers and k6 do: 303 always; 301 and 302 for a POST).
 http.REDIRECTS = { [301] = "post", [302] = "post", [303] = "all", [307] = false, [308] = false }
+
+-- The hop after a response of status with location (nil: none) to a
+-- request of method and path, hops redirects left: as http.follow's;
+-- nil when the response is the final one (no redirect, no hop left, no
+-- Location, another origin). A request's check runs on the final one
+-- whatever its status.
+function http.hop(status, location, hops, method, path, t)
+  local how = http.REDIRECTS[status]
+  if how == nil or hops <= 0 then return nil end
+  return http.follow(how, location, method, path, t)
+end
 
 -- The hop after a redirect of kind how (a REDIRECTS value) from method
 -- and path to location (nil: none): its method, its path, and whether
@@ -237,18 +289,48 @@ function http.fail(reason)
   error(setmetatable({ reason = reason == nil and "u:fail()" or tostring(reason) }, FAIL), 0)
 end
 
+-- The error e of an iteration of user st: a call of a method u does not
+-- have ("attempt to call method 'gett' (a nil value)", the key u missed
+-- last) says so, with the nearest method (nearest(word, list): as
+-- check_opts takes it); any other e as it is.
+function http.explain(e, st, nearest)
+  if type(e) ~= "string" or st.missed == nil then return e end
+  local at, name = e:match("^(.-)attempt to call %a+ '([%w_]+)' %(a nil value%)$")
+  if name == nil or name ~= st.missed then return e end
+  local near = nearest and nearest(name, http.METHOD_NAMES)
+  return ("%su:%s is not a method of u (%s)"):format(at, name,
+    near and ("did you mean u:%s?"):format(near) or "its methods are " .. http.METHOD_NAMES)
+end
+
+-- The fields (and the method) of a response, for messages.
+http.RESPONSE_NAMES = "status failed reason headers body json trailers latency connect waiting bytes url"
+
+-- Other tools' names of a response's fields (Locust's and requests'
+-- status_code, text, content, elapsed, ok; k6's timings, error).
+local OTHER_NAMES = { status_code = "status", text = "body", content = "body", elapsed = "latency",
+                      timings = "latency", ok = "failed", error = "reason" }
+
+-- The error for a response's field k that is none (r.status_code): at
+-- level (as error's, from the caller), with the name it means (another
+-- tool's, or the nearest; nearest: as check_opts takes it). A number key
+-- is the response's own slot: nil.
+function http.no_field(k, nearest, level)
+  if type(k) ~= "string" then return nil end
+  local near = OTHER_NAMES[k] or nearest and nearest(k, http.RESPONSE_NAMES)
+  error(("r.%s: a response has no field %q (%s)"):format(k, k,
+    near and ("did you mean r.%s?"):format(near) or "its fields are " .. http.RESPONSE_NAMES), level + 1)
+end
+
 function http.reason_of(e)
   if getmetatable(e) == FAIL then return e.reason end
   if type(e) == "string" then return e end
   return ("(error object is a %s value)"):format(type(e))
 end
 
--- u:sleep's argument, refused unless milliseconds >= 0 (level: as
--- error's, from the caller).
-function http.check_sleep(ms, level)
-  if type(ms) ~= "number" or not (ms >= 0) or ms == math.huge then
-    error(("u:sleep: milliseconds >= 0 expected, not %s"):format(tostring(ms)), level + 1)
-  end
+-- u:sleep's argument as seconds: seconds >= 0 or a duration string, else
+-- an error (level: as error's, from the caller).
+function http.sleep_seconds(v, level)
+  return (http.seconds(v, "u:sleep", "", true, level + 1))
 end
 
 -- A check or group name, refused unless a non-empty string (kind:
@@ -258,6 +340,42 @@ function http.check_name(name, kind, fn, level)
     error(("%s: a %s name must be a non-empty string, not %s"):format(fn, kind,
       type(name) == "string" and "an empty one" or "a " .. type(name)), level + 1)
   end
+end
+
+-- u:check's forms (count(name, pass) counts one, after its name is
+-- checked; level: as error's, from the caller):
+--   u:check(cond, name): counts cond's truth under name; returns cond.
+--   u:check(value, { name = fn, ... }): calls each fn(value) (k6's
+--   check(res, {...})), counts each result's truth under its name;
+--   returns whether all passed. An error in fn is the script's.
+-- A function as cond is refused: it is a value, always true, so the
+-- check would always pass.
+function http.check(cond, name, count, level)
+  if type(name) == "table" then
+    for n, fn in pairs(name) do
+      http.check_name(n, "check", "u:check", level + 1)
+      if type(fn) ~= "function" then
+        error(("u:check: the check %q is a %s: a table of checks maps names to functions of the value"
+          .. " (u:check(r, { [%q] = function(r) return r.status == 200 end }))"):format(n, type(fn), n), level + 1)
+      end
+    end
+    local all = true
+    for n, fn in pairs(name) do
+      local pass = fn(cond) and true or false
+      count(n, pass)
+      all = all and pass
+    end
+    return all
+  end
+  if type(name) == "function" or type(cond) == "function" then
+    local n = type(name) == "string" and name or "status is 200"
+    error(("u:check: a function is not called by u:check(cond, name), so it would always pass: give a"
+      .. " condition, u:check(r.status == 200, %q), or a table of named functions of the response,"
+      .. " u:check(r, { [%q] = function(r) return r.status == 200 end })"):format(n, n), level + 1)
+  end
+  http.check_name(name, "check", "u:check", level + 1)
+  count(name, cond and true or false)
+  return cond
 end
 
 -- The methods both users share: u:get(path, opts) ... u:request(opts),
@@ -271,16 +389,16 @@ function http.methods(methods, state, send, batch)
   for _, m in ipairs({ "get", "head", "delete", "post", "put", "patch" }) do
     local method, fn = m:upper(), "u:" .. m
     methods[m] = function(u, path, opts)
-      return (send(u, state(u, fn, 2), fn, method, path, opts or NO_OPTS, 2))
+      return (send(u, state(u, fn, 2, true), fn, method, path, opts or NO_OPTS, 2))
     end
   end
   function methods.request(u, opts)
     if type(opts) ~= "table" then error("u:request: a table of options expected", 2) end
-    return (send(u, state(u, "u:request", 2), "u:request", opts.method or "GET", opts.path, opts, 2))
+    return (send(u, state(u, "u:request", 2, true), "u:request", opts.method or "GET", opts.path, opts, 2))
   end
   -- u:batch{ req, ... }: each a path (GET) or a table of u:request's options.
   function methods.batch(u, list)
-    return (batch(u, state(u, "u:batch", 2), list, 2))
+    return (batch(u, state(u, "u:batch", 2, true), list, 2))
   end
   function methods.fail(u, reason)
     state(u, "u:fail", 2)
@@ -289,13 +407,24 @@ function http.methods(methods, state, send, batch)
 end
 
 -- The users' states (u -> its state; weak keys), and state(u, fn,
--- level): u's, or an error unless u is a user (level: as error's, from
--- state's caller).
+-- level, yields): u's, or an error unless u is a user and, for a method
+-- that yields, called in its user's own coroutine, st.co (level: as
+-- error's, from state's caller). A yield from a coroutine the script made
+-- would go back to the script, not to volley: u:get would return the
+-- yield's first value (1). The others (u:check, u:group, u:fail) also
+-- work where volley calls the script outside it (opts.check).
 function http.states()
   local states = setmetatable({}, { __mode = "k" })
-  local function state(u, fn, level)
+  local running = coroutine.running
+  local function state(u, fn, level, yields)
     local st = states[u]
     if not st then error(fn .. ": call it as a method (u:" .. fn:match("[%w_]+$") .. "(...))", level + 1) end
+    st.missed = nil
+    if yields and running() ~= st.co then
+      error(fn .. ": called outside its user's coroutine (in a coroutine the script made, or outside"
+        .. " user(u)): call u's methods from user(u) and the functions it calls, not inside"
+        .. " coroutine.create or coroutine.wrap", level + 1)
+    end
     return st
   end
   return states, state
@@ -304,14 +433,23 @@ end
 -- u's fields the script reads but may not set.
 local READ_ONLY = { id = true, thread = true, iteration = true, data = true, cookies = true }
 
+-- The names of u's methods, for messages.
+http.METHOD_NAMES = "get head delete post put patch request batch sleep check group fail"
+
 -- The metatable of a user: methods, the read-only fields from its state
--- (states[u]), and the script's own fields.
+-- (states[u]), and the script's own fields. A field the script never set
+-- is nil (u.token before the login), but the last one missed is kept
+-- (st.missed, until u's next method call), so that an iteration's
+-- "attempt to call method 'gett'" can be told from one of another
+-- table's (http.explain).
 function http.user_mt(methods, states)
   return {
     __index = function(u, k)
       local m = methods[k]
       if m then return m end
-      if READ_ONLY[k] then return states[u][k] end
+      local st = states[u]
+      if READ_ONLY[k] then return st[k] end
+      st.missed = k
     end,
     __newindex = function(u, k, v)
       if READ_ONLY[k] or methods[k] then error(("u.%s is read-only"):format(k), 2) end

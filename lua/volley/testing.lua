@@ -4,7 +4,7 @@
 -- checks, groups, sleeps, failures), so a flow is tested under plain
 -- busted with no server and no volley. The request bytes, option checks,
 -- redirects, batches and cookies are volley.flow's own (volley.flow_http,
--- volley.cookies); u:sleep only records its milliseconds.
+-- volley.cookies); u:sleep only records its seconds.
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
@@ -224,6 +224,7 @@ local response_mt = {
     if k == "reason" then return d.c.error or d.reason end
     if k == "url" then return d.url end
     if FIELDS[k] then return d.c[k] end
+    http.no_field(k, nil, 2) -- not a tail call: level 2 is the script's line
   end,
   __newindex = function(_, k)
     error(("a response is read-only (r.%s)"):format(tostring(k)), 2)
@@ -334,14 +335,13 @@ local function send(u, st, fn, method, path, opts, level)
     local c = answer(st, req, level + 1)
     if c.error then return answered(st, c, req, nil, path) end
     keep_cookies(st, c, req, now)
-    local how = http.REDIRECTS[c.status]
     local location = c.values.location and c.values.location[1]
-    -- A redirect that will be followed is not checked (the final response
-    -- is), as volley.flow.check.
-    local reason = opts.check and not (how ~= nil and location) and checked(st, opts.check, c)
-    if reason or how == nil or hops <= 0 then return answered(st, c, req, reason or nil, path) end
-    local next_method, next_path, drop = http.follow(how, location, method, path, st.target)
-    if not next_method then return answered(st, c, req, nil, path) end
+    -- A redirect that is followed is not checked; the final response is,
+    -- whatever its status, as volley.flow.check.
+    local next_method, next_path, drop = http.hop(c.status, location, hops, method, path, st.target)
+    if not next_method then
+      return answered(st, c, req, opts.check and checked(st, opts.check, c) or nil, path)
+    end
     if drop then body, ctype = nil, nil end
     method, path = next_method, next_path
     hops = hops - 1
@@ -379,21 +379,21 @@ end
 
 http.methods(methods, state, send, batch)
 
-function methods.sleep(u, ms)
-  local st = state(u, "u:sleep", 2)
-  http.check_sleep(ms, 2)
+-- u:sleep(t): records t in seconds (a number or a duration string).
+function methods.sleep(u, t)
+  local st = state(u, "u:sleep", 2, true)
   local sleeps = st.result.sleeps
-  sleeps[#sleeps + 1] = ms
+  sleeps[#sleeps + 1] = http.sleep_seconds(t, 2)
 end
 
--- u:check(cond, name): counts a pass or a fail of name; returns cond.
+-- u:check(cond, name) or u:check(value, { name = fn, ... }): http.check.
 function methods.check(u, cond, name)
   local st = state(u, "u:check", 2)
-  http.check_name(name, "check", "u:check", 2)
-  local c = st.result.checks[name] or { passed = 0, failed = 0 }
-  st.result.checks[name] = c
-  if cond then c.passed = c.passed + 1 else c.failed = c.failed + 1 end
-  return cond
+  return (http.check(cond, name, function(n, pass)
+    local c = st.result.checks[n] or { passed = 0, failed = 0 }
+    st.result.checks[n] = c
+    if pass then c.passed = c.passed + 1 else c.failed = c.failed + 1 end
+  end, 2))
 end
 
 -- u:group(name, fn): counted as a group, failed when fn raises or one of
@@ -479,7 +479,7 @@ end
 -- script's own fields of u carry over). Returns a result: requests (each
 -- request sent, redirect hops included: method, path, headers, body, raw,
 -- name, group, status, reason when it failed), checks (name -> {passed,
--- failed}), groups (name -> {count, failed}), sleeps (ms, in order),
+-- failed}), groups (name -> {count, failed}), sleeps (seconds, in order),
 -- request_failures (reason -> count), iterations (how many ran), failures
 -- (failed iterations by reason), failed (any iteration failed) and
 -- reason (the first failed one's). A request with no canned response, or
@@ -503,7 +503,9 @@ function testing.run(s, u, n)
     st.setup_error = nil
     -- In a coroutine as in volley, so that a script's own yield is caught.
     local co = coroutine.create(function() return pcall(s.user, u) end)
+    st.co = co
     local done, ok, e = coroutine.resume(co)
+    st.co = nil
     if done and coroutine.status(co) ~= "dead" then
       error("testing.run: in user(): coroutine.yield() called by the script (a flow's user yields only"
         .. " through u's methods)", 2)
@@ -512,7 +514,7 @@ function testing.run(s, u, n)
     if st.setup_error then error("testing.run: " .. st.setup_error.msg, 2) end
     result.iterations = result.iterations + 1
     if not ok then
-      local reason = http.reason_of(e)
+      local reason = http.reason_of(http.explain(e, st))
       result.failures[reason] = (result.failures[reason] or 0) + 1
       if not result.failed then result.failed, result.reason = true, reason end
     end

@@ -10,22 +10,25 @@
 --   "item"        an item answered 200 with its id and a numeric price;
 --   "in cart"     the cart answered 200 with the items so far;
 --   "paid"        the checkout answered 200 and paid for the whole cart.
--- Think time is MS milliseconds between steps (the word after `--`,
--- think=MS, default 5; think=0 for none).
+-- Think time between steps is the word after `--`, think=TIME: seconds as
+-- u:sleep takes them (think=0.5) or with a unit (think=250ms); default 5ms,
+-- think=0 for none.
 --
---   volley -c 20 -d 30s -s examples.shop http://127.0.0.1:9292/ -- think=5
+--   volley -c 20 -d 30s -s examples.shop http://127.0.0.1:9292/ -- think=5ms
 --
 -- The server it was written against is tests/integration/apps/shop.
 local s = {}
 
-local think = 5 -- ms, set by init in each worker's state
+local think = 0.005 -- seconds, set by init in each worker's state
+
+local UNITS = { [""] = 1, s = 1, ms = 1e-3 }
 
 function s.init(args)
   for _, word in ipairs(args) do
-    local ms = word:match("^think=(.*)$")
-    local n = ms and tonumber(ms)
-    if not n or n < 0 or n > 60000 then
-      error(("shop: expected think=MS (0 to 60000 milliseconds), not %q"):format(word), 0)
+    local num, unit = word:match("^think=(%d*%.?%d+)(%a*)$")
+    local n = num and UNITS[unit] and tonumber(num) * UNITS[unit]
+    if not n or n > 60 then
+      error(("shop: expected think=TIME (seconds such as 0.5, or 250ms; at most 60s), not %q"):format(word), 0)
     end
     think = n
   end

@@ -34,6 +34,15 @@ int units_parse_duration(const char *s, int64_t *ns)
     return -1;
 }
 
+int64_t units_ms_to_ns(double ms)
+{
+    if (!(ms > 0)) /* NaN too */
+        return 0;
+    if (ms >= (double)UNITS_MAX_DURATION_NS / 1e6)
+        return UNITS_MAX_DURATION_NS;
+    return (int64_t)(ms * 1e6);
+}
+
 int units_parse_count(const char *s, uint64_t *n)
 {
     char *end;

@@ -17,6 +17,12 @@
  * Returns 0, or -1 if s is not a positive duration. */
 int units_parse_duration(const char *s, int64_t *ns);
 
+/* A script's time in milliseconds (any double: NaN, infinite, negative,
+ * huge) as nanoseconds, with no undefined float-to-integer conversion:
+ * 0 for NaN and for ms <= 0 (the caller's default then applies), at most
+ * UNITS_MAX_DURATION_NS. */
+int64_t units_ms_to_ns(double ms);
+
 /* "100", "10k", "2M", "1G" (powers of 1000) -> *n. Returns 0 or -1. */
 int units_parse_count(const char *s, uint64_t *n);
 

@@ -16,6 +16,7 @@
 #include "h2c_probe.h"
 #include "net.h"
 #include "options.h"
+#include "options_hint.h"
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
@@ -337,6 +338,9 @@ int main(int argc, char **argv)
     }
     /* A script that runs as if it were none, because a hook is misspelt. */
     if (ms && script_hook_near(ms, err, sizeof err))
+        report_error(stderr, err);
+    /* -m post: sent as typed, which most servers refuse. */
+    if (options_hint_method(o.method, err, sizeof err))
         report_error(stderr, err);
     o.flow = ms && script_has(ms, SCRIPT_USER);
     options_set_command(&o, argc0, argv0);

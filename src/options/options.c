@@ -353,6 +353,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (body_set)
                 return options_fail(err, errlen, "%s: %s", "-b", body_file ? "cannot be combined with --body-file" : "given twice"),
                        OPTIONS_ERROR;
+            if (options_hint_body(optarg, err, errlen) < 0)
+                return OPTIONS_ERROR;
             o->body = xstrdup(optarg);
             o->body_len = strlen(optarg);
             body_set = true;

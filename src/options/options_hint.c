@@ -6,6 +6,7 @@
 #include "nearest.h"
 #include "quote.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,5 +79,38 @@ int options_hint_url(const char *word, char *const *before, int nbefore, char *e
         return 0;
     char q[80];
     snprintf(err, errlen, "%s: not a URL or a command (did you mean \"%s\"?)", quote_printable(q, sizeof q, word), near);
+    return -1;
+}
+
+/* The methods of RFC 9110 and PATCH: a lower-case one is a habit of other
+ * tools (curl -X post is sent as typed too), not a method of its own. */
+static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"};
+
+bool options_hint_method(const char *method, char *note, size_t len)
+{
+    char up[16];
+    size_t n = strlen(method);
+    if (n >= sizeof up)
+        return false;
+    for (size_t i = 0; i <= n; i++)
+        up[i] = (char)toupper((unsigned char)method[i]);
+    if (strcmp(up, method) == 0)
+        return false;
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(up, methods[i]) == 0) {
+            snprintf(note, len, "-m %s: methods are case-sensitive and it is sent as typed; most servers want -m %s",
+                     method, up);
+            return true;
+        }
+    return false;
+}
+
+int options_hint_body(const char *body, char *err, size_t errlen)
+{
+    if (body[0] != '@' || !body[1])
+        return 0;
+    char q[256];
+    snprintf(err, errlen, "-b: \"%s\" is curl's way to name a file; volley sends -b as typed: use --body-file %s",
+             quote_printable(q, sizeof q, body), q + 1);
     return -1;
 }

@@ -6,6 +6,7 @@
  * inside the coroutine and end its iteration instead. */
 #include "script_internal.h"
 
+#include "units.h"
 #include "xalloc.h"
 
 #include <lauxlib.h>
@@ -141,7 +142,7 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->act = SCRIPT_FLOW_REQUEST;
         st->req = lua_tolstring(co, 2, &st->len); /* stays on co's stack until the next resume */
         st->name = (uint32_t)lua_tointeger(co, 3);
-        st->timeout_ns = (int64_t)(lua_tonumber(co, 4) * 1e6);
+        st->timeout_ns = units_ms_to_ns(lua_tonumber(co, 4)); /* clamped: any number is safe */
         st->check = lua_toboolean(co, 5);
         return 0;
     case YIELD_SLEEP:
@@ -170,7 +171,7 @@ void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script
     int at = 3 + 4 * (int)i; /* (BATCH, n, then req, name, timeout_ms, check per request) */
     it->req = lua_tolstring(co, at, &it->len);
     it->name = (uint32_t)lua_tointeger(co, at + 1);
-    it->timeout_ns = (int64_t)(lua_tonumber(co, at + 2) * 1e6);
+    it->timeout_ns = units_ms_to_ns(lua_tonumber(co, at + 2));
     it->check = lua_toboolean(co, at + 3);
 }
 

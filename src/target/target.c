@@ -85,6 +85,38 @@ static bool looks_like_host(const char *s)
     return ip || port || (*after && strchr(host, '.'));
 }
 
+/* An unbracketed IPv6 address at h, the authority of url ("::1:8080/x"):
+ * -1 with err suggesting the brackets (the last group read as the port
+ * when it is one and the rest is an address), or 0 when h is no such
+ * address. */
+static int unbracketed_ipv6(const char *url, const char *h, char *err, size_t errlen)
+{
+    size_t n = strcspn(h, "/?#");
+    const char *colon = memchr(h, ':', n);
+    if (!colon || !memchr(colon + 1, ':', n - (size_t)(colon + 1 - h)) || n >= 64)
+        return 0;
+    char addr[64], q[256], fix[320];
+    unsigned char buf[sizeof(struct in6_addr)];
+    const char *last = h + n;
+    while (last[-1] != ':')
+        last--;
+    size_t digits = (size_t)(h + n - last);
+    snprintf(addr, sizeof addr, "%.*s", (int)(last - 1 - h), h);
+    if (digits > 0 && digits <= 5 && strspn(last, "0123456789") == digits && atol(last) >= 1 && atol(last) <= 65535 &&
+        inet_pton(AF_INET6, addr, buf) == 1) {
+        snprintf(fix, sizeof fix, "%.*s[%s]:%s", (int)(h - url), url, addr, last);
+    } else {
+        snprintf(addr, sizeof addr, "%.*s", (int)n, h);
+        if (inet_pton(AF_INET6, addr, buf) != 1)
+            return 0;
+        snprintf(fix, sizeof fix, "%.*s[%s]%s", (int)(h - url), url, addr, h + n);
+    }
+    char qf[400];
+    snprintf(err, errlen, "%s: an IPv6 address goes in brackets (did you mean %s ?)", quote_printable(q, sizeof q, url),
+             quote_printable(qf, sizeof qf, fix));
+    return -1;
+}
+
 int target_parse(struct target *t, const char *url, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
@@ -107,6 +139,8 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
         after = hend + 1;
         h++;
     } else {
+        if (unbracketed_ipv6(url, h, err, errlen) < 0)
+            return -1;
         hend = h + strcspn(h, ":/?#");
         after = hend;
     }

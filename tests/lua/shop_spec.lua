@@ -60,7 +60,7 @@ local function user(id, iteration, opts)
     self.checks[#self.checks + 1] = (ok and "ok " or "failed ") .. reason
     return ok
   end
-  function u:sleep(ms) self.sleeps[#self.sleeps + 1] = ms end
+  function u:sleep(t) self.sleeps[#self.sleeps + 1] = t end
   function u:group(name, fn)
     self.group_name = name
     fn()
@@ -129,26 +129,28 @@ describe("examples.shop", function()
     assert.are.equal("failed paid", u.checks[#u.checks])
   end)
 
-  it("thinks 5 ms by default, think=MS from the arguments, none with think=0", function()
+  it("thinks 5 ms by default, think=TIME (seconds, or with a unit) from the arguments, none with think=0", function()
     local u = user(1, 1)
     shop_lua.init({})
     shop_lua.user(u)
     assert.is_true(#u.sleeps >= 4)
-    for _, ms in ipairs(u.sleeps) do assert.are.equal(5, ms) end
-    shop_lua.init({ "think=2" })
-    u = user(1, 1)
-    shop_lua.user(u)
-    for _, ms in ipairs(u.sleeps) do assert.are.equal(2, ms) end
+    for _, s in ipairs(u.sleeps) do assert.are.equal(0.005, s) end
+    for word, want in pairs({ ["think=2ms"] = 0.002, ["think=2"] = 2, ["think=0.5s"] = 0.5 }) do
+      shop_lua.init({ word })
+      u = user(1, 1)
+      shop_lua.user(u)
+      for _, s in ipairs(u.sleeps) do assert.are.equal(want, s, word) end
+    end
     shop_lua.init({ "think=0" })
     u = user(1, 1)
     shop_lua.user(u)
     assert.are.same({}, u.sleeps)
   end)
 
-  it("refuses an argument that is not think=MS", function()
-    assert.has_error(function() shop_lua.init({ "fast" }) end,
-      'shop: expected think=MS (0 to 60000 milliseconds), not "fast"')
-    assert.has_error(function() shop_lua.init({ "think=-1" }) end,
-      'shop: expected think=MS (0 to 60000 milliseconds), not "think=-1"')
+  it("refuses an argument that is not think=TIME", function()
+    for _, word in ipairs({ "fast", "think=-1", "think=61", "think=5 parsecs" }) do
+      assert.has_error(function() shop_lua.init({ word }) end,
+        ('shop: expected think=TIME (seconds such as 0.5, or 250ms; at most 60s), not %q'):format(word))
+    end
   end)
 end)

@@ -134,7 +134,7 @@ describe("volley.testing", function()
       res = testing.run(flow(function(u) u:get("/", { body = "a", json = {} }) end), u)
       assert.truthy(res.reason:find("u:get: give one of body, json and form", 1, true))
       res = testing.run(flow(function(u) u:get("/", { timeout = 0 }) end), u)
-      assert.truthy(res.reason:find("u:get: opts.timeout must be milliseconds > 0", 1, true))
+      assert.truthy(res.reason:find("u:get: opts.timeout 0 is not a time (seconds > 0", 1, true))
       res = testing.run(flow(function(u) u.get(nil, "/") end), u)
       assert.truthy(res.reason:find("u:get: call it as a method (u:get(...))", 1, true))
       res = testing.run(flow(function(u) u:request({ method = "DELETE", path = "/" }) end), u)
@@ -208,6 +208,150 @@ describe("volley.testing", function()
       end), u)
       assert.is_false(res.failed)
       assert.are.equal(1 + 1 + 11, #res.requests)
+    end)
+  end)
+
+  describe("checks on redirects", function()
+    -- A 3xx that is not followed is the final response: its check runs.
+    local function checked_status(path, opts)
+      local u = testing.user{ responses = {
+        ["GET /away"] = { status = 302, headers = { Location = "http://example.com/x" } },
+        ["GET /here"] = { status = 302, headers = { Location = "/to" } },
+        ["GET /loop"] = { status = 307, headers = { Location = "/loop" } },
+        ["GET /bare"] = { status = 301 },
+        ["GET /to"] = { body = "to" },
+      } }
+      local seen = {}
+      opts.check = function(r)
+        seen[#seen + 1] = r.status
+        return r.status == 200, "status " .. r.status
+      end
+      local got
+      local res = testing.run(flow(function(u)
+        local r = u:get(path, opts)
+        got = { r.status, r.failed, r.reason }
+      end), u)
+      return got, seen, res
+    end
+
+    it("checks a redirect to another origin, one past opts.redirects, one at the hop limit, one with no Location", function()
+      for _, case in ipairs({ { "/away", {} }, { "/here", { redirects = 0 } }, { "/loop", { redirects = 2 } },
+                              { "/bare", {} } }) do
+        local got, seen, res = checked_status(case[1], case[2])
+        local status = case[1] == "/loop" and 307 or case[1] == "/bare" and 301 or 302
+        assert.are.same({ status, true, "status " .. status }, got, case[1])
+        assert.are.same({ status }, seen, case[1])
+        assert.are.same({ ["status " .. status] = 1 }, res.request_failures, case[1])
+      end
+    end)
+
+    it("checks only the final response of a redirect that is followed", function()
+      local got, seen = checked_status("/here", {})
+      assert.are.same({ 200, false }, got)
+      assert.are.same({ 200 }, seen)
+    end)
+  end)
+
+  describe("habits from k6 and Locust", function()
+    it("takes u:sleep and opts.timeout in seconds or as a duration string", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      local res = testing.run(flow(function(u)
+        u:sleep(1)
+        u:sleep("250ms")
+        u:sleep("2s")
+        u:sleep("1m")
+        u:sleep("1.5s")
+        u:get("/", { timeout = 2.5 })
+        u:get("/", { timeout = "2500ms" })
+      end), u)
+      assert.is_false(res.failed, res.reason)
+      assert.are.same({ 1, 0.25, 2, 60, 1.5 }, res.sleeps)
+    end)
+
+    it("refuses a time that is not finite, absurd, negative or not a duration", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      for _, bad in ipairs({ math.huge, -math.huge, 0 / 0, 1e300, 200 * 86400, -1, "fast", "5 parsecs", "", {} }) do
+        local res = testing.run(flow(function(u) u:get("/", { timeout = bad }) end), u)
+        assert.truthy(res.failed and res.reason:find("u:get: opts.timeout .* is not a time %(seconds > 0"), tostring(bad))
+        res = testing.run(flow(function(u) u:sleep(bad) end), u)
+        assert.truthy(res.failed and res.reason:find("u:sleep: .* is not a time %(seconds >= 0"), tostring(bad))
+      end
+    end)
+
+    it("gives the timeout to volley in milliseconds", function()
+      local t = { scheme = "http", host = "127.0.0.1", port = 8080 }
+      assert.are.equal(2500, select(5, http.prepare("u:get", "GET", "/", { timeout = 2.5 }, t, 1)))
+      assert.are.equal(2500, select(5, http.prepare("u:get", "GET", "/", { timeout = "2500ms" }, t, 1)))
+      assert.are.equal(60000, select(5, http.prepare("u:get", "GET", "/", { timeout = "1m" }, t, 1)))
+      assert.are.equal(0, select(5, http.prepare("u:get", "GET", "/", {}, t, 1)))
+    end)
+
+    it("refuses a path without its leading /, naming the fix", function()
+      local u = testing.user{}
+      local line = debug.getinfo(1, "l").currentline + 1
+      local res = testing.run(flow(function(u) u:get("items/1") end), u)
+      assert.are.equal(('%s:%d: u:get: the path "items/1" lacks its leading "/" (did you mean "/items/1"?)'):format(
+        HERE, line), res.reason)
+    end)
+
+    it("names a misspelt method of u, and leaves the script's own fields nil", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      local line = debug.getinfo(1, "l").currentline + 1
+      local res = testing.run(flow(function(u) if u.token == nil then u:gett("/") end end), u)
+      assert.are.equal(("%s:%d: u:gett is not a method of u (its methods are %s)"):format(HERE, line,
+        http.METHOD_NAMES), res.reason)
+      -- another table's missing method is left as Lua says it
+      res = testing.run(flow(function(u) local t = {} u:get("/") t:gett() end), u)
+      assert.truthy(res.reason:find("attempt to call method 'gett' (a nil value)", 1, true))
+      local e = "x.lua:1: attempt to call method 'gett' (a nil value)"
+      assert.are.equal(e, http.explain(e, { missed = "tok" }))
+    end)
+
+    it("counts a table of named check functions called with the value (k6's check(res, {...}))", function()
+      local u = testing.user{ responses = { ["GET /"] = { status = 404 } } }
+      local all
+      local res = testing.run(flow(function(u)
+        local r = u:get("/")
+        all = u:check(r, {
+          ["status is 200"] = function(r) return r.status == 200 end,
+          ["answered"] = function(r) return r.status > 0 end,
+        })
+      end), u)
+      assert.is_false(res.failed, res.reason)
+      assert.is_false(all)
+      assert.are.same({ ["status is 200"] = { passed = 0, failed = 1 }, answered = { passed = 1, failed = 0 } },
+        res.checks)
+    end)
+
+    it("refuses a function given as u:check's condition or name, and a table of non-functions, showing the forms", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      local line = debug.getinfo(1, "l").currentline + 1
+      local res = testing.run(flow(function(u) u:check(function(r) return false end, "never") end), u)
+      assert.are.equal(("%s:%d: u:check: a function is not called by u:check(cond, name), so it would always"
+        .. ' pass: give a condition, u:check(r.status == 200, "never"), or a table of named functions of the'
+        .. ' response, u:check(r, { ["never"] = function(r) return r.status == 200 end })'):format(HERE, line),
+        res.reason)
+      assert.are.same({}, res.checks)
+      res = testing.run(flow(function(u) u:check(u:get("/"), function(r) return true end) end), u)
+      assert.truthy(res.reason:find("u:check: a function is not called by u:check(cond, name)", 1, true))
+      res = testing.run(flow(function(u) u:check(u:get("/"), { ok = true }) end), u)
+      assert.truthy(res.reason:find('u:check: the check "ok" is a boolean: a table of checks maps names to functions', 1, true))
+      assert.are.same({}, res.checks)
+    end)
+
+    it("refuses u's methods called in a coroutine of the script's own", function()
+      local u = testing.user{ responses = { ["GET /"] = { body = "" } } }
+      local got
+      local line = debug.getinfo(1, "l").currentline + 3
+      local res = testing.run(flow(function(u)
+        local co = coroutine.wrap(function() return u:get("/") end)
+        got = co()
+      end), u)
+      assert.is_nil(got)
+      assert.are.equal(("%s:%d: u:get: called outside its user's coroutine (in a coroutine the script made, or"
+        .. " outside user(u)): call u's methods from user(u) and the functions it calls, not inside"
+        .. " coroutine.create or coroutine.wrap"):format(HERE, line), res.reason)
+      assert.are.equal(0, #res.requests)
     end)
   end)
 
@@ -362,13 +506,14 @@ describe("volley.testing", function()
       assert.are.equal("given up", res.reason)
     end)
 
-    it("records u:sleep without sleeping, and refuses a bad one at the script's line", function()
+    it("records u:sleep's seconds without sleeping, and refuses a bad one at the script's line", function()
       local u = testing.user{}
-      local res = testing.run(flow(function(u) u:sleep(5) u:sleep(0) u:sleep(1e6) end), u)
-      assert.are.same({ 5, 0, 1e6 }, res.sleeps)
+      local res = testing.run(flow(function(u) u:sleep(5) u:sleep(0) u:sleep(1e6) u:sleep(0.25) end), u)
+      assert.are.same({ 5, 0, 1e6, 0.25 }, res.sleeps)
       local line = debug.getinfo(1, "l").currentline + 1
       res = testing.run(flow(function(u) u:sleep(-1) end), u)
-      assert.are.equal(("%s:%d: u:sleep: milliseconds >= 0 expected, not -1"):format(HERE, line), res.reason)
+      assert.are.equal(("%s:%d: u:sleep: -1 is not a time (seconds >= 0 such as 1.5, or a duration such as"
+        .. ' "250ms", "2s", "1m"; at most 100 days)'):format(HERE, line), res.reason)
     end)
 
     it("ends an iteration that raises as failed with file:line: message, and counts reasons over iterations", function()
@@ -427,6 +572,17 @@ describe("volley.testing", function()
       local res = testing.run(flow(function(u) local doc = u:get("/"):json() return doc end), u)
       assert.are.equal(("%s:%d: r:json(): the body is not JSON"):format(HERE, line),
         res.reason:match("^(.-JSON)"))
+    end)
+
+    it("raises a misspelt response field with the fields named, at the script's line", function()
+      local u = testing.user{ responses = { ["GET /"] = { status = 201 } } }
+      local line = debug.getinfo(1, "l").currentline + 1
+      local res = testing.run(flow(function(u) return u:get("/").status_code end), u)
+      assert.are.equal(('%s:%d: r.status_code: a response has no field "status_code" (did you mean r.status?)'):format(
+        HERE, line), res.reason)
+      res = testing.run(flow(function(u) return u:get("/").statsu end), u)
+      assert.truthy(res.reason:find(('r.statsu: a response has no field "statsu" (its fields are %s)'):format(
+        http.RESPONSE_NAMES), 1, true))
     end)
 
     it("refuses a bad run", function()
@@ -514,7 +670,7 @@ describe("examples.shop with volley.testing", function()
     assert.are.same({ passed = carts, failed = 0 }, res.checks["in cart"])
     assert.are.same({ passed = 1, failed = 0 }, res.checks.paid)
     assert.are.same({ checkout = { count = 1, failed = 0 } }, res.groups)
-    assert.are.same({ 5, 5, 5, 5, 5 }, res.sleeps)
+    assert.are.same({ 0.005, 0.005, 0.005, 0.005, 0.005 }, res.sleeps) -- 5 ms, in seconds
     assert.are.equal("password=pw-user3&user=user3", res.requests[1].body)
     assert.are.equal(json.encode({ id = tonumber(res.requests[3].path:match("%d+$")) }), res.requests[6].body)
   end)

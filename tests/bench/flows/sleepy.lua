@@ -18,7 +18,7 @@ function s.user(u)
     collectgarbage("collect")
     io.stderr:write(("lua_heap_kb %d %.1f\n"):format(n, collectgarbage("count")))
   end
-  u:sleep(60000)
+  u:sleep(60)
 end
 
 return s

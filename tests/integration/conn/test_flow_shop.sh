@@ -15,7 +15,7 @@ PYDIR="$(dirname "$TESTLIB")/py"
 USERS=20
 # The run, in one place: think time 1 ms, so the test runs fast.
 FLOW_ARGS=(-s examples.shop -t 2 -c "$USERS" --iterations 100)
-SCRIPT_ARGS=(-- think=1)
+SCRIPT_ARGS=(-- think=1ms)
 
 if shop_missing; then
     if [ "${CI:-}" = "true" ]; then

@@ -92,11 +92,11 @@ local s = {}
 function s.user(u)
   local r = u:get("/drop", { name = "drop" })
   u:check(r.failed and r.status == 0 and r.reason == "read", "drop is a read failure")
-  local t = u:get("/delay/2000", { name = "slow", timeout = 50 })
+  local t = u:get("/delay/2000", { name = "slow", timeout = "50ms" })
   u:check(t.failed and t.reason == "timeout", "slow is a timeout")
   local a = u:get("/")
   local body = a.body
-  u:sleep(20)
+  u:sleep("20ms")
   local b = u:get("/")
   u:check(body == "hello world", "a field read before the next request stays")
   local ok, err = pcall(function() return a.status end)
@@ -229,7 +229,7 @@ check_eq "$(awk '{ print $1 }' "$T/batch.log" | sort -u | wc -l)" 12 "batch: 6 c
 cat > "$S/batch_fail.lua" <<'EOF'
 local s = {}
 function s.user(u)
-  local rs = u:batch{ "/", "/drop", { path = "/delay/2000", timeout = 50 },
+  local rs = u:batch{ "/", "/drop", { path = "/delay/2000", timeout = 0.05 },
                       { path = "/", check = function(r) return false, "nope" end }, "/" }
   u:check(rs[1].status == 200 and rs[5].status == 200, "the others")
   u:check(rs[2].failed and rs[2].reason == "read", "drop")
@@ -253,7 +253,7 @@ cat > "$S/stages.lua" <<'EOF'
 local s = {}
 function s.user(u)
   u:get("/u/" .. u.id)
-  u:sleep(20)
+  u:sleep("20ms")
 end
 return s
 EOF

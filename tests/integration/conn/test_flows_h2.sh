@@ -17,7 +17,7 @@ local s = {}
 function s.user(u)
   local r = u:get("/", { name = "root" })
   u:check(r.status == 200 and r.body == "hello world", "hello")
-  u:sleep(5)
+  u:sleep(0.005)
   local big = u:get("/static/100k", { name = "big" })
   u:check(#big.body == 100000, "100k")
   u:group("post", function()
@@ -79,7 +79,7 @@ check_ge "$(jget "$T/h2batch.json" http2.max_streams_open)" 2 "h2 batch: streams
 cat > "$S/h2slow.lua" <<'EOF'
 local s = {}
 function s.user(u)
-  local r = u:get("/", { timeout = 5000 })
+  local r = u:get("/", { timeout = "5s" })
   u:check(r.status == 200, "fast")
 end
 return s

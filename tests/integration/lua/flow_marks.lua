@@ -6,7 +6,7 @@
 -- adds a think time (for runs that must last).
 local s = {}
 
-local think = 0
+local think = 0 -- milliseconds
 
 function s.init(args)
   for _, word in ipairs(args) do
@@ -18,7 +18,7 @@ function s.user(u)
   local r = u:get("/", { name = "first" })
   u:check(r.status == 200, "ok")
   u:check(u.iteration % 4 ~= 3, "<b>x</b>")
-  if think > 0 then u:sleep(think) end
+  if think > 0 then u:sleep(think / 1000) end -- u:sleep takes seconds
   u:group('a&b "q",<g>', function()
     u:get("/", { name = "second" })
   end)

@@ -124,6 +124,12 @@ static const struct bad_case bad_urls[] = {
     {"http://[::1", "IPv6"},
     {"http://[]/", "host"},
     {"http://[::1]x/", NULL},
+    /* An IPv6 address without brackets: the URL with them. */
+    {"http://::1:8080/", "an IPv6 address goes in brackets (did you mean http://[::1]:8080/ ?)"},
+    {"http://::1/x", "(did you mean http://[::1]/x ?)"},
+    {"https://fe80::1:2:3:4/?q", "(did you mean https://[fe80::1:2:3]:4/?q ?)"},
+    {"http://2001:db8::abcd/", "(did you mean http://[2001:db8::abcd]/ ?)"},
+    {"http://a:b:c/", "port"},
     {"http://h:0/", "port"},
     {"http://h:70000/", "port"},
     {"http://h:12ab/", "port"},
