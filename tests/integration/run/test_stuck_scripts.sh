@@ -78,7 +78,10 @@ check_grep "$T/stuckhook.err" "stuckhook.lua: thread [12]: a call into the scrip
 check_adds_up stuckhook
 
 # 4. The same stopped by the first Ctrl-C (SIGINT) of a long run: the
-# report comes, not a hang.
+# report comes, not a hang. (timeout --foreground passes the one SIGINT
+# on; without it timeout also signals its process group, and on a loaded
+# machine that copy can come later than volley's echo window, 250 ms, and
+# count as a second Ctrl-C during the second this run takes to end.)
 cat > "$S/stucksig.lua" <<'LUA'
 local n = 0
 local marker = ...
@@ -92,7 +95,7 @@ function request()
   return wrk.format()
 end
 LUA
-timeout -s KILL 60 "$VOLLEY" -s "$S/stucksig.lua" -c 1 -t 1 -d 50s --json "$T/stucksig.json" \
+timeout --foreground -s KILL 60 "$VOLLEY" -s "$S/stucksig.lua" -c 1 -t 1 -d 50s --json "$T/stucksig.json" \
     "http://127.0.0.1:$PORT/" -- "$T/stucksig.started" > "$T/stucksig.out" 2> "$T/stucksig.err" &
 vpid=$!
 wait_for "$T/stucksig.started"
@@ -114,7 +117,7 @@ function s.user(u)
 end
 return s
 LUA
-timeout -s KILL 60 "$VOLLEY" -s "$S/spinall.lua" -c 2 -t 1 -d 50s --yield-timeout 0 --json "$T/spinall.json" \
+timeout --foreground -s KILL 60 "$VOLLEY" -s "$S/spinall.lua" -c 2 -t 1 -d 50s --yield-timeout 0 --json "$T/spinall.json" \
     "http://127.0.0.1:$PORT/" -- "$T/spinall.started" > "$T/spinall.out" 2> "$T/spinall.err" &
 vpid=$!
 wait_for "$T/spinall.started"
