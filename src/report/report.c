@@ -239,9 +239,9 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
                 s->arrivals + s->unsent, flow ? "iterations" : "arrivals", sent, verb, s->arrivals, verb, s->unsent,
                 verb);
     else
-        fprintf(out, "  Rate: %s %s/s scheduled, %.2f/s %s; %" PRIu64 " %s, %" PRIu64 " never %s\n",
-                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), arrivals_word(o), sent, verb, s->arrivals, verb,
-                s->unsent, verb);
+        fprintf(out, "  Rate: %s%s/s scheduled, %.2f/s %s; %" PRIu64 " %s, %" PRIu64 " never %s\n",
+                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), flow ? " iterations" : "", sent, verb, s->arrivals,
+                verb, s->unsent, verb);
     if (report_rate_met(o, r, sent))
         return;
     if (o->stages)
