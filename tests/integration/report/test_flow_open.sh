@@ -3,8 +3,9 @@
 # Service or Send lag line (a flow's requests go when the flow sends them:
 # nothing of theirs is measured against the schedule) but a Start lag line,
 # each iteration's wait from its due time for a free user; the JSON has no
-# top-level "service" or "sendlag" but "iterations"."start_lag", one per
-# iteration started; the rate lines and the HTML say iterations.
+# top-level "service" or "sendlag" (nor a "sendlag" in a second of its
+# series) but "iterations"."start_lag", one per iteration started; the
+# rate lines and the HTML say iterations.
 # 2 users against a server that answers 100 ms late start at most 20
 # iterations a second while 50 are due: iteration k (from 0, started in
 # the order due) starts no earlier than floor(k/2) x 100 ms and was due at
@@ -40,6 +41,9 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert "service" not in r and "sendlag" not in r, [k for k in ("service", "sendlag") if k in r]
 assert r["rate"]["of"] == "iterations", r["rate"]
+pts = r["series"]["points"]
+assert pts and all("sendlag" not in p for p in pts), pts[0]
+assert sum(p["sent"] for p in pts) == r["rate"]["sent"], ([p["sent"] for p in pts], r["rate"])
 it = r["iterations"]
 lag = it["start_lag"]
 n = it["started"]
