@@ -4,7 +4,8 @@
 # nothing of theirs is measured against the schedule) but a Start lag line,
 # each iteration's wait from its due time for a free user; the JSON has no
 # top-level "service" or "sendlag" (nor a "sendlag" in a second of its
-# series) but "iterations"."start_lag", one per iteration started; the
+# series, nor a Tag=service or Tag=sendlag line in --hlog) but
+# "iterations"."start_lag", one per iteration started; the
 # rate lines and the HTML say iterations.
 # 2 users against a server that answers 100 ms late start at most 20
 # iterations a second while 50 are due: iteration k (from 0, started in
@@ -25,7 +26,7 @@ LUA
 start_target --delay-ms 100
 url="http://127.0.0.1:$PORT/"
 
-run_volley open -s "$S/two.lua" -R 50 -d 2s -c 2 -t 1 --html "$T/open.html" "$url"
+run_volley open -s "$S/two.lua" -R 50 -d 2s -c 2 -t 1 --html "$T/open.html" --hlog "$T/open.hlog" "$url"
 check_eq "$RC" 3 "open: exit status (the rate cannot be met: 2 users, 100 ms each)"
 check_grep "$T/open.out" "^  1 thread and 2 connections, keep-alive, open model at 50 iterations/s$" "open: the header"
 if grep -qE '^  (Service|Send lag) ' "$T/open.out"; then fail "open: a Service or Send lag line: $(cat "$T/open.out")"; else ok; fi
@@ -55,6 +56,8 @@ print("started", n, "start lag max", lag["max"] / 1e6, "s, bound", bound)
 PY
 cat "$T/open.py"
 check_grep "$T/open.html" "open model at 50 iterations/s" "open: the HTML's model"
+check_grep "$T/open.hlog" "^Tag=iteration," "open: --hlog has the iterations"
+if grep -qE '^Tag=(service|sendlag),' "$T/open.hlog"; then fail "open: --hlog has service or send lag lines"; else ok; fi
 check_grep "$T/open.html" "<th>start lag \(due to start\)</th>" "open: the HTML's start lag row"
 check_grep "$T/open.html" "Iterations started per second against the target rate" "open: the HTML's chart"
 # volley report of the saved result: the same text, the same JSON.
