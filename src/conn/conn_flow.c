@@ -261,8 +261,10 @@ void conn_flow_begin(struct conn *c, int64_t now)
     struct conn_shared *sh = c->sh;
     c->flow_parked = false;
     sh->budget--;
-    if (sh->iter_sched)
+    if (sh->iter_sched) {
         sh->stats->arrivals++;
+        stats_flow_started_late(&sh->stats->flow, now - c->t_iter); /* t_iter: its due time */
+    }
     sh->stats->flow.started++;
     sh->live_iters++;
     c->flow_live = true;

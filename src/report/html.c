@@ -114,11 +114,13 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
     }
     fprintf(out, "</td></tr>\n");
     double orate = html_rd_num(rd, opt, "options", "rate", false);
+    /* a flow's -R starts iterations (its "iterations" is not null) */
+    bool flow = html_rd_of(rd, r, "", "iterations", JSON_OBJECT, false) != NULL;
     row_start(out, "Model");
     if (!isnan(orate)) {
         fprintf(out, "open model at ");
         html_num(out, orate, 3);
-        fprintf(out, " requests/s");
+        fprintf(out, " %s/s", flow ? "iterations" : "requests");
     } else {
         esc(out, model ? model : "closed");
         fprintf(out, " loop");
@@ -190,7 +192,7 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
         const struct json *m = html_rd_of(rd, rate, "rate", "met", JSON_BOOL, false);
         if (m)
             met = m->b;
-        row_start(out, "Rate sent");
+        row_start(out, flow ? "Iterations started" : "Rate sent");
         html_num(out, html_rd_num(rd, rate, "rate", "sent_per_sec", false), 2);
         fprintf(out, "/s of ");
         html_num(out, html_rd_num(rd, rate, "rate", "target", false), 0);

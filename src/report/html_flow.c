@@ -88,7 +88,19 @@ static void iterations(FILE *out, struct html_rd *rd, const struct json *r, cons
     pct_cells(out, rd, d, "iterations.duration");
     fprintf(out, "<td class=\"n\">");
     html_us(out, html_rd_num(rd, d, "iterations.duration", "mean", false));
-    fprintf(out, "</td></tr>\n</table>\n");
+    fprintf(out, "</td></tr>\n");
+    /* -R: each started iteration's wait from its due time for a free user */
+    const struct json *lag = html_rd_of(rd, it, "iterations", "start_lag", JSON_OBJECT, false);
+    if (lag) {
+        fprintf(out, "<tr><th>start lag (due to start)</th><td class=\"n\">");
+        html_num(out, html_rd_count(rd, lag, "iterations.start_lag", "count"), 0);
+        fprintf(out, "</td>");
+        pct_cells(out, rd, lag, "iterations.start_lag");
+        fprintf(out, "<td class=\"n\">");
+        html_us(out, html_rd_num(rd, lag, "iterations.start_lag", "mean", false));
+        fprintf(out, "</td></tr>\n");
+    }
+    fprintf(out, "</table>\n");
 
     html_reasons(out, rd, html_rd_of(rd, it, "iterations", "failures", JSON_OBJECT, false), "iterations.failures",
                  "iteration-failures", "failed iterations by reason");

@@ -259,11 +259,15 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
             y[1 * n + i] = (double)b[i].sent / b[i].secs;
             y[2 * n + i] = (double)b[i].requests / b[i].secs;
         }
+        /* A flow's -R starts iterations ("iterations" not null); its
+         * requests completed are no measure of that rate, and not drawn. */
+        bool flow = html_rd_of(rd, result, "", "iterations", JSON_OBJECT, false) != NULL;
         lines[0] = (struct html_line){"target rate", &y[0], 3, true, NULL, 0};
-        lines[1] = (struct html_line){"sent", &y[n], 0, false, NULL, 0};
+        lines[1] = (struct html_line){flow ? "started" : "sent", &y[n], 0, false, NULL, 0};
         lines[2] = (struct html_line){"completed", &y[2 * n], 2, false, NULL, 0};
-        chart(out, "Requests sent per second against the target rate (-R)", "sent", false, false, "requests/s", &cols,
-              lines, 3);
+        chart(out, flow ? "Iterations started per second against the target rate (-R)"
+                        : "Requests sent per second against the target rate (-R)",
+              "sent", false, false, flow ? "iterations/s" : "requests/s", &cols, lines, flow ? 2 : 3);
     }
     /* --stages without -R: the connections asked for and those open */
     bool conns = false;

@@ -97,6 +97,13 @@ static void stages_text(FILE *out, const struct options *o, const char *unit)
                 unit);
 }
 
+/* What -R schedules: a flow's iterations, else requests (o->flow is known
+ * before the run, for the header; a loaded result sets it from its figures). */
+static const char *arrivals_word(const struct options *o)
+{
+    return o->flow ? "iterations" : "requests";
+}
+
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r)
 {
     char d[32];
@@ -121,7 +128,8 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s", conns,
             conns == 1 ? "" : "s", o->keepalive ? "keep-alive" : "a new connection per request");
     if (o->rate) {
-        fprintf(out, "open model at %" PRIu64 " requests/s%s", o->rate, o->stages ? " at most" : "");
+        /* A flow's schedule starts iterations, not requests (conn_flow.c). */
+        fprintf(out, "open model at %" PRIu64 " %s/s%s", o->rate, arrivals_word(o), o->stages ? " at most" : "");
         stages_text(out, o, "/s");
         if (o->spin_ns % 1000 == 0 && o->spin_ns)
             fprintf(out, ", spin %" PRId64 "us", o->spin_ns / 1000);
@@ -145,17 +153,20 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
     double sent = report_sent_rate(o, r);
     if (report_rate_met(o, r, sent))
         return false;
+    bool flow = o->flow;
+    const char *verb = flow ? "started" : "sent";
     if (o->stages) {
-        fprintf(err, "volley: --stages: target rate not met: %" PRIu64 " of %" PRIu64 " arrivals never sent\n",
-                r->stats.unsent, r->stats.arrivals + r->stats.unsent);
+        fprintf(err, "volley: --stages: target rate not met: %" PRIu64 " of %" PRIu64 " %s never %s\n",
+                r->stats.unsent, r->stats.arrivals + r->stats.unsent, flow ? "iterations" : "arrivals", verb);
         return true;
     }
     if (o->shard.count > 1 && !r->merged)
-        fprintf(err, "volley: -R %" PRIu64 " (--shard %u/%u: %.2f/s of it): target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
-                o->rate, o->shard.index, o->shard.count, report_target_rate(o, r), sent, r->stats.unsent);
+        fprintf(err, "volley: -R %" PRIu64 " (--shard %u/%u: %.2f/s of it): target rate not met: %.2f %s/s %s, %" PRIu64 " never %s\n",
+                o->rate, o->shard.index, o->shard.count, report_target_rate(o, r), sent, arrivals_word(o), verb,
+                r->stats.unsent, verb);
     else
-        fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f requests/s sent, %" PRIu64 " never sent\n",
-                o->rate, sent, r->stats.unsent);
+        fprintf(err, "volley: -R %" PRIu64 ": target rate not met: %.2f %s/s %s, %" PRIu64 " never %s\n", o->rate, sent,
+                arrivals_word(o), verb, r->stats.unsent, verb);
     return true;
 }
 
@@ -176,27 +187,34 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
     const struct stats *s = &r->stats;
     double sent = report_sent_rate(o, r);
     char rt[32];
+    /* A flow's arrivals are iterations, started on a free user; the lag
+     * measured is theirs, from due to start (stats_flow.h). */
+    bool flow = o->flow;
+    const char *verb = flow ? "started" : "sent";
+    const struct hist *lag = flow ? &s->flow.start_lag : &s->sendlag;
     if (o->stages)
-        fprintf(out, "  Rate: %" PRIu64 " scheduled by the stages, %.2f/s sent on average; %" PRIu64 " sent, %" PRIu64
-                     " never sent\n",
-                s->arrivals + s->unsent, sent, s->arrivals, s->unsent);
+        fprintf(out, "  Rate: %" PRIu64 " %s scheduled by the stages, %.2f/s %s on average; %" PRIu64 " %s, %" PRIu64
+                     " never %s\n",
+                s->arrivals + s->unsent, flow ? "iterations" : "arrivals", sent, verb, s->arrivals, verb, s->unsent,
+                verb);
     else
-        fprintf(out, "  Rate: %s/s scheduled, %.2f/s sent; %" PRIu64 " sent, %" PRIu64 " never sent\n",
-                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), sent, s->arrivals, s->unsent);
+        fprintf(out, "  Rate: %s%s/s scheduled, %.2f/s %s; %" PRIu64 " %s, %" PRIu64 " never %s\n",
+                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), flow ? " iterations" : "", sent, verb, s->arrivals,
+                verb, s->unsent, verb);
     if (report_rate_met(o, r, sent))
         return;
     if (o->stages)
-        fprintf(out, "  Target rate NOT met: %" PRIu64 " of %" PRIu64 " arrivals never sent (", s->unsent,
-                s->arrivals + s->unsent);
+        fprintf(out, "  Target rate NOT met: %" PRIu64 " of %" PRIu64 " %s never %s (", s->unsent,
+                s->arrivals + s->unsent, flow ? "iterations" : "arrivals", verb);
     else
         fprintf(out, "  Target rate NOT met: %.2f/s of %s/s (", sent, fmt_rate(rt, sizeof rt, report_target_rate(o, r)));
-    if (s->completed) { /* else no timing figures at all (report_text) */
+    if (flow ? lag->count != 0 : s->completed != 0) { /* else no timing figures at all (report_text) */
         char p50[32], p99[32];
-        fmt_time(p50, sizeof p50, (double)hist_percentile(&s->sendlag, 50));
-        fmt_time(p99, sizeof p99, (double)hist_percentile(&s->sendlag, 99));
-        fprintf(out, "send lag p50 %s, p99 %s; ", p50, p99);
+        fmt_time(p50, sizeof p50, (double)hist_percentile(lag, 50));
+        fmt_time(p99, sizeof p99, (double)hist_percentile(lag, 99));
+        fprintf(out, "%s lag p50 %s, p99 %s; ", flow ? "start" : "send", p50, p99);
     }
-    fprintf(out, "more connections (-c) or a faster server are needed)\n");
+    fprintf(out, "more %s or a faster server are needed)\n", flow ? "users (-c)" : "connections (-c)");
 }
 
 /* -L: wrk's "Latency Distribution" block, in wrk's layout (the percentile
@@ -231,7 +249,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     char b[32];
     if (s->completed) {
         report_hist_line(out, "Latency", &s->latency);
-        if (o->rate) {
+        if (s->open) { /* -R's requests; a flow's iterations have their own lag (report_flow.c) */
             report_hist_line(out, "Service", &s->service);
             report_hist_line(out, "Send lag", &s->sendlag);
         }

@@ -31,6 +31,8 @@ static void iterations_text(FILE *out, const struct run_result *r)
             f->completed, f->failed, f->cut_off, secs > 0 ? (double)f->completed / secs : 0.0);
     if (f->duration.count)
         report_hist_line(out, "Iteration", &f->duration);
+    if (f->start_lag.count) /* -R: from each iteration's due time to its start on a free user */
+        report_hist_line(out, "Start lag", &f->start_lag);
     uint64_t rest = 0;
     size_t more = f->reasons_more;
     for (size_t i = 0; i < f->nreasons; i++) {
@@ -100,7 +102,7 @@ void report_flow_text(FILE *out, const struct run_result *r)
     groups_text(out, f);
 }
 
-void report_flow_json(FILE *out, const struct run_result *r)
+void report_flow_json(FILE *out, const struct options *o, const struct run_result *r)
 {
     const struct stats_flow *f = &r->stats.flow;
     if (!f->on) {
@@ -117,6 +119,10 @@ void report_flow_json(FILE *out, const struct run_result *r)
     report_json_reasons(out, f->reasons, f->nreasons, f->reasons_more, f->reasons_more_count);
     fputs(", \"duration\": ", out);
     report_json_hist_obj(out, &f->duration);
+    if (o->rate) { /* measured with -R only (stats_flow.h) */
+        fputs(", \"start_lag\": ", out);
+        report_json_hist_obj(out, &f->start_lag);
+    }
     uint64_t pass, fail;
     stats_flow_check_totals(f, &pass, &fail);
     fprintf(out, "},\n  \"checks\": {\"passed\": %" PRIu64 ", \"failed\": %" PRIu64 ", \"rate\": ", pass, fail);

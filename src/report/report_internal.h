@@ -35,7 +35,7 @@ void report_names_json(FILE *out, const struct options *o, const struct run_resu
  * tables, and the JSON's "iterations", "checks" and "groups" members (null
  * for other runs), followed by ",\n". */
 void report_flow_text(FILE *out, const struct run_result *r);
-void report_flow_json(FILE *out, const struct run_result *r);
+void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
  * protocol), and the JSON members "reasons": [...], "other": N. */

@@ -195,7 +195,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "  \"model\": \"%s\",\n", o->rate ? "open" : "closed");
     if (o->rate) {
         double sent = report_sent_rate(o, r);
-        fputs("  \"rate\": {\"target\": ", out);
+        fprintf(out, "  \"rate\": {\"of\": \"%s\", \"target\": ", o->flow ? "iterations" : "requests");
         report_shard_json_rate(out, o, r);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
         fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
@@ -234,7 +234,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_errors_json(out, s);
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
-    report_flow_json(out, r);
+    report_flow_json(out, o, r);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);
     report_h2_json(out, o, r);
@@ -242,8 +242,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_series_json(out, o, r);
     report_json_hist(out, "latency", &s->latency, 0);
     report_json_hist(out, "connect", &s->connect, 0);
-    report_json_hist(out, "waiting", &s->waiting, !o->rate);
-    if (o->rate) {
+    /* -R's service time and send lag are requests': a flow's requests go
+     * when the flow sends them (its iterations' lag is in "iterations"). */
+    report_json_hist(out, "waiting", &s->waiting, !s->open);
+    if (s->open) {
         report_json_hist(out, "service", &s->service, 0);
         report_json_hist(out, "sendlag", &s->sendlag, 1);
     }

@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static void point_json(FILE *out, const struct options *o, const struct series_point *p, size_t t)
+/* open: the send lag is measured (-R's requests; a flow's -R starts
+ * iterations and has none). */
+static void point_json(FILE *out, const struct options *o, bool open, const struct series_point *p, size_t t)
 {
     fprintf(out, "    {\"t\": %zu, \"requests\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"status\": {", t,
             p->c.requests, p->c.bytes);
@@ -38,7 +40,10 @@ static void point_json(FILE *out, const struct options *o, const struct series_p
         }
     }
     if (o->rate) {
-        fprintf(out, ", \"sent\": %" PRIu64 ", \"sendlag\": {\"count\": %" PRIu64, p->c.sent, p->sendlag_count);
+        fprintf(out, ", \"sent\": %" PRIu64, p->c.sent);
+    }
+    if (open) {
+        fprintf(out, ", \"sendlag\": {\"count\": %" PRIu64, p->sendlag_count);
         if (p->sendlag_count) {
             fprintf(out, ", \"p50\": ");
             json_out_num(out, (double)p->sendlag_p50 / 1e3, 3);
@@ -79,7 +84,7 @@ void report_series_json(FILE *out, const struct options *o, const struct run_res
         struct series_point p;
         series_point_get(s, i, &p, &hist, &cap); /* a point that cannot be read is empty (said) */
         fprintf(out, "%s\n", i ? "," : "");
-        point_json(out, o, &p, i);
+        point_json(out, o, r->stats.open, &p, i);
     }
     free(hist);
     fprintf(out, "%s]},\n", s->npoints ? "\n  " : "");

@@ -19,20 +19,97 @@ static_assert(COMPARE_KINDS == STATS_ERR_KINDS, "a result counts every failure k
 static const char *const hist_keys[3] = {"latency", "service", "sendlag"};
 static const double point_pcts[4] = {50, 90, 99, 99.9};
 
-static void read_hist(struct html_rd *rd, struct compare_run *r, const struct json *root, int i)
+/* The histogram parent.key (parent at path, "" at the top) into d, with
+ * its exact max and mean; absent and not required: d->has stays false. */
+static void read_dist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
+                      bool required, struct compare_dist *d)
 {
-    const struct json *o = html_rd_of(rd, root, "", hist_keys[i], JSON_OBJECT, i == 0);
-    if (!o)
+    d->exact_max = d->exact_mean = NAN;
+    const struct json *o = html_rd_of(rd, parent, path, key, JSON_OBJECT, required);
+    if (!o || rd->failed)
         return;
-    if (!html_rd_hist(rd, o, hist_keys[i], &r->hist[i]))
+    char at[400];
+    snprintf(at, sizeof at, "%s%s%s", path, *path ? "." : "", key);
+    if (!html_rd_hist(rd, o, at, &d->h))
         return;
-    r->has_hist[i] = true;
-    double count = html_rd_count(rd, o, hist_keys[i], "count");
-    if (!rd->failed && count != (double)r->hist[i].count)
-        html_rd_fail(rd, hist_keys[i], "count", "%.17g, but its hdr histogram holds %lld values", count,
-                     (long long)r->hist[i].count);
-    r->exact_max[i] = html_rd_num(rd, o, hist_keys[i], "max", false) * 1e3;
-    r->exact_mean[i] = html_rd_num(rd, o, hist_keys[i], "mean", false) * 1e3;
+    d->has = true;
+    double count = html_rd_count(rd, o, at, "count");
+    if (!rd->failed && count != (double)d->h.count)
+        html_rd_fail(rd, at, "count", "%.17g, but its hdr histogram holds %lld values", count,
+                     (long long)d->h.count);
+    d->exact_max = html_rd_num(rd, o, at, "max", false) * 1e3;
+    d->exact_mean = html_rd_num(rd, o, at, "mean", false) * 1e3;
+}
+
+static void free_dist(struct compare_dist *d)
+{
+    if (d->has)
+        hist_free(&d->h);
+    d->has = false;
+}
+
+/* The members of obj (an object of groups or names, at path) into *out
+ * (allocated), each by read_one. */
+static void read_named(struct html_rd *rd, const struct json *obj, const char *path, struct compare_named **out,
+                       size_t *n, void (*read_one)(struct html_rd *, const struct json *, const char *,
+                                                   struct compare_named *))
+{
+    if (!obj || obj->len == 0)
+        return;
+    *out = xcalloc(obj->len, sizeof **out);
+    for (size_t i = 0; i < obj->len && !rd->failed; i++) {
+        const struct json *one = &obj->members[i].value;
+        char at[400];
+        snprintf(at, sizeof at, "%s.%s", path, obj->members[i].key);
+        if (one->type != JSON_OBJECT) {
+            html_rd_fail(rd, at, NULL, "expected an object, found %s", json_in_type_name(one));
+            return;
+        }
+        struct compare_named *c = &(*out)[(*n)++];
+        c->name = obj->members[i].key;
+        c->dist.exact_max = c->dist.exact_mean = NAN;
+        read_one(rd, one, at, c);
+    }
+}
+
+/* groups.NAME: {"count", "failed", "duration"} */
+static void read_group(struct html_rd *rd, const struct json *g, const char *at, struct compare_named *c)
+{
+    c->count = c->started = html_rd_count(rd, g, at, "count");
+    c->failed = html_rd_count(rd, g, at, "failed");
+    read_dist(rd, g, at, "duration", true, &c->dist);
+}
+
+/* names.NAME: {"requests": {"started", "completed", "failed"}, "latency"} */
+static void read_name(struct html_rd *rd, const struct json *nm, const char *at, struct compare_named *c)
+{
+    char sub[420];
+    snprintf(sub, sizeof sub, "%s.requests", at);
+    const struct json *req = html_rd_of(rd, nm, at, "requests", JSON_OBJECT, true);
+    c->started = html_rd_count(rd, req, sub, "started");
+    c->count = html_rd_count(rd, req, sub, "completed");
+    c->failed = html_rd_count(rd, req, sub, "failed");
+    read_dist(rd, nm, at, "latency", true, &c->dist);
+}
+
+/* A flow's figures ("iterations" not null), and any run's request names. */
+static void read_flow(struct html_rd *rd, struct compare_run *r, const struct json *root)
+{
+    read_named(rd, html_rd_of(rd, root, "", "names", JSON_OBJECT, false), "names", &r->names, &r->nnames,
+               read_name);
+    const struct json *it = html_rd_of(rd, root, "", "iterations", JSON_OBJECT, false);
+    if (!it || rd->failed)
+        return;
+    r->flow = true;
+    r->iter_rate = html_rd_num(rd, it, "iterations", "per_sec", true);
+    r->iter_started = html_rd_count(rd, it, "iterations", "started");
+    r->iter_failed = html_rd_count(rd, it, "iterations", "failed");
+    read_dist(rd, it, "iterations", "duration", true, &r->iteration);
+    const struct json *c = html_rd_of(rd, root, "", "checks", JSON_OBJECT, false);
+    r->checks_passed = c ? html_rd_count(rd, c, "checks", "passed") : 0;
+    r->checks_failed = c ? html_rd_count(rd, c, "checks", "failed") : 0;
+    read_named(rd, html_rd_of(rd, root, "", "groups", JSON_OBJECT, false), "groups", &r->groups, &r->ngroups,
+               read_group);
 }
 
 /* Share in percent of part in whole, NAN when whole is 0. */
@@ -139,8 +216,7 @@ static void read_series(struct html_rd *rd, struct compare_run *r, const struct 
 int compare_load(struct compare_run *r, const struct json *root, char *err, size_t errlen)
 {
     memset(r, 0, sizeof *r);
-    for (int i = 0; i < 3; i++)
-        r->exact_max[i] = r->exact_mean[i] = NAN;
+    r->iteration.exact_max = r->iteration.exact_mean = NAN;
     struct html_rd rd = {.err = err, .errlen = errlen};
     if (root->type != JSON_OBJECT) {
         snprintf(err, errlen, "expected a result object, found %s", json_in_type_name(root));
@@ -159,8 +235,10 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
     read_status(&rd, html_rd_of(&rd, root, "", "status", JSON_OBJECT, true), "status", &r->responses,
                 &r->non2xx);
     for (int i = 0; i < 3; i++)
-        read_hist(&rd, r, root, i);
+        read_dist(&rd, root, "", hist_keys[i], i == 0, &r->dist[i]);
     read_series(&rd, r, root, duration);
+    read_flow(&rd, r, root);
+    r->secs = duration;
 
     const struct json *opt = html_rd_of(&rd, root, "", "options", JSON_OBJECT, false);
     const struct json *tgt = html_rd_of(&rd, root, "", "target", JSON_OBJECT, false);
@@ -173,6 +251,7 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
     r->threads = html_rd_num(&rd, opt, "options", "threads", false);
     r->duration = html_rd_num(&rd, opt, "options", "duration", false);
     r->requests = html_rd_num(&rd, opt, "options", "requests", false);
+    r->iterations = html_rd_num(&rd, opt, "options", "iterations", false);
     const struct json *h2 = html_rd_of(&rd, root, "", "http2", JSON_OBJECT, false);
     r->http2 = h2 ? html_rd_str(&rd, h2, "http2", "mode", false, NULL) : NULL;
     if (h2 && !r->http2)
@@ -187,14 +266,73 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
 void compare_free(struct compare_run *r)
 {
     for (int i = 0; i < 3; i++)
-        if (r->has_hist[i])
-            hist_free(&r->hist[i]);
+        free_dist(&r->dist[i]);
+    free_dist(&r->iteration);
+    for (size_t i = 0; i < r->ngroups; i++)
+        free_dist(&r->groups[i].dist);
+    for (size_t i = 0; i < r->nnames; i++)
+        free_dist(&r->names[i].dist);
+    free(r->groups);
+    free(r->names);
     free(r->points);
     memset(r, 0, sizeof *r);
 }
 
+/* The group or request name called name in r, or NULL. */
+static const struct compare_named *find_named(const struct compare_named *v, size_t n, const char *name)
+{
+    for (size_t i = 0; name && i < n; i++)
+        if (strcmp(v[i].name, name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+const struct compare_named *compare_group(const struct compare_run *r, const char *name)
+{
+    return find_named(r->groups, r->ngroups, name);
+}
+
+const struct compare_named *compare_name(const struct compare_run *r, const char *name)
+{
+    return find_named(r->names, r->nnames, name);
+}
+
+/* Per second of the run, NAN without a duration. */
+static double per_sec(double n, double secs)
+{
+    return secs > 0 ? n / secs : NAN;
+}
+
+const struct compare_dist *compare_figure_dist(const struct compare_run *r, const struct compare_figure *f)
+{
+    const struct compare_named *c = NULL;
+    const struct compare_dist *d = NULL;
+    switch (f->src) {
+    case COMPARE_LATENCY:
+    case COMPARE_SERVICE:
+    case COMPARE_SENDLAG:
+        d = &r->dist[f->src - COMPARE_LATENCY];
+        break;
+    case COMPARE_ITERATION:
+        d = r->flow ? &r->iteration : NULL;
+        break;
+    case COMPARE_GROUP:
+        c = compare_group(r, f->name);
+        break;
+    case COMPARE_NAME:
+        c = compare_name(r, f->name);
+        break;
+    default:
+        return NULL;
+    }
+    if (c)
+        d = &c->dist;
+    return d && d->has ? d : NULL;
+}
+
 double compare_value(const struct compare_run *r, const struct compare_figure *f)
 {
+    const struct compare_named *g = compare_group(r, f->name), *nm = compare_name(r, f->name);
     switch (f->src) {
     case COMPARE_RPS:
         return r->rps;
@@ -202,20 +340,32 @@ double compare_value(const struct compare_run *r, const struct compare_figure *f
         return share(f->kind < 0 ? r->failed : r->kinds[f->kind], r->started);
     case COMPARE_NON2XX:
         return share(r->non2xx, r->responses);
-    case COMPARE_LATENCY:
-    case COMPARE_SERVICE:
-    case COMPARE_SENDLAG:
+    case COMPARE_ITER_RATE:
+        return r->flow ? r->iter_rate : NAN;
+    case COMPARE_ITER_FAILED:
+        return r->flow ? share(r->iter_failed, r->iter_started) : NAN;
+    case COMPARE_CHECKS:
+        return r->flow ? share(r->checks_passed, r->checks_passed + r->checks_failed) : NAN;
+    case COMPARE_GROUP_RATE:
+        return g ? per_sec(g->count, r->secs) : NAN;
+    case COMPARE_GROUP_FAILED:
+        return g ? share(g->failed, g->count) : NAN;
+    case COMPARE_NAME_RATE:
+        return nm ? per_sec(nm->count, r->secs) : NAN;
+    case COMPARE_NAME_ERRORS:
+        return nm ? share(nm->failed, nm->started) : NAN;
+    default: /* a histogram's */
         break;
     }
-    int i = (int)f->src - COMPARE_LATENCY;
-    const struct hist *h = &r->hist[i];
-    if (!r->has_hist[i] || h->count == 0)
+    const struct compare_dist *d = compare_figure_dist(r, f);
+    if (!d || d->h.count == 0)
         return NAN;
+    const struct hist *h = &d->h;
     switch (f->stat) {
     case COMPARE_MAX:
-        return isnan(r->exact_max[i]) ? (double)h->max : r->exact_max[i];
+        return isnan(d->exact_max) ? (double)h->max : d->exact_max;
     case COMPARE_MEAN:
-        return isnan(r->exact_mean[i]) ? hist_mean(h) : r->exact_mean[i];
+        return isnan(d->exact_mean) ? hist_mean(h) : d->exact_mean;
     case COMPARE_PCT:
         break;
     }
@@ -226,10 +376,18 @@ enum compare_kind compare_figure_kind(const struct compare_figure *f)
 {
     switch (f->src) {
     case COMPARE_RPS:
+    case COMPARE_ITER_RATE:
+    case COMPARE_GROUP_RATE:
+    case COMPARE_NAME_RATE:
         return COMPARE_RATE;
     case COMPARE_ERRORS:
     case COMPARE_NON2XX:
+    case COMPARE_ITER_FAILED:
+    case COMPARE_GROUP_FAILED:
+    case COMPARE_NAME_ERRORS:
         return COMPARE_SHARE;
+    case COMPARE_CHECKS:
+        return COMPARE_PASS;
     default:
         return COMPARE_TIME;
     }
@@ -248,8 +406,8 @@ size_t compare_samples(const struct compare_run *r, const struct compare_figure 
                 stat = s;
         if (stat < 0)
             return 0;
-    } else if (f->src == COMPARE_SERVICE || f->src == COMPARE_SENDLAG) {
-        return 0; /* the series has no per-second service or send lag */
+    } else if (f->src != COMPARE_RPS && f->src != COMPARE_NON2XX && f->src != COMPARE_ERRORS) {
+        return 0; /* the series has no per-second service, send lag, or flow's or name's figures */
     }
     size_t n = 0;
     for (size_t i = 0; i < r->npoints && n < max; i++) {

@@ -22,6 +22,18 @@ enum compare_src {
     COMPARE_LATENCY, /* the histograms, values in ns */
     COMPARE_SERVICE, /* (-R) */
     COMPARE_SENDLAG, /* (-R) */
+    /* A flow's (user(u)): rows of the table only (no limit names them). */
+    COMPARE_ITER_RATE,   /* iterations.per_sec: completed per second */
+    COMPARE_ITER_FAILED, /* iterations.failed / started, percent */
+    COMPARE_ITERATION,   /* iterations.duration, the completed ones' (ns) */
+    COMPARE_CHECKS,      /* checks.passed / (passed + failed), percent */
+    COMPARE_GROUP_RATE,  /* groups[name].count per second of the run */
+    COMPARE_GROUP_FAILED, /* groups[name].failed / count, percent */
+    COMPARE_GROUP,       /* groups[name].duration (ns) */
+    /* Per request name (names, any run that names requests). */
+    COMPARE_NAME_RATE,   /* names[name].requests.completed per second of the run */
+    COMPARE_NAME_ERRORS, /* names[name].requests.failed / started, percent */
+    COMPARE_NAME,        /* names[name].latency (ns) */
 };
 
 enum compare_stat { COMPARE_PCT, COMPARE_MAX, COMPARE_MEAN };
@@ -31,6 +43,7 @@ enum compare_kind {
     COMPARE_TIME,  /* ns */
     COMPARE_RATE,  /* requests per second; higher is better */
     COMPARE_SHARE, /* a percentage 0..100; changes in percentage points */
+    COMPARE_PASS,  /* a share where higher is better (checks passed) */
 };
 
 struct compare_figure {
@@ -38,6 +51,8 @@ struct compare_figure {
     enum compare_stat stat; /* histograms */
     double pct;             /* COMPARE_PCT: 0..100 */
     int kind;               /* COMPARE_ERRORS: 0..7, or -1 for all kinds */
+    const char *name;       /* COMPARE_GROUP*, COMPARE_NAME*: the group's or request name's
+                             * (in the JSON tree of BASE; looked up by name in each run) */
 };
 
 /* One second of a run (series.points), as figures; NAN where the second
@@ -46,20 +61,41 @@ struct compare_point {
     double rps, errors, kinds[COMPARE_KINDS], non2xx, lat[6];
 };
 
+/* A histogram of a result (a flow's, a name's) with its exact max and
+ * mean (ns, NAN when the file has none). */
+struct compare_dist {
+    struct hist h;
+    bool has;
+    double exact_max, exact_mean;
+};
+
+/* A group of a flow, or a request name: its counts and its times. */
+struct compare_named {
+    const char *name; /* into the JSON tree */
+    double count;     /* a group's runs; a name's requests completed */
+    double failed;    /* of count (a group), or of started (a name) */
+    double started;   /* a name's requests started; a group's count */
+    struct compare_dist dist;
+};
+
 /* A result file read for comparison. Read-only to callers; filled by
  * compare_load. The strings point into the JSON tree it was read from
  * (valid while that tree is). NAN or NULL: absent from the file. */
 struct compare_run {
-    struct hist hist[3];  /* latency, service, sendlag (ns) */
-    bool has_hist[3];     /* the object is there (service, sendlag: -R) */
-    double exact_max[3];  /* the JSON's exact max and mean, ns; NAN when empty */
-    double exact_mean[3];
+    struct compare_dist dist[3]; /* latency, service, sendlag (ns; service, sendlag: -R) */
     double rps, started, failed, kinds[COMPARE_KINDS], responses, non2xx;
     struct compare_point *points; /* whole seconds only (owned) */
     size_t npoints;
     /* settings, for the warnings */
     const char *model, *scheme, *method, *url, *http2;
-    double rate, connections, threads, duration, requests;
+    double rate, connections, threads, duration, requests, iterations;
+    double secs; /* the run's duration (seconds; NAN when absent) */
+    /* A flow's (iterations not null): the iterations, checks and groups. */
+    bool flow;
+    double iter_rate, iter_started, iter_failed, checks_passed, checks_failed;
+    struct compare_dist iteration;
+    struct compare_named *groups, *names; /* owned arrays, in the file's order */
+    size_t ngroups, nnames;
 };
 
 /* Reads root, a parsed result, into *r. Returns 0 (the caller then frees
@@ -69,6 +105,15 @@ struct compare_run {
 int compare_load(struct compare_run *r, const struct json *root, char *err, size_t errlen);
 
 void compare_free(struct compare_run *r);
+
+/* The group (a flow's) or the request name called name in r, or NULL. */
+const struct compare_named *compare_group(const struct compare_run *r, const char *name);
+const struct compare_named *compare_name(const struct compare_run *r, const char *name);
+
+/* The histogram figure f reads in r (latency, service, send lag, a flow's
+ * iterations, a group's or a name's), or NULL: not a histogram's figure,
+ * or r has none. */
+const struct compare_dist *compare_figure_dist(const struct compare_run *r, const struct compare_figure *f);
 
 /* The figure's value in r (ns, 1/s or percent), or NAN when r has no data
  * for it (nothing completed, nothing started, no service histogram). */
@@ -171,13 +216,16 @@ struct compare_setting {
 /* Fills out[0..COMPARE_SETTINGS) with the settings of b and n. */
 void compare_settings(const struct compare_run *b, const struct compare_run *n, struct compare_setting *out);
 
-#define COMPARE_MAX_ROWS 40
+/* Groups and request names the table compares (the first of BASE's that
+ * NEW has too), and so its rows at most. */
+#define COMPARE_MAX_NAMED 20
+#define COMPARE_MAX_ROWS (40 + 10 + 8 * COMPARE_MAX_NAMED)
 
 /* One figure of the table: each cell as the text table prints it. */
 struct compare_row {
     struct compare_figure fig;
     enum compare_verdict verdict;
-    char name[64];    /* "latency p99" */
+    char name[96];    /* "latency p99", "group \"checkout\" p99" (a name cut at 40 bytes) */
     char base[64];    /* "62.0us", "174777.3", "0.1%", "-" (no data) */
     char new_[64];
     char diff[48];    /* the absolute change: "+5.32ms", "-1358.3", "+0.2pp" */

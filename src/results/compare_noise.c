@@ -81,10 +81,9 @@ double compare_figure_noise(const struct compare_run *b, const struct compare_ru
     double vb = compare_value(b, f), vn = compare_value(n, f);
     if (isnan(vb) || isnan(vn))
         return NAN;
-    if (f->src >= COMPARE_LATENCY && f->stat == COMPARE_PCT) {
-        int i = (int)f->src - COMPARE_LATENCY;
-        return compare_pct_noise(&b->hist[i], &n->hist[i], f->pct);
-    }
+    const struct compare_dist *db = compare_figure_dist(b, f), *dn = compare_figure_dist(n, f);
+    if (db && dn && f->stat == COMPARE_PCT)
+        return compare_pct_noise(&db->h, &dn->h, f->pct);
     size_t cap = (b->npoints > n->npoints ? b->npoints : n->npoints) + 1;
     double *sb = xmalloc(cap * sizeof *sb), *sn = xmalloc(cap * sizeof *sn);
     size_t nb = compare_samples(b, f, sb, cap), nn = compare_samples(n, f, sn, cap);
@@ -99,11 +98,12 @@ enum compare_verdict compare_judge(enum compare_kind kind, double base, double n
     if (isnan(base) || isnan(new_))
         return COMPARE_NODATA;
     double d = new_ - base;
-    double floor_ = kind == COMPARE_SHARE ? 0 : 0.01 * fabs(base);
+    bool share = kind == COMPARE_SHARE || kind == COMPARE_PASS;
+    double floor_ = share ? 0 : 0.01 * fabs(base);
     double band = isnan(noise) ? floor_ : fmax(noise, floor_);
     if (fabs(d) <= band)
         return COMPARE_SAME;
-    bool up_is_better = kind == COMPARE_RATE;
+    bool up_is_better = kind == COMPARE_RATE || kind == COMPARE_PASS;
     return (d > 0) == up_is_better ? COMPARE_BETTER : COMPARE_WORSE;
 }
 
@@ -111,7 +111,7 @@ char *compare_band_text(enum compare_kind kind, double base, double noise, char 
 {
     if (isnan(noise))
         snprintf(buf, len, "unknown");
-    else if (kind == COMPARE_SHARE)
+    else if (kind == COMPARE_SHARE || kind == COMPARE_PASS)
         snprintf(buf, len, "\u00b1%.2gpp", noise);
     else if (base != 0)
         snprintf(buf, len, "\u00b1%.1f%%", 100.0 * fmax(noise, 0.01 * fabs(base)) / fabs(base));

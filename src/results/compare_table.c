@@ -16,7 +16,9 @@
 
 static void describe_model(const struct compare_run *r, char *buf, size_t len)
 {
-    if (!isnan(r->rate))
+    if (!isnan(r->rate) && r->flow) /* a flow's -R starts iterations */
+        snprintf(buf, len, "open model at %.10g iterations/s", r->rate);
+    else if (!isnan(r->rate))
         snprintf(buf, len, "open model at %.10g/s", r->rate);
     else if (r->model && strcmp(r->model, "open") == 0)
         snprintf(buf, len, "open model");
@@ -37,13 +39,16 @@ static void describe_protocol(const struct compare_run *r, char *buf, size_t len
     }
 }
 
+/* "-n 1000", "1000 iterations", "-d 3s", or both bounds: "-n 1000, -d 3s". */
 static void describe_length(const struct compare_run *r, char *buf, size_t len)
 {
-    char d[32] = "", n[32] = "";
+    char d[32] = "", n[48] = "";
     if (!isnan(r->duration))
         snprintf(d, sizeof d, "-d %.10gs", r->duration);
     if (!isnan(r->requests))
         snprintf(n, sizeof n, "-n %.0f", r->requests);
+    else if (!isnan(r->iterations))
+        snprintf(n, sizeof n, "%.0f iteration%s", r->iterations, r->iterations == 1 ? "" : "s");
     snprintf(buf, len, "%s%s%s", n, *n && *d ? ", " : "", *d || *n ? d : "unknown");
 }
 
@@ -77,10 +82,11 @@ static void describe(int i, const struct compare_run *r, char *buf, size_t len)
 void compare_settings(const struct compare_run *b, const struct compare_run *n, struct compare_setting *out)
 {
     static const char *const name[COMPARE_SETTINGS] = {
-        "model", "connections (-c)", "threads (-t)", "protocol", "method", "URL", "length (-d, -n)",
+        "model", "connections (-c)", "threads (-t)", "protocol", "method", "URL", "length (-d, -n, --iterations)",
     };
     static const char *const what[COMPARE_SETTINGS] = {
-        "models", "connections (-c)", "threads (-t)", "protocols", "methods", "URLs", "lengths (-d, -n)",
+        "models", "connections (-c)", "threads (-t)", "protocols", "methods", "URLs",
+        "lengths (-d, -n, --iterations)",
     };
     for (int i = 0; i < COMPARE_SETTINGS; i++) {
         struct compare_setting *s = &out[i];
@@ -122,7 +128,7 @@ static void fmt_diff(enum compare_kind kind, double d, char *buf, size_t len)
 
 static void fmt_rel(enum compare_kind kind, double b, double n, char *buf, size_t len)
 {
-    if (kind == COMPARE_SHARE || isnan(b) || isnan(n) || b == 0)
+    if (kind == COMPARE_SHARE || kind == COMPARE_PASS || isnan(b) || isnan(n) || b == 0)
         snprintf(buf, len, "%s", "");
     else
         snprintf(buf, len, "%+.1f%%", 100.0 * (n - b) / fabs(b));
@@ -139,7 +145,7 @@ static void fmt_verdict(enum compare_kind kind, enum compare_verdict v, double b
         snprintf(buf, len, "%s (noise unknown)", words[v]);
     else if (v != COMPARE_SAME)
         snprintf(buf, len, "%s", words[v]);
-    else if (b == 0 && kind != COMPARE_SHARE)
+    else if (b == 0 && kind != COMPARE_SHARE && kind != COMPARE_PASS)
         snprintf(buf, len, "same");
     else
         snprintf(buf, len, "same (noise %s)", compare_band_text(kind, b, noise, band, sizeof band));
@@ -153,6 +159,45 @@ struct table {
     size_t nrows, max;
 };
 
+/* The statistic of a histogram's figure: "p99", "max", "mean". */
+static const char *stat_name(const struct compare_figure *f, char *buf, size_t len)
+{
+    if (f->stat == COMPARE_MAX)
+        snprintf(buf, len, "max");
+    else if (f->stat == COMPARE_MEAN)
+        snprintf(buf, len, "mean");
+    else
+        snprintf(buf, len, "p%.10g", f->pct);
+    return buf;
+}
+
+/* A row's name: the limits' figures as compare_figure_name prints them;
+ * a flow's and a name's here (no limit names them): "iterations/s",
+ * "iteration p99", "checks passed", "group \"checkout\" p99", "name
+ * \"home\" requests/s" (the name escaped, cut at 40 bytes). */
+static void row_name(const struct compare_figure *f, char *buf, size_t len)
+{
+    char st[32], nm[41];
+    if (f->src <= COMPARE_SENDLAG) {
+        compare_figure_name(f, true, buf, len);
+        return;
+    }
+    if (f->name)
+        quote_printable(nm, sizeof nm, f->name);
+    switch (f->src) {
+    case COMPARE_ITER_RATE: snprintf(buf, len, "iterations/s"); break;
+    case COMPARE_ITER_FAILED: snprintf(buf, len, "iterations failed"); break;
+    case COMPARE_ITERATION: snprintf(buf, len, "iteration %s", stat_name(f, st, sizeof st)); break;
+    case COMPARE_CHECKS: snprintf(buf, len, "checks passed"); break;
+    case COMPARE_GROUP_RATE: snprintf(buf, len, "group \"%s\" runs/s", nm); break;
+    case COMPARE_GROUP_FAILED: snprintf(buf, len, "group \"%s\" failed", nm); break;
+    case COMPARE_GROUP: snprintf(buf, len, "group \"%s\" %s", nm, stat_name(f, st, sizeof st)); break;
+    case COMPARE_NAME_RATE: snprintf(buf, len, "name \"%s\" requests/s", nm); break;
+    case COMPARE_NAME_ERRORS: snprintf(buf, len, "name \"%s\" errors", nm); break;
+    default: snprintf(buf, len, "name \"%s\" %s", nm, stat_name(f, st, sizeof st)); break;
+    }
+}
+
 static void add_row(struct table *t, const struct compare_figure *f)
 {
     if (t->nrows >= t->max)
@@ -163,7 +208,7 @@ static void add_row(struct table *t, const struct compare_figure *f)
     double noise = compare_figure_noise(t->b, t->n, f);
     r->fig = *f;
     r->verdict = compare_judge(kind, vb, vn, noise);
-    compare_figure_name(f, true, r->name, sizeof r->name);
+    row_name(f, r->name, sizeof r->name);
     fmt_value(kind, vb, r->base, sizeof r->base);
     fmt_value(kind, vn, r->new_, sizeof r->new_);
     fmt_diff(kind, vn - vb, r->diff, sizeof r->diff);
@@ -171,24 +216,83 @@ static void add_row(struct table *t, const struct compare_figure *f)
     fmt_verdict(kind, r->verdict, vb, noise, r->verdict_text, sizeof r->verdict_text);
 }
 
+/* Rows of a histogram's figure: p50, p90, p99, p99.9, max, mean (all), or
+ * p50 and p99 (a group's or a name's, of which there may be many). */
+static void dist_rows(struct table *t, enum compare_src src, const char *name, bool all)
+{
+    static const double pcts[4] = {50, 90, 99, 99.9};
+    struct compare_figure f = {.src = src, .stat = COMPARE_PCT, .kind = -1, .name = name};
+    for (int i = 0; i < 4; i++) {
+        f.pct = pcts[i];
+        if (all || f.pct == 50 || f.pct == 99)
+            add_row(t, &f);
+    }
+    if (!all)
+        return;
+    f.stat = COMPARE_MAX;
+    add_row(t, &f);
+    f.stat = COMPARE_MEAN;
+    add_row(t, &f);
+}
+
+static void one_row(struct table *t, enum compare_src src, const char *name)
+{
+    struct compare_figure f = {.src = src, .kind = -1, .name = name};
+    add_row(t, &f);
+}
+
+/* Both runs' flows: iterations, checks, then the groups both have (BASE's
+ * order, the first COMPARE_MAX_NAMED). */
+static void flow_rows(struct table *t)
+{
+    const struct compare_run *b = t->b, *n = t->n;
+    if (!b->flow || !n->flow)
+        return;
+    one_row(t, COMPARE_ITER_RATE, NULL);
+    one_row(t, COMPARE_ITER_FAILED, NULL);
+    dist_rows(t, COMPARE_ITERATION, NULL, true);
+    if (b->checks_passed + b->checks_failed > 0 || n->checks_passed + n->checks_failed > 0)
+        one_row(t, COMPARE_CHECKS, NULL);
+    size_t shown = 0;
+    for (size_t i = 0; i < b->ngroups && shown < COMPARE_MAX_NAMED; i++) {
+        const char *name = b->groups[i].name;
+        if (!compare_group(n, name) || compare_group(b, name) != &b->groups[i]) /* a repeated key: its first */
+            continue;
+        shown++;
+        one_row(t, COMPARE_GROUP_RATE, name);
+        one_row(t, COMPARE_GROUP_FAILED, name);
+        dist_rows(t, COMPARE_GROUP, name, false);
+    }
+}
+
+/* The request names both runs have (BASE's order, the first
+ * COMPARE_MAX_NAMED). */
+static void name_rows(struct table *t)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < t->b->nnames && shown < COMPARE_MAX_NAMED; i++) {
+        const char *name = t->b->names[i].name;
+        if (!compare_name(t->n, name) || compare_name(t->b, name) != &t->b->names[i])
+            continue;
+        shown++;
+        one_row(t, COMPARE_NAME_RATE, name);
+        one_row(t, COMPARE_NAME_ERRORS, name);
+        dist_rows(t, COMPARE_NAME, name, false);
+    }
+}
+
 size_t compare_table(const struct compare_run *b, const struct compare_run *n, struct compare_row *rows, size_t max)
 {
     struct table t = {b, n, rows, 0, max};
-    static const double pcts[4] = {50, 90, 99, 99.9};
     struct compare_figure f = {.src = COMPARE_RPS, .kind = -1};
     add_row(&t, &f);
     for (int src = COMPARE_LATENCY; src <= COMPARE_SENDLAG; src++) {
-        if (src != COMPARE_LATENCY && !(b->has_hist[src - COMPARE_LATENCY] && n->has_hist[src - COMPARE_LATENCY]))
+        const struct compare_dist *db = &b->dist[src - COMPARE_LATENCY], *dn = &n->dist[src - COMPARE_LATENCY];
+        /* service and send lag: both runs' (-R), and not both empty (a
+         * flow's result from before they were left out of its JSON) */
+        if (src != COMPARE_LATENCY && !(db->has && dn->has && (db->h.count > 0 || dn->h.count > 0)))
             continue;
-        f = (struct compare_figure){.src = (enum compare_src)src, .stat = COMPARE_PCT, .kind = -1};
-        for (int i = 0; i < 4; i++) {
-            f.pct = pcts[i];
-            add_row(&t, &f);
-        }
-        f.stat = COMPARE_MAX;
-        add_row(&t, &f);
-        f.stat = COMPARE_MEAN;
-        add_row(&t, &f);
+        dist_rows(&t, (enum compare_src)src, NULL, true);
         if (src == COMPARE_LATENCY) {
             f = (struct compare_figure){.src = COMPARE_ERRORS, .kind = -1};
             add_row(&t, &f);
@@ -202,6 +306,8 @@ size_t compare_table(const struct compare_run *b, const struct compare_run *n, s
             add_row(&t, &f);
         }
     }
+    flow_rows(&t);
+    name_rows(&t);
     return t.nrows;
 }
 

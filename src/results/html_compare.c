@@ -99,8 +99,9 @@ static void table(FILE *out, const struct html_compare *c)
     fprintf(out, "</table>\n<p class=\"note\">A change is better or worse when it is larger than the runs' noise "
                  "and than 1 %% of BASE; else it is the same. A percentile's noise comes from both histograms "
                  "(the values around it that as many requests could have given by chance), the other figures' "
-                 "from the spread of their seconds. Shares (errors, non-2xx/3xx) change in percentage points "
-                 "(pp).</p>\n");
+                 "from the spread of their seconds (a flow's and a request name's other figures have none: their "
+                 "noise is unknown). Shares (errors, non-2xx/3xx, failed iterations, checks passed) change in "
+                 "percentage points (pp).</p>\n");
 }
 
 static void limits(FILE *out, const struct html_compare *c)
@@ -131,9 +132,10 @@ static void distributions(FILE *out, const struct html_compare *c)
     size_t n = 0;
     for (int i = 0; i < 2; i++) {
         const struct compare_run *r = c->run[i].run;
-        if (r->has_hist[0])
-            d[n++] = (struct html_dist){who[i], &r->hist[0],
-                                        isnan(r->exact_max[0]) ? INFINITY : r->exact_max[0] / 1e6, colors[i], false};
+        const struct compare_dist *l = &r->dist[0];
+        if (l->has)
+            d[n++] = (struct html_dist){who[i], &l->h, isnan(l->exact_max) ? INFINITY : l->exact_max / 1e6, colors[i],
+                                        false};
     }
     fprintf(out, "<h2>Latency</h2>\n");
     html_dist_chart(out, "Latency by percentile", "cmp-percentiles", d, n);

@@ -320,6 +320,11 @@ static void load_flow(struct html_rd *rd, const struct json *root, struct stats_
         f->reasons_more_count = (uint64_t)html_rd_count(rd, fl, "iterations.failures", "other");
     }
     load_hist(rd, it, "iterations", "duration", true, &f->duration);
+    load_hist(rd, it, "iterations", "start_lag", false, &f->start_lag); /* -R only */
+    /* one lag per started iteration */
+    if (!rd->failed && (uint64_t)f->start_lag.count > f->started)
+        html_rd_fail(rd, "iterations.start_lag", "count", "%lld, more than the %llu iterations started",
+                     (long long)f->start_lag.count, (unsigned long long)f->started);
     /* the durations are the completed iterations' */
     if (!rd->failed && (uint64_t)f->duration.count != f->completed)
         html_rd_fail(rd, "iterations.duration", "count", "%lld, but %llu iterations completed",
@@ -516,7 +521,10 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     const struct json *opts = html_rd_of(&rd, root, "", "options", JSON_OBJECT, true);
     double r = opts ? html_rd_count(&rd, opts, "options", "rate") : 0;
     *rate = (uint64_t)r;
-    s->open = *rate != 0;
+    /* open: service and send lag are measured, -R's requests' (a flow's
+     * -R starts iterations, and its requests are timed as a closed loop's) */
+    const struct json *it = json_in_get(root, "iterations");
+    s->open = *rate != 0 && (!it || json_in_is_null(it));
     load_hist(&rd, root, "", "latency", true, &s->latency);
     load_hist(&rd, root, "", "connect", true, &s->connect);
     load_hist(&rd, root, "", "waiting", true, &s->waiting);

@@ -187,7 +187,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     }
     if (cfg->hlog_interval_ns) {
         unsigned tags = IV_BIT(IV_LATENCY);
-        if (cfg->rate)
+        if (cfg->rate && !flow) /* a flow's requests are not the schedule's: no service or send lag */
             tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG);
         if (flow)
             tags |= IV_BIT(IV_ITERATION);

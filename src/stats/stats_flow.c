@@ -13,6 +13,7 @@ void stats_flow_init(struct stats_flow *f)
 {
     memset(f, 0, sizeof *f);
     hist_init_default(&f->duration);
+    hist_init_default(&f->start_lag);
 }
 
 static void group_free(struct stats_group *g)
@@ -25,6 +26,7 @@ static void group_free(struct stats_group *g)
 void stats_flow_free(struct stats_flow *f)
 {
     hist_free(&f->duration);
+    hist_free(&f->start_lag);
     for (size_t i = 0; i < f->nreasons; i++)
         free(f->reasons[i].reason);
     free(f->reasons);
@@ -82,6 +84,7 @@ void stats_flow_merge(struct stats_flow *dst, const struct stats_flow *src)
     dst->failed += src->failed;
     dst->cut_off += src->cut_off;
     hist_merge(&dst->duration, &src->duration);
+    hist_merge(&dst->start_lag, &src->start_lag);
     for (size_t i = 0; i < src->nreasons; i++)
         stats_flow_reason(dst, src->reasons[i].reason, src->reasons[i].count);
     dst->reasons_more += src->reasons_more;
@@ -178,7 +181,7 @@ fail:
 
 bool stats_flow_merge_fits(const struct stats_flow *dst, const struct stats_flow *src)
 {
-    if (!hist_merge_fits(&dst->duration, &src->duration))
+    if (!hist_merge_fits(&dst->duration, &src->duration) || !hist_merge_fits(&dst->start_lag, &src->start_lag))
         return false;
     for (uint32_t i = 0; src->groups && dst->groups && i < src->ngroups && i < dst->ngroups; i++) {
         const struct stats_group *a = dst->groups[i], *b = src->groups[i];

@@ -38,6 +38,9 @@ struct stats_flow {
                                                    * + cut_off once the run has ended */
     struct hist duration; /* completed iterations, ns: from the start (with -R from the
                            * scheduled start) to the end of user() */
+    struct hist start_lag; /* -R: every started iteration's lag, ns: from its scheduled
+                            * start to its start (the wait for a free user); no
+                            * counts in a closed loop */
     struct stats_reason *reasons; /* failed iterations by reason (filled when the worker ends) */
     size_t nreasons;
     size_t reasons_more;          /* a saved result's reasons not listed one by one, */
@@ -107,6 +110,12 @@ static inline void stats_flow_group(struct stats_flow *f, uint32_t id, int64_t n
     /* The group has just ended: its interval is the one holding now. */
     if (f->intervals)
         intervals_record_group(f->intervals, clock_now_ns(), id, ns);
+}
+
+/* -R: an iteration started ns after its scheduled start. */
+static inline void stats_flow_started_late(struct stats_flow *f, int64_t ns)
+{
+    hist_record(&f->start_lag, ns < 0 ? 0 : ns);
 }
 
 /* An iteration that ended at now (monotonic ns) completed, after ns; with

@@ -183,7 +183,7 @@ check_eq "$(cat "$T/novalue.err")" 'volley compare: --html: needs a file name' "
 compare wide "$T/base.json" "$T/wide.json"
 check_eq "$RC" 0 "wide: exit status"
 check_grep "$T/wide.out" '^Warning: connections \(-c\) differ: 4 in BASE, 8 in NEW$' "wide: -c warning"
-check_grep "$T/wide.out" '^Warning: lengths \(-d, -n\) differ: -d 3s in BASE, -d 1s in NEW$' "wide: -d warning"
+check_grep "$T/wide.out" '^Warning: lengths \(-d, -n, --iterations\) differ: -d 3s in BASE, -d 1s in NEW$' "wide: -d warning"
 check_eq "$(grep -n '^Warning: connections' "$T/wide.out" | cut -d: -f1)" 3 "wide: warning before the table"
 check_grep "$T/wide.out" 'noise unknown' "wide: one second, noise unknown"
 

@@ -4,12 +4,16 @@
  * never before they are due, and the spin (--spin): never early, bounded,
  * yielding to I/O, not starved by a busy loop, held without an idle
  * connection, stopped by sched_stop; and the idle stack's bound: a slot
- * waits at most per_slot times, however often it parks. */
+ * waits at most per_slot times, however often it parks. And -R with
+ * --stages (sched_curve): the workers' due times together follow the
+ * curve, bin by bin, and the queue counts them due as they come (the
+ * ramp of tests/integration/run/test_stages.sh, proved without a clock). */
 #include "schedule.h"
 
 #include "../check.h"
 #include "clock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -460,12 +464,72 @@ static void test_park_bounded(struct ev_loop *loop)
     sched_free(&s);
 }
 
+/* -R 0 --stages 4s:2000,2s:2000 over 2 workers (-t 2): N(t) = 250 t^2 up
+ * to 4 s, then 4000 + 2000 (t - 4). Arrival k is due at the first t with
+ * N(t) >= k, so the arrivals due by t are floor(N(t)) + 1 (arrival 0 at 0)
+ * and those due in a bin [a, b) differ from N(b) - N(a) by less than 1. */
+static double ramp_n(double t)
+{
+    return t <= 4 ? 250.0 * t * t : 4000 + 2000 * (t - 4);
+}
+
+static void test_curve(struct ev_loop *loop)
+{
+    struct stages st;
+    char err[300];
+    CHECK(stages_parse(&st, "4s:2000,2s:2000", 0, err, sizeof err) == 0);
+    uint64_t total = stages_arrivals(&st);
+    CHECK_UINT(total, 8000);
+    struct sched w[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        sched_init(&w[i], loop, 0, i, 2, sched_share(total, i, 2), 1, 1, no_send, no_end, NULL);
+        sched_curve(&w[i], &st);
+        w[i].t0 = 1000;
+    }
+    CHECK_UINT(w[0].count + w[1].count, 8000);
+    /* Every arrival's due time, from its worker, into 200 ms bins. */
+    uint64_t bins[30] = {0};
+    int64_t prev = -1;
+    int order = 0;
+    for (uint64_t k = 0; k < total; k++) {
+        int64_t t = sched_time(&w[k % 2], k / 2) - 1000;
+        order += t < prev;
+        prev = t;
+        if (t >= 0 && t < INT64_C(6000000000))
+            bins[t / 200000000]++;
+    }
+    CHECK_INT(order, 0);
+    uint64_t sum = 0;
+    for (int b = 0; b < 30; b++) {
+        double want = ramp_n((b + 1) * 0.2) - ramp_n(b * 0.2);
+        check_ctx("bin %d: %llu due, the curve %g", b, (unsigned long long)bins[b], want);
+        CHECK(fabs((double)bins[b] - want) < 1.0 + 1e-9);
+        sum += bins[b];
+    }
+    check_ctx(NULL);
+    CHECK_UINT(sum, 8000);
+    /* The queue: advanced to each 100 ms edge, the workers hold the
+     * arrivals due by then, floor(N(t)) + 1 of them together. */
+    for (int i = 0; i <= 60; i++) {
+        int64_t t = (int64_t)i * 100000000;
+        sched_advance(&w[0], 1000 + t);
+        sched_advance(&w[1], 1000 + t);
+        double want = fmin(floor(ramp_n((double)t / 1e9) + 1e-9) + 1, (double)total);
+        check_ctx("at %d ms", i * 100);
+        CHECK_UINT(w[0].due + w[1].due, (uint64_t)want);
+    }
+    check_ctx(NULL);
+    for (uint32_t i = 0; i < 2; i++)
+        sched_free(&w[i]);
+}
+
 int main(void)
 {
     struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
     test_times(loop);
     test_total();
     test_advance(loop);
+    test_curve(loop);
     test_take(loop);
     test_wake(loop);
     test_spin_bounded(loop);
