@@ -225,7 +225,7 @@ enum options_result options_check(struct options *o, struct options_given g, cha
     }
     if (o->http10 && o->keepalive)
         o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
-    if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
+    if (threshold_parse_all(o->threshold_exprs, o->nthresholds, o->rate != 0, &o->thresholds, err, errlen) < 0)
         return OPTIONS_ERROR;
     if (g.order_set && !o->targets_path)
         return options_fail(err, errlen, "%s: only with --targets%s", "--targets-order", ""), OPTIONS_ERROR;

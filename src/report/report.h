@@ -66,14 +66,19 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
  * true; false for any other result. */
 bool report_partial(FILE *err, const struct run_result *r);
 
-/* --fail-if: whether a threshold failed; if so, says which on err as
- * "volley: N of M thresholds failed: \"EXPR\", ...". The exit status is then
- * 99 (unless a more serious one applies). */
+/* --threshold, --fail-if: whether a threshold failed; if so, says which on
+ * err as "volley: N of M thresholds failed: --threshold \"EXPR\", ...". The
+ * exit status is then 99 (unless a more serious one applies). */
 bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r);
 
 /* The report's Thresholds block alone (nothing without thresholds): for
- * `volley report RESULT.json --fail-if`. */
+ * `volley report RESULT.json --threshold`. */
 void report_thresholds(FILE *out, const struct options *o, const struct run_result *r);
+
+/* One line on err for each of o's thresholds that threshold_note flags (a
+ * --fail-if written as a must-hold limit is, "p99 < 50ms"): what it
+ * fails the run on, and that a limit that must hold is --threshold. */
+void report_threshold_notes(FILE *err, const struct options *o);
 
 /* --show-errors N: the first N failed or non-2xx responses (status,
  * headers, the body's beginning, escaped) on err; nothing without it. */
