@@ -44,7 +44,7 @@ const char options_usage[] =
     "      --hlog-interval T one log interval every T (default 1s)\n"
     "      --threshold EXPR  a limit that must hold: exit 99 unless EXPR holds\n"
     "                        after the run, e.g. 'p99 < 50ms', 'errors < 0.1%',\n"
-    "                        'status.5xx == 0'; repeatable (docs/usage.md, Thresholds)\n"
+    "                        'status.5xx == 0'; repeatable (docs/usage.md)\n"
     "      --fail-if EXPR    exit 99 if EXPR holds after the run, e.g.\n"
     "                        'p99 > 50ms', 'errors >= 0.1%'; repeatable\n"
     "  -q, --quiet           no text report, no progress\n"

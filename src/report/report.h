@@ -26,12 +26,17 @@ void report_error(FILE *err, const char *msg);
  * true if there was such a reason (the exit status is then 1). */
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
-/* When no request of the run completed (all failed or were cut off, or
- * the run was interrupted before an answer), says so on err as "volley: no
+/* When nothing the run was asked for succeeded, says so on err and returns
+ * true: the exit status is then 1. That is a run in which no request
+ * completed (all failed or were cut off, or the run was interrupted before
+ * an answer: none of the report's timings measures anything), "volley: no
  * response completed (N requests failed: KIND n, ...; M cut off[;
- * interrupted])" and returns true: the exit status is then 1, since none
- * of the report's timings measures anything. Else prints nothing and
- * returns false. */
+ * interrupted])"; or a flow in which iterations failed and none completed,
+ * whatever its responses were, "volley: every iteration failed (N of N);
+ * the most common reason: REASON (n)" (with iterations cut off, "no
+ * iteration completed (N failed, M cut off); ..."). A response with any
+ * status completes (ab and wrk count them, and so does volley ab). Else
+ * prints nothing and returns false. */
 bool report_none_completed(FILE *err, const struct run_result *r);
 
 /* The exit status of a run stopped by SIGINT or SIGTERM whose report was

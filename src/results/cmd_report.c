@@ -24,17 +24,18 @@
 #include <string.h>
 
 static const char report_usage[] =
-    "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--fail-if EXPR]... [-q]\n"
+    "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--threshold EXPR]...\n"
+    "                     [--fail-if EXPR]... [-q]\n"
     "  prints the text report of a result saved with --json, as the run printed it,\n"
     "  and judges its thresholds again (exit status as the run's: 3 rate not met,\n"
     "  99 a threshold failed, 11 a partial merge); nothing is sent\n"
-    "  --json FILE     writes the result again (\"-\": on stdout, instead of the text)\n"
-    "  --html FILE     writes the self-contained HTML report\n"
+    "  --json FILE       writes the result again (\"-\": on stdout, instead of the text)\n"
+    "  --html FILE       writes the self-contained HTML report\n"
     "  --threshold EXPR  judges this limit, which must hold, instead of the saved\n"
-    "                  thresholds; repeatable\n"
-    "  --fail-if EXPR  judges this instead of the saved thresholds: fails if EXPR\n"
-    "                  holds; repeatable\n"
-    "  -q              no text report\n";
+    "                    thresholds; repeatable\n"
+    "  --fail-if EXPR    judges this instead of the saved thresholds: fails if EXPR\n"
+    "                    holds; repeatable\n"
+    "  -q                no text report\n";
 
 /* What to make of the result. */
 struct wants {
