@@ -102,7 +102,7 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
 }
 
 /* The thresholds on what the workers have handed over so far: how many
- * hold (for the progress line); the first one with abort broken for good
+ * the run passes (for the progress line); the first one with abort broken for good
  * stops the run (once; it is marked). */
 static size_t check_thresholds(struct run *r, int64_t elapsed)
 {
