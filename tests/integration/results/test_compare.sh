@@ -80,14 +80,13 @@ compare abs2 "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1ms'
 check_eq "$RC" 99 "abs: +1ms fails"
 
 # The words (issue 29): --threshold must hold, --fail-if fails when it
-# holds, as in a run. p99 far up (slow.json is ~100x base.json's): the
-# limit that says so fails under either word, and the old inverted form,
-# --fail-if 'p99 < +10%' (which exited 0 here when --fail-if meant "must
-# hold" in runs but "fail when" in compare), holds no more as a limit: it
-# says fail when p99 is under +10%, which it is not, and the note says so.
-up=$(jget "$T/slow.json" latency.p99)
-base99=$(jget "$T/base.json" latency.p99)
-check_eq "$(python3 -c "print(float('$up') > 30 * float('$base99'))")" True "words: slow.json's p99 is over 30x base.json's"
+# holds, as in a run. p99 far up (slow.json's server waits 100 ms before
+# each answer; base.json's answers at once, as the "slower" case above
+# needs too): the limit that says so fails under either word, and the old
+# inverted form, --fail-if 'p99 < +10%' (the issue's, which exited 0 when a
+# run's --fail-if meant "must hold" and compare's "fail when"), still does
+# not fail: it says fail when p99's change is under +10%, which it is not;
+# the note says what it means.
 compare w_failif "$T/base.json" "$T/slow.json" --fail-if 'p99 > +10%'
 check_eq "$RC" 99 "words: --fail-if 'p99 > +10%' on p99 up: exit 99"
 compare w_thr "$T/base.json" "$T/slow.json" --threshold 'p99 < +10%'

@@ -675,6 +675,10 @@ static void test_words(void)
     build(&s);
     CHECK(!passes_if(&s, "p99 > 50ms", "", __LINE__));
     CHECK(passes_if(&s, "p99 > 200ms", "", __LINE__));
+    CHECK(passes_if(&s, "p99 < 50ms", /* the issue's: p99 is 99ms, not under 50ms */
+                    "--fail-if 'p99 < 50ms' fails the run when p99 is under 50ms; a limit that must hold is "
+                    "--threshold",
+                    __LINE__));
     CHECK(!passes_if(&s, "p99 < 200ms",
                      "--fail-if 'p99 < 200ms' fails the run when p99 is under 200ms; a limit that must hold is "
                      "--threshold",
