@@ -1,7 +1,7 @@
 /* The checks across options, once getopt has read every one of them
  * (options_internal.h), and the settings that follow from several: the
  * body file and -H's framing against it, --stages, a shard's part, -t's
- * default, --fail-if, --targets; and the request the command line
+ * default, --threshold and --fail-if, --targets; and the request the command line
  * describes (options_request). */
 #include "options.h"
 #include "options_internal.h"

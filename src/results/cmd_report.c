@@ -2,7 +2,7 @@
  * earlier run, untrusted) read back and reported again with the run's own
  * code: the text report byte for byte as the run printed it, the JSON
  * (--json), the HTML report (--html), and the thresholds judged again
- * (the saved ones, or --fail-if's). Exit status as the run's: 0, 1 (also
+ * (the saved ones, or --threshold's and --fail-if's). Exit status as the run's: 0, 1 (also
  * the result unreadable or a file not written), 2 a bad command line, 3
  * -R's rate not met, 99 a threshold failed, 105 the run was interrupted
  * (docs/usage.md#volley-report). */
