@@ -9,7 +9,7 @@
 _volley_options='-c --connections -t --threads -d --duration -n --requests --iterations
 -R --rate --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
 -T --timeout --yield-timeout --max-body --samples --heads --one-first --no-probe --heartbeat
---targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --fail-if
+--targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --threshold --fail-if
 -q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
 --tls-resume --http2 --http2=strict --h2c --streams --h2-window
@@ -75,7 +75,7 @@ _volley_run()
     -m | --method) _volley_add "$_volley_methods"; return ;;
     -c | --connections | -t | --threads | -d | --duration | -n | --requests | --iterations | \
     -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | --yield-timeout | \
-    --max-body | --heartbeat | --hlog-interval | --fail-if | --ciphers | \
+    --max-body | --heartbeat | --hlog-interval | --threshold | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window | \
     --source | --shard | --start-at | --run-id)
         return ;; # a value of the user's own
@@ -116,13 +116,13 @@ _volley_saved()
     case $1 in
     --json) _volley_add -; _volley_files; return ;;
     --html | --hlog) _volley_files; return ;;
-    --fail-if) return ;;
+    --threshold | --fail-if) return ;;
     esac
     if [[ $cur == -* ]]; then
         case $2 in
-        report) _volley_add '--json --html --fail-if -q --help' ;;
+        report) _volley_add '--json --html --threshold --fail-if -q --help' ;;
         merge) _volley_add '--json --html --hlog --partial -q --help' ;;
-        *) _volley_add '--html --fail-if --help' ;;
+        *) _volley_add '--html --threshold --fail-if --help' ;;
         esac
     elif [ "$2" = merge ]; then
         _volley_files '*.json' '*.hlog'

@@ -1,7 +1,7 @@
 /* "Did you mean ...?": the known name nearest to a misspelt one, by
  * Damerau-Levenshtein distance (optimal string alignment: an insertion, a
  * deletion, a substitution or a swap of two neighbours costs 1). Used for
- * --fail-if figures, scenario hooks, options() keys, request tables and
+ * threshold figures, scenario hooks, options() keys, request tables and
  * bundled script names. */
 #ifndef VOLLEY_NEAREST_H
 #define VOLLEY_NEAREST_H

@@ -1,14 +1,16 @@
 /* volley's entry point: options, script, target, run, report, exit status.
  * Exit status (docs/usage.md#exit-statuses): 0 after a run (failed requests
  * included), 1 when the target cannot be reached, the run cannot start, a
- * result file cannot be written, a script fails or no response completed,
- * 2 for a bad command line (a bad --fail-if included, and a script's own:
- * an unknown key in its scenario table or its options()), 3 when -R's target
- * rate was not reached, 99 when a --fail-if threshold failed, 105 when a
- * SIGINT or SIGTERM stopped the run (the report is of a part), 130 on a
- * second one. After a run the most serious applies: 1, 105, 3, then 99.
- * `volley report` (cmd_report.c) has the run's; `volley compare`
- * (cmd_compare.c) 0, 1, 2 or 99; `volley help` (cmd_help.c) 0 or 2. */
+ * result file cannot be written, a script fails, no response completed or
+ * a flow's every iteration failed, 2 for a bad command line (a bad
+ * --threshold or --fail-if included, and a script's own: an unknown key in
+ * its scenario table or its options()), 3 when -R's target rate was not
+ * reached, 99 when a threshold failed (a --threshold that does not hold, a
+ * --fail-if that does), 105 when a SIGINT or SIGTERM stopped the run (the
+ * report is of a part), 130 on a second one. After a run the most serious
+ * applies: 1, 105, 3, then 99. `volley report` (cmd_report.c) has the
+ * run's; `volley compare` (cmd_compare.c) 0, 1, 2 or 99; `volley help`
+ * (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
 #include "cmd_help.h"
 #include "cmd_merge.h"
@@ -353,10 +355,11 @@ int main(int argc, char **argv)
         goto out;
     }
     /* A flow's figures, known now that the script is: none without one. */
-    if (threshold_check_flow(o.thresholds, o.nfail_if, o.flow, err, sizeof err) < 0) {
+    if (threshold_check_flow(o.thresholds, o.nthresholds, o.flow, err, sizeof err) < 0) {
         status = die(2, err);
         goto out;
     }
+    report_threshold_notes(stderr, &o); /* the script's fail_if included */
     /* options_parse checked this already unless a script could give -R. */
     if (o.spin_ns && !o.rate) {
         status = die(2, OPTIONS_SPIN_NEEDS_RATE);

@@ -28,7 +28,7 @@
 
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
-       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF,
+       OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
        OPT_YIELD_TIMEOUT };
@@ -85,6 +85,7 @@ static const struct option long_options[] = {
     {"h2-window", required_argument, NULL, OPT_H2_WINDOW},
     {"progress", required_argument, NULL, OPT_PROGRESS},
     {"fail-if", required_argument, NULL, OPT_FAIL_IF},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {"targets", required_argument, NULL, OPT_TARGETS},
     {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -276,7 +277,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
          connections_set = false, method_set = false;
     const char *body_file = NULL;
     o->headers = xcalloc((size_t)argc, sizeof *o->headers);
-    o->fail_if = xcalloc((size_t)argc, sizeof *o->fail_if);
+    o->threshold_exprs = xcalloc((size_t)argc, sizeof *o->threshold_exprs);
 
     /* argv as typed: getopt moves the options in front of the others. */
     char **typed = o->typed = xcalloc((size_t)argc + 1, sizeof *typed);
@@ -513,8 +514,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->progress = (enum options_progress)m;
             break;
         }
+        case OPT_THRESHOLD: /* parsed below, once -R is known */
         case OPT_FAIL_IF:
-            o->fail_if[o->nfail_if++] = optarg; /* parsed below, once -R is known */
+            o->threshold_exprs[o->nthresholds++] =
+                (struct threshold_expr){optarg, ch == OPT_FAIL_IF ? THRESHOLD_FAIL_IF : THRESHOLD_MUST_HOLD};
             break;
         case OPT_TARGETS:
             if (!*optarg)
@@ -632,15 +635,15 @@ void options_free(struct options *o)
     free(o->script_args);
     free(o->typed);
     o->typed = NULL;
-    free(o->fail_if);
-    threshold_free_all(o->thresholds, o->nfail_if);
+    free(o->threshold_exprs);
+    threshold_free_all(o->thresholds, o->nthresholds);
     if (o->targets)
         targets_free(o->targets);
     free(o->targets);
     o->targets = NULL;
-    o->fail_if = NULL;
+    o->threshold_exprs = NULL;
     o->thresholds = NULL;
-    o->nfail_if = 0;
+    o->nthresholds = 0;
     o->body = NULL;
     o->headers = NULL;
     o->command = NULL;

@@ -105,9 +105,10 @@ struct options {
     } http2;
     uint32_t streams;      /* --streams: concurrent streams per HTTP/2 connection, default 1 */
     uint32_t h2_window;    /* --h2-window: HTTP/2 receive window, bytes, default 16 MiB */
-    const char **fail_if;  /* --fail-if values as given, in order */
-    size_t nfail_if;
-    struct threshold *thresholds; /* the same parsed (owned; threshold.h), nfail_if of them */
+    struct threshold_expr *threshold_exprs; /* --threshold and --fail-if values as given, with
+                                             * their words, in order (owned array) */
+    size_t nthresholds;
+    struct threshold *thresholds; /* the same parsed (owned; threshold.h), nthresholds of them */
     char **script_args;    /* the script's arguments (owned array of pointers into argv): the
                             * words after the URL, then those after "--" */
     int nscript_args;

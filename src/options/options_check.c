@@ -1,7 +1,7 @@
 /* The checks across options, once getopt has read every one of them
  * (options_internal.h), and the settings that follow from several: the
  * body file and -H's framing against it, --stages, a shard's part, -t's
- * default, --fail-if, --targets; and the request the command line
+ * default, --threshold and --fail-if, --targets; and the request the command line
  * describes (options_request). */
 #include "options.h"
 #include "options_internal.h"
@@ -225,7 +225,7 @@ enum options_result options_check(struct options *o, struct options_given g, cha
     }
     if (o->http10 && o->keepalive)
         o->keepalive = false; /* HTTP/1.0 without a Keep-Alive header closes after each response */
-    if (threshold_parse_all(o->fail_if, o->nfail_if, o->rate != 0, &o->thresholds, err, errlen) < 0)
+    if (threshold_parse_all(o->threshold_exprs, o->nthresholds, o->rate != 0, &o->thresholds, err, errlen) < 0)
         return OPTIONS_ERROR;
     if (g.order_set && !o->targets_path)
         return options_fail(err, errlen, "%s: only with --targets%s", "--targets-order", ""), OPTIONS_ERROR;

@@ -24,7 +24,7 @@ struct options_given {
  * g, and what follows from them: --body-file read, -H's framing against
  * the body, POST for a body, the TLS version range, --stages applied, the
  * default duration, a shard's part of -c and -n, -t's default and bound,
- * --fail-if parsed (it needs -R), --targets loaded. Returns OPTIONS_RUN
+ * --threshold and --fail-if parsed (they need -R), --targets loaded. Returns OPTIONS_RUN
  * (o complete), or OPTIONS_ERROR with err as options_parse's. */
 enum options_result options_check(struct options *o, struct options_given g, char *err, size_t errlen);
 

@@ -102,7 +102,7 @@ static void figures(const struct progress *p, const struct series *s, double rps
                       fmt_time(p99, sizeof p99, (double)pt->p99));
     bool broken = holding < nth;
     if (nth && n >= 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n, "  %sthresholds %zu/%zu hold%s", p->color && broken ? "\033[31m" : "",
+        snprintf(buf + n, len - (size_t)n, "  %sthresholds %zu/%zu pass%s", p->color && broken ? "\033[31m" : "",
                  holding, nth, p->color && broken ? "\033[0m" : "");
 }
 

@@ -29,7 +29,8 @@ void progress_init(struct progress *p, const struct options *o, FILE *out, bool 
 
 /* Draws the state at elapsed_ns into the run (the bar every call, a line
  * when 10 s have passed since the last). With thresholds (nthresholds >
- * 0), how many of them hold so far (holding). */
+ * 0), how many of them the run passes so far (holding: a --threshold
+ * that holds, a --fail-if that does not). */
 void progress_update(struct progress *p, const struct series *s, int64_t elapsed_ns, size_t holding,
                      size_t nthresholds);
 

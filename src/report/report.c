@@ -372,11 +372,34 @@ bool report_interrupted(FILE *err, const struct run_result *r)
     return r->interrupted;
 }
 
+/* A flow whose iterations failed, none completing: see report.h. */
+static bool no_iteration_completed(FILE *err, const struct stats_flow *f)
+{
+    if (!f->on || f->completed || !f->failed)
+        return false;
+    if (f->cut_off)
+        fprintf(err, "volley: no iteration completed (%" PRIu64 " failed, %" PRIu64 " cut off)", f->failed,
+                f->cut_off);
+    else
+        fprintf(err, "volley: every iteration failed (%" PRIu64 " of %" PRIu64 ")", f->failed, f->failed);
+    const struct stats_reason *most = NULL;
+    for (size_t i = 0; i < f->nreasons; i++)
+        if (!most || f->reasons[i].count > most->count)
+            most = &f->reasons[i];
+    if (most) {
+        char why[300];
+        fprintf(err, "; the most common reason: %s (%" PRIu64 ")", quote_printable(why, sizeof why, most->reason),
+                most->count);
+    }
+    fputc('\n', err);
+    return true;
+}
+
 bool report_none_completed(FILE *err, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
     if (s->completed)
-        return false;
+        return no_iteration_completed(err, &s->flow);
     uint64_t failed = stats_failed(s);
     fputs("volley: no response completed (", err);
     if (s->started == 0) {

@@ -26,12 +26,17 @@ void report_error(FILE *err, const char *msg);
  * true if there was such a reason (the exit status is then 1). */
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r);
 
-/* When no request of the run completed (all failed or were cut off, or
- * the run was interrupted before an answer), says so on err as "volley: no
+/* When nothing the run was asked for succeeded, says so on err and returns
+ * true: the exit status is then 1. That is a run in which no request
+ * completed (all failed or were cut off, or the run was interrupted before
+ * an answer: none of the report's timings measures anything), "volley: no
  * response completed (N requests failed: KIND n, ...; M cut off[;
- * interrupted])" and returns true: the exit status is then 1, since none
- * of the report's timings measures anything. Else prints nothing and
- * returns false. */
+ * interrupted])"; or a flow in which iterations failed and none completed,
+ * whatever its responses were, "volley: every iteration failed (N of N);
+ * the most common reason: REASON (n)" (with iterations cut off, "no
+ * iteration completed (N failed, M cut off); ..."). A response with any
+ * status completes (ab and wrk count them, and so does volley ab). Else
+ * prints nothing and returns false. */
 bool report_none_completed(FILE *err, const struct run_result *r);
 
 /* The exit status of a run stopped by SIGINT or SIGTERM whose report was
@@ -66,14 +71,19 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
  * true; false for any other result. */
 bool report_partial(FILE *err, const struct run_result *r);
 
-/* --fail-if: whether a threshold failed; if so, says which on err as
- * "volley: N of M thresholds failed: \"EXPR\", ...". The exit status is then
- * 99 (unless a more serious one applies). */
+/* --threshold, --fail-if: whether a threshold failed; if so, says which on
+ * err as "volley: N of M thresholds failed: --threshold \"EXPR\", ...". The
+ * exit status is then 99 (unless a more serious one applies). */
 bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r);
 
 /* The report's Thresholds block alone (nothing without thresholds): for
- * `volley report RESULT.json --fail-if`. */
+ * `volley report RESULT.json --threshold`. */
 void report_thresholds(FILE *out, const struct options *o, const struct run_result *r);
+
+/* One line on err for each of o's thresholds that threshold_note flags (a
+ * --fail-if written as a must-hold limit is, "p99 < 50ms"): what it
+ * fails the run on, and that a limit that must hold is --threshold. */
+void report_threshold_notes(FILE *err, const struct options *o);
 
 /* --show-errors N: the first N failed or non-2xx responses (status,
  * headers, the body's beginning, escaped) on err; nothing without it. */

@@ -79,7 +79,7 @@ void report_tls_text(FILE *out, const struct target *t, const struct run_result 
  * each followed by ",\n". */
 void report_tls_json(FILE *out, const struct target *t, const struct run_result *r);
 
-/* --fail-if: the text report's "Thresholds:" block (nothing without
+/* --threshold, --fail-if: the text report's "Thresholds:" block (nothing without
  * thresholds) and the JSON's "thresholds" member (null without them),
  * followed by ",\n". */
 void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r);

@@ -65,7 +65,7 @@ static void json_metrics(FILE *out, const struct metrics *ms)
         fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
         report_json_exact_sums(out, h);
         fputs(", \"hdr\": ", out);
-        char *hdr = hdr_encode(h, NULL); /* the values (thousandths), for volley report --fail-if */
+        char *hdr = hdr_encode(h, NULL); /* the values (thousandths), for volley report's thresholds */
         json_out_str(out, hdr);
         free(hdr);
         fprintf(out, "}");

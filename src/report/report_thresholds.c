@@ -1,7 +1,8 @@
-/* The thresholds' part of the reports (--fail-if): the text report's
- * closing block, the JSON's "thresholds" member and the stderr line that
- * goes with exit status 99. The outcomes were computed by the run
- * (run_result.thresholds); this file only shows them. */
+/* The thresholds' part of the reports (--threshold, --fail-if): the text
+ * report's closing block, the JSON's "thresholds" member and the stderr
+ * line that goes with exit status 99, each expression with the word it
+ * came with. The outcomes were computed by the run (run_result.thresholds);
+ * this file only shows them. */
 #include "report_internal.h"
 
 #include "json_out.h"
@@ -17,21 +18,22 @@
 
 void report_thresholds_text(FILE *out, const struct options *o, const struct run_result *r)
 {
-    if (!o->nfail_if)
+    if (!o->nthresholds)
         return;
     char expr[EXPR_WIDTH + 5], obs[64];
     int ew = 0, ow = 0;
-    for (size_t i = 0; i < o->nfail_if; i++) {
+    for (size_t i = 0; i < o->nthresholds; i++) {
         int e = (int)strlen(quote_printable(expr, sizeof expr, o->thresholds[i].expr));
         int w = (int)strlen(threshold_observed_text(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
         ew = e > ew ? e : ew;
         ow = w > ow ? w : ow;
     }
     fprintf(out, "Thresholds:\n");
-    for (size_t i = 0; i < o->nfail_if; i++) {
+    for (size_t i = 0; i < o->nthresholds; i++) {
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
-        fprintf(out, "  %-*s  %*s  %s", ew, quote_printable(expr, sizeof expr, th->expr), ow,
+        fprintf(out, "  %-11s  %-*s  %*s  %s", threshold_word_option(th->word), ew,
+                quote_printable(expr, sizeof expr, th->expr), ow,
                 threshold_observed_text(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
         if (res->note)
             fprintf(out, " (the metric is %s)", res->note);
@@ -43,18 +45,18 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
 
 void report_thresholds_json(FILE *out, const struct options *o, const struct run_result *r)
 {
-    if (!o->nfail_if) {
+    if (!o->nthresholds) {
         fprintf(out, "  \"thresholds\": null,\n");
         return;
     }
     fprintf(out, "  \"thresholds\": [");
-    for (size_t i = 0; i < o->nfail_if; i++) {
+    for (size_t i = 0; i < o->nthresholds; i++) {
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
         char fig[512];
         fprintf(out, "%s{\"expr\": ", i ? ", " : "");
         json_out_str(out, th->expr);
-        fprintf(out, ", \"figure\": ");
+        fprintf(out, ", \"word\": \"%s\", \"figure\": ", threshold_word_name(th->word));
         json_out_str(out, threshold_figure(th, fig, sizeof fig));
         fprintf(out, ", \"op\": \"%s\", \"limit\": ", threshold_op_name(th->op));
         json_out_num(out, threshold_in_unit(th, th->limit), JSON_OUT_G);
@@ -80,17 +82,18 @@ void report_thresholds_json(FILE *out, const struct options *o, const struct run
 bool report_thresholds_failed(FILE *err, const struct options *o, const struct run_result *r)
 {
     size_t failed = 0;
-    for (size_t i = 0; i < o->nfail_if; i++)
+    for (size_t i = 0; i < o->nthresholds; i++)
         failed += !r->thresholds[i].pass;
     if (!failed)
         return false;
-    fprintf(err, "volley: %zu of %zu threshold%s failed:", failed, o->nfail_if, o->nfail_if == 1 ? "" : "s");
+    fprintf(err, "volley: %zu of %zu threshold%s failed:", failed, o->nthresholds, o->nthresholds == 1 ? "" : "s");
     size_t named = 0;
-    for (size_t i = 0; i < o->nfail_if && named < LINE_EXPRS; i++) {
+    for (size_t i = 0; i < o->nthresholds && named < LINE_EXPRS; i++) {
         if (r->thresholds[i].pass)
             continue;
         char expr[EXPR_WIDTH + 5];
-        fprintf(err, "%s \"%s\"", named++ ? "," : "", quote_printable(expr, sizeof expr, o->thresholds[i].expr));
+        fprintf(err, "%s %s \"%s\"", named++ ? "," : "", threshold_word_option(o->thresholds[i].word),
+                quote_printable(expr, sizeof expr, o->thresholds[i].expr));
     }
     if (failed > named)
         fprintf(err, " and %zu more", failed - named);
@@ -101,4 +104,12 @@ bool report_thresholds_failed(FILE *err, const struct options *o, const struct r
 void report_thresholds(FILE *out, const struct options *o, const struct run_result *r)
 {
     report_thresholds_text(out, o, r);
+}
+
+void report_threshold_notes(FILE *err, const struct options *o)
+{
+    char note[1400];
+    for (size_t i = 0; i < o->nthresholds; i++)
+        if (threshold_note(&o->thresholds[i], "the run", note, sizeof note))
+            fprintf(err, "volley: %s\n", note);
 }

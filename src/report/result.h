@@ -36,7 +36,7 @@ struct run_result {
     struct tls_info tls; /* (set by main before the run; run_execute leaves it) */
     int unreachable;     /* errno: stopped because no connect worked for --timeout */
     char script_error[512]; /* non-empty: stopped because a script hook failed */
-    struct threshold_result *thresholds; /* --fail-if: the outcome of each of o's
+    struct threshold_result *thresholds; /* --threshold, --fail-if: the outcome of each of o's
                                           * thresholds on stats, in order (owned) */
     char hlog_error[256]; /* --hlog: non-empty: the log could not be written (why) */
     struct series series; /* per-second figures, merged (series_finish'ed) */

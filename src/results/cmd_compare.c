@@ -1,9 +1,10 @@
-/* `volley compare BASE.json NEW.json [--html FILE] [--fail-if EXPR]...`:
- * two saved results side by side, each figure's change judged against the
- * runs' noise, warnings where their settings differ, limits on the
- * changes, and with --html the same as a page. Exit status: 0, 1 a file
- * unreadable or FILE not written, 2 a bad command line, 99 a limit failed
- * (docs/usage.md#volley-compare). */
+/* `volley compare BASE.json NEW.json [--html FILE] [--threshold EXPR]...
+ * [--fail-if EXPR]...`: two saved results side by side, each figure's
+ * change judged against the runs' noise, warnings where their settings
+ * differ, limits on the changes (a --threshold must hold, a --fail-if
+ * fails when it holds), and with --html the same as a page. Exit status:
+ * 0, 1 a file unreadable or FILE not written, 2 a bad command line, 99 a
+ * limit failed (docs/usage.md#volley-compare). */
 #include "cmd_compare.h"
 
 #include "cmd.h"
@@ -21,13 +22,15 @@
 #define MAX_ROWS COMPARE_MAX_ROWS
 
 static const char compare_usage[] =
-    "Usage: volley compare BASE.json NEW.json [--html FILE] [--fail-if EXPR]...\n"
+    "Usage: volley compare BASE.json NEW.json [--html FILE] [--threshold EXPR]... [--fail-if EXPR]...\n"
     "  compares two results saved with --json: each figure of both, its change and a verdict\n"
     "  (better, worse, same within the runs' noise); warns where their settings differ.\n"
-    "  --html FILE     also writes the comparison as a self-contained HTML page, with both\n"
-    "                  runs' latency distributions and their requests/s and p99 over time\n"
-    "  --fail-if EXPR  FAIL (exit 99) when the change from BASE to NEW is so:\n"
-    "                  'p99 > +10%', 'rps < -5%', 'p99 > +2ms', 'errors > +0.1%' (points)\n";
+    "  --html FILE       also writes the comparison as a self-contained HTML page, with both\n"
+    "                    runs' latency distributions and their requests/s and p99 over time\n"
+    "  --threshold EXPR  a limit on the change from BASE to NEW that must hold (else exit 99):\n"
+    "                    'p99 < +10%', 'rps > -5%', 'p99 < +2ms', 'errors < +0.1%' (points)\n"
+    "  --fail-if EXPR    FAIL (exit 99) if the change from BASE to NEW is so:\n"
+    "                    'p99 > +10%', 'rps < -5%', 'p99 > +2ms', 'errors > +0.1%' (points)\n";
 
 
 /* A loaded file: its text, its tree, its figures. */
@@ -96,7 +99,7 @@ static void print_limits(const struct compare_limit *ls, const struct compare_ju
     if (nl == 0)
         return;
     size_t ew = 0, named = 0;
-    char names[1000] = "";
+    char names[1200] = "";
     for (size_t i = 0; i < nl; i++)
         if (strlen(ls[i].expr) > ew)
             ew = strlen(ls[i].expr);
@@ -106,14 +109,15 @@ static void print_limits(const struct compare_limit *ls, const struct compare_ju
     for (size_t i = 0; i < nl; i++) {
         char expr[64];
         quote_printable(expr, sizeof expr, ls[i].expr);
+        const char *word = threshold_word_option(ls[i].word);
         if (*j[i].note) /* the verdict on the same figure says otherwise: why */
-            printf("  %-*s  %10s  %-4s  (%s)\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "pass",
-                   j[i].note);
+            printf("  %-11s  %-*s  %10s  %-4s  (%s)\n", word, (int)ew, expr, j[i].change,
+                   j[i].fails ? "FAIL" : "pass", j[i].note);
         else
-            printf("  %-*s  %10s  %s\n", (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "pass");
+            printf("  %-11s  %-*s  %10s  %s\n", word, (int)ew, expr, j[i].change, j[i].fails ? "FAIL" : "pass");
         if (j[i].fails && named < 5) {
             size_t at = strlen(names);
-            snprintf(names + at, sizeof names - at, "%s\"%s\"", named++ ? ", " : "", expr);
+            snprintf(names + at, sizeof names - at, "%s%s \"%s\"", named++ ? ", " : "", word, expr);
         }
     }
     if (failed) {
@@ -209,35 +213,36 @@ int cmd_compare(int argc, char **argv)
             fputs(compare_usage, stdout);
             goto out;
         }
-        if (strcmp(a, "--fail-if") == 0 || strcmp(a, "--html") == 0) {
-            if (i + 1 >= argc) {
-                status = cmd_fail("compare", 2, "%s: needs %s", a,
-                                  a[2] == 'f' ? "an expression ('p99 > +10%')" : "a file name");
-                break;
-            }
-            if (a[2] == 'f')
-                expr = argv[++i];
-            else
-                html = argv[++i];
-        } else if (strncmp(a, "--fail-if=", 10) == 0) {
-            expr = a + 10;
-        } else if (strncmp(a, "--html=", 7) == 0) {
-            html = a + 7;
+        bool fail_if = cmd_is_option(a, "--fail-if");
+        const char **value = cmd_is_option(a, "--html")                    ? &html
+                             : fail_if || cmd_is_option(a, "--threshold") ? &expr
+                                                                          : NULL;
+        if (value) {
+            status = cmd_option_value("compare", argc, argv, &i, value);
         } else if (a[0] == '-' && a[1] != '\0') {
-            status = cmd_fail("compare", 2, "%s: unknown option (volley compare takes --html FILE and --fail-if EXPR)", a);
+            status = cmd_fail("compare", 2, "%s: unknown option (volley compare takes --html FILE, --threshold EXPR "
+                                            "and --fail-if EXPR)", a);
         } else if (nfiles == 2) {
             status = cmd_fail("compare", 2, "%s: two result files only (BASE.json NEW.json)", a);
         } else {
             files[nfiles++] = a;
         }
-        if (expr && compare_limit_parse(&ls[nl++], expr, err, sizeof err) < 0) {
+        if (status == 0 && expr &&
+            compare_limit_parse(&ls[nl++], expr, fail_if ? THRESHOLD_FAIL_IF : THRESHOLD_MUST_HOLD, err,
+                                sizeof err) < 0) {
             nl--;
             status = cmd_fail("compare", 2, "%s", err);
         }
     }
     if (status == 0 && nfiles < 2)
         status = cmd_fail("compare", 2,
-                          "needs two result files (usage: volley compare BASE.json NEW.json [--html FILE] [--fail-if EXPR]...)");
+                          "needs two result files (usage: volley compare BASE.json NEW.json [--html FILE] "
+                          "[--threshold EXPR]... [--fail-if EXPR]...)");
+    for (size_t i = 0; status == 0 && i < nl; i++) {
+        char note[700];
+        if (compare_limit_note(&ls[i], note, sizeof note))
+            fprintf(stderr, "volley compare: %s\n", note);
+    }
     /* the text goes to stdout: the page needs a file of its own */
     if (status == 0 && html && (!*html || strcmp(html, "-") == 0))
         status = cmd_fail("compare", 2, "--html: \"%s\" is not a file name", html);

@@ -33,11 +33,11 @@ static const char merge_usage[] =
     "  --partial       shards missing (a machine failed): merges the others into a result\n"
     "                  that says it is partial and which shards are missing (exit 11)\n"
     "  -q              no text report\n"
-    "  exit status: 0 merged, 1 an output not written or no response completed, 2 a bad\n"
-    "  command line, 3 -R's rate not met, 5 a file unreadable or not a valid result,\n"
-    "  6 a shard of another run, 7 settings differ, 8 a shard twice, 9 a shard missing,\n"
-    "  10 shards started further apart than the run lasted, 11 merged with --partial and\n"
-    "  shards missing, 99 a threshold failed\n";
+    "  exit status: 0 merged, 1 an output not written, or no response (a flow: no\n"
+    "  iteration) completed, 2 a bad command line, 3 -R's rate not met, 5 a file\n"
+    "  unreadable or not a valid result, 6 a shard of another run, 7 settings differ,\n"
+    "  8 a shard twice, 9 a shard missing, 10 shards started further apart than the run\n"
+    "  lasted, 11 merged with --partial and shards missing, 99 a threshold failed\n";
 
 struct wants {
     const char *json, *html, *hlog;

@@ -2,7 +2,7 @@
  * earlier run, untrusted) read back and reported again with the run's own
  * code: the text report byte for byte as the run printed it, the JSON
  * (--json), the HTML report (--html), and the thresholds judged again
- * (the saved ones, or --fail-if's). Exit status as the run's: 0, 1 (also
+ * (the saved ones, or --threshold's and --fail-if's). Exit status as the run's: 0, 1 (also
  * the result unreadable or a file not written), 2 a bad command line, 3
  * -R's rate not met, 99 a threshold failed, 105 the run was interrupted
  * (docs/usage.md#volley-report). */
@@ -24,19 +24,23 @@
 #include <string.h>
 
 static const char report_usage[] =
-    "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--fail-if EXPR]... [-q]\n"
+    "Usage: volley report RESULT.json [--json FILE] [--html FILE] [--threshold EXPR]...\n"
+    "                     [--fail-if EXPR]... [-q]\n"
     "  prints the text report of a result saved with --json, as the run printed it,\n"
     "  and judges its thresholds again (exit status as the run's: 3 rate not met,\n"
     "  99 a threshold failed, 11 a partial merge); nothing is sent\n"
-    "  --json FILE     writes the result again (\"-\": on stdout, instead of the text)\n"
-    "  --html FILE     writes the self-contained HTML report\n"
-    "  --fail-if EXPR  judges this threshold instead of the saved ones; repeatable\n"
-    "  -q              no text report\n";
+    "  --json FILE       writes the result again (\"-\": on stdout, instead of the text)\n"
+    "  --html FILE       writes the self-contained HTML report\n"
+    "  --threshold EXPR  judges this limit, which must hold, instead of the saved\n"
+    "                    thresholds; repeatable\n"
+    "  --fail-if EXPR    judges this instead of the saved thresholds: fails if EXPR\n"
+    "                    holds; repeatable\n"
+    "  -q                no text report\n";
 
 /* What to make of the result. */
 struct wants {
     const char *json, *html;
-    const char **exprs;
+    struct threshold_expr *exprs; /* --threshold's and --fail-if's, in order */
     size_t nexprs;
     bool quiet;
 };
@@ -53,7 +57,7 @@ static int write_json(const struct result_run *rr, const char *path, char *err, 
 }
 
 /* --html: the page of the saved text as it is, or, with other thresholds
- * judged (--fail-if), of the result written again with their outcomes. */
+ * judged (--threshold, --fail-if), of the result written again with their outcomes. */
 static int write_html(const struct result_run *rr, const struct wants *w, const struct json *root,
                       const char *text, size_t len, const char *result, char *err, size_t errlen)
 {
@@ -98,6 +102,10 @@ static int render(const char *result, const struct wants *w)
     case RESULT_RUN_EXPR:
         status = cmd_fail("report", 2, "%s", err);
         break;
+    default:
+        if (w->nexprs) /* the saved ones had theirs at the run */
+            report_threshold_notes(stderr, &rr.o);
+        break;
     }
     /* As main does after a run, in its order: the report, the files, the
      * rate, the thresholds, and last why it stopped or that nothing
@@ -134,14 +142,15 @@ static int render(const char *result, const struct wants *w)
 int cmd_report(int argc, char **argv)
 {
     const char *result = NULL;
-    struct wants w = {.exprs = xcalloc((size_t)argc, sizeof *w.exprs)}; /* --fail-if's, at most one per word */
+    struct wants w = {.exprs = xcalloc((size_t)argc, sizeof *w.exprs)}; /* at most one per word */
     int status = 0;
     for (int i = 1; i < argc && status == 0; i++) {
         const char *a = argv[i];
-        const char **value = cmd_is_option(a, "--html")      ? &w.html
-                             : cmd_is_option(a, "--json")    ? &w.json
-                             : cmd_is_option(a, "--fail-if") ? &w.exprs[w.nexprs]
-                                                             : NULL;
+        bool fail_if = cmd_is_option(a, "--fail-if");
+        const char **value = cmd_is_option(a, "--html")                  ? &w.html
+                             : cmd_is_option(a, "--json")                ? &w.json
+                             : fail_if || cmd_is_option(a, "--threshold") ? &w.exprs[w.nexprs].expr
+                                                                         : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(report_usage, stdout);
             free(w.exprs);
@@ -149,13 +158,13 @@ int cmd_report(int argc, char **argv)
         }
         if (value) {
             status = cmd_option_value("report", argc, argv, &i, value);
-            if (value == &w.exprs[w.nexprs])
-                w.nexprs++;
+            if (value == &w.exprs[w.nexprs].expr)
+                w.exprs[w.nexprs++].word = fail_if ? THRESHOLD_FAIL_IF : THRESHOLD_MUST_HOLD;
         } else if (strcmp(a, "-q") == 0) {
             w.quiet = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             status = cmd_fail("report", 2, "%s: unknown option (volley report takes --json FILE, --html FILE, "
-                                           "--fail-if EXPR and -q)", a);
+                                           "--threshold EXPR, --fail-if EXPR and -q)", a);
         } else if (result) {
             status = cmd_fail("report", 2, "%s: one result file at a time (already given %s)", a, result);
         } else {
@@ -164,7 +173,7 @@ int cmd_report(int argc, char **argv)
     }
     if (status == 0 && !result)
         status = cmd_fail("report", 2, "missing RESULT.json (usage: volley report RESULT.json [--json FILE] "
-                                       "[--html FILE] [--fail-if EXPR]... [-q])");
+                                       "[--html FILE] [--threshold EXPR]... [--fail-if EXPR]... [-q])");
     if (status == 0 && w.html && (!*w.html || strcmp(w.html, "-") == 0))
         status = cmd_fail("report", 2, "--html: \"%s\" is not a file name", w.html);
     if (status == 0 && w.json && !*w.json)

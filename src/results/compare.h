@@ -1,13 +1,14 @@
 /* `volley compare`: two saved results (untrusted --json files) read into
  * figures, the change of each figure judged better, worse or the same
  * within the runs' noise (a percentile's from the histograms, the other
- * figures' from the per-second samples), and the --fail-if limits on
- * those changes (docs/usage.md#volley-compare). */
+ * figures' from the per-second samples), and the --threshold and
+ * --fail-if limits on those changes (docs/usage.md#volley-compare). */
 #ifndef VOLLEY_COMPARE_H
 #define VOLLEY_COMPARE_H
 
 #include "hist.h"
 #include "json_in.h"
+#include "threshold.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -165,12 +166,14 @@ enum compare_verdict compare_judge(enum compare_kind kind, double base, double n
  * (noise NAN). Returns buf. */
 char *compare_band_text(enum compare_kind kind, double base, double noise, char *buf, size_t len);
 
-/* Limits: `FIGURE OP CHANGE`, FAIL when the change from BASE to NEW is OP
- * CHANGE (docs/usage.md#volley-compare). */
+/* Limits: `FIGURE OP CHANGE` on the change from BASE to NEW, with the
+ * run's words (docs/usage.md#volley-compare): under --threshold it must
+ * hold, under --fail-if the comparison fails when it holds. */
 enum compare_op { COMPARE_LT, COMPARE_LE, COMPARE_GT, COMPARE_GE };
 
 struct compare_limit {
     char *expr; /* as written (owned) */
+    enum threshold_word word;
     struct compare_figure fig;
     enum compare_op op;
     double value;  /* the change: percent (relative, or points for shares),
@@ -179,16 +182,26 @@ struct compare_limit {
     const char *unit; /* as written: "%", "ms", NULL */
 };
 
-/* Parses expr into *l. Returns 0, or -1 with one line in err:
- * `--fail-if "EXPR": WHAT IS WRONG` naming the part; *l owns nothing. */
-int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, size_t errlen);
+/* Parses expr, given with word, into *l. Returns 0, or -1 with one line
+ * in err: `--threshold "EXPR": WHAT IS WRONG` (the word's option) naming
+ * the part; *l owns nothing. */
+int compare_limit_parse(struct compare_limit *l, const char *expr, enum threshold_word word, char *err,
+                        size_t errlen);
+
+/* Whether l is a --fail-if bounding a time or a share (errors, non-2xx)
+ * from above with < or <=, the form a must-hold limit takes; if so, one
+ * line into buf (always terminated), as threshold_note's: `--fail-if 'p99
+ * < +10%' fails the comparison when p99's change is under +10%; a limit
+ * that must hold is --threshold`; else buf is "". */
+bool compare_limit_note(const struct compare_limit *l, char *buf, size_t len);
 
 void compare_limit_free(struct compare_limit *l);
 
-/* Whether l fails for base -> new; the change it judged (in l's unit:
- * percent, percentage points, ns or 1/s) in *change, NAN with no data (a
- * limit on a figure without data fails). A relative change from a base of
- * 0 is +inf (or 0 when new is 0 too). */
+/* Whether l fails for base -> new: a --threshold whose expression does
+ * not hold, a --fail-if whose expression does. The change it judged (in
+ * l's unit: percent, percentage points, ns or 1/s) in *change, NAN with no
+ * data (a limit on a figure without data fails, under either word). A
+ * relative change from a base of 0 is +inf (or 0 when new is 0 too). */
 bool compare_limit_fails(const struct compare_limit *l, double base, double new_, double *change);
 
 /* The figure's name as limits spell it ("p99", "service.p99.9",

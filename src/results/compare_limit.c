@@ -1,11 +1,13 @@
-/* `volley compare --fail-if`: the grammar of a limit on a change between
- * two runs, FIGURE OP CHANGE, which says when the comparison FAILS (unlike
- * a run's --fail-if, which says what must hold), and its evaluation. */
+/* `volley compare --threshold` and `--fail-if`: the grammar of a limit on
+ * a change between two runs, FIGURE OP CHANGE, and its evaluation. The
+ * words mean what they mean for a run: a --threshold must hold, a
+ * --fail-if fails the comparison when it holds. */
 #include "compare.h"
 
 #include "stats.h"
 #include "threshold.h"
 
+#include "quote.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -17,11 +19,13 @@
 static const char *const src_names[] = {"rps", "errors", "non2xx", "latency", "service", "sendlag"};
 static const char *const table_names[] = {"requests/s", "errors", "non-2xx/3xx", "latency", "service", "send lag"};
 
-static int bad(char *err, size_t errlen, const char *expr, const char *fmt, const char *part)
+/* err = `--threshold "EXPR": ` (l's word's option) and fmt with part. */
+static int bad(const struct compare_limit *l, char *err, size_t errlen, const char *expr, const char *fmt,
+               const char *part)
 {
     char what[300];
     snprintf(what, sizeof what, fmt, part);
-    snprintf(err, errlen, "--fail-if \"%s\": %s", expr, what);
+    snprintf(err, errlen, "%s \"%s\": %s", threshold_word_option(l->word), expr, what);
     return -1;
 }
 
@@ -98,9 +102,11 @@ static int parse_figure(const char *fig, size_t len, struct compare_figure *f)
     return 0;
 }
 
-int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, size_t errlen)
+int compare_limit_parse(struct compare_limit *l, const char *expr, enum threshold_word word, char *err,
+                        size_t errlen)
 {
     memset(l, 0, sizeof *l);
+    l->word = word;
     const char *p = expr;
     while (*p == ' ')
         p++;
@@ -109,11 +115,11 @@ int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, si
         p++;
     size_t flen = (size_t)(p - fig);
     if (flen == 0)
-        return bad(err, errlen, expr, "expected a figure (p99, rps, errors, ...) at \"%s\"", fig);
+        return bad(l, err, errlen, expr, "expected a figure (p99, rps, errors, ...) at \"%s\"", fig);
     char figname[64];
     snprintf(figname, sizeof figname, "%.*s", (int)(flen < 60 ? flen : 60), fig);
     if (parse_figure(fig, flen, &l->fig) < 0)
-        return bad(err, errlen, expr,
+        return bad(l, err, errlen, expr,
                    "unknown figure \"%s\" (rps, p50, p99, p99.9, max, mean, errors, errors.KIND, non2xx, "
                    "service.p99, sendlag.p99, ...)",
                    figname);
@@ -133,9 +139,9 @@ int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, si
     else if (strcmp(opname, ">=") == 0)
         l->op = COMPARE_GE;
     else if (!*opname)
-        return bad(err, errlen, expr, "expected an operator (<, <=, >, >=) after the figure, found \"%s\"", p);
+        return bad(l, err, errlen, expr, "expected an operator (<, <=, >, >=) after the figure, found \"%s\"", p);
     else
-        return bad(err, errlen, expr, "unknown operator \"%s\" (a change takes <, <=, > or >=)", opname);
+        return bad(l, err, errlen, expr, "unknown operator \"%s\" (a change takes <, <=, > or >=)", opname);
     while (*p == ' ')
         p++;
     const char *val = p;
@@ -145,19 +151,19 @@ int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, si
     while (*p == ' ')
         p++;
     if (*p)
-        return bad(err, errlen, expr, "unexpected \"%s\" after the change", p);
+        return bad(l, err, errlen, expr, "unexpected \"%s\" after the change", p);
     char vbuf[64];
     snprintf(vbuf, sizeof vbuf, "%.*s", (int)((size_t)(end - val) < 60 ? (size_t)(end - val) : 60), val);
     if (!*vbuf)
-        return bad(err, errlen, expr, "expected a change after the operator (+10%%, -5%%, +2ms)%s", "");
+        return bad(l, err, errlen, expr, "expected a change after the operator (+10%%, -5%%, +2ms)%s", "");
     if (*val != '+' && *val != '-')
-        return bad(err, errlen, expr, "%s: a change needs its sign (+10%% or -10%%, +2ms)", vbuf);
+        return bad(l, err, errlen, expr, "%s: a change needs its sign (+10%% or -10%%, +2ms)", vbuf);
     const char *num = val + 1, *unit = num;
     while (unit < end && (isdigit((unsigned char)*unit) || *unit == '.'))
         unit++;
     double v;
     if (plain_number(num, (size_t)(unit - num), &v) < 0)
-        return bad(err, errlen, expr, "%s: not a number (digits, one '.', no exponent)", vbuf);
+        return bad(l, err, errlen, expr, "%s: not a number (digits, one '.', no exponent)", vbuf);
     if (*val == '-')
         v = -v;
     size_t ulen = (size_t)(end - unit);
@@ -171,19 +177,41 @@ int compare_limit_parse(struct compare_limit *l, const char *expr, char *err, si
         if (l->unit)
             v *= ns;
         else
-            return bad(err, errlen, expr,
+            return bad(l, err, errlen, expr,
                        "%s: a time's change takes %% (relative) or a time unit (ns, us, ms, s, m)", vbuf);
     } else if (kind == COMPARE_RATE) {
         if (ulen != 0)
-            return bad(err, errlen, expr, "%s: rps's change is a plain number (requests/s) or %% (relative)",
+            return bad(l, err, errlen, expr, "%s: rps's change is a plain number (requests/s) or %% (relative)",
                        vbuf);
     } else {
-        return bad(err, errlen, expr, "%s: a share's change is in percentage points, written with %% (+0.1%%)",
+        return bad(l, err, errlen, expr, "%s: a share's change is in percentage points, written with %% (+0.1%%)",
                    vbuf);
     }
     l->value = v;
     l->expr = xstrdup(expr);
     return 0;
+}
+
+bool compare_limit_note(const struct compare_limit *l, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (l->word != THRESHOLD_FAIL_IF || (l->op != COMPARE_LT && l->op != COMPARE_LE) ||
+        compare_figure_kind(&l->fig) == COMPARE_RATE)
+        return false;
+    /* The figure and the change as written: the expression is FIGURE OP CHANGE. */
+    const char *e = l->expr;
+    while (*e == ' ')
+        e++;
+    int fig = (int)strcspn(e, " <>=!");
+    const char *change = e + fig + strspn(e + fig, " <>=!");
+    int clen = (int)strcspn(change, " ");
+    char raw[600];
+    snprintf(raw, sizeof raw,
+             "--fail-if '%s' fails the comparison when %.*s's change is %s %.*s; a limit that must hold is "
+             "--threshold",
+             l->expr, fig, e, l->op == COMPARE_LT ? "under" : "at or under", clen, change);
+    quote_printable(buf, len, raw);
+    return true;
 }
 
 void compare_limit_free(struct compare_limit *l)
@@ -202,17 +230,22 @@ bool compare_limit_fails(const struct compare_limit *l, double base, double new_
     if (l->relative)
         c = base != 0 ? 100.0 * c / fabs(base) : c == 0 ? 0 : copysign(INFINITY, c);
     *change = c;
+    bool holds = false;
     switch (l->op) {
     case COMPARE_LT:
-        return c < l->value;
+        holds = c < l->value;
+        break;
     case COMPARE_LE:
-        return c <= l->value;
+        holds = c <= l->value;
+        break;
     case COMPARE_GT:
-        return c > l->value;
+        holds = c > l->value;
+        break;
     case COMPARE_GE:
-        return c >= l->value;
+        holds = c >= l->value;
+        break;
     }
-    return true;
+    return l->word == THRESHOLD_FAIL_IF ? holds : !holds;
 }
 
 char *compare_figure_name(const struct compare_figure *f, bool table, char *buf, size_t len)

@@ -108,10 +108,12 @@ static void limits(FILE *out, const struct html_compare *c)
 {
     if (c->nlimits == 0)
         return;
-    fprintf(out, "<h2>Thresholds</h2>\n<p class=\"note\">FAIL when the change from BASE to NEW is so.</p>\n"
-                 "<table id=\"limits\"><tr><th>threshold</th><th class=\"n\">change</th><th>result</th></tr>\n");
+    fprintf(out, "<h2>Thresholds</h2>\n<p class=\"note\">On the change from BASE to NEW. --threshold: FAIL unless "
+                 "it holds; --fail-if: FAIL if it holds.</p>\n"
+                 "<table id=\"limits\"><tr><th>word</th><th>threshold</th><th class=\"n\">change</th>"
+                 "<th>result</th></tr>\n");
     for (size_t i = 0; i < c->nlimits; i++) {
-        fprintf(out, "<tr><td><code>");
+        fprintf(out, "<tr><td>%s</td><td><code>", threshold_word_option(c->limits[i].word));
         esc(out, c->limits[i].expr);
         fprintf(out, "</code></td><td class=\"n\">");
         esc(out, c->judged[i].change);

@@ -1,6 +1,6 @@
 /* A saved result (the JSON of --json, parsed by json_in) back into the
  * figures thresholds are judged on, so that `volley report RESULT.json
- * --fail-if EXPR` judges a stored run again without sending anything. */
+ * --threshold EXPR` judges a stored run again without sending anything. */
 #ifndef VOLLEY_RESULT_LOAD_H
 #define VOLLEY_RESULT_LOAD_H
 

@@ -430,7 +430,7 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
         }
     }
     /* A threshold that stopped one shard stopped part of the run. */
-    for (size_t i = 0; i < m->into->o.nfail_if && i < from->o.nfail_if; i++)
+    for (size_t i = 0; i < m->into->o.nthresholds && i < from->o.nthresholds; i++)
         a->thresholds[i].aborted |= b->thresholds[i].aborted;
     /* every shard's threads ran the run */
     if (__builtin_add_overflow(m->into->o.threads, from->o.threads, &m->into->o.threads)) {
@@ -467,7 +467,7 @@ void result_merge_finish(struct result_merge *m)
         qsort(m->medians, m->nmedians, sizeof *m->medians, by_value);
         r->saved_conns.median = m->medians[m->nmedians / 2];
     }
-    for (size_t i = 0; i < rr->o.nfail_if; i++) {
+    for (size_t i = 0; i < rr->o.nthresholds; i++) {
         bool aborted = r->thresholds[i].aborted;
         threshold_eval(&rr->o.thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
         r->thresholds[i].aborted = aborted;

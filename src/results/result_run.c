@@ -358,7 +358,7 @@ static void load_series(struct html_rd *rd, const struct json *root, struct seri
 }
 
 /* The thresholds: exprs, or the saved ones; parsed and judged on r. */
-static int judge(struct html_rd *rd, const struct json *root, const char *const *exprs, size_t n,
+static int judge(struct html_rd *rd, const struct json *root, const struct threshold_expr *exprs, size_t n,
                  struct options *o, struct run_result *r)
 {
     const struct json *saved = html_rd_of(rd, root, "", "thresholds", JSON_ARRAY, false);
@@ -367,19 +367,29 @@ static int judge(struct html_rd *rd, const struct json *root, const char *const 
         n = saved ? saved->len : 0;
     if (rd->failed || n == 0)
         return 0;
-    o->fail_if = xcalloc(n, sizeof *o->fail_if);
+    o->threshold_exprs = xcalloc(n, sizeof *o->threshold_exprs);
     for (size_t i = 0; i < n && !rd->failed; i++) {
         char path[48];
         snprintf(path, sizeof path, "thresholds[%zu]", i);
         const struct json *th = mine ? NULL : &saved->items[i];
-        if (th && th->type != JSON_OBJECT)
+        if (mine) {
+            o->threshold_exprs[i] = exprs[i];
+            continue;
+        }
+        if (th->type != JSON_OBJECT) {
             html_rd_fail(rd, path, NULL, "expected an object");
-        o->fail_if[i] = mine ? exprs[i] : th->type == JSON_OBJECT ? html_rd_str(rd, th, path, "expr", true, NULL) : "";
+            break;
+        }
+        struct threshold_expr *e = &o->threshold_exprs[i];
+        e->expr = html_rd_str(rd, th, path, "expr", true, NULL);
+        const char *word = html_rd_str(rd, th, path, "word", false, NULL);
+        if (word && threshold_word_parse(word, &e->word) < 0)
+            html_rd_fail(rd, path, "word", "expected \"threshold\" or \"fail-if\"");
     }
     if (rd->failed)
         return RESULT_RUN_FILE;
     char err[600];
-    int parsed = threshold_parse_all(o->fail_if, n, o->rate != 0, &o->thresholds, err, sizeof err);
+    int parsed = threshold_parse_all(o->threshold_exprs, n, o->rate != 0, &o->thresholds, err, sizeof err);
     if (parsed == 0 && threshold_check_flow(o->thresholds, n, r->stats.flow.on, err, sizeof err) < 0) {
         threshold_free_all(o->thresholds, n); /* a flow's figure on a result that is no flow's */
         o->thresholds = NULL;
@@ -390,7 +400,7 @@ static int judge(struct html_rd *rd, const struct json *root, const char *const 
         rd->failed = true;
         return mine ? RESULT_RUN_EXPR : RESULT_RUN_FILE;
     }
-    o->nfail_if = n;
+    o->nthresholds = n;
     r->thresholds = xcalloc(n, sizeof *r->thresholds);
     for (size_t i = 0; i < n; i++) {
         threshold_eval(&o->thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
@@ -461,8 +471,8 @@ static void load_run(struct html_rd *rd, const struct json *root, struct options
         o->shard = (struct shard){0, 1};
 }
 
-int result_run_load(const struct json *root, const char *const *exprs, size_t n, struct result_run *rr, char *err,
-                    size_t errlen)
+int result_run_load(const struct json *root, const struct threshold_expr *exprs, size_t n, struct result_run *rr,
+                    char *err, size_t errlen)
 {
     memset(rr, 0, sizeof *rr);
     stats_init(&rr->r.stats);

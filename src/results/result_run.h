@@ -11,6 +11,7 @@
 #include "options.h"
 #include "run.h"
 #include "target.h"
+#include "threshold.h"
 
 #include <stddef.h>
 
@@ -25,12 +26,14 @@ enum {
     RESULT_RUN_EXPR = -2,  /* one of exprs does not parse (err names it) */
 };
 
-/* Fills rr from root (which must outlive rr). exprs[0..n): thresholds to
- * judge on the result instead of those it was judged on (n == 0: the
- * saved ones, judged again). Returns 0, RESULT_RUN_FILE or
- * RESULT_RUN_EXPR with err; call result_run_free in every case. */
-int result_run_load(const struct json *root, const char *const *exprs, size_t n, struct result_run *rr, char *err,
-                    size_t errlen);
+/* Fills rr from root (which must outlive rr). exprs[0..n): thresholds,
+ * with their words, to judge on the result instead of those it was judged
+ * on (n == 0: the saved ones, judged again with their saved words; one
+ * saved without a word, by a volley older than --threshold, must hold).
+ * Returns 0, RESULT_RUN_FILE or RESULT_RUN_EXPR with err; call
+ * result_run_free in every case. */
+int result_run_load(const struct json *root, const struct threshold_expr *exprs, size_t n, struct result_run *rr,
+                    char *err, size_t errlen);
 
 void result_run_free(struct result_run *rr);
 

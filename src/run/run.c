@@ -107,17 +107,17 @@ static void on_worker_exited(EV_P_ ev_async *w, int revents)
 }
 
 /* The thresholds on what the workers have handed over so far: how many
- * hold (for the progress line); the first one with abort broken for good
+ * the run passes (for the progress line); the first one with abort broken for good
  * stops the run (once; it is marked). */
 static size_t check_thresholds(struct run *r, int64_t elapsed)
 {
     const struct options *o = r->o;
-    if (!o->nfail_if)
+    if (!o->nthresholds)
         return 0;
     struct stats snap;
     series_snapshot(r->series, &snap);
     size_t holding = 0;
-    for (size_t i = 0; i < o->nfail_if; i++) {
+    for (size_t i = 0; i < o->nthresholds; i++) {
         struct threshold_result res;
         threshold_eval(&o->thresholds[i], &snap, elapsed, &res);
         holding += res.pass;
@@ -140,7 +140,7 @@ static void on_tick(EV_P_ ev_timer *w, int revents)
         intervals_log_collect(&r->hlog);
     int64_t elapsed = clock_now_ns() - r->t0;
     size_t holding = check_thresholds(r, elapsed);
-    progress_update(&r->progress, r->series, elapsed, holding, r->o->nfail_if);
+    progress_update(&r->progress, r->series, elapsed, holding, r->o->nthresholds);
 }
 
 /* Every few ms: the workers' calls into Lua (run_watch.c). */
@@ -554,7 +554,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     }
     r.t0 = t0;
     r.o = o;
-    r.aborted = o->nfail_if ? xcalloc(o->nfail_if, sizeof *r.aborted) : NULL;
+    r.aborted = o->nthresholds ? xcalloc(o->nthresholds, sizeof *r.aborted) : NULL;
     progress_init(&r.progress, o, stderr, isatty(STDERR_FILENO), getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
     ev_timer_init(&r.tick, on_tick, 0.25, 0.25);
     ev_timer_start(r.loop, &r.tick);
@@ -654,8 +654,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     series_pad(&res->series, res->duration_ns);
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */
-    res->thresholds = o->nfail_if ? xcalloc(o->nfail_if, sizeof *res->thresholds) : NULL;
-    for (size_t i = 0; i < o->nfail_if; i++) {
+    res->thresholds = o->nthresholds ? xcalloc(o->nthresholds, sizeof *res->thresholds) : NULL;
+    for (size_t i = 0; i < o->nthresholds; i++) {
         threshold_eval(&o->thresholds[i], &res->stats, res->duration_ns, &res->thresholds[i]);
         res->thresholds[i].aborted = r.aborted && r.aborted[i];
     }

@@ -28,7 +28,7 @@ static const struct {
 };
 
 /* The keys with a form of their own (below). */
-static const char *const other_keys[] = {"url", "http2", "http_version", "thresholds", "headers"};
+static const char *const other_keys[] = {"url", "http2", "http_version", "thresholds", "fail_if", "headers"};
 
 /* The boolean keys: the word added when the value is `when`. */
 static const struct {
@@ -67,9 +67,11 @@ static const char *option_word(lua_State *L, char *buf, size_t len)
     return lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
 }
 
-/* thresholds = {"p99 < 50ms", ...} at the top of the stack: one --fail-if
- * each, in order. Returns NULL, or what was expected instead. */
-static const char *threshold_words(lua_State *L, struct words *ws)
+/* thresholds = {"p99 < 50ms", ...} (k6's word: each must hold) or
+ * fail_if = {"p99 > 50ms", ...} at the top of the stack: one option each
+ * (--threshold or --fail-if), in order. Returns NULL, or what was expected
+ * instead. */
+static const char *threshold_words(lua_State *L, struct words *ws, const char *option)
 {
     if (lua_type(L, -1) != LUA_TTABLE)
         return "a list of strings";
@@ -85,7 +87,7 @@ static const char *threshold_words(lua_State *L, struct words *ws)
         lua_rawgeti(L, -1, (int)i);                 /* ... list expr */
         bool ok = lua_type(L, -1) == LUA_TSTRING;
         if (ok) {
-            add_word(ws, "--fail-if");
+            add_word(ws, option);
             add_word(ws, lua_tostring(L, -1));
         }
         lua_pop(L, 1);
@@ -169,7 +171,9 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
             else if (strcmp(w, "1.1") != 0)
                 add_word(ws, "--http1.0");
         } else if (strcmp(key, "thresholds") == 0) {
-            bad = threshold_words(L, ws);
+            bad = threshold_words(L, ws, "--threshold");
+        } else if (strcmp(key, "fail_if") == 0) {
+            bad = threshold_words(L, ws, "--fail-if");
         } else if (strcmp(key, "headers") == 0) {
             if (lua_type(L, -1) != LUA_TTABLE) {
                 bad = "a table";

@@ -1,4 +1,4 @@
-/* The grammar of --fail-if expressions: FIGURE OP VALUE [or nodata]
+/* The grammar of threshold expressions (--threshold, --fail-if): FIGURE OP VALUE [or nodata]
  * [abort [after DURATION]], parsed once before the run into a struct
  * threshold, each mistake reported as one line that names the offending
  * part. threshold_eval.c evaluates what this file builds. */
@@ -44,12 +44,13 @@ struct parser {
     size_t errlen;
 };
 
-/* err = `--fail-if "EXPR": ` and the message, control characters escaped
- * (quote.h) so that it stays one line. Returns -1. */
+/* err = `--threshold "EXPR": ` (the word's option) and the message,
+ * control characters escaped (quote.h) so that it stays one line. Returns
+ * -1. */
 static __attribute__((format(printf, 2, 3))) int fail(struct parser *ps, const char *fmt, ...)
 {
     char raw[1024];
-    int n = snprintf(raw, sizeof raw, "--fail-if \"%s\": ", ps->expr);
+    int n = snprintf(raw, sizeof raw, "%s \"%s\": ", threshold_word_option(ps->th->word), ps->expr);
     if (n >= 0 && (size_t)n < sizeof raw) {
         va_list ap;
         va_start(ap, fmt);
@@ -500,6 +501,8 @@ static int parse_value(struct parser *ps, const char *fig)
         return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
     if (th->kind == THRESHOLD_SHARE && v > (pct ? 100 : 1)) /* it would hold or fail whatever the run did */
         return fail(ps, "%.*s: %s is %s", vn, w, fig, want);
+    th->value_at = (size_t)(w - ps->expr);
+    th->value_len = wn;
     th->unit_ns = tu ? tu->ns : 1;
     th->limit = v * th->unit_ns;
     th->percent = pct;
@@ -518,6 +521,9 @@ static int parse_tail(struct parser *ps)
         const char *x = next_word(ps, &n);
         if (!word_is(x, n, "nodata"))
             return fail(ps, "expected nodata after \"or\"%s%.*s%s", n ? ", found \"" : "", (int)n, x, n ? "\"" : "");
+        if (th->word == THRESHOLD_FAIL_IF) /* it would say "fail on no data", which is the rule anyway */
+            return fail(ps, "\"or nodata\" lets a figure without data pass, and goes with --threshold (a figure "
+                            "without data fails the run under either word)");
         th->or_nodata = true;
         w = next_word(ps, &n);
     }
@@ -549,12 +555,18 @@ static int parse_tail(struct parser *ps)
     return 0;
 }
 
-int threshold_parse(struct threshold *th, const char *expr, bool open_model, char *err, size_t errlen)
+int threshold_parse(struct threshold *th, const char *expr, enum threshold_word word, bool open_model, char *err,
+                    size_t errlen)
 {
     memset(th, 0, sizeof *th);
     struct parser ps = {.expr = expr, .p = expr, .th = th, .err = err, .errlen = errlen};
     th->unit_ns = 1;
+    th->word = word;
     char *fig = lex_figure(&ps);
+    if (fig) {
+        th->fig_len = strlen(fig);
+        th->fig_at = (size_t)(ps.p - expr) - th->fig_len;
+    }
     int rc = fig && parse_figure(&ps, fig, open_model) == 0 && parse_op(&ps, fig) == 0 && parse_value(&ps, fig) == 0 &&
                      parse_tail(&ps) == 0
                  ? 0
@@ -568,15 +580,15 @@ int threshold_parse(struct threshold *th, const char *expr, bool open_model, cha
     return 0;
 }
 
-int threshold_parse_all(const char *const *exprs, size_t n, bool open_model, struct threshold **out, char *err,
-                        size_t errlen)
+int threshold_parse_all(const struct threshold_expr *exprs, size_t n, bool open_model, struct threshold **out,
+                        char *err, size_t errlen)
 {
     *out = NULL;
     if (n == 0)
         return 0;
     struct threshold *ths = xcalloc(n, sizeof *ths);
     for (size_t i = 0; i < n; i++)
-        if (threshold_parse(&ths[i], exprs[i], open_model, err, errlen) < 0) {
+        if (threshold_parse(&ths[i], exprs[i].expr, exprs[i].word, open_model, err, errlen) < 0) {
             threshold_free_all(ths, i);
             return -1;
         }

@@ -1,9 +1,14 @@
-/* Thresholds for CI (--fail-if EXPR, options() thresholds): the grammar of
- * an expression, parsed once before the run, and its evaluation on a
- * struct stats, the merged results or a snapshot of a run in progress.
- * This is the only place that knows the grammar (docs/usage.md#thresholds):
+/* Thresholds for CI (--threshold EXPR and --fail-if EXPR, options()
+ * thresholds and fail_if): the grammar of an expression, parsed once before
+ * the run, and its evaluation on a struct stats, the merged results or a
+ * snapshot of a run in progress. This is the only place that knows the
+ * grammar (docs/usage.md#thresholds):
  *
  *     FIGURE OP VALUE [or nodata] [abort [after DURATION]]
+ *
+ * Each expression comes with the word that gave it, which says what it
+ * means: under --threshold it must hold, under --fail-if the run fails when
+ * it holds.
  */
 #ifndef VOLLEY_THRESHOLD_H
 #define VOLLEY_THRESHOLD_H
@@ -44,6 +49,19 @@ enum threshold_stat {
     THRESHOLD_FAILED, /* failed iterations, a group's failed runs */
 };
 
+/* The word an expression was given with: its meaning. */
+enum threshold_word {
+    THRESHOLD_MUST_HOLD, /* --threshold EXPR, options() thresholds: the run fails unless EXPR holds */
+    THRESHOLD_FAIL_IF,   /* --fail-if EXPR, options() fail_if: the run fails if EXPR holds */
+};
+
+/* An expression as given, with its word (the command line's, a saved
+ * result's). expr is not owned. */
+struct threshold_expr {
+    const char *expr;
+    enum threshold_word word;
+};
+
 enum threshold_op { THRESHOLD_LT, THRESHOLD_LE, THRESHOLD_GT, THRESHOLD_GE, THRESHOLD_EQ, THRESHOLD_NE };
 
 /* How the figure's values read, which decides the units VALUE takes. */
@@ -58,6 +76,9 @@ enum threshold_kind {
 /* One parsed expression. Read-only to callers; made by threshold_parse. */
 struct threshold {
     char *expr;                 /* as written (owned) */
+    enum threshold_word word;   /* what it means: must hold, or fails the run when it holds */
+    size_t fig_at, fig_len;     /* the figure and VALUE as written, in expr (the note of */
+    size_t value_at, value_len; /* threshold_note) */
     enum threshold_source source;
     enum threshold_stat stat;   /* time histograms and metrics */
     double pct;                 /* THRESHOLD_PCT: 0..100 */
@@ -87,23 +108,45 @@ struct threshold_result {
     double observed;  /* the figure in the threshold's base unit (see limit); NAN
                        * when there is no data */
     bool nodata;      /* the figure got no data (nothing completed, no such metric...) */
-    bool pass;        /* holds; with nodata, only "or nodata" passes */
+    bool pass;        /* the run passes it: the expression holds under --threshold, does
+                       * not under --fail-if; with nodata, only "or nodata" passes */
     bool aborted;     /* it stopped the run early (set by whoever stopped it) */
     const char *note; /* NULL, or why the figure could not be read (a static
                        * string: the metric is of the other kind); it fails */
 };
 
-/* Parses expr into *th (zeroed first). open_model: -R was given (service.*
- * needs it). Returns 0, or -1 with err holding one line,
- * `--fail-if "EXPR": WHAT IS WRONG`, naming the offending part; *th then
- * owns nothing. */
-int threshold_parse(struct threshold *th, const char *expr, bool open_model, char *err, size_t errlen);
+/* Parses expr, given with word, into *th (zeroed first). open_model: -R
+ * was given (service.* needs it). Returns 0, or -1 with err holding one
+ * line, `--threshold "EXPR": WHAT IS WRONG` (or --fail-if, the word's
+ * option), naming the offending part; *th then owns nothing. "or nodata"
+ * goes with --threshold only: under --fail-if it would read as failing on
+ * no data, which a figure without data does anyway. */
+int threshold_parse(struct threshold *th, const char *expr, enum threshold_word word, bool open_model, char *err,
+                    size_t errlen);
 
 /* Parses n expressions into a new array (*out, NULL when n is 0) that
  * threshold_free_all releases. Returns 0, or -1 with the first error (and
  * *out NULL). */
-int threshold_parse_all(const char *const *exprs, size_t n, bool open_model, struct threshold **out, char *err,
-                        size_t errlen);
+int threshold_parse_all(const struct threshold_expr *exprs, size_t n, bool open_model, struct threshold **out,
+                        char *err, size_t errlen);
+
+/* The word's option as the command line spells it: "--threshold",
+ * "--fail-if" (threshold_word.c). */
+const char *threshold_word_option(enum threshold_word word);
+
+/* The word as a saved result names it ("threshold", "fail-if"); and back:
+ * 0 with *word, or -1 for a name that is none. */
+const char *threshold_word_name(enum threshold_word word);
+int threshold_word_parse(const char *name, enum threshold_word *word);
+
+/* Whether th is a --fail-if that bounds a time or a failure count or share
+ * from above with < or <=: the form a must-hold limit takes (the meaning
+ * --fail-if once had), which now fails the run when the figure is low. If
+ * so, one line into buf (always terminated), `--fail-if 'p99 < 50ms' fails
+ * the run when p99 is under 50ms; a limit that must hold is --threshold`,
+ * for stderr; else buf is "". what is what fails ("the run", "the
+ * comparison"). */
+bool threshold_note(const struct threshold *th, const char *what, char *buf, size_t len);
 
 /* The time unit u[0..n) of the grammar ("ns", "us", "ms", "s", "m"): its
  * canonical name and, in *ns, nanoseconds per unit; NULL when u is none.
@@ -136,7 +179,8 @@ bool threshold_is_flow(const struct threshold *th);
 
 /* Refuses a flow's figure on a run that is no flow: returns 0 when flow is
  * true or none of ths[0..n) is a flow's, else -1 with err (one line,
- * `--fail-if "EXPR": FIGURE: ...`, the first such threshold). */
+ * `--threshold "EXPR": FIGURE: ...` with its word's option, the first such
+ * threshold). */
 int threshold_check_flow(const struct threshold *ths, size_t n, bool flow, char *err, size_t errlen);
 
 /* The figure's canonical name ("latency.p99", "errors.timeout",

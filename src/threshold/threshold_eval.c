@@ -1,6 +1,8 @@
 /* Evaluating parsed thresholds (threshold.c) on a struct stats: the
  * merged results after the run, or a snapshot of a run in progress. A
- * figure without data never passes silently: only "or nodata" lets it. */
+ * --fail-if is judged as the --threshold of the opposite operator (fail if
+ * p99 > 50ms: p99 <= 50ms must hold). A figure without data never passes
+ * silently, under either word: only "or nodata" (--threshold) lets it. */
 #include "threshold.h"
 
 #include <math.h>
@@ -208,6 +210,29 @@ static bool holds(enum threshold_op op, double v, double limit)
     return false;
 }
 
+/* The operator that must hold for the run to pass th: its own under
+ * --threshold, the opposite under --fail-if. */
+static enum threshold_op must_hold(const struct threshold *th)
+{
+    if (th->word == THRESHOLD_MUST_HOLD)
+        return th->op;
+    switch (th->op) {
+    case THRESHOLD_LT:
+        return THRESHOLD_GE;
+    case THRESHOLD_LE:
+        return THRESHOLD_GT;
+    case THRESHOLD_GT:
+        return THRESHOLD_LE;
+    case THRESHOLD_GE:
+        return THRESHOLD_LT;
+    case THRESHOLD_EQ:
+        return THRESHOLD_NE;
+    case THRESHOLD_NE:
+        return THRESHOLD_EQ;
+    }
+    return th->op;
+}
+
 void threshold_eval(const struct threshold *th, const struct stats *s, int64_t duration_ns,
                     struct threshold_result *res)
 {
@@ -219,7 +244,7 @@ void threshold_eval(const struct threshold *th, const struct stats *s, int64_t d
     else if (res->nodata)
         res->pass = th->or_nodata;
     else
-        res->pass = holds(th->op, res->observed, th->limit);
+        res->pass = holds(must_hold(th), res->observed, th->limit);
 }
 
 /* Whether the figure is a count that can only grow as the run goes on. */
@@ -251,6 +276,8 @@ bool threshold_broken_live(const struct threshold *th, const struct stats *snaps
         return false;
     if (!only_grows(th))
         return true;
-    /* Broken for good only once the count is past what < , <= or == allow. */
-    return (th->op == THRESHOLD_LT || th->op == THRESHOLD_LE || th->op == THRESHOLD_EQ) && r.observed >= th->limit;
+    /* Broken for good only once the count is past what < , <= or == allow
+     * (a --fail-if's >, >= or != once past its value). */
+    enum threshold_op op = must_hold(th);
+    return (op == THRESHOLD_LT || op == THRESHOLD_LE || op == THRESHOLD_EQ) && r.observed >= th->limit;
 }

@@ -99,8 +99,9 @@ int threshold_check_flow(const struct threshold *ths, size_t n, bool flow, char 
         if (!threshold_is_flow(&ths[i]))
             continue;
         char fig[512], raw[1200];
-        snprintf(raw, sizeof raw, "--fail-if \"%s\": %s: a flow's figure, and this run is no flow (no script "
-                 "with user(u))", ths[i].expr, threshold_figure(&ths[i], fig, sizeof fig));
+        snprintf(raw, sizeof raw, "%s \"%s\": %s: a flow's figure, and this run is no flow (no script "
+                 "with user(u))", threshold_word_option(ths[i].word), ths[i].expr,
+                 threshold_figure(&ths[i], fig, sizeof fig));
         quote_printable(err, errlen, raw); /* names are the script's text: one line */
         return -1;
     }

@@ -27,7 +27,8 @@ int threshold_parse_stat(const char *s, struct threshold *th);
  * the {name="..."} label's text if any (moved into th->name for checks
  * and group). Returns 1 when fig is no flow's figure (th untouched), 0
  * with th's source, stat and kind set, or -1 with why (a message for
- * `--fail-if "EXPR": `; shown is the figure as written). */
+ * `--threshold "EXPR": ` or `--fail-if "EXPR": `; shown is the figure as
+ * written). */
 int threshold_flow_parse(struct threshold *th, const char *fig, const char *shown, char *why, size_t len);
 
 /* A figure close to fig (a typo), into buf; "" when none is close. */

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(ns >= 0, "a negative duration", NULL);
     stats_free(&s);
     struct result_run rr;
-    static const char *const expr[] = {"p99 < 1s"};
+    static const struct threshold_expr expr[] = {{"p99 < 1s", THRESHOLD_MUST_HOLD}};
     for (size_t n = 0; n < 2; n++) { /* the saved thresholds, then one of ours */
         if (result_run_load(&v, expr, n, &rr, err, sizeof err) < 0) {
             require(err[0] != '\0', "a run load error without a message", NULL);

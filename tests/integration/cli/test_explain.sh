@@ -41,13 +41,13 @@ err noscheme 'volley: localhost:1: not a URL; did you mean http://localhost:1 ?'
 check_eq "$(target_stat received)" 0 "mistakes: nothing sent"
 
 # Item 6: a unit apart from its number.
-run_volley blank -n 20 -c 2 -t 1 --fail-if 'p99 < 50 s' --fail-if 'errors < 1 %' "$url"
+run_volley blank -n 20 -c 2 -t 1 --threshold 'p99 < 50 s' --threshold 'errors < 1 %' "$url"
 check_eq "$RC" 0 "fail-if 'p99 < 50 s': exit status"
-check_grep "$T/blank.out" '^  p99 < 50 s +[0-9.]+(us|ms)  pass$' "fail-if 'p99 < 50 s': the thresholds block"
+check_grep "$T/blank.out" '^  --threshold  p99 < 50 s +[0-9.]+(us|ms)  pass$' "fail-if 'p99 < 50 s': the thresholds block"
 run_volley blankd -d '1 s' -c 1 -t 1 "$url"
 check_eq "$RC" 0 "-d '1 s': exit status"
 check_grep "$T/blankd.out" "^Running 1s test @ " "-d '1 s': a one-second run"
-err nounit 'volley: --fail-if "p99 < 50": 50 needs a time unit (ns, us, ms, s, m)' --fail-if 'p99 < 50' "$url"
+err nounit 'volley: --threshold "p99 < 50": 50 needs a time unit (ns, us, ms, s, m)' --threshold 'p99 < 50' "$url"
 
 # Item 7: a wrk-style script with no hook but a global function near one's
 # name runs (as wrk would) and says so on stderr, once, before the report;
@@ -75,11 +75,11 @@ check_grep "$T/one.out" '^  1 request in [0-9.]+s, ' "-n 1: the requests line in
 RC=0
 "$VOLLEY" compare --fail-if 'p99 >= +0%' "$T/one.json" "$T/one.json" > "$T/cmp1.out" 2> "$T/cmp1.err" || RC=$?
 check_eq "$RC" 99 "compare, a threshold fails: exit status"
-check_eq "$(cat "$T/cmp1.err")" 'volley compare: 1 of 1 threshold failed: "p99 >= +0%"' "compare: one threshold failed"
+check_eq "$(cat "$T/cmp1.err")" 'volley compare: 1 of 1 threshold failed: --fail-if "p99 >= +0%"' "compare: one threshold failed"
 check_grep "$T/cmp1.out" '^Thresholds \(the change from BASE to NEW\):$' "compare: the Thresholds block"
 RC=0
 "$VOLLEY" compare --fail-if 'p99 >= +0%' --fail-if 'p50 >= +0%' "$T/one.json" "$T/one.json" > "$T/cmp2.out" 2> "$T/cmp2.err" || RC=$?
-check_eq "$(cat "$T/cmp2.err")" 'volley compare: 2 of 2 thresholds failed: "p99 >= +0%", "p50 >= +0%"' "compare: two thresholds failed"
+check_eq "$(cat "$T/cmp2.err")" 'volley compare: 2 of 2 thresholds failed: --fail-if "p99 >= +0%", --fail-if "p50 >= +0%"' "compare: two thresholds failed"
 
 # Item 8: a body without -m is sent with POST, as curl's -d is; -m wins
 # (a GET with a body when asked); --body-file the same. volley ab keeps

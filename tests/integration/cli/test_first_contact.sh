@@ -142,15 +142,15 @@ function done()
 end
 LUA
 RC=0
-timeout -s KILL 30 "$VOLLEY" -n 20 -c 1 -t 1 --json "$T/order.json" --fail-if 'p99 < 1ns' -s "$T/order.lua" \
+timeout -s KILL 30 "$VOLLEY" -n 20 -c 1 -t 1 --json "$T/order.json" --threshold 'p99 < 1ns' -s "$T/order.lua" \
     "http://127.0.0.1:$PORT/" 2>&1 | cat > "$T/order.all" || RC=$?
-fig=$(grep -o '^  p99 < 1ns  .*  FAIL$' "$T/order.all" || true)
+fig=$(grep -o '^  --threshold  p99 < 1ns  .*  FAIL$' "$T/order.all" || true)
 check_eq "$(tail -n 7 "$T/order.all" | tr '\n' '|')" \
-    "Thresholds:|$fig|volley: 1 of 1 threshold failed: \"p99 < 1ns\"|out 1|err 2|out 3|err 4|" \
+    "Thresholds:|$fig|volley: 1 of 1 threshold failed: --threshold \"p99 < 1ns\"|out 1|err 2|out 3|err 4|" \
     "piped: the report, the threshold's line, then done()'s lines in turn"
 check_eq "$(head -n 1 "$T/order.all" | cut -c1-20)" "Running 20 requests " "piped: the header first"
 timeout -s KILL 30 "$VOLLEY" report "$T/order.json" 2>&1 | cat > "$T/order_report.all" || true
-check_eq "$(tail -n 1 "$T/order_report.all")" 'volley: 1 of 1 threshold failed: "p99 < 1ns"' "piped volley report: the threshold's line last"
+check_eq "$(tail -n 1 "$T/order_report.all")" 'volley: 1 of 1 threshold failed: --threshold "p99 < 1ns"' "piped volley report: the threshold's line last"
 stop_target
 
 # 5. --version: volley's, then each library's as it runs.

@@ -109,8 +109,8 @@ check_grep "$T/r.html" "<span id=\"completed\">$completed</span>" "-R run: compl
 python3 -c "
 print('GET $U/delay/300')
 for i in range(3000): print('GET $U/')" > "$T/outlier.txt"
-rc=0; "$VOLLEY" -c 2 -n 12004 --targets "$T/outlier.txt" --fail-if 'p99 < 10s' --fail-if 'rps > 1' \
-    --fail-if 'errors < 1%' --fail-if 'requests > 5' --json "$T/o.json" --html "$T/o.html" > "$T/o.out" 2> "$T/o.err" || rc=$?
+rc=0; "$VOLLEY" -c 2 -n 12004 --targets "$T/outlier.txt" --threshold 'p99 < 10s' --threshold 'rps > 1' \
+    --threshold 'errors < 1%' --threshold 'requests > 5' --json "$T/o.json" --html "$T/o.html" > "$T/o.out" 2> "$T/o.err" || rc=$?
 check_eq "$rc" 0 "outlier: exit status"
 check_grep "$T/o.html" '<text class="unit" x="4" y="12">ms \(log scale\)</text>' "outlier: the log scale's unit"
 python3 - "$T/o.html" "$T/o.json" <<'PY' || fail "outlier: latency over time is not on a log scale"
@@ -142,8 +142,8 @@ ok
 python3 - "$T/o.html" "$T/o.out" <<'PY' || fail "outlier: the thresholds' figures are not the text report's"
 import re, sys
 page = open(sys.argv[1]).read()
-rows = re.findall(r'<tr><td><code>([^<]+)</code></td><td class="n">([^<]+)</td>', page)
-text = dict(re.findall(r'^  (\S.*?\S)  +(\S+)  (?:pass|FAIL)$', open(sys.argv[2]).read(), re.M))
+rows = re.findall(r'<tr><td>--threshold</td><td><code>([^<]+)</code></td><td class="n">([^<]+)</td>', page)
+text = dict(re.findall(r'^  --threshold  (\S.*?\S)  +(\S+)  (?:pass|FAIL)$', open(sys.argv[2]).read(), re.M))
 rows = [(e.replace("&lt;", "<").replace("&gt;", ">"), v) for e, v in rows]
 assert len(rows) == 4 and all(text[e] == v for e, v in rows), (rows, text)
 assert re.fullmatch(r"[0-9.]+(us|ms|s)", dict(rows)["p99 < 10s"]) and dict(rows)["errors < 1%"] == "0%", rows
@@ -326,7 +326,7 @@ check_eq "$rc" 2 "no result file: exit status"
 check_grep "$T/nofile.err" "^volley report: missing RESULT.json" "no result file: the message"
 rc=0; "$VOLLEY" report "$T/out/a.json" --text 2> "$T/unknown.err" || rc=$?
 check_eq "$rc" 2 "unknown option: exit status"
-check_grep "$T/unknown.err" "^volley report: --text: unknown option \(volley report takes --json FILE, --html FILE, --fail-if EXPR and -q\)$" "unknown option: the message"
+check_grep "$T/unknown.err" "^volley report: --text: unknown option \(volley report takes --json FILE, --html FILE, --threshold EXPR, --fail-if EXPR and -q\)$" "unknown option: the message"
 rc=0; "$VOLLEY" report "$T/out/a.json" --html "$T/nodir/x.html" 2> "$T/nodir.err" || rc=$?
 check_eq "$rc" 2 "unwritable --html: exit status"
 rc=0; "$VOLLEY" -q -n 10 --html "$T/nodir/x.html" "$U/" 2> "$T/runnodir.err" || rc=$?

@@ -73,10 +73,10 @@ check_eq "$(target_stat received)" "$((s2 + d))" "no request reached the target 
 # The command line on top, latency over time on a log scale, and the
 # thresholds' figures as the text report prints them, as the browser
 # renders them.
-rc=0; "$VOLLEY" -c 2 -n 2000 --fail-if 'p99 < 10s' --html "$T/t.html" "$U/" > "$T/t.out" 2> "$T/t.err" || rc=$?
+rc=0; "$VOLLEY" -c 2 -n 2000 --threshold 'p99 < 10s' --html "$T/t.html" "$U/" > "$T/t.out" 2> "$T/t.err" || rc=$?
 check_eq "$rc" 0 "thresholds run: exit status"
 chrome --dump-dom "file://$T/t.html" > "$T/t.dom" || fail "chromium --dump-dom of the thresholds run failed"
-check_grep "$T/t.dom" "<p class=\"cmd\" id=\"command\">$VOLLEY -c 2 -n 2000 --fail-if 'p99 &lt; 10s' --html $T/t.html $U/</p>" \
+check_grep "$T/t.dom" "<p class=\"cmd\" id=\"command\">$VOLLEY -c 2 -n 2000 --threshold 'p99 &lt; 10s' --html $T/t.html $U/</p>" \
     "DOM: the command line (the DOM writes &#39; as ')"
 check_grep "$T/t.dom" '<text class="unit" x="4" y="12">ms \(log scale\)</text>' "DOM: latency over time on a log scale"
 p99=$(sed -n 's/^  p99 < 10s  *\([^ ]*\)  pass$/\1/p' "$T/t.out")

@@ -6,7 +6,7 @@
 # -R (service, send lag, rate not met), metrics and more failure reasons
 # than either report lists, named requests (their table, a threshold on a
 # name), https, a server that starves connections, an interrupted run,
-# --targets. Then --fail-if instead of the saved thresholds, -q,
+# --targets. Then --threshold instead of the saved thresholds, -q,
 # --json -, and files edited into nonsense: exit 1 naming the field.
 source "${TESTLIB:?}"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
@@ -29,7 +29,7 @@ start_target
 U="http://127.0.0.1:$PORT"
 
 # 1. Closed loop with -L -v and two thresholds, one failing: exit 99.
-run_volley closed -c 6 -t 2 -n 3000 -L -v --fail-if 'p99 < 10s' --fail-if 'errors > 0' "$U/"
+run_volley closed -c 6 -t 2 -n 3000 -L -v --threshold 'p99 < 10s' --threshold 'errors > 0' "$U/"
 check_eq "$RC" 99 "closed: the run exits 99"
 same closed "closed -L -v"
 
@@ -37,7 +37,7 @@ same closed "closed -L -v"
 # met (one connection, a server that takes 20 ms): exit 3.
 # (Its own exit status may be 3 on a loaded machine; same() holds the
 # report to whichever it was.)
-run_volley open -c 4 -R 400 -d 2s -v --fail-if 'service.p99 < 5s' "$U/"
+run_volley open -c 4 -R 400 -d 2s -v --threshold 'service.p99 < 5s' "$U/"
 same open "-R"
 run_volley missed -c 1 -t 1 -R 200 -d 2s "$U/delay/20"
 check_eq "$RC" 3 "-R missed: the run exits 3"
@@ -77,8 +77,8 @@ function s.response(conn, res)
 end
 return s
 LUA
-run_volley named -c 4 -R 500 -d 2s -s "$T/n.lua" --fail-if 'latency{name="item"}.p99 < 10s' \
-    --fail-if 'failures{reason="gone 1",name="item"} < 1' "$U/"
+run_volley named -c 4 -R 500 -d 2s -s "$T/n.lua" --threshold 'latency{name="item"}.p99 < 10s' \
+    --threshold 'failures{reason="gone 1",name="item"} < 1' "$U/"
 check_grep "$T/named.out" "^  Names +requests" "named: the names table"
 same named "named requests"
 
@@ -113,12 +113,12 @@ run_volley targets -c 2 -n 100 --targets "$T/t.txt" --targets-order random
 check_grep "$T/targets.out" "^Running 100 requests @ $U \(2 targets from $T/t.txt, random order\)$" "--targets: the header"
 same targets "--targets"
 
-# 8. --fail-if judges other thresholds: the report's block shows them.
+# 8. --threshold judges other thresholds: the report's block shows them.
 rc=0
-"$VOLLEY" report "$T/closed.json" --fail-if 'p50 < 10s' > "$T/other.out" 2> "$T/other.err" || rc=$?
-check_eq "$rc" 0 "--fail-if instead: exit 0"
-check_grep "$T/other.out" '^  p50 < 10s +[0-9.]+[mu]?s +pass$' "--fail-if instead: its line"
-if grep -q 'errors > 0' "$T/other.out"; then fail "--fail-if instead: a saved threshold is still shown"; else ok; fi
+"$VOLLEY" report "$T/closed.json" --threshold 'p50 < 10s' > "$T/other.out" 2> "$T/other.err" || rc=$?
+check_eq "$rc" 0 "--threshold instead: exit 0"
+check_grep "$T/other.out" '^  --threshold  p50 < 10s +[0-9.]+[mu]?s +pass$' "--threshold instead: its line"
+if grep -q 'errors > 0' "$T/other.out"; then fail "--threshold instead: a saved threshold is still shown"; else ok; fi
 rc=0
 "$VOLLEY" report "$T/closed.json" --json - > "$T/dash.json" 2> /dev/null || rc=$?
 check_eq "$rc" 99 "--json -: exit status"
@@ -158,7 +158,7 @@ bad tcount 'options.targets.count: expected a whole number from 1'
 edit order 'r["metrics"]["order"] = ["nope"]'
 bad order 'metrics.order: item 0: not the name of a counter or a record$'
 edit thexpr 'r["thresholds"][0]["expr"] = "p99 <"'
-bad thexpr 'thresholds: --fail-if "p99 <"'
+bad thexpr 'thresholds: --threshold "p99 <"'
 edit point 'r["series"]["points"][0]["latency"]["p50"] = -1'
 bad point 'series.points\[0\].latency.p50: expected microseconds'
 edit worker 'r["workers"][0] = 3'

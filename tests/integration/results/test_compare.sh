@@ -39,7 +39,7 @@ check_grep "$T/self.out" '^figure +base +new +change +verdict$' "self: table hea
 check_grep "$T/self.out" '^latency p99 .* same' "self: p99 same"
 check_grep "$T/self.out" '^requests/s .* same \(noise ' "self: rps same, with its noise"
 if grep -qE 'worse|better|^Warning' "$T/self.out"; then fail "self: a change or a warning: $(cat "$T/self.out")"; else ok; fi
-check_grep "$T/self.out" '^  p99 > \+10% +\+0\.0% +pass$' "self: limit block"
+check_grep "$T/self.out" '^  --fail-if    p99 > \+10% +\+0\.0% +pass$' "self: limit block"
 check_eq "$(wc -c < "$T/self.err")" 0 "self: stderr empty"
 
 # The slower run: latency worse, the limit fails, exit 99.
@@ -57,9 +57,9 @@ if grep -qE '^requests/s .*same \(noise ±(1[0-9]{2}|[2-9][0-9]{2})(\.[0-9])?%\)
 else
     check_grep "$T/slower.out" '^requests/s .*worse' "slower: requests/s worse"
 fi
-check_grep "$T/slower.out" '^  p99 > \+10% +\+[0-9.]+% +FAIL$' "slower: the p99 limit fails"
-check_grep "$T/slower.out" '^  errors > \+1% +\+0pp +pass$' "slower: the errors limit holds"
-check_grep "$T/slower.err" '^volley compare: 1 of 2 thresholds failed: "p99 > \+10%"$' "slower: stderr"
+check_grep "$T/slower.out" '^  --fail-if    p99 > \+10% +\+[0-9.]+% +FAIL$' "slower: the p99 limit fails"
+check_grep "$T/slower.out" '^  --fail-if    errors > \+1% +\+0pp +pass$' "slower: the errors limit holds"
+check_grep "$T/slower.err" '^volley compare: 1 of 2 thresholds failed: --fail-if "p99 > \+10%"$' "slower: stderr"
 check_grep "$T/slower.out" '^Warning: URLs differ' "slower: other port, URL warning"
 # The other way round, the same limit holds: the new run is faster.
 compare faster "$T/slow.json" "$T/base.json" --fail-if 'p99 > +10%'
@@ -69,15 +69,45 @@ check_grep "$T/faster.out" '^latency p99 .* better' "faster: p99 better"
 # verdict says worse, and the line that holds says why they differ.
 compare abs "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1s'
 check_eq "$RC" 0 "abs: +1s holds"
-check_grep "$T/abs.out" '^  p50 > \+1s +\+[0-9.]+ms +pass +\(verdict: worse, beyond the noise ±[0-9.]+% but within this threshold\)$' \
+check_grep "$T/abs.out" '^  --fail-if    p50 > \+1s +\+[0-9.]+ms +pass +\(verdict: worse, beyond the noise ±[0-9.]+% but within this threshold\)$' \
     "abs: the limit that holds on a worse p50 says why"
 # A limit that fails on no change at all: the verdict is same, and said.
 compare zero "$T/base.json" "$T/base.json" --fail-if 'p99 >= +0%'
 check_eq "$RC" 99 "zero: exit status"
-check_grep "$T/zero.out" '^  p99 >= \+0% +\+0\.0% +FAIL +\(verdict: same, within the noise ±[0-9.]+%\)$' \
+check_grep "$T/zero.out" '^  --fail-if    p99 >= \+0% +\+0\.0% +FAIL +\(verdict: same, within the noise ±[0-9.]+%\)$' \
     "zero: the failed limit on an unchanged p99 says why"
 compare abs2 "$T/base.json" "$T/slow.json" --fail-if 'p50 > +1ms'
 check_eq "$RC" 99 "abs: +1ms fails"
+
+# The words (issue 29): --threshold must hold, --fail-if fails when it
+# holds, as in a run. p99 far up (slow.json's server waits 100 ms before
+# each answer; base.json's answers at once, as the "slower" case above
+# needs too): the limit that says so fails under either word, and the old
+# inverted form, --fail-if 'p99 < +10%' (the issue's, which exited 0 when a
+# run's --fail-if meant "must hold" and compare's "fail when"), still does
+# not fail: it says fail when p99's change is under +10%, which it is not;
+# the note says what it means.
+compare w_failif "$T/base.json" "$T/slow.json" --fail-if 'p99 > +10%'
+check_eq "$RC" 99 "words: --fail-if 'p99 > +10%' on p99 up: exit 99"
+compare w_thr "$T/base.json" "$T/slow.json" --threshold 'p99 < +10%'
+check_eq "$RC" 99 "words: --threshold 'p99 < +10%' on p99 up: exit 99"
+check_grep "$T/w_thr.out" '^  --threshold  p99 < \+10% +\+[0-9.]+% +FAIL$' "words: --threshold's line"
+check_grep "$T/w_thr.err" '^volley compare: 1 of 1 threshold failed: --threshold "p99 < \+10%"$' "words: --threshold's stderr"
+compare w_thr_ok "$T/slow.json" "$T/base.json" --threshold 'p99 < +10%' --threshold='rps > -5%'
+check_eq "$RC" 0 "words: --threshold that holds (p99 down, rps up): exit 0"
+compare w_old "$T/base.json" "$T/slow.json" --fail-if 'p99 < +10%'
+check_eq "$RC" 0 "words: the old inverted --fail-if 'p99 < +10%' on p99 up: it does not hold, exit 0"
+check_eq "$(cat "$T/w_old.err")" "volley compare: --fail-if 'p99 < +10%' fails the comparison when p99's change is under +10%; a limit that must hold is --threshold" \
+    "words: the old form's note"
+compare w_old_ok "$T/base.json" "$T/base.json" --fail-if 'p99 < +10%'
+check_eq "$RC" 99 "words: --fail-if 'p99 < +10%' on an unchanged p99: it holds, exit 99"
+compare w_both "$T/base.json" "$T/slow.json" --threshold 'errors < +1%' --fail-if 'errors > +1%' --fail-if 'p99 > +10%' \
+    --threshold 'p99 < +10%'
+check_eq "$RC" 99 "words: both words together: exit 99"
+check_grep "$T/w_both.err" '^volley compare: 2 of 4 thresholds failed: --fail-if "p99 > \+10%", --threshold "p99 < \+10%"$' \
+    "words: both words together: the failed ones named with their words"
+compare w_nodata "$T/base.json" "$T/slow.json" --threshold 'service.p99 < +10%'
+check_eq "$RC" 99 "words: --threshold on a figure without data fails"
 
 # --html: the same text on stdout and stderr, and a page with the table's
 # rows (each cell as the text has it), the limits and both results.
@@ -112,8 +142,8 @@ for g, r in zip(got, rows):
     if cls != {"no": "nodata"}.get(verdict.split(" ")[0], verdict.split(" ")[0]): bad.append("class %s for %s" % (cls, verdict))
 # the limits: expression, change and verdict as the text has them
 lim = [re.split(r" {2,}", l.strip()) for l in text if l.startswith("  ")]
-got = re.findall(r'<tr><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span>(?: <span class="note">(.*?)</span>)?</td></tr>', page)
-got = [[H.unescape(g[0]), g[1], g[2]] + ([H.unescape(g[3])] if g[3] else []) for g in got]
+got = re.findall(r'<tr><td>(--threshold|--fail-if)</td><td><code>(.*?)</code></td><td class="n">(.*?)</td><td><span class="(?:pass|fail)">(pass|FAIL)</span>(?: <span class="note">(.*?)</span>)?</td></tr>', page)
+got = [[g[0], H.unescape(g[1]), g[2], g[3]] + ([H.unescape(g[4])] if g[4] else []) for g in got]
 if got != lim: bad.append("limits %r, the text has %r" % (got, lim))
 # both results, whole
 for id_, f in (("volley-base", sys.argv[3]), ("volley-new", sys.argv[4])):
@@ -134,8 +164,8 @@ PY
 }
 check_page "$T/page.html" "$T/page.out" "$T/base.json" "$T/slow.json"
 check_grep "$T/page.html" '<tr><td>latency p50</td>.*<span class="worse">worse</span>' "page: p50 worse, in red"
-check_grep "$T/page.html" '<tr><td><code>p99 &gt; \+10%</code></td><td class="n">\+[0-9.]+%</td><td><span class="fail">FAIL</span>' "page: the p99 limit fails"
-check_grep "$T/page.html" '<tr><td><code>errors &gt; \+1%</code></td><td class="n">\+0pp</td><td><span class="pass">pass</span>' "page: the errors limit holds"
+check_grep "$T/page.html" '<tr><td>--fail-if</td><td><code>p99 &gt; \+10%</code></td><td class="n">\+[0-9.]+%</td><td><span class="fail">FAIL</span>' "page: the p99 limit fails"
+check_grep "$T/page.html" '<tr><td>--fail-if</td><td><code>errors &gt; \+1%</code></td><td class="n">\+0pp</td><td><span class="pass">pass</span>' "page: the errors limit holds"
 check_grep "$T/page.html" '<p class="warn">Warning: URLs differ: ' "page: the settings warning"
 check_grep "$T/page.html" '<tr class="differ"><th>URL</th>' "page: the URL row marked"
 # --html=FILE, a run with itself: exit 0, the same text, no warning.
@@ -177,7 +207,7 @@ check_eq "$RC" 2 "--html -: exit status"
 check_eq "$(cat "$T/dash.err")" 'volley compare: --html: "-" is not a file name' "--html -: message"
 compare novalue "$T/base.json" "$T/base.json" --html
 check_eq "$RC" 2 "--html without a value: exit status"
-check_eq "$(cat "$T/novalue.err")" 'volley compare: --html: needs a file name' "--html without a value: message"
+check_eq "$(cat "$T/novalue.err")" 'volley compare: --html: needs a value' "--html without a value: message"
 
 # Settings that differ: one warning line each, before the table.
 compare wide "$T/base.json" "$T/wide.json"

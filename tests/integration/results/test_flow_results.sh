@@ -94,7 +94,7 @@ report() {
 
 # 1. One run.
 N=60
-run_volley one -t 1 -c 1 --iterations "$N" -s "$SCRIPT" --fail-if 'checks == 0.875' "$url"
+run_volley one -t 1 -c 1 --iterations "$N" -s "$SCRIPT" --threshold 'checks == 0.875' "$url"
 check_eq "$RC" 0 "one: exit status ($(head -c 300 "$T/one.err"))"
 flow_check "$T/one.json" "$N"
 check_eq "$(jget "$T/one.json" options.iterations)" "$N" "one: options.iterations"
@@ -114,7 +114,7 @@ if cmp -s "$T/one.json" "$T/one.again.json"; then ok; else fail "one: volley rep
 pids=()
 for i in 0 1 2; do
     timeout -s KILL 60 "$VOLLEY" -q -t 1 -c 3 --iterations 61 --shard "$i/3" --run-id flows -s "$SCRIPT" \
-        --fail-if 'iterations == 42' --json "$T/s$i.json" "$url" > "$T/s$i.out" 2> "$T/s$i.err" &
+        --threshold 'iterations == 42' --json "$T/s$i.json" "$url" > "$T/s$i.out" 2> "$T/s$i.err" &
     pids+=($!)
 done
 for i in 0 1 2; do
@@ -182,12 +182,12 @@ FAILING=('iterations > 41' 'iterations.failed < 19' 'iterations.failed < 31%' 'i
          'checks{name="always"} < 1' 'group{name="checkout"}.failed < 10%' 'group{name="checkout"}.p95 < 1ns'
          'group{name="browse"}.failed > 0' 'checks{name="nosuch"} > 0.5' 'group{name="nosuch"}.p99 < 10s')
 args=()
-for e in "${PASS[@]}"; do args+=(--fail-if "$e"); done
+for e in "${PASS[@]}"; do args+=(--threshold "$e"); done
 report pass "$T/one.json" "${args[@]}"
 check_eq "$RC" 0 "thresholds that hold: exit status ($(head -c 300 "$T/pass.rep.err"))"
 n=$(grep -c ' pass$' "$T/pass.rep.out" || true)
 check_eq "$n" "${#PASS[@]}" "thresholds that hold: pass lines"
-for e in "${FAILING[@]}"; do args+=(--fail-if "$e"); done
+for e in "${FAILING[@]}"; do args+=(--threshold "$e"); done
 report mixed "$T/one.json" "${args[@]}" --json -
 check_eq "$RC" 99 "thresholds, some failing: exit status ($(head -c 300 "$T/mixed.rep.err"))"
 python3 - "$T/mixed.rep.out" "${#PASS[@]}" <<'PY' > "$T/mixed.py" 2>&1 && ok || fail "thresholds: outcomes: $(tail -3 "$T/mixed.py")"
@@ -210,24 +210,24 @@ assert obs["iteration.count"] == 41 and obs['group{name="browse"}.failed'] == 0,
 nodata = [x["figure"] for x in t if x["nodata"]]
 assert sorted(nodata) == sorted(['checks{name="nosuch"}'] * 2 + ['group{name="nosuch"}.p99']), nodata
 PY
-check_grep "$T/mixed.rep.err" "^volley: ${#FAILING[@]} of $((${#PASS[@]} + ${#FAILING[@]})) thresholds failed: \"iterations > 41\"" \
+check_grep "$T/mixed.rep.err" "^volley: ${#FAILING[@]} of $((${#PASS[@]} + ${#FAILING[@]})) thresholds failed: --threshold \"iterations > 41\"" \
     "thresholds: the stderr line"
 # In a run: one that fails (99), its line in the text.
-run_volley failing -t 1 -c 1 --iterations 20 -s "$SCRIPT" --fail-if 'checks{name="quarter"} >= 80%' "$url"
+run_volley failing -t 1 -c 1 --iterations 20 -s "$SCRIPT" --threshold 'checks{name="quarter"} >= 80%' "$url"
 check_eq "$RC" 99 "a run's failing flow threshold: exit status ($(head -c 300 "$T/failing.err"))"
-check_grep "$T/failing.out" '^  checks\{name="quarter"\} >= 80%  75%  FAIL$' "a run's failing flow threshold: its line"
+check_grep "$T/failing.out" '^  --threshold  checks\{name="quarter"\} >= 80%  75%  FAIL$' "a run's failing flow threshold: its line"
 # A flow's figure on a run that is no flow: refused before anything is sent.
-run_volley plain -n 5 -c 1 --fail-if 'group{name="checkout"}.p95 < 1s' "$url"
+run_volley plain -n 5 -c 1 --threshold 'group{name="checkout"}.p95 < 1s' "$url"
 check_eq "$RC" 2 "a flow's figure without a flow: exit status"
 check_eq "$(cat "$T/plain.err")" \
-    'volley: --fail-if "group{name="checkout"}.p95 < 1s": group{name="checkout"}.p95: a flow'"'"'s figure, and this run is no flow (no script with user(u))' \
+    'volley: --threshold "group{name="checkout"}.p95 < 1s": group{name="checkout"}.p95: a flow'"'"'s figure, and this run is no flow (no script with user(u))' \
     "a flow's figure without a flow: the message"
 [ -e "$T/plain.json" ] && fail "a flow's figure without a flow: a JSON was written" || ok
 run_volley plain -n 5 -c 1 "$url"
 check_eq "$RC" 0 "a plain run: exit status"
-report plainth "$T/plain.json" --fail-if 'checks > 0.5'
+report plainth "$T/plain.json" --threshold 'checks > 0.5'
 check_eq "$RC" 2 "volley report: a flow's figure on a result that is no flow: exit status"
-check_grep "$T/plainth.rep.err" '^volley report: --fail-if "checks > 0.5": checks: a flow.s figure, and this run is no flow' \
+check_grep "$T/plainth.rep.err" '^volley report: --threshold "checks > 0.5": checks: a flow.s figure, and this run is no flow' \
     "volley report: a flow's figure on a result that is no flow: the message"
 
 # 4. Edited results. edit NAME SRC PYTHON: $T/NAME.json is SRC's JSON r
@@ -268,7 +268,7 @@ edit ghdr "$T/one.json" 'r["groups"]["browse"]["duration"]["hdr"] = "HISTFAAAAba
 refused ghdr 'groups.browse.duration'
 # A name the file repeats (two names written as one) adds up into one.
 edit dup "$T/one.json" 'text = json.dumps(r).replace("\"names\": {\"quarter\"", "\"names\": {\"quarter\": {\"passed\": 1, \"failed\": 2}, \"quarter\"").replace("\"passed\": 105, \"failed\": 15", "\"passed\": 106, \"failed\": 17")'
-report dup "$T/dup.json" --json "$T/dup.out.json" --fail-if 'checks{name="quarter"} > 0.5'
+report dup "$T/dup.json" --json "$T/dup.out.json" --threshold 'checks{name="quarter"} > 0.5'
 check_eq "$RC" 0 "dup: exit status ($(head -c 300 "$T/dup.rep.err"))"
 check_eq "$(jget "$T/dup.out.json" checks.names.quarter.passed)/$(jget "$T/dup.out.json" checks.names.quarter.failed)" \
     46/17 "dup: a repeated check name adds up"

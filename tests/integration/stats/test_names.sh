@@ -249,12 +249,12 @@ check_eq "$(python3 -c 'import json,sys; print(repr(list(json.load(open(sys.argv
     "['red\\x1b[31m\\nline']" "evil: the name whole in the JSON"
 
 # 6. Thresholds on a name: pass, fail, no data, and a figure names do not keep.
-run_volley th -n 500 -c 2 -s "$S/shop.lua" --fail-if 'latency{name="item"}.p99 < 10s' \
-    --fail-if 'requests{name="login"} >= 1' --fail-if 'errors{name="item"} == 0' \
-    --fail-if 'status{name="item"}.2xx > 99%' --fail-if 'requests{name="nosuch"} > 0 or nodata' "$url/"
+run_volley th -n 500 -c 2 -s "$S/shop.lua" --threshold 'latency{name="item"}.p99 < 10s' \
+    --threshold 'requests{name="login"} >= 1' --threshold 'errors{name="item"} == 0' \
+    --threshold 'status{name="item"}.2xx > 99%' --threshold 'requests{name="nosuch"} > 0 or nodata' "$url/"
 check_eq "$RC" 0 "thresholds: all pass"
-check_grep "$T/th.out" '^  latency\{name="item"\}\.p99 < 10s +[0-9.]+[mu]?s +pass$' "thresholds: a name's p99"
-check_grep "$T/th.out" '^  requests\{name="nosuch"\} > 0 or nodata +no data +pass$' "thresholds: or nodata"
+check_grep "$T/th.out" '^  --threshold  latency\{name="item"\}\.p99 < 10s +[0-9.]+[mu]?s +pass$' "thresholds: a name's p99"
+check_grep "$T/th.out" '^  --threshold  requests\{name="nosuch"\} > 0 or nodata +no data +pass$' "thresholds: or nodata"
 python3 - "$T/th.json" <<'PY' && ok || fail "thresholds: JSON figures"
 import json, sys
 t = json.load(open(sys.argv[1]))["thresholds"]
@@ -262,10 +262,10 @@ assert [x["figure"] for x in t] == ['latency{name="item"}.p99', 'requests{name="
                                     'status{name="item"}.2xx', 'requests{name="nosuch"}'], t
 assert t[1]["observed"] >= 1 and t[4]["nodata"] is True
 PY
-run_volley th2 -n 100 -c 2 -s "$S/shop.lua" --fail-if 'requests{name="nosuch"} > 0' "$url/"
+run_volley th2 -n 100 -c 2 -s "$S/shop.lua" --threshold 'requests{name="nosuch"} > 0' "$url/"
 check_eq "$RC" 99 "thresholds: a name without data fails"
-check_grep "$T/th2.err" '^volley: 1 of 1 threshold failed: "requests\{name="nosuch"\} > 0"$' "thresholds: stderr"
-run_volley th3 -n 10 -c 1 --fail-if 'connect{name="x"}.p99 < 1s' "$url/"
+check_grep "$T/th2.err" '^volley: 1 of 1 threshold failed: --threshold "requests\{name="nosuch"\} > 0"$' "thresholds: stderr"
+run_volley th3 -n 10 -c 1 --threshold 'connect{name="x"}.p99 < 1s' "$url/"
 check_eq "$RC" 2 "thresholds: connect by name refused"
 check_grep "$T/th3.err" 'connect times are not kept per request name' "thresholds: the message"
 

@@ -655,27 +655,35 @@ static void test_exit(void)
     check_ctx(NULL);
 }
 
-/* --fail-if: repeatable, in order, parsed once -R is known (wherever it
- * stands), each error one line naming the expression. */
+/* --threshold and --fail-if: repeatable, in order and each with its word,
+ * parsed once -R is known (wherever it stands), each error one line naming
+ * the expression and its option. */
 static void test_fail_if(void)
 {
     struct options o;
     char err[512];
     CHECK_INT(parse(&o, ARGV(URL), err, sizeof err), OPTIONS_RUN);
-    CHECK(o.nfail_if == 0 && o.thresholds == NULL);
+    CHECK(o.nthresholds == 0 && o.thresholds == NULL);
     options_free(&o);
-    CHECK_INT(parse(&o, ARGV("--fail-if", "p99 < 50ms", URL, "--fail-if=errors < 1%", "--fail-if", "service.max < 1s",
-                             "-R", "100"),
+    CHECK_INT(parse(&o, ARGV("--threshold", "p99 < 50ms", URL, "--fail-if=errors > 1%", "--threshold",
+                             "service.max < 1s", "-R", "100", "--fail-if", "p50 > 1s"),
                     err, sizeof err),
               OPTIONS_RUN);
-    if (CHECK_UINT(o.nfail_if, 3)) {
-        CHECK_STR(o.fail_if[1], "errors < 1%");
+    if (CHECK_UINT(o.nthresholds, 4)) {
+        CHECK_STR(o.threshold_exprs[1].expr, "errors > 1%");
         CHECK_STR(o.thresholds[0].expr, "p99 < 50ms");
+        CHECK(o.thresholds[0].word == THRESHOLD_MUST_HOLD && o.thresholds[1].word == THRESHOLD_FAIL_IF &&
+              o.thresholds[2].word == THRESHOLD_MUST_HOLD && o.thresholds[3].word == THRESHOLD_FAIL_IF);
         CHECK(o.thresholds[1].source == THRESHOLD_ERRORS && o.thresholds[1].percent);
         CHECK(o.thresholds[2].source == THRESHOLD_SERVICE);
     }
     options_free(&o);
-    CHECK(o.thresholds == NULL && o.nfail_if == 0);
+    CHECK(o.thresholds == NULL && o.nthresholds == 0);
+    parse_error(ARGV("--threshold", "p99 < 50", URL), "--threshold \"p99 < 50\": 50 needs a time unit", NULL,
+                __LINE__);
+    parse_error(ARGV("--fail-if", "p99 > 1s or nodata", URL), "--fail-if \"p99 > 1s or nodata\": \"or nodata\"",
+                "goes with --threshold", __LINE__);
+    parse_error(ARGV(URL, "--threshold"), "--threshold: needs a value", NULL, __LINE__);
     parse_error(ARGV("--fail-if", "p99 < 50", URL), "--fail-if \"p99 < 50\": 50 needs a time unit", NULL, __LINE__);
     parse_error(ARGV("--fail-if", "p99 < 1s", "--fail-if", "service.p99 < 1s", URL),
                 "--fail-if \"service.p99 < 1s\": service.p99: service times are kept only with -R", NULL, __LINE__);

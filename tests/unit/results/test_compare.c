@@ -67,7 +67,7 @@ static void limit_ok(const char *expr, const char *name, double value, bool rela
     struct compare_limit l;
     char err[512] = "", buf[64];
     check_ctx("compare_limit_parse(\"%s\"), line %d", expr, line);
-    if (!CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), 0)) {
+    if (!CHECK_INT(compare_limit_parse(&l, expr, THRESHOLD_FAIL_IF, err, sizeof err), 0)) {
         fprintf(stderr, "    error: %s\n", err);
         return;
     }
@@ -84,7 +84,7 @@ static void limit_bad(const char *expr, const char *msg, int line)
     struct compare_limit l;
     char err[512] = "";
     check_ctx("compare_limit_parse(\"%s\"), line %d", expr, line);
-    CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), -1);
+    CHECK_INT(compare_limit_parse(&l, expr, THRESHOLD_FAIL_IF, err, sizeof err), -1);
     CHECK_STR(err, msg);
     CHECK(l.expr == NULL);
     check_ctx(NULL);
@@ -139,15 +139,53 @@ static void test_parse(void)
     limit_bad("p99 > +1% abort", "--fail-if \"p99 > +1% abort\": unexpected \"abort\" after the change", __LINE__);
 }
 
-static bool fails(const char *expr, double base, double new_, double *change)
+static bool fails_as(const char *expr, enum threshold_word word, double base, double new_, double *change)
 {
     struct compare_limit l;
     char err[256];
-    if (!CHECK_INT(compare_limit_parse(&l, expr, err, sizeof err), 0))
+    if (!CHECK_INT(compare_limit_parse(&l, expr, word, err, sizeof err), 0))
         return false;
     bool f = compare_limit_fails(&l, base, new_, change);
     compare_limit_free(&l);
     return f;
+}
+
+static bool fails(const char *expr, double base, double new_, double *change)
+{
+    return fails_as(expr, THRESHOLD_FAIL_IF, base, new_, change);
+}
+
+/* The words: --fail-if fails when its expression holds, --threshold when
+ * it does not; both fail without data. The issue's case: p99 from 4.60ms
+ * to 142.87ms. */
+static void test_words(void)
+{
+    double c;
+    CHECK(fails_as("p99 > +10%", THRESHOLD_FAIL_IF, 4.60 * MS, 142.87 * MS, &c));
+    CHECK(fails_as("p99 < +10%", THRESHOLD_MUST_HOLD, 4.60 * MS, 142.87 * MS, &c));
+    CHECK(!fails_as("p99 < +10%", THRESHOLD_FAIL_IF, 4.60 * MS, 142.87 * MS, &c)); /* it says: fail if under */
+    CHECK(!fails_as("p99 > +10%", THRESHOLD_MUST_HOLD, 4.60 * MS, 142.87 * MS, &c));
+    CHECK(!fails_as("p99 < +10%", THRESHOLD_MUST_HOLD, 4.60 * MS, 4.7 * MS, &c));
+    CHECK(fails_as("rps > -5%", THRESHOLD_MUST_HOLD, 1000, 900, &c));
+    CHECK(!fails_as("rps > -5%", THRESHOLD_MUST_HOLD, 1000, 990, &c));
+    CHECK(fails_as("service.p99 < +10%", THRESHOLD_MUST_HOLD, NAN, 5, &c));
+    CHECK(fails_as("service.p99 > +10%", THRESHOLD_FAIL_IF, NAN, 5, &c));
+
+    struct compare_limit l;
+    char err[256], note[400];
+    CHECK_INT(compare_limit_parse(&l, "p99 < +1ms", THRESHOLD_MUST_HOLD, err, sizeof err), 0);
+    CHECK(!compare_limit_note(&l, note, sizeof note) && !*note);
+    compare_limit_free(&l);
+    CHECK_INT(compare_limit_parse(&l, "p99 < +10%", THRESHOLD_FAIL_IF, err, sizeof err), 0);
+    CHECK(compare_limit_note(&l, note, sizeof note));
+    CHECK_STR(note, "--fail-if 'p99 < +10%' fails the comparison when p99's change is under +10%; a limit that "
+                    "must hold is --threshold");
+    compare_limit_free(&l);
+    CHECK_INT(compare_limit_parse(&l, "rps < -5%", THRESHOLD_FAIL_IF, err, sizeof err), 0);
+    CHECK(!compare_limit_note(&l, note, sizeof note)); /* a fall in rps: meant */
+    compare_limit_free(&l);
+    CHECK_INT(compare_limit_parse(&l, "p99 >", THRESHOLD_MUST_HOLD, err, sizeof err), -1);
+    CHECK_STR(err, "--threshold \"p99 >\": expected a change after the operator (+10%, -5%, +2ms)");
 }
 
 static void test_limits(void)
@@ -428,7 +466,7 @@ static void test_verdicts(void)
     struct compare_limit l[4];
     struct compare_judged j[4];
     for (int i = 0; i < 4; i++)
-        CHECK_INT(compare_limit_parse(&l[i], exprs[i], err, sizeof err), 0);
+        CHECK_INT(compare_limit_parse(&l[i], exprs[i], THRESHOLD_FAIL_IF, err, sizeof err), 0);
     /* +27 %: fails, worse: they agree, no note */
     CHECK_INT(compare_judge_limits(l, 3, &r[0], &r[2], j), 2);
     CHECK(j[0].fails && j[0].verdict == COMPARE_WORSE);
@@ -526,8 +564,8 @@ static void test_page(void)
     struct compare_judged j[2];
     compare_settings(&r[0], &r[1], set);
     size_t nrows = compare_table(&r[0], &r[1], rows, COMPARE_MAX_ROWS);
-    CHECK(compare_limit_parse(&l[0], "p99 > +10%", err, sizeof err) == 0);
-    CHECK(compare_limit_parse(&l[1], "errors >= +0%", err, sizeof err) == 0);
+    CHECK(compare_limit_parse(&l[0], "p99 < +10%", THRESHOLD_MUST_HOLD, err, sizeof err) == 0);
+    CHECK(compare_limit_parse(&l[1], "errors >= +0%", THRESHOLD_FAIL_IF, err, sizeof err) == 0);
     CHECK_INT(compare_judge_limits(l, 2, &r[0], &r[1], j), 1);
     struct html_compare c = {.settings = set, .rows = rows, .nrows = nrows, .limits = l, .judged = j, .nlimits = 2};
     for (int i = 0; i < 2; i++)
@@ -550,10 +588,10 @@ static void test_page(void)
     /* the method as the warning describes it: control bytes as \x07 */
     CHECK_CONTAINS(page, "<p class=\"warn\">Warning: methods differ: GET in BASE, &lt;b&gt;POST\\x07&lt;/b&gt; in NEW</p>");
     CHECK_CONTAINS(page, "<tr class=\"differ\"><th>method</th>");
-    CHECK_CONTAINS(page, "<tr><td><code>p99 &gt; +10%</code></td><td class=\"n\">+0.0%</td>"
+    CHECK_CONTAINS(page, "<tr><td>--threshold</td><td><code>p99 &lt; +10%</code></td><td class=\"n\">+0.0%</td>"
                          "<td><span class=\"pass\">pass</span></td></tr>");
     /* it fails on a change the verdict calls the same: said */
-    CHECK_CONTAINS(page, "<tr><td><code>errors &gt;= +0%</code></td><td class=\"n\">+0pp</td>"
+    CHECK_CONTAINS(page, "<tr><td>--fail-if</td><td><code>errors &gt;= +0%</code></td><td class=\"n\">+0pp</td>"
                          "<td><span class=\"fail\">FAIL</span> <span class=\"note\">(verdict: same, within the "
                          "noise \u00b1");
     /* a row per figure, the same results: every verdict the same */
@@ -588,6 +626,7 @@ int main(void)
     test_verdicts();
     test_parse();
     test_limits();
+    test_words();
     test_load();
     test_page();
     return check_exit("test_compare");

@@ -17,12 +17,20 @@
 #define MS 1000000.0
 #define SEC 1000000000.0
 
+/* exprs[0..n) as --threshold's into out (n at most 16). Returns out. */
+static struct threshold_expr *must(const char *const *exprs, size_t n, struct threshold_expr *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = (struct threshold_expr){exprs[i], THRESHOLD_MUST_HOLD};
+    return out;
+}
+
 /* Parses expr (open model when rate) and checks the canonical figure. */
 static bool parse_ok(struct threshold *th, const char *expr, bool rate, const char *figure, int line)
 {
     char err[512] = "", fig[256];
     check_ctx("threshold_parse(\"%s\"), line %d", expr, line);
-    if (!CHECK_INT(threshold_parse(th, expr, rate, err, sizeof err), 0)) {
+    if (!CHECK_INT(threshold_parse(th, expr, THRESHOLD_MUST_HOLD, rate, err, sizeof err), 0)) {
         fprintf(stderr, "    error: %s\n", err);
         return false;
     }
@@ -36,8 +44,8 @@ static void parse_bad(const char *expr, bool rate, const char *message, int line
     struct threshold th;
     char err[512] = "", want[600];
     check_ctx("threshold_parse(\"%s\") must fail, line %d", expr, line);
-    CHECK_INT(threshold_parse(&th, expr, rate, err, sizeof err), -1);
-    snprintf(want, sizeof want, "--fail-if \"%s\": %s", expr, message);
+    CHECK_INT(threshold_parse(&th, expr, THRESHOLD_MUST_HOLD, rate, err, sizeof err), -1);
+    snprintf(want, sizeof want, "--threshold \"%s\": %s", expr, message);
     CHECK_STR(err, want);
     CHECK(th.expr == NULL && th.name == NULL && th.request_name == NULL);
 }
@@ -233,13 +241,14 @@ static void test_ops_units_tail(void)
     /* threshold_parse_all: every one, or the first error and nothing. */
     const char *good[] = {"p99 < 1s", "errors == 0"}, *bad[] = {"p99 < 1s", "p99 < 1", "nope < 1"};
     struct threshold *ths;
+    struct threshold_expr ex[16];
     char err[256];
-    CHECK_INT(threshold_parse_all(good, 2, false, &ths, err, sizeof err), 0);
+    CHECK_INT(threshold_parse_all(must(good, 2, ex), 2, false, &ths, err, sizeof err), 0);
     CHECK(ths && ths[1].source == THRESHOLD_ERRORS);
     threshold_free_all(ths, 2);
-    CHECK_INT(threshold_parse_all(bad, 3, false, &ths, err, sizeof err), -1);
+    CHECK_INT(threshold_parse_all(must(bad, 3, ex), 3, false, &ths, err, sizeof err), -1);
     CHECK(ths == NULL);
-    CHECK_STR(err, "--fail-if \"p99 < 1\": 1 needs a time unit (ns, us, ms, s, m)");
+    CHECK_STR(err, "--threshold \"p99 < 1\": 1 needs a time unit (ns, us, ms, s, m)");
     CHECK_INT(threshold_parse_all(NULL, 0, false, &ths, err, sizeof err), 0);
     CHECK(ths == NULL);
 }
@@ -346,9 +355,9 @@ static void test_errors(void)
     struct threshold th;
     char err[256];
     check_ctx(NULL);
-    CHECK_INT(threshold_parse(&th, "p99\x1b]x < 5ms", false, err, sizeof err), -1);
+    CHECK_INT(threshold_parse(&th, "p99\x1b]x < 5ms", THRESHOLD_FAIL_IF, false, err, sizeof err), -1);
     CHECK_STR(err, "--fail-if \"p99\\x1b]x < 5ms\": unknown figure \"p99\\x1b]x\" (did you mean p99?)");
-    CHECK_INT(threshold_parse(&th, "p99\n<\t5", false, err, sizeof err), -1);
+    CHECK_INT(threshold_parse(&th, "p99\n<\t5", THRESHOLD_FAIL_IF, false, err, sizeof err), -1);
     CHECK_STR(err, "--fail-if \"p99\\n<\\t5\": 5 needs a time unit (ns, us, ms, s, m)");
 }
 
@@ -388,7 +397,7 @@ static void eval(const struct stats *s, int64_t duration_ns, const char *expr, b
     struct threshold th;
     char err[256];
     check_ctx("eval \"%s\", line %d", expr, line);
-    if (!CHECK_INT(threshold_parse(&th, expr, true, err, sizeof err), 0)) {
+    if (!CHECK_INT(threshold_parse(&th, expr, THRESHOLD_MUST_HOLD, true, err, sizeof err), 0)) {
         fprintf(stderr, "    error: %s\n", err);
         return;
     }
@@ -466,12 +475,12 @@ static void test_eval(void)
     struct threshold th;
     struct threshold_result r;
     char err[256];
-    CHECK_INT(threshold_parse(&th, "metric.items.mean < 1 or nodata", false, err, sizeof err), 0);
+    CHECK_INT(threshold_parse(&th, "metric.items.mean < 1 or nodata", THRESHOLD_MUST_HOLD, false, err, sizeof err), 0);
     threshold_eval(&th, &s, two_s, &r);
     CHECK(!r.pass && !r.nodata && isnan(r.observed));
     CHECK_STR(r.note, "a counter: metric.NAME is its total");
     threshold_free(&th);
-    CHECK_INT(threshold_parse(&th, "metric.size < 1", false, err, sizeof err), 0);
+    CHECK_INT(threshold_parse(&th, "metric.size < 1", THRESHOLD_MUST_HOLD, false, err, sizeof err), 0);
     threshold_eval(&th, &s, two_s, &r);
     CHECK(!r.pass && r.note && strstr(r.note, "a record"));
     threshold_free(&th);
@@ -620,16 +629,92 @@ static void test_named(void)
     stats_free(&s);
 }
 
-static bool live(const struct stats *s, const char *expr, int64_t elapsed)
+static bool live_as(const struct stats *s, const char *expr, enum threshold_word word, int64_t elapsed)
 {
     struct threshold th;
     char err[256];
     check_ctx("live \"%s\"", expr);
-    if (!CHECK_INT(threshold_parse(&th, expr, false, err, sizeof err), 0))
+    if (!CHECK_INT(threshold_parse(&th, expr, word, false, err, sizeof err), 0))
         return false;
     bool broken = threshold_broken_live(&th, s, elapsed);
     threshold_free(&th);
     return broken;
+}
+
+static bool live(const struct stats *s, const char *expr, int64_t elapsed)
+{
+    return live_as(s, expr, THRESHOLD_MUST_HOLD, elapsed);
+}
+
+/* expr under --fail-if: whether the run passes it, and its note. */
+static bool passes_if(const struct stats *s, const char *expr, const char *note, int line)
+{
+    struct threshold th;
+    char err[256], got[400];
+    check_ctx("--fail-if \"%s\", line %d", expr, line);
+    if (!CHECK_INT(threshold_parse(&th, expr, THRESHOLD_FAIL_IF, true, err, sizeof err), 0)) {
+        fprintf(stderr, "    error: %s\n", err);
+        return false;
+    }
+    struct threshold_result r;
+    threshold_eval(&th, s, (int64_t)(2 * SEC), &r);
+    CHECK_INT(threshold_note(&th, "the run", got, sizeof got), *note != '\0');
+    CHECK_STR(got, note);
+    threshold_free(&th);
+    return r.pass;
+}
+
+/* --fail-if fails the run when its expression holds (the opposite of
+ * --threshold), a figure without data fails under either word, "or
+ * nodata" goes with --threshold only, and abort stops the run once the
+ * expression holds for good. The note flags a --fail-if written as a
+ * must-hold limit is. build(): p99 99.02ms, 7 errors (6.54%), 5 5xx. */
+static void test_words(void)
+{
+    struct stats s;
+    build(&s);
+    CHECK(!passes_if(&s, "p99 > 50ms", "", __LINE__));
+    CHECK(passes_if(&s, "p99 > 200ms", "", __LINE__));
+    CHECK(passes_if(&s, "p99 < 50ms", /* the issue's: p99 is 99ms, not under 50ms */
+                    "--fail-if 'p99 < 50ms' fails the run when p99 is under 50ms; a limit that must hold is "
+                    "--threshold",
+                    __LINE__));
+    CHECK(!passes_if(&s, "p99 < 200ms",
+                     "--fail-if 'p99 < 200ms' fails the run when p99 is under 200ms; a limit that must hold is "
+                     "--threshold",
+                     __LINE__));
+    CHECK(passes_if(&s, "latency.p99 <= 50 ms",
+                    "--fail-if 'latency.p99 <= 50 ms' fails the run when latency.p99 is at or under 50 ms; a limit "
+                    "that must hold is --threshold",
+                    __LINE__));
+    CHECK(!passes_if(&s, "errors < 10%",
+                     "--fail-if 'errors < 10%' fails the run when errors is under 10%; a limit that must hold is "
+                     "--threshold",
+                     __LINE__));
+    CHECK(passes_if(&s, "errors >= 10%", "", __LINE__));
+    CHECK(!passes_if(&s, "status.5xx == 5", "", __LINE__));
+    CHECK(passes_if(&s, "status.5xx != 5", "", __LINE__));
+    CHECK(!passes_if(&s, "rps < 1000", "", __LINE__)); /* a fall in rps: no note */
+    CHECK(!passes_if(&s, "metric.none > 1", "", __LINE__)); /* no data fails */
+    int64_t t = (int64_t)(5 * SEC);
+    CHECK(live_as(&s, "errors > 5 abort", THRESHOLD_FAIL_IF, t));   /* holds, and will */
+    CHECK(live_as(&s, "errors >= 7 abort", THRESHOLD_FAIL_IF, t));
+    CHECK(!live_as(&s, "errors > 8 abort", THRESHOLD_FAIL_IF, t));  /* not yet */
+    CHECK(!live_as(&s, "errors < 8 abort", THRESHOLD_FAIL_IF, t));  /* holds, but may stop */
+    CHECK(live_as(&s, "errors != 3 abort", THRESHOLD_FAIL_IF, t));  /* past 3 for good */
+    CHECK(!live_as(&s, "errors != 9 abort", THRESHOLD_FAIL_IF, t));
+    CHECK(live_as(&s, "p99 > 10ms abort", THRESHOLD_FAIL_IF, t));
+    CHECK(!live_as(&s, "p99 > 1s abort", THRESHOLD_FAIL_IF, t));
+    stats_free(&s);
+    struct threshold th;
+    char err[256];
+    check_ctx(NULL);
+    CHECK_INT(threshold_parse(&th, "p99 > 1s or nodata", THRESHOLD_FAIL_IF, false, err, sizeof err), -1);
+    CHECK_STR(err, "--fail-if \"p99 > 1s or nodata\": \"or nodata\" lets a figure without data pass, and goes "
+                   "with --threshold (a figure without data fails the run under either word)");
+    CHECK_INT(threshold_parse(&th, "p99 < 1s or nodata", THRESHOLD_MUST_HOLD, false, err, sizeof err), 0);
+    CHECK(!threshold_note(&th, "the run", err, sizeof err));
+    threshold_free(&th);
 }
 
 static void test_live(void)
@@ -879,33 +964,34 @@ static void test_flow(void)
     stats_free(&plain);
     const char *exprs[] = {"p99 < 1s", "group{name=\"a\x1b\"}.failed == 0", "checks > 0.5"};
     struct threshold *ths;
+    struct threshold_expr ex[16];
     char err[512];
     check_ctx("threshold_check_flow");
-    if (CHECK_INT(threshold_parse_all(exprs, 3, false, &ths, err, sizeof err), 0)) {
+    if (CHECK_INT(threshold_parse_all(must(exprs, 3, ex), 3, false, &ths, err, sizeof err), 0)) {
         CHECK_INT(threshold_check_flow(ths, 3, true, err, sizeof err), 0);
         CHECK_INT(threshold_check_flow(ths, 1, false, err, sizeof err), 0);
         CHECK_INT(threshold_check_flow(ths, 3, false, err, sizeof err), -1);
-        CHECK_STR(err, "--fail-if \"group{name=\"a\\x1b\"}.failed == 0\": group{name=\"a\\x1b\"}.failed: a flow's "
+        CHECK_STR(err, "--threshold \"group{name=\"a\\x1b\"}.failed == 0\": group{name=\"a\\x1b\"}.failed: a flow's "
                        "figure, and this run is no flow (no script with user(u))");
         threshold_free_all(ths, 3);
     }
 
     /* The report's block: a share as written, a percentage with %. */
     const char *rexprs[] = {"checks > 0.9", "checks{name=\"logged in\"} >= 90%", "group{name=\"checkout\"}.failed == 2"};
-    struct options o = {.fail_if = rexprs, .nfail_if = 3};
-    if (CHECK_INT(threshold_parse_all(rexprs, 3, false, &o.thresholds, err, sizeof err), 0)) {
+    struct options o = {.threshold_exprs = must(rexprs, 3, ex), .nthresholds = 3};
+    if (CHECK_INT(threshold_parse_all(o.threshold_exprs, 3, false, &o.thresholds, err, sizeof err), 0)) {
         struct threshold_result res[3];
         struct run_result r = {.duration_ns = two_s, .stats = s, .thresholds = res};
         for (size_t i = 0; i < 3; i++)
             threshold_eval(&o.thresholds[i], &s, two_s, &res[i]);
         char *text = capture_block(report_thresholds_text, &o, &r);
         CHECK_STR(text, "Thresholds:\n"
-                        "  checks > 0.9                        0.8  FAIL\n"
-                        "  checks{name=\"logged in\"} >= 90%     90%  pass\n"
-                        "  group{name=\"checkout\"}.failed == 2    2  pass\n");
+                        "  --threshold  checks > 0.9                        0.8  FAIL\n"
+                        "  --threshold  checks{name=\"logged in\"} >= 90%     90%  pass\n"
+                        "  --threshold  group{name=\"checkout\"}.failed == 2    2  pass\n");
         free(text);
         char *json = capture_block(report_thresholds_json, &o, &r);
-        CHECK_CONTAINS(json, "{\"expr\": \"checks > 0.9\", \"figure\": \"checks\", \"op\": \">\", \"limit\": 0.9, "
+        CHECK_CONTAINS(json, "{\"expr\": \"checks > 0.9\", \"word\": \"threshold\", \"figure\": \"checks\", \"op\": \">\", \"limit\": 0.9, "
                              "\"unit\": null, \"observed\": 0.8, \"pass\": false, ");
         CHECK_CONTAINS(json, "\"figure\": \"checks{name=\\\"logged in\\\"}\", \"op\": \">=\", \"limit\": 90, "
                              "\"unit\": \"%\", \"observed\": 90, \"pass\": true, ");
@@ -918,12 +1004,14 @@ static void test_flow(void)
 static void test_report(void)
 {
     check_ctx(NULL);
-    const char *exprs[] = {"p99 < 50ms", "errors < 10%", "status.5xx == 0", "metric.none < 1",
+    const char *exprs[] = {"p99 < 50ms", "errors >= 10%", "status.5xx == 0", "metric.none < 1",
                            "metric.items.mean < 1 or nodata", "rps > 10 abort after 1s", "metric[\"\x1b[2J\"] < 1"};
     size_t n = sizeof exprs / sizeof exprs[0];
-    struct options o = {.fail_if = exprs, .nfail_if = n};
+    struct threshold_expr ex[16];
+    struct options o = {.threshold_exprs = must(exprs, n, ex), .nthresholds = n};
+    o.threshold_exprs[1].word = THRESHOLD_FAIL_IF; /* "errors >= 10%": fails when it holds */
     char err[256];
-    if (!CHECK_INT(threshold_parse_all(exprs, n, false, &o.thresholds, err, sizeof err), 0))
+    if (!CHECK_INT(threshold_parse_all(o.threshold_exprs, n, false, &o.thresholds, err, sizeof err), 0))
         return;
     struct run_result r = {.duration_ns = (int64_t)(2 * SEC)};
     build(&r.stats);
@@ -934,38 +1022,41 @@ static void test_report(void)
 
     char *text = capture_block(report_thresholds_text, &o, &r);
     CHECK_STR(text, "Thresholds:\n"
-                    "  p99 < 50ms                       99.02ms  FAIL\n"
-                    "  errors < 10%                       6.54%  pass\n"
-                    "  status.5xx == 0                        5  FAIL\n"
-                    "  metric.none < 1                  no data  FAIL\n"
-                    "  metric.items.mean < 1 or nodata        -  FAIL (the metric is a counter: metric.NAME is its total)\n"
-                    "  rps > 10 abort after 1s          50.00/s  pass\n"
-                    "  metric[\"\\x1b[2J\"] < 1            no data  FAIL\n");
+                    "  --threshold  p99 < 50ms                       99.02ms  FAIL\n"
+                    "  --fail-if    errors >= 10%                      6.54%  pass\n"
+                    "  --threshold  status.5xx == 0                        5  FAIL\n"
+                    "  --threshold  metric.none < 1                  no data  FAIL\n"
+                    "  --threshold  metric.items.mean < 1 or nodata        -  FAIL (the metric is a counter: metric.NAME "
+                    "is its total)\n"
+                    "  --threshold  rps > 10 abort after 1s          50.00/s  pass\n"
+                    "  --threshold  metric[\"\\x1b[2J\"] < 1            no data  FAIL\n");
     free(text);
 
     char *json = capture_block(report_thresholds_json, &o, &r);
     char *doc = NULL;
     CHECK(asprintf(&doc, "{%.*s}", (int)strlen(json) - 2, json) > 0); /* without ",\n" */
     CHECK(json_check(doc, strlen(doc)));
-    CHECK_CONTAINS(json, "  \"thresholds\": [{\"expr\": \"p99 < 50ms\", \"figure\": \"latency.p99\", \"op\": \"<\", "
+    CHECK_CONTAINS(json, "  \"thresholds\": [{\"expr\": \"p99 < 50ms\", \"word\": \"threshold\", \"figure\": \"latency.p99\", \"op\": \"<\", "
                          "\"limit\": 50, \"unit\": \"ms\", \"observed\": 99.024895, \"pass\": false, \"nodata\": false, "
                          "\"or_nodata\": false, \"abort\": false, \"aborted\": false, \"note\": null}, ");
-    CHECK_CONTAINS(json, "{\"expr\": \"metric.none < 1\", \"figure\": \"metric.none\", \"op\": \"<\", \"limit\": 1, "
+    CHECK_CONTAINS(json, "{\"expr\": \"metric.none < 1\", \"word\": \"threshold\", \"figure\": \"metric.none\", \"op\": \"<\", \"limit\": 1, "
                          "\"unit\": null, \"observed\": null, \"pass\": false, \"nodata\": true, ");
     CHECK_CONTAINS(json, "\"abort\": true, \"aborted\": false, \"note\": null}");
     CHECK_CONTAINS(json, "\"note\": \"a counter: metric.NAME is its total\"}");
-    CHECK_CONTAINS(json, "{\"expr\": \"metric[\\\"\\u001b[2J\\\"] < 1\", \"figure\": \"metric[\\\"\\u001b[2J\\\"]\"");
+    CHECK_CONTAINS(json, "{\"expr\": \"metric[\\\"\\u001b[2J\\\"] < 1\", \"word\": \"threshold\", \"figure\": \"metric[\\\"\\u001b[2J\\\"]\"");
     free(doc);
     free(json);
 
     char *line = capture_block(failed_line, &o, &r);
-    CHECK_STR(line, "volley: 5 of 7 thresholds failed: \"p99 < 50ms\", \"status.5xx == 0\", \"metric.none < 1\", "
-                    "\"metric.items.mean < 1 or nodata\", \"metric[\"\\x1b[2J\"] < 1\"\n");
+    CHECK_STR(line, "volley: 5 of 7 thresholds failed: --threshold \"p99 < 50ms\", --threshold \"status.5xx == 0\", "
+                    "--threshold \"metric.none < 1\", --threshold \"metric.items.mean < 1 or nodata\", --threshold "
+                    "\"metric[\"\\x1b[2J\"] < 1\"\n");
     free(line);
     res[0].pass = false, res[1].pass = false, res[5].pass = false;
     line = capture_block(failed_line, &o, &r);
-    CHECK_STR(line, "volley: 7 of 7 thresholds failed: \"p99 < 50ms\", \"errors < 10%\", \"status.5xx == 0\", "
-                    "\"metric.none < 1\", \"metric.items.mean < 1 or nodata\" and 2 more\n");
+    CHECK_STR(line, "volley: 7 of 7 thresholds failed: --threshold \"p99 < 50ms\", --fail-if \"errors >= 10%\", "
+                    "--threshold \"status.5xx == 0\", --threshold \"metric.none < 1\", --threshold "
+                    "\"metric.items.mean < 1 or nodata\" and 2 more\n");
     free(line);
 
     /* None given: null, no block, nothing failed. */
@@ -991,6 +1082,7 @@ int main(void)
     test_eval();
     test_named();
     test_live();
+    test_words();
     test_report();
     test_flow();
     return check_exit("test_threshold");
