@@ -48,6 +48,16 @@ void conn_arm_timer(struct conn *c, double after)
     ev_timer_start(c->sh->loop, &c->timer);
 }
 
+void conn_arm_deadline(struct conn *c, int64_t at, int64_t now)
+{
+    int64_t left = at - now;
+    /* ev_timer_remaining counts from the loop's cached time, which is no
+     * later than now: an armed timer within left fires by at. */
+    if (ev_is_active(&c->timer) && ev_timer_remaining(c->sh->loop, &c->timer) * 1e9 <= (double)left)
+        return;
+    conn_arm_timer(c, left > 0 ? (double)left / 1e9 : 0.);
+}
+
 void conn_go_idle(struct conn *c)
 {
     conn_close_socket(c, c->pending == 0);

@@ -154,6 +154,13 @@ void conn_close_socket(struct conn *c, bool clean);
 /* (Re)starts c's one-shot timer to fire after the given seconds. */
 void conn_arm_timer(struct conn *c, double after);
 
+/* A request's deadline: c's timer fires no later than at (monotonic ns;
+ * now: the clock as read). A timer armed already to fire by then is left
+ * as it is, so a request costs no timer update (when it fires early, the
+ * framing's timer entry arms it again for what is left); one armed for
+ * later (an earlier request's longer timeout) is armed again for at. */
+void conn_arm_deadline(struct conn *c, int64_t at, int64_t now);
+
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);
 

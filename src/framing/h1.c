@@ -116,9 +116,9 @@ static void h1_start(struct conn *c, int64_t now, unsigned depth)
     c->t_start = c->t_answered = now;
     /* The request's deadline is t_start + timeout. A timer still armed for
      * an earlier request fires early and is pushed on then (see h1_timer),
-     * so the common case costs nothing here. */
-    if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
-        conn_arm_timer(c, (double)c->timeout_ns / 1e9);
+     * so the common case costs nothing here; one armed for later (a
+     * longer timeout before) is armed again. */
+    conn_arm_deadline(c, now + c->timeout_ns, now);
     if (c->fd < 0) {
         conn_begin_connect(c, now); /* then h1_connecting, or send_first once ready */
     } else {
