@@ -90,15 +90,39 @@ struct conn_response {
     size_t len;
     size_t trailers_at;  /* where raw's trailers begin; 0: none (HTTP/1: in the body) */
     bool too_large;      /* it outgrew --max-body: failed as validation */
+    struct errsample *shown; /* its sample for --show-errors (conn_sample_open), or NULL:
+                          * conn_completed keeps it or lets it go */
     bool sample;         /* keep a stats_sample (volley ab) from the fields below */
     int64_t body_len;
     bool keepalive;
     int64_t head_off, head_len;
 };
 
+/* The samples of --show-errors and the report's first error body, the
+ * same for every framing: when a response begins that may be one to keep
+ * (its status not 2xx, or not known yet), the framing opens a sample
+ * (NULL: none is to be kept, the run's list is full), adds the response's
+ * bytes to it as they arrive (errsample_add, errsample.h: as HTTP/1 text,
+ * its head then its body, the first ERRSAMPLE_BYTES kept), and hands it to
+ * conn_completed in conn_response.shown, which keeps it when the status is
+ * not 2xx. A response that ends otherwise (failed, retried) lets it go
+ * with conn_sample_drop (*s NULL after; NULL does nothing). */
+static inline struct errsample *conn_sample_open(struct conn *c)
+{
+    return errsamples_open(&c->sh->stats->shown);
+}
+
+static inline void conn_sample_drop(struct conn *c, struct errsample **s)
+{
+    if (*s) {
+        errsamples_drop(&c->sh->stats->shown, *s);
+        *s = NULL;
+    }
+}
+
 /* The one path of a completed response: the flow's user or response()
  * told, then the figures (validation failures, statuses, latencies, the
- * open model's), the sample and the heartbeat; c->pending and the run's
+ * open model's), the samples and the heartbeat; c->pending and the run's
  * in-flight count go down by one. Returns false when a hook raised an
  * error: the caller lets its own state of the request go, then calls
  * conn_script_failed. */
