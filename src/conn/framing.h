@@ -2,8 +2,9 @@
  * bytes into responses (HTTP/1.1, HTTP/2; src/framing). A framing is one
  * const table of operations, chosen per worker (sh->framing, and
  * sh->fallback for a socket whose handshake chose another protocol by
- * ALPN) by src/framing/framings.c; the connection state machine calls only
- * the table, so it never names a framing. Each framing owns its state per
+ * ALPN) by src/framing/framings.c, which also picks a socket's framing
+ * after its handshake (sh->negotiate); the connection state machine calls
+ * only the table, so it never names a framing. Each framing owns its state per
  * connection slot (c->fs: stream slots, windows, a pipelined batch's
  * parser) and per worker (sh->framing_shared).
  *
@@ -53,8 +54,9 @@ struct framing_ops {
     void (*end)(struct conn *c, const struct conn_ending *e);
     /* c's socket is closing (may be NULL: nothing to do). */
     void (*closed)(struct conn *c);
-    /* The handshake chose sh->fallback's protocol before anything was
-     * sent: the one request queued becomes c's own (c->req, c->name,
+    /* The handshake agreed on another framing's protocol (sh->negotiate
+     * chose sh->fallback) before anything was sent: the one request
+     * queued becomes c's own (c->req, c->name,
      * c->t_start), for the fallback to send (may be NULL: never a
      * framing with a fallback). */
     void (*requeue)(struct conn *c);
