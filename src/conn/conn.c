@@ -189,8 +189,9 @@ void conn_connected(struct conn *c, int64_t now)
     /* On a multiplexed connection a connection has worked once the server
      * answers a request (the framing resets the backoff then): one on
      * which no stream opens, or whose streams are all refused, backs off
-     * longer each time. The rule is the framing's the socket speaks
-     * (after a handshake, the one it agreed on: handshake_done). */
+     * longer each time. The rule is that of the framing the socket
+     * speaks (after a handshake, of the one it agreed on:
+     * take_negotiated applies it again). */
     if (!c->fr->multiplexed)
         c->backoff = 0;
     sh->stats->connects++;
