@@ -9,8 +9,6 @@ first error body, --show-errors):
   /cutchunk   a chunked body cut after its first 5-byte chunk
   /plain400   nginx's answer to plain HTTP on its TLS port (400)
   /status/N   status N with an X-Volley-Test header and a body naming it
-  /split/N    status N, its head at once and its body (SPLIT_BODY) 200 ms
-              later, so that the body comes in a later read than the head
 
 Usage: misanswer.py PORT_FILE SECONDS (it exits after SECONDS)."""
 import socket
@@ -25,9 +23,6 @@ PLAIN400 = (b"<html>\r\n<head><title>400 The plain HTTP request was sent to HTTP
             b"<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n"
             b"<center>The plain HTTP request was sent to HTTPS port</center>\r\n"
             b"<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
-
-
-SPLIT_BODY = b"the body came in a later read"
 
 
 def answer(path):
@@ -65,12 +60,6 @@ def serve(conn):
                 buf += data
             head, buf = buf.split(b"\r\n\r\n", 1)
             path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
-            if path.startswith("/split/"):
-                conn.sendall(b"HTTP/1.1 %d Whatever\r\nContent-Length: %d\r\n\r\n"
-                             % (int(path[7:]), len(SPLIT_BODY)))
-                time.sleep(0.2)
-                conn.sendall(SPLIT_BODY)
-                continue
             out, end = answer(path)
             if out:
                 conn.sendall(out)
