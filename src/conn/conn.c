@@ -48,6 +48,16 @@ void conn_arm_timer(struct conn *c, double after)
     ev_timer_start(c->sh->loop, &c->timer);
 }
 
+void conn_arm_deadline(struct conn *c, int64_t at, int64_t now)
+{
+    int64_t left = at - now;
+    /* ev_timer_remaining counts from the loop's cached time, which is no
+     * later than now: an armed timer within left fires by at. */
+    if (ev_is_active(&c->timer) && ev_timer_remaining(c->sh->loop, &c->timer) * 1e9 <= (double)left)
+        return;
+    conn_arm_timer(c, left > 0 ? (double)left / 1e9 : 0.);
+}
+
 void conn_go_idle(struct conn *c)
 {
     conn_close_socket(c, c->pending == 0);
@@ -179,8 +189,10 @@ void conn_connected(struct conn *c, int64_t now)
     /* On a multiplexed connection a connection has worked once the server
      * answers a request (the framing resets the backoff then): one on
      * which no stream opens, or whose streams are all refused, backs off
-     * longer each time. */
-    if (!sh->framing->multiplexed)
+     * longer each time. The rule is that of the framing the socket
+     * speaks (after a handshake, of the one it agreed on:
+     * take_negotiated applies it again). */
+    if (!c->fr->multiplexed)
         c->backoff = 0;
     sh->stats->connects++;
     ev_io_start(sh->loop, &c->rio);
@@ -211,23 +223,71 @@ const char *conn_io_reason(struct conn *c, int *err)
     return io_reason(c, false, err);
 }
 
+/* The kind a transport's own failures count as (its handshake, a record
+ * that failed: the transport's reason with no socket errno): TLS's, whose
+ * handshake QUIC's is too. */
+#define TRANSPORT_FAILED STATS_ERR_TLS
+
 void conn_io_failed(struct conn *c, enum stats_error otherwise)
 {
     int err;
     const char *reason = io_reason(c, otherwise == STATS_ERR_WRITE, &err);
-    if (!reason || (err && otherwise != STATS_ERR_TLS)) {
-        char buf[96];
-        if (otherwise == STATS_ERR_READ)
-            conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
-        else
-            conn_fail(c, otherwise);
+    if (reason && !err) {
+        fail_reason(c, TRANSPORT_FAILED, reason);
         return;
     }
-    fail_reason(c, STATS_ERR_TLS, reason);
+    char buf[96];
+    if (otherwise == STATS_ERR_READ)
+        conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
+    else
+        conn_fail(c, otherwise);
 }
 
-/* The handshake is over: timed and counted; the framing that the
- * handshake chose takes the connection. */
+/* The handshake failed once connected: the transport's failure, with its
+ * reason even when the socket failed (a reset in the handshake is the
+ * server refusing it). */
+static void handshake_failed(struct conn *c)
+{
+    int err;
+    const char *reason = io_reason(c, false, &err);
+    if (reason)
+        fail_reason(c, TRANSPORT_FAILED, reason);
+    else
+        conn_fail(c, TRANSPORT_FAILED);
+}
+
+/* The framing that speaks what the handshake agreed on takes c (the
+ * registry's choice, sh->negotiate): another than the one the request was
+ * queued in gets that request. Returns false when there is none: c failed
+ * with the reason. */
+static bool take_negotiated(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    const struct transport_ops *tp = sh->transport;
+    if (!sh->negotiate)
+        return true;
+    char protocol[32] = "", why[96];
+    if (tp->protocol)
+        tp->protocol(c->tps, protocol, sizeof protocol);
+    const struct framing_ops *fr = sh->negotiate(sh, protocol, why, sizeof why);
+    if (!fr) {
+        stats_kind_reason(sh->stats, TRANSPORT_FAILED, why, c->pending);
+        conn_fail(c, TRANSPORT_FAILED);
+        return false;
+    }
+    if (fr != c->fr) {
+        /* For this socket only: the next one offers sh->framing's again. */
+        c->fr->requeue(c);
+        c->fr = fr;
+        c->fs = fr == sh->framing ? c->fs_own[0] : c->fs_own[1];
+    }
+    if (!fr->multiplexed) /* its rule: it worked once connected (conn_connected) */
+        c->backoff = 0;
+    return true;
+}
+
+/* The handshake is over: timed and counted; the framing that speaks what
+ * it agreed on takes the connection. */
 static void handshake_done(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
@@ -239,21 +299,8 @@ static void handshake_done(struct conn *c, int64_t now)
         tp->info(c->tps, &info);
         script_conn_tls(sh->script, c->id, &info);
     }
-    if (sh->fallback && !tp->chose(c->tps, sh->framing->alpn)) {
-        /* The server chose the fallback's protocol (HTTP/1.1): this
-         * connection goes on in it (counted, each connection by what its
-         * own handshake agreed on), the queued request first; the next
-         * socket offers the framing's again. */
-        if (sh->alpn_strict) {
-            stats_kind_reason(sh->stats, STATS_ERR_TLS, "the server did not choose h2 (--http2=strict)", c->pending);
-            conn_fail(c, STATS_ERR_TLS);
-            return;
-        }
-        sh->stats->h1_fallbacks++;
-        c->fr->requeue(c);
-        c->fr = sh->fallback;
-        c->fs = c->fs_own[1];
-    }
+    if (!take_negotiated(c))
+        return;
     c->state = CONN_OPEN;
     c->fr->ready(c);
 }
@@ -293,7 +340,7 @@ static void handshake(struct conn *c)
         if (connecting && sock_err)
             conn_connect_failed(c, sock_err);
         else
-            conn_io_failed(c, STATS_ERR_TLS); /* a reset in the handshake too: its reason says so */
+            handshake_failed(c);
         return;
     }
 }

@@ -89,6 +89,11 @@ struct conn_shared {
     const struct framing_ops *framing; /* what the requests are framed as (framing_for) */
     const struct framing_ops *fallback; /* what a socket speaks whose handshake chose another
                                   * protocol by ALPN than framing's (NULL: no such choice) */
+    /* After a handshake that agreed on protocol (ALPN; "": none): the
+     * framing that speaks it on the connection, framing or fallback (the
+     * registry's framing_negotiated); NULL, with why (n bytes) saying so,
+     * fails the connection. NULL entry: framing, whatever was agreed. */
+    const struct framing_ops *(*negotiate)(struct conn_shared *sh, const char *protocol, char *why, size_t n);
     bool alpn_strict;            /* --http2=strict: a server that does not choose framing's
                                   * protocol fails instead */
     void *framing_shared;        /* framing's per-worker state (its shared_new), or NULL */

@@ -1,6 +1,6 @@
 /* The one path of a completed response (framing.h's conn_completed),
  * whatever framing read it: the flow's user or response() is told, then
- * the figures, the sample (volley ab) and the heartbeat. Nothing here
+ * the figures, the samples (volley ab's; --show-errors') and the heartbeat. Nothing here
  * allocates. */
 #include "conn.h"
 
@@ -129,6 +129,8 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now)
     }
     if (r->sample && sh->samples)
         keep_sample(c, r, latency, setup, r->waiting);
+    if (r->shown)
+        errsamples_keep(&sh->stats->shown, r->shown, now, r->status);
     if (sh->heartbeat)
         heartbeat(sh);
     c->pending--;

@@ -2,8 +2,9 @@
  * bytes into responses (HTTP/1.1, HTTP/2; src/framing). A framing is one
  * const table of operations, chosen per worker (sh->framing, and
  * sh->fallback for a socket whose handshake chose another protocol by
- * ALPN) by src/framing/framings.c; the connection state machine calls only
- * the table, so it never names a framing. Each framing owns its state per
+ * ALPN) by src/framing/framings.c, which also picks a socket's framing
+ * after its handshake (sh->negotiate); the connection state machine calls
+ * only the table, so it never names a framing. Each framing owns its state per
  * connection slot (c->fs: stream slots, windows, a pipelined batch's
  * parser) and per worker (sh->framing_shared).
  *
@@ -53,8 +54,9 @@ struct framing_ops {
     void (*end)(struct conn *c, const struct conn_ending *e);
     /* c's socket is closing (may be NULL: nothing to do). */
     void (*closed)(struct conn *c);
-    /* The handshake chose sh->fallback's protocol before anything was
-     * sent: the one request queued becomes c's own (c->req, c->name,
+    /* The handshake agreed on another framing's protocol (sh->negotiate
+     * chose sh->fallback) before anything was sent: the one request
+     * queued becomes c's own (c->req, c->name,
      * c->t_start), for the fallback to send (may be NULL: never a
      * framing with a fallback). */
     void (*requeue)(struct conn *c);
@@ -90,15 +92,39 @@ struct conn_response {
     size_t len;
     size_t trailers_at;  /* where raw's trailers begin; 0: none (HTTP/1: in the body) */
     bool too_large;      /* it outgrew --max-body: failed as validation */
+    struct errsample *shown; /* its sample for --show-errors (conn_sample_open), or NULL:
+                          * conn_completed keeps it or lets it go */
     bool sample;         /* keep a stats_sample (volley ab) from the fields below */
     int64_t body_len;
     bool keepalive;
     int64_t head_off, head_len;
 };
 
+/* The samples of --show-errors and the report's first error body, the
+ * same for every framing: when a response begins that may be one to keep
+ * (its status not 2xx, or not known yet), the framing opens a sample
+ * (NULL: none is to be kept, the run's list is full), adds the response's
+ * bytes to it as they arrive (errsample_add, errsample.h: as HTTP/1 text,
+ * its head then its body, the first ERRSAMPLE_BYTES kept), and hands it to
+ * conn_completed in conn_response.shown, which keeps it when the status is
+ * not 2xx. A response that ends otherwise (failed, retried) lets it go
+ * with conn_sample_drop (*s NULL after; NULL does nothing). */
+static inline struct errsample *conn_sample_open(struct conn *c)
+{
+    return errsamples_open(&c->sh->stats->shown);
+}
+
+static inline void conn_sample_drop(struct conn *c, struct errsample **s)
+{
+    if (*s) {
+        errsamples_drop(&c->sh->stats->shown, *s);
+        *s = NULL;
+    }
+}
+
 /* The one path of a completed response: the flow's user or response()
  * told, then the figures (validation failures, statuses, latencies, the
- * open model's), the sample and the heartbeat; c->pending and the run's
+ * open model's), the samples and the heartbeat; c->pending and the run's
  * in-flight count go down by one. Returns false when a hook raised an
  * error: the caller lets its own state of the request go, then calls
  * conn_script_failed. */
@@ -153,6 +179,13 @@ void conn_close_socket(struct conn *c, bool clean);
 
 /* (Re)starts c's one-shot timer to fire after the given seconds. */
 void conn_arm_timer(struct conn *c, double after);
+
+/* A request's deadline: c's timer fires no later than at (monotonic ns;
+ * now: the clock as read). A timer armed already to fire by then is left
+ * as it is, so a request costs no timer update (when it fires early, the
+ * framing's timer entry arms it again for what is left); one armed for
+ * later (an earlier request's longer timeout) is armed again for at. */
+void conn_arm_deadline(struct conn *c, int64_t at, int64_t now);
 
 /* --one-first: the first answer (or failure) lets the other connections go. */
 void conn_release_rest(struct conn_shared *sh);

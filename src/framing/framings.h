@@ -15,4 +15,11 @@ const struct framing_ops *framing_for(bool http2);
  * than framing_for(http2)'s (NULL: no such choice). */
 const struct framing_ops *framing_fallback(bool http2);
 
+/* conn_shared.negotiate (framing.h): after a handshake that agreed on
+ * protocol (ALPN; "": none), the framing of sh's that speaks it: sh's
+ * framing when that is its protocol (or it needs none), else its fallback
+ * (counted as a connection in HTTP/1.1 instead); NULL, with why (n bytes)
+ * saying so, when there is none or --http2=strict refuses it. */
+const struct framing_ops *framing_negotiated(struct conn_shared *sh, const char *protocol, char *why, size_t n);
+
 #endif

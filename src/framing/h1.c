@@ -28,6 +28,7 @@ struct h1_conn {
     char *cap;              /* capture buffer (response() reads bodies), grown geometrically */
     size_t cap_len, cap_size;
     int64_t head_off, head_len; /* --heads: the current response's first read in stats.heads */
+    struct errsample *shown; /* the current response's sample (conn_sample_open), or NULL */
 };
 
 #define H(c) ((struct h1_conn *)(c)->fs)
@@ -56,6 +57,7 @@ static void reset_request(struct conn *c)
     h->t_written = 0;
     h->rx_bytes = 0;
     h->cap_len = 0;
+    conn_sample_drop(c, &h->shown);
     /* HEAD is known per request: a hook may send any method. (A pipelined
      * batch is taken to use one method throughout.) */
     http_rx_init(&h->rx, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
@@ -116,9 +118,9 @@ static void h1_start(struct conn *c, int64_t now, unsigned depth)
     c->t_start = c->t_answered = now;
     /* The request's deadline is t_start + timeout. A timer still armed for
      * an earlier request fires early and is pushed on then (see h1_timer),
-     * so the common case costs nothing here. */
-    if (!ev_is_active(&c->timer) || c->timeout_ns != sh->timeout_ns)
-        conn_arm_timer(c, (double)c->timeout_ns / 1e9);
+     * so the common case costs nothing here; one armed for later (a
+     * longer timeout before) is armed again. */
+    conn_arm_deadline(c, now + c->timeout_ns, now);
     if (c->fd < 0) {
         conn_begin_connect(c, now); /* then h1_connecting, or send_first once ready */
     } else {
@@ -192,7 +194,9 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         .keepalive = h->rx.keepalive,
         .head_off = h->head_off,
         .head_len = h->head_len,
+        .shown = h->shown,
     };
+    h->shown = NULL; /* conn_completed's */
     if (!conn_completed(c, &r, now)) {
         conn_script_failed(c);
         return false;
@@ -241,8 +245,9 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     if (h->rx_bytes == 0) {
         h->t_first = now;
         conn_release_rest(sh);
-        if (errsamples_wants(&sh->stats->shown, p, n))
-            errsamples_response(&sh->stats->shown, now, p, n);
+        /* A status line read whole and 2xx (the rule) needs no sample. */
+        if (n < 12 || p[9] != '2' || p[0] != 'H')
+            h->shown = conn_sample_open(c);
         if (sh->heads) {
             size_t k = n < STATS_HEAD_MAX ? n : STATS_HEAD_MAX;
             h->head_off = (int64_t)stats_add_head(sh->stats, p, k);
@@ -259,6 +264,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     switch (http_rx_feed(&h->rx, p, n, &used)) {
     case HTTP_RX_MORE:
         h->rx_bytes += n;
+        errsample_add(h->shown, p, n);
         if (sh->capture && !capture(c, p, n)) {
             too_large(c);
             return 0;
@@ -271,6 +277,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
         break;
     }
     h->rx_bytes += used;
+    errsample_add(h->shown, p, used);
     char *raw = p;
     size_t len = used;
     if (sh->capture && h->cap_len > 0) {
@@ -390,6 +397,7 @@ static void h1_timer(struct conn *c)
 
 static void h1_end(struct conn *c, const struct conn_ending *e)
 {
+    conn_sample_drop(c, &H(c)->shown);
     conn_end_names(c, c->name, c->pending, e);
 }
 

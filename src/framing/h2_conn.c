@@ -26,9 +26,11 @@ static void h2_reconnect(struct conn *c);
 static void h2_readable(struct conn *c);
 
 /* Arms c's timer for the earliest deadline of its streams (or the end of
- * a refused stream's backoff), unless it is
- * armed: then it may fire early (for a stream that has ended), and
- * h2c_timer arms it again; so a request costs no timer update. */
+ * a refused stream's backoff), unless it is armed: then it may fire early
+ * (for a stream that has ended), and h2_timer arms it again; so a request
+ * costs no timer update. A deadline earlier than the armed one comes only
+ * with a new stream (add, which arms for it) or a refused one (h2c_retry,
+ * which stops the timer). */
 static void arm_deadline(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
@@ -44,11 +46,8 @@ static void arm_deadline(struct conn *c)
         if (st->id == 0 && st->t_retry && st->t_retry < at) /* a refused stream's backoff */
             at = st->t_retry;
     }
-    if (at == INT64_MAX)
-        return;
-    int64_t left = at - clock_now_ns();
-    ev_timer_set(&c->timer, left > 0 ? (double)left / 1e9 : 0., 0.);
-    ev_timer_start(sh->loop, &c->timer);
+    if (at != INT64_MAX)
+        conn_arm_deadline(c, at, clock_now_ns());
 }
 
 /* A stream ended without a response (why: a failure kind): counted, its
@@ -146,6 +145,11 @@ static void add(struct conn *c, int64_t now)
         st->req = st->own_req;
     }
     st->req_len = c->req_len;
+    /* Its deadline may come before the one the timer is armed for (a
+     * shorter timeout than the streams' before it); a timer not armed is
+     * armed for the earliest of all by arm_deadline. */
+    if (c->state == CONN_OPEN && ev_is_active(&c->timer))
+        conn_arm_deadline(c, now + st->timeout_ns, now);
     if (h->session && c->state == CONN_OPEN) {
         if (!h2c_submit(c, st))
             h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);

@@ -54,21 +54,47 @@ static void on_status(void *conn, void *stream, int status)
     st->rx_bytes += 7 + 3 + 4; /* as a field would count */
     H(c)->answered = true;
     c->backoff = 0; /* the connection works: the next failure backs off from the start */
-    if (c->sh->capture) {
+    bool sample = status / 100 != 2 && (st->shown = conn_sample_open(c));
+    if (c->sh->capture || sample) {
         char line[32];
         int n = snprintf(line, sizeof line, "HTTP/1.1 %d \r\n", status);
-        st->cap_len = 0;
-        capture(st, line, (size_t)n);
+        errsample_add(st->shown, line, (size_t)n);
+        if (c->sh->capture) {
+            st->cap_len = 0;
+            capture(st, line, (size_t)n);
+        }
     }
 }
 
-/* The blank line that ends the captured head, once. */
-static void end_head(struct h2_stream *st)
+/* The blank line that ends the captured head and the sample's, once. */
+static void end_head(struct conn *c, struct h2_stream *st)
 {
     if (!st->body_started) {
-        capture(st, "\r\n", 2);
+        if (c->sh->capture)
+            capture(st, "\r\n", 2);
+        errsample_add(st->shown, "\r\n", 2);
         st->body_started = true;
     }
+}
+
+/* A field of the response's head for its sample (trailers are not kept). */
+static void sample_field(struct h2_stream *st, const char *name, size_t nlen, const char *value, size_t vlen,
+                         bool trailer)
+{
+    if (!st->shown || trailer)
+        return;
+    errsample_add(st->shown, name, nlen);
+    errsample_add(st->shown, ": ", 2);
+    errsample_add(st->shown, value, vlen);
+    errsample_add(st->shown, "\r\n", 2);
+}
+
+/* Without a response() hook: only a sample takes the fields. */
+static void on_header_sample(void *conn, void *stream, const char *name, size_t nlen, const char *value,
+                             size_t vlen, bool trailer)
+{
+    (void)conn;
+    sample_field(stream, name, nlen, value, vlen, trailer);
 }
 
 static void on_header(void *conn, void *stream, const char *name, size_t nlen, const char *value, size_t vlen,
@@ -77,8 +103,10 @@ static void on_header(void *conn, void *stream, const char *name, size_t nlen, c
     struct conn *c = conn;
     struct h2_stream *st = stream;
     st->rx_bytes += nlen + vlen + 4;
+    sample_field(st, name, nlen, value, vlen, trailer);
+    if (trailer)
+        end_head(c, st);
     if (c->sh->capture && trailer && !st->trailers_at) {
-        end_head(st);
         st->trailers_at = st->cap_len; /* the body ends here */
     }
     if (c->sh->capture) {
@@ -93,9 +121,9 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
 {
     struct conn *c = conn;
     struct h2_stream *st = stream;
-    if (c->sh->capture)
-        end_head(st);
+    end_head(c, st);
     st->rx_bytes += len;
+    errsample_add(st->shown, data, len);
     if (c->sh->capture)
         capture(st, data, len);
 }
@@ -156,8 +184,7 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
         h2c_stream_failed(c, st, STATS_ERR_PROTOCOL);
         return;
     }
-    if (sh->capture)
-        end_head(st);
+    end_head(c, st);
     h2c_complete(c, st, now);
 }
 
@@ -179,7 +206,9 @@ void h2c_complete(struct conn *c, struct h2_stream *st, int64_t now)
         .len = st->cap_len,
         .trailers_at = st->trailers_at,
         .too_large = (sh->flow || sh->script_response) && sh->capture && st->cap_len > sh->max_body,
+        .shown = st->shown,
     };
+    st->shown = NULL; /* conn_completed's */
     bool ok = conn_completed(c, &r, now);
     h2c_release(c, st);
     if (!ok)
@@ -190,5 +219,5 @@ void h2c_complete(struct conn *c, struct h2_stream *st, int64_t now)
  * without: then h2.c hands none on. */
 const struct h2_events h2c_events = {on_begin, on_status, on_header, on_data,
                                         on_close, on_goaway, on_settings, on_error};
-const struct h2_events h2c_events_no_fields = {on_begin, on_status, NULL, on_data,
+const struct h2_events h2c_events_no_fields = {on_begin, on_status, on_header_sample, on_data,
                                                   on_close, on_goaway, on_settings, on_error};

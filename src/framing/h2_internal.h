@@ -17,7 +17,7 @@ struct h2_fixed;
 struct h2_stream {
     struct conn *c;
     bool active;            /* a request holds the slot */
-    bool body_started;      /* the capture has its blank line */
+    bool body_started;      /* the capture and the sample have their blank line */
     int32_t id;             /* its stream id; 0 before it is opened (or to retry), -1 when cancelled */
     int status;             /* the final status, 0 before it */
     int64_t t_start, t_intended, t_sent, t_first;
@@ -39,6 +39,7 @@ struct h2_stream {
     size_t trailers_at;     /* where its trailers begin in cap (the body's end); 0: none */
     int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
     int32_t item;           /* a flow's batch: the item it carries (conn.item when it was made), -1: none */
+    struct errsample *shown; /* its response's sample (conn_sample_open), or NULL */
 };
 
 /* A connection slot's HTTP/2 state. */
@@ -107,7 +108,7 @@ void h2c_fresh_response(struct h2_stream *st);
  * failed with the server's reason. */
 void h2c_retry(struct conn *c, struct h2_stream *st, bool refused);
 /* h2.c's events for c's session: with the fields (a response() hook reads
- * them) or without. */
+ * them) or without (then only a response's sample takes them). */
 extern const struct h2_events h2c_events, h2c_events_no_fields;
 
 #endif

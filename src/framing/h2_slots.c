@@ -48,6 +48,7 @@ void *h2c_init(struct conn *c)
 void h2c_release(struct conn *c, struct h2_stream *st)
 {
     struct h2_conn *h = H(c);
+    conn_sample_drop(c, &st->shown);
     st->active = false;
     h->free[h->nfree++] = (uint32_t)(st - h->streams);
 }
@@ -109,4 +110,5 @@ void h2c_fresh_response(struct h2_stream *st)
     st->cap_len = 0;
     st->trailers_at = 0;
     st->body_started = false;
+    conn_sample_drop(st->c, &st->shown);
 }

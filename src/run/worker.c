@@ -125,6 +125,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .scheme = cfg->tls ? "https" : "http",
         .framing = framing_for(cfg->http2),
         .fallback = framing_fallback(cfg->http2),
+        .negotiate = framing_negotiated,
         .alpn_strict = cfg->http2_strict,
         /* A flow's user sends one request at a time, or a batch: up to
          * CONN_FLOW_STREAMS of it at once at least. */

@@ -13,8 +13,13 @@ void errsamples_init(struct errsamples *e, size_t cap, bool failures)
 {
     if (cap > ERRSAMPLE_MAX)
         cap = ERRSAMPLE_MAX;
-    free(e->s);
+    errsamples_free(e);
     e->s = cap ? xcalloc(cap, sizeof *e->s) : NULL;
+    e->fill = cap ? xcalloc(cap, sizeof *e->fill) : NULL;
+    e->spare = cap ? xcalloc(cap, sizeof *e->spare) : NULL;
+    for (size_t i = 0; i < cap; i++)
+        e->spare[i] = &e->fill[i];
+    e->nspare = cap;
     e->n = 0;
     e->cap = cap;
     e->failures = failures;
@@ -23,7 +28,29 @@ void errsamples_init(struct errsamples *e, size_t cap, bool failures)
 void errsamples_free(struct errsamples *e)
 {
     free(e->s);
+    free(e->fill);
+    free(e->spare);
     *e = (struct errsamples){0};
+}
+
+void errsamples_drop(struct errsamples *e, struct errsample *s)
+{
+    e->spare[e->nspare++] = s;
+    e->open--;
+}
+
+void errsamples_keep(struct errsamples *e, struct errsample *s, int64_t at, int status)
+{
+    if (status / 100 != 2 && e->n < e->cap) {
+        struct errsample *k = &e->s[e->n++];
+        memset(k, 0, offsetof(struct errsample, bytes));
+        k->at = at;
+        k->kind = -1;
+        k->status = (uint16_t)status;
+        k->len = s->len;
+        memcpy(k->bytes, s->bytes, s->len);
+    }
+    errsamples_drop(e, s);
 }
 
 void errsamples_response(struct errsamples *e, int64_t at, const char *p, size_t len)

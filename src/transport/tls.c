@@ -264,12 +264,19 @@ void tls_conn_close(struct tls_conn *tc, bool clean)
     ERR_clear_error();
 }
 
-bool tls_chose(const struct tls_conn *tc, const char *proto)
+void tls_protocol(const struct tls_conn *tc, char *buf, size_t cap)
 {
     const unsigned char *p;
     unsigned n;
     SSL_get0_alpn_selected(tc->ssl, &p, &n);
-    return n == strlen(proto) && memcmp(p, proto, n) == 0;
+    if (!p || cap == 0)
+        n = 0; /* none chosen */
+    if (n >= cap)
+        n = cap ? (unsigned)cap - 1 : 0;
+    if (n)
+        memcpy(buf, p, n);
+    if (cap)
+        buf[n] = '\0';
 }
 
 bool tls_resumed(const struct tls_conn *tc)

@@ -82,8 +82,9 @@ bool tls_pending(const struct tls_conn *tc);
  * write) when the connection ended cleanly, and forgets the socket. */
 void tls_conn_close(struct tls_conn *tc, bool clean);
 
-/* After a handshake: whether ALPN chose proto ("h2"). */
-bool tls_chose(const struct tls_conn *tc, const char *proto);
+/* After a handshake: the protocol ALPN chose ("h2", "http/1.1") in buf
+ * (cap bytes, NUL-terminated, cut to fit), "" when none was chosen. */
+void tls_protocol(const struct tls_conn *tc, char *buf, size_t cap);
 
 /* After a handshake: whether it resumed a session. */
 bool tls_resumed(const struct tls_conn *tc);

@@ -96,9 +96,9 @@ static void tls_t_info(void *t, struct tls_info *info)
     tls_get_info(t, info);
 }
 
-static bool tls_t_chose(void *t, const char *alpn)
+static void tls_t_protocol(void *t, char *buf, size_t cap)
 {
-    return tls_chose(t, alpn);
+    tls_protocol(t, buf, cap);
 }
 
 const struct transport_ops transport_tls = {
@@ -120,5 +120,5 @@ const struct transport_ops transport_tls = {
     .close = tls_t_close,
     .resumed = tls_t_resumed,
     .info = tls_t_info,
-    .chose = tls_t_chose,
+    .protocol = tls_t_protocol,
 };

@@ -65,11 +65,14 @@ struct transport_ops {
      * close_notify is sent first) and forgets it. */
     void (*close)(void *t, int fd, bool clean);
     /* After the handshake: whether it resumed a session, what it agreed
-     * on, and whether ALPN chose protocol alpn ("h2"). NULL entries: a
-     * transport without a handshake. */
+     * on, and the application protocol it agreed on (ALPN: "h2",
+     * "http/1.1") in buf (cap bytes, NUL-terminated), "" for none; the
+     * framings pick the connection's framing by it (framing.h's
+     * conn_shared.negotiate). NULL entries: a transport without a
+     * handshake. */
     bool (*resumed)(void *t);
     void (*info)(void *t, struct tls_info *info);
-    bool (*chose)(void *t, const char *alpn);
+    void (*protocol)(void *t, char *buf, size_t cap);
 };
 
 /* The registry: the transport of a URL's scheme (https: TLS, else TCP).

@@ -201,6 +201,10 @@ EOF
 #   cutbody  TLS (tls_certs' server certificate): answers each request with
 #            Content-Length: 100 and 10 body bytes, then closes the TCP
 #            connection without close_notify
+#   outages  TLS, ALPN http/1.1 only: one connection at a time, each request
+#            answered with Connection: close, the listener closed from its
+#            head's arrival until TLS_OUTAGE_MS (300) ms after the answer
+#            (connects refused meanwhile)
 # Sets PY_PORT, PY_PID (in TARGET_PIDS) and pyurl=https://127.0.0.1:$PY_PORT.
 # The server exits by itself after 60 s.
 start_py_tls() {

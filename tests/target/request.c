@@ -341,6 +341,8 @@ static void route(struct conn *c, struct req *r)
         r->kind = K_PRIVATE;
     else if (match(p, len, "/echo", &n) == 1)
         r->kind = K_ECHO;
+    else if ((m = match(p, len, "/late", &n)) != 0)
+        r->kind = (m == 2 && n >= 200 && n <= 599 && n != 204 && n != 304) ? K_LATE : K_BAD;
     else if ((m = match(p, len, "/tiny", &n)) != 0)
         r->kind = (m == 2 && n <= TINY_MAX) ? K_TINY : K_BAD;
     else if (match(p, len, "/trailers", &n) == 1)
@@ -406,6 +408,13 @@ static void json_items(struct conn *c, const struct req *r, const char *ch)
 void respond(struct conn *c, const struct req *r)
 {
     static const char json[] = "application/json";
+    if (c->late) {                 /* /late/N's body, due now: the response ends */
+        c->late = false;
+        out_append(c, "hello world", 11);
+        push_mark(c, true);
+        c->closing = c->late_close;
+        return;
+    }
     c->nresp++;
     if (r->kind == K_CLOSE && r->n)
         c->close_every = r->n;
@@ -486,6 +495,18 @@ void respond(struct conn *c, const struct req *r)
     case K_CONTINUE:
         out_append(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
         break;
+    case K_LATE:      /* the head now, the body LATE_MS later (the c->late branch above) */
+        out_printf(c, "HTTP/1.1 %u %s\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n%s\r\n",
+                   (unsigned)r->n, reason((unsigned)r->n), ch);
+        if (r->head) {
+            push_mark(c, true);
+            return;
+        }
+        c->late = true;
+        c->late_close = close;
+        c->closing = false;        /* not before the body */
+        delay_response(c, mono_ns() + LATE_MS * 1000000u);
+        return;
     case K_STATS:
         stats_json(body, sizeof body);
         b = body;

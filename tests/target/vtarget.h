@@ -47,12 +47,13 @@
 #define ITEMS_MAX   10000         /* largest N of /json/items/N */
 #define STATS_JSON_MAX 512        /* room for the stats JSON: 9 counters of up to 20 digits */
 #define TINY_MAX    (1024 * 1024) /* largest N of /tiny/N (one write per body byte) */
+#define LATE_MS     200           /* /late/N: its body this long after its head */
 
 enum kind {
     K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
     K_HTTP10, K_STATUS, K_CONTINUE, K_STATS, K_BAD,
     K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO,
-    K_TINY, K_CUT, K_CUTCLOSE, K_TRAILERS
+    K_TINY, K_CUT, K_CUTCLOSE, K_TRAILERS, K_LATE
 };
 
 /* One request as far as answering it is concerned. Filled while it is parsed
@@ -121,6 +122,8 @@ struct conn {
     size_t out_off, out_len, out_cap;
     unsigned long long raw_left, raw_total;   /* /bytes body still to stream */
     bool tiny;                  /* ... one byte per write (/tiny/N, /cut/N's body is not) */
+    bool late;                  /* /late/N: the head is out, the body is due (delayed) */
+    bool late_close;            /* ... and the connection closes after it */
     unsigned long long chunk_left, chunk_pos; /* /chunked body still to generate */
     bool chunk_active;
 

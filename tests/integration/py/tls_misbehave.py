@@ -10,6 +10,11 @@ MODE:
            that does not look like HTTP (such as a TLS ClientHello)
   cutbody  TLS: answers each request head with Content-Length: 100 and only
            10 body bytes, then closes the TCP connection without close_notify
+  outages  TLS, ALPN http/1.1 only (a client offering h2 gets HTTP/1.1): one
+           connection at a time; once its request head is read the listener
+           closes (connects are refused), the request gets "hello world"
+           with Connection: close, and TLS_OUTAGE_MS (300) ms after that the
+           same port listens again for the next one
 
 Listens on 127.0.0.1, port chosen by the kernel, written to PORT_FILE (via a
 rename, so a reader never sees it half written) once listening. Exits by
@@ -73,11 +78,45 @@ def serve_cutbody(conn, ctx):
         conn.close()
 
 
+def relisten(port):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind(("127.0.0.1", port))
+    ls.listen(8)
+    return ls
+
+
+def serve_outages(port_file, cert, key):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    ctx.set_alpn_protocols(["http/1.1"])
+    outage = int(os.environ.get("TLS_OUTAGE_MS", "300")) / 1000
+    ls = loopback.listen(port_file)
+    port = ls.getsockname()[1]
+    while True:
+        conn, _ = ls.accept()
+        try:
+            conn.settimeout(30)
+            s = ctx.wrap_socket(conn, server_side=True)
+            ok, _ = read_heads(s, b"")
+            ls.close()  # before the answer: the client's next connect is refused
+            if ok:
+                s.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nConnection: close\r\n\r\nhello world")
+            s.close()
+        except (OSError, ssl.SSLError):
+            conn.close()
+            ls.close()
+        time.sleep(outage)
+        ls = relisten(port)
+
+
 def main():
     mode, port_file, cert, key = sys.argv[1:5]
-    if mode not in ("stall", "plain", "cutbody"):
+    if mode not in ("stall", "plain", "cutbody", "outages"):
         sys.exit(f"tls_misbehave.py: unknown mode {mode!r}")
     threading.Timer(LIFETIME_S, lambda: os._exit(0)).start()
+    if mode == "outages":
+        serve_outages(port_file, cert, key)
     ctx = None
     if mode == "cutbody":
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
