@@ -60,7 +60,8 @@ void h2c_stream_failed(struct conn *c, struct h2_stream *st, enum stats_error wh
     int64_t now = timed_out ? clock_now_ns() : 0;
     if (timed_out)
         stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
-    conn_end_requests(c, st->name, st->item, 1, &(struct conn_ending){false, why, timed_out, now, now - st->t_intended});
+    struct conn_ending e = {false, why, timed_out, now, now - st->t_intended};
+    conn_end_requests(c, st->name, st->item, 1, &e);
     sh->stats->errors[why]++;
     h2c_release(c, st);
     c->pending--;
