@@ -94,10 +94,13 @@ if h2_python_ok; then
     # connection is given up): each run ends by itself, every request
     # counted once, the waits failed with the reason.
     start_py_h2 first0
-    runv first0R -R 10 -d 2s -c 1 --streams 4 -T 500ms --no-probe --h2c "$py_h2_url/"
+    runv first0R -R 20 -n 6 -c 1 --streams 4 -T 500ms --no-probe --h2c "$py_h2_url/"
     check_rate_rc "first0 -R: exit status ($(tail -c 300 "$T/first0R.err"))"
     adds_up first0R
+    # (at most 4 streams go with a connection's preface: the 6th request at
+    # the latest waits for a stream on a connection that answered)
     check_ge "$(jv first0R errors.protocol)" 1 "first0 -R: connections given up"
+    check_eq "$(( $(jv first0R requests.completed) + $(jv first0R errors.protocol) ))" 6 "first0 -R: every request answered or given up"
     check_eq "$(jv first0R requests.completed)" "$(h2_stat first0 answered)" "first0 -R: the server answered each completed request"
     check_grep "$T/first0R.out" "^    protocol: the server allows 0 streams \([0-9]+\)$" "first0 -R: the reason"
     cat > "$T/first0_flow.lua" <<'EOF'
