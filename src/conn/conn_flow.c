@@ -136,10 +136,23 @@ static void make_lanes(struct conn *c)
  * holds fewer than room streams (in its backoff too: they wait for its
  * reconnect); one of HTTP/1.1 when it carries nothing and is not waiting
  * out a connect backoff (it takes one when the backoff ends). */
+/* Whether c's framing is c's for good: it is open, or no handshake can
+ * still choose the fallback (no fallback, --http2=strict, or a transport
+ * that agrees on no protocol, such as TCP for --h2c). */
+static bool framing_settled(const struct conn *c)
+{
+    const struct conn_shared *sh = c->sh;
+    return c->state == CONN_OPEN || !sh->fallback || sh->alpn_strict || !sh->transport->protocol;
+}
+
 static bool carrier_free(const struct conn *c, uint32_t room)
 {
+    /* Until its handshake has chosen (the fallback, HTTP/1.1, takes over
+     * one request: framing.h's requeue), a connection carries one; the
+     * rest go when it is open (its fill) or, after a fallback, one after
+     * another and on lanes. */
     if (multiplexed(c))
-        return c->pending < room;
+        return c->pending < (framing_settled(c) ? room : 1);
     return c->pending == 0 && c->state != CONN_BACKOFF;
 }
 
@@ -167,6 +180,8 @@ static void hand_out(struct conn *u, uint32_t room, int64_t now)
         return;
     }
     b->handing = true;
+    if (!multiplexed(u) && b->n > 1)
+        make_lanes(u); /* also after a fallback from HTTP/2 (none was made then) */
     do {
         b->freed = false;
         int lanes = u->lanes && !multiplexed(u) ? CONN_FLOW_LANES : 0;
@@ -189,8 +204,6 @@ static void hand_out(struct conn *u, uint32_t room, int64_t now)
 static void batch_start(struct conn *c, unsigned n, int64_t now)
 {
     batch_for(c, n);
-    if (!multiplexed(c) && n > 1)
-        make_lanes(c);
     hand_out(c, c->sh->streams, now);
 }
 

@@ -214,6 +214,8 @@ static void h2_requeue(struct conn *c)
     c->req_ix = st->req_ix;
     c->t_start = c->t_answered = st->t_start;
     c->name = st->name;
+    c->item = st->item;     /* a flow's batch item goes on as that item */
+    c->timeout_ns = st->timeout_ns;
     h2c_release(c, st);
 }
 
