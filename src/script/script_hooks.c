@@ -9,32 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-bool script_next_field(const char **at, const char *end, struct script_field *f)
-{
-    const char *p = *at;
-    if (!p || ++p >= end)
-        return false;
-    const char *eol = memchr(p, '\n', (size_t)(end - p));
-    if (!eol)
-        return false;
-    *at = eol;
-    const char *colon = memchr(p, ':', (size_t)(eol - p));
-    f->name = p;
-    f->nlen = colon ? (size_t)(colon - p) : 0;
-    f->value = eol;
-    f->vlen = 0;
-    if (!colon)
-        return true;
-    const char *v = colon + 1, *ve = eol;
-    while (v < ve && (*v == ' ' || *v == '\t'))
-        v++;
-    while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
-        ve--;
-    f->value = v;
-    f->vlen = (size_t)(ve - v);
-    return true;
-}
-
 /* Pushes a table of the "name: value" lines that follow p (a line end, or
  * NULL for none) up to end; a line without a colon (the blank line) adds
  * nothing. */

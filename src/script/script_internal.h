@@ -6,8 +6,9 @@
 #include "script.h"
 
 #include <lua.h>
-#include <stdatomic.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
 
 struct script {
     lua_State *L;
@@ -87,8 +88,35 @@ struct script_field {
 };
 
 /* The line after the line end at *at (NULL: none) up to end, into f; *at
- * moves to that line's end. Returns false when no whole line is left. */
-bool script_next_field(const char **at, const char *end, struct script_field *f);
+ * moves to that line's end. Returns false when no whole line is left.
+ * Inline: res.headers runs it for every line of a response's head, and a
+ * call per line cost a wrk-style response(status, headers, body) about 200
+ * instructions a response (docs/performance.md, Hooks). */
+static inline bool script_next_field(const char **at, const char *end, struct script_field *f)
+{
+    const char *p = *at;
+    if (!p || ++p >= end)
+        return false;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        return false;
+    *at = eol;
+    const char *colon = memchr(p, ':', (size_t)(eol - p));
+    f->name = p;
+    f->nlen = colon ? (size_t)(colon - p) : 0;
+    f->value = eol;
+    f->vlen = 0;
+    if (!colon)
+        return true;
+    const char *v = colon + 1, *ve = eol;
+    while (v < ve && (*v == ' ' || *v == '\t'))
+        v++;
+    while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+    f->value = v;
+    f->vlen = (size_t)(ve - v);
+    return true;
+}
 
 /* Pushes a table of the "name: value" lines that follow p (a line end,
  * or NULL for none) up to end. */
