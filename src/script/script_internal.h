@@ -74,6 +74,11 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
 
+/* A Lua error msg as one line into err: "file:line: message" ->
+ * "file:line: in hook(): message" (hook NULL: without it); a message
+ * without a position gets the script's name in front. */
+void script_format_error(const struct script *s, const char *msg, const char *hook, char *err, size_t errlen);
+
 /* The final head (after any 1xx), the (decoded) body of r, and its
  * trailer section (header lines; *len 0 when it has none). */
 const char *script_res_head(struct script_res *r, size_t *len);
