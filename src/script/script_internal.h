@@ -6,7 +6,6 @@
 #include "script.h"
 
 #include <lua.h>
-#include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
 
