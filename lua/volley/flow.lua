@@ -162,10 +162,11 @@ local function prepare(fn, method, path, opts, level)
   return method, path, body, ctype, name, timeout
 end
 
--- The hop after the response lud of user st's request in flight (st.method,
--- st.path, st.hops): as http.hop's; nil when it is the final response.
-local function hop_of(st, lud)
-  local c = ffi.cast(res_ptr, lud)
+-- The hop after the response of user st's request in flight (st.method,
+-- st.path, st.hops): c, its struct volley_res (a cdata made once: casting
+-- lud here would cost every request its compiled trace), lud the same as a
+-- light userdata; as http.hop's; nil when it is the final response.
+local function hop_of(st, c, lud)
   if c.error_ ~= 0 or REDIRECTS[c.status_] == nil then return nil end
   return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target)
 end
@@ -193,7 +194,7 @@ local function send(u, st, fn, method, path, opts, level)
     if c.error_ ~= 0 then break end
     keep_cookies(st, st.lud, host, path, secure, now)
     if r[3] then break end -- its check failed: a followed redirect is never checked
-    local next_method, next_path, drop = hop_of(st, st.lud)
+    local next_method, next_path, drop = hop_of(st, c, st.lud)
     if not next_method then break end
     if drop then body, ctype = nil, nil end
     method, path = next_method, next_path
@@ -342,7 +343,7 @@ function flow.check(slot, item, lud)
   local fn = st and (item < 0 and st.check or st.batch_checks and st.batch_checks[item + 1])
   if not fn then return false end
   local c = ffi.cast(res_ptr, lud)
-  if item < 0 and hop_of(st, lud) then return false end
+  if item < 0 and hop_of(st, c, lud) then return false end
   local r = response(st, nil, nil, lud)
   local ok, a, b = pcall(fn, r)
   local reason

@@ -146,7 +146,8 @@ end
 -- Refuses an unknown or mistyped key of a request's opts. nearest(word,
 -- list), when given, finds the option a misspelt key was meant to be.
 function http.check_opts(fn, opts, level, nearest)
-  if next(opts) == nil then return end
+  -- u:get(path) has none: no walk (each step of one is a C call, traverse.lua)
+  if opts == NO_OPTS or next(opts) == nil then return end
   for k, v in pairs(opts) do
     local want = OPTS[k]
     if want == nil then
@@ -408,19 +409,20 @@ end
 
 -- The users' states (u -> its state; weak keys), and state(u, fn,
 -- level, yields): u's, or an error unless u is a user and, for a method
--- that yields, called in its user's own coroutine, st.co (level: as
--- error's, from state's caller). A yield from a coroutine the script made
+-- that yields, called in its user's own coroutine, not in one the script
+-- resumed (volley.coroutines counts those) (level: as error's, from
+-- state's caller). A yield from a coroutine the script made
 -- would go back to the script, not to volley: u:get would return the
 -- yield's first value (1). The others (u:check, u:group, u:fail) also
 -- work where volley calls the script outside it (opts.check).
 function http.states()
   local states = setmetatable({}, { __mode = "k" })
-  local running = coroutine.running
+  local coroutines = require("volley.coroutines")
   local function state(u, fn, level, yields)
     local st = states[u]
     if not st then error(fn .. ": call it as a method (u:" .. fn:match("[%w_]+$") .. "(...))", level + 1) end
     st.missed = nil
-    if yields and running() ~= st.co then
+    if yields and coroutines.depth > 0 then
       error(fn .. ": called outside its user's coroutine (in a coroutine the script made, or outside"
         .. " user(u)): call u's methods from user(u) and the functions it calls, not inside"
         .. " coroutine.create or coroutine.wrap", level + 1)

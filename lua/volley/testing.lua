@@ -8,6 +8,7 @@
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
+local resume_user = require("volley.coroutines").raw_resume
 
 local testing = {}
 
@@ -504,7 +505,7 @@ function testing.run(s, u, n)
     -- In a coroutine as in volley, so that a script's own yield is caught.
     local co = coroutine.create(function() return pcall(s.user, u) end)
     st.co = co
-    local done, ok, e = coroutine.resume(co)
+    local done, ok, e = resume_user(co) -- as volley resumes it: not counted as the script's
     st.co = nil
     if done and coroutine.status(co) ~= "dead" then
       error("testing.run: in user(): coroutine.yield() called by the script (a flow's user yields only"

@@ -99,6 +99,13 @@ struct script *script_new(char *err, size_t errlen)
         script_free(s);
         return NULL;
     }
+    /* Then the count of the script's own coroutine resumes (flows refuse a
+     * request inside one: lua/volley/coroutines.lua). */
+    if (require_module(s, "volley.coroutines", err, errlen) < 0) {
+        script_free(s);
+        return NULL;
+    }
+    lua_pop(L, 1);
     if (require_module(s, "volley.bridge", err, errlen) < 0) {
         script_free(s);
         return NULL;
