@@ -1,0 +1,504 @@
+"""Runs the code examples of README.md and docs/*.md, so that an example
+that no longer runs fails the suite (test_doc_examples.sh).
+
+    doc_examples.py run SRC WORK      the examples; env: see Env below
+    doc_examples.py wrap ARGS...      the `volley` the examples call (on PATH)
+
+An example is a code block (fenced, or indented by 4 blanks):
+- a ```lua block that is a whole script (it returns a table, or sets wrk
+  globals) is run with volley: by the doc's own command that names it
+  (`-s items.lua` after a block the text calls items.lua), else with
+  -n 20 -c 2 (a flow: --iterations 3); it must exit 0 with no Lua error
+  on stderr. A flow's fragment (`u:check(...)`) is run inside a user(u),
+  a done() fragment inside done(); a busted spec is compiled (loadstring).
+- every `volley ...` command of a shell block (the `$ ` lines when the
+  block has them) is run by bash in WORK, where `volley` is this file's
+  wrap: it points the URL at the test's servers (volley-target, a TLS
+  one, nghttpd for --h2c, doc_shop.py for the shop flows), and bounds
+  the run (-d 300ms, -n <= 100, -c <= 10...). It must exit 0 (or 3 with
+  -R, 99 with a threshold, or what EXPECT says the example shows) with no
+  Lua error and no note that a --fail-if reads backwards. A block of shell
+  (a for loop, variables) runs as one script.
+- a command with a placeholder (URL is filled in; I/4, SCRIPT, [options],
+  OPTIONS... are not) is a synopsis, not run; SKIP lists the others that
+  cannot run here, each with its reason.
+
+Prints one line per failure, "FILE:LINE: what", then the counts; exits 1
+if any failed.
+
+Env (run): VOLLEY, DOCX_TARGET (volley-target's port), DOCX_TLS (a TLS
+volley-target's port), DOCX_H2C (nghttpd --h2c's port, or empty).
+"""
+import glob
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# (file, a substring of the command or the block's first line): why it is
+# not run here. Keep it short: every entry is an example nobody checks.
+SKIP = {
+    ("docs/usage.md", "#!/usr/bin/env bash"):
+        "a CI script around the user's own service (./bin/my-service, make -C third_party/volley); "
+        "its volley command is run on its own",
+    ("docs/scripting.md", "package.path = \"./?.lua;\" .. package.path"):
+        "a busted spec of a scenario.lua the doc does not give: compiled only",
+}
+
+# (file, a substring of the command): exit statuses the example shows,
+# besides 0, with the reason.
+EXPECT = {
+    ("docs/output.md", "/never"): ({1}, "every request times out: no response completed"),
+    ("docs/output.md", "/status/503"): ({99}, "the thresholds fail: that is the example"),
+    ("docs/output.md", "examples.json_check http://127.0.0.1:32981/ -- bad"):
+        ({1}, "every response fails validation: no response completed, exit 1, as the text says"),
+    ("docs/scripting.md", "examples.json_check http://127.0.0.1:8080/ -- bad"):
+        ({1}, "-- bad asks for broken documents: every response fails, exit 1"),
+    ("docs/usage.md", "merge --partial shard-0.json shard-2.json"): ({11}, "a partial merge exits 11, as the text says"),
+}
+
+# (file, a substring of the command): shell run before it in the same
+# unit, what the doc's text says was run with it.
+WITH = {
+    ("docs/output.md", "--shard 1/3 --start-at 1796160617"):
+        "for i in 0 2; do volley -q --shard $i/3 --start-at 1796160617 --source 127.0.0.$((i + 2)) "
+        "-n 3000 -c 30 --json e$i.json http://127.0.0.1:35653/ & done\n",
+}
+
+SYNOPSIS = re.compile(r"^(FILE|SCRIPT|F|N|OPTIONS\.\.\.|\.\.\.|[A-Z]+\.json(\.\.\.)?|[A-Z]+\.hlog\.\.\.|I/\d+)$")
+LUA_ERROR = re.compile(r"\.lua:\d+:|in (options|setup|init|connect|request|delay|response|done|user)\(\)|attempt to ")
+BACKWARDS = re.compile(r"--fail-if .* fails the (run|comparison) when")
+
+
+# ---------------------------------------------------------------- blocks
+
+def blocks(path):
+    """(tag, first line number, lines) of each code block: fenced (tag
+    'lua', 'sh', '' ...) or indented by 4 blanks (tag None)."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    out, i = [], 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```\s*(\w*)", lines[i])
+        if m:
+            j = i + 1
+            while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
+                j += 1
+            ind = len(m.group(1))
+            out.append((m.group(2), i + 2, [l[ind:] for l in lines[i + 1:j]]))
+            i = j + 1
+            continue
+        if lines[i].startswith("    ") and (i == 0 or not lines[i - 1].strip()):
+            j = i
+            while j < len(lines) and (lines[j].startswith("    ") or (not lines[j].strip() and
+                                      j + 1 < len(lines) and lines[j + 1].startswith("    "))):
+                j += 1
+            body = [l[4:] for l in lines[i:j]]
+            ind = min((len(l) - len(l.lstrip()) for l in body if l.strip()), default=0)
+            out.append((None, i + 1, [l[ind:] for l in body]))
+            i = j
+            continue
+        i += 1
+    return out, lines
+
+
+def lua_name(lines, start, body):
+    """The file name the doc gives a Lua block: its first comment's
+    (`-- shop.lua: ...`) or the line before it (`` `think.lua`: ``)."""
+    m = re.match(r"--\s*([\w./-]+\.lua)\b", body[0]) if body else None
+    if m:
+        return os.path.basename(m.group(1))
+    k = start - 3
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    m = re.search(r"`([\w./-]+\.lua)`", lines[k]) if k >= 0 else None
+    return os.path.basename(m.group(1)) if m and lines[k].rstrip().endswith(":") else None
+
+
+def commands(body, start):
+    """(line, text) of the volley commands of a shell block, continuation
+    lines joined. With `$ ` prompts only those lines are commands."""
+    prompt = any(l.startswith("$ ") for l in body)
+    out, i = [], 0
+    while i < len(body):
+        l = body[i]
+        if prompt:
+            l = l[2:] if l.startswith("$ ") else ""
+        if re.match(r'^(volley|"\$volley")( |$)', l) and not re.match(r"^volley( \w+)?:|^volley \d", l):
+            text, first = l, i
+            while text.endswith("\\") and i + 1 < len(body):
+                i += 1
+                text = text[:-1] + " " + body[i].strip()
+            out.append((start + first, text))
+        i += 1
+    return out
+
+
+def is_shell_script(body):
+    return any(re.match(r"^(for |while |[A-Za-z_]+=)", l) for l in body)
+
+
+# ---------------------------------------------------------------- running
+
+class Runner:
+    def __init__(self, src, work):
+        self.src, self.work = src, work
+        self.volley = os.environ["VOLLEY"]
+        self.fails, self.counts = [], {"commands run": 0, "scripts run": 0, "fragments run": 0,
+                                       "compiled": 0, "synopses": 0, "skipped": 0}
+        self.skips, self.times = [], []
+        os.makedirs(os.path.join(work, "bin"), exist_ok=True)
+        wrap = os.path.join(work, "bin", "volley")
+        with open(wrap, "w") as f:
+            f.write('#!/bin/sh\nexec "%s" -B "%s" wrap "$@"\n' % (sys.executable, os.path.abspath(__file__)))
+        os.chmod(wrap, 0o755)
+        sys.path.insert(0, HERE)
+        import doc_shop
+        self.shop_server, shop_port = doc_shop.start()
+        self.env = dict(os.environ, PATH=os.path.join(work, "bin") + ":" + os.environ["PATH"],
+                        DOCX_SHOP=str(shop_port), DOCX_LOG=os.path.join(work, "calls.log"),
+                        DOCX_WORK=work)
+        self.fixtures()
+
+    def fail(self, where, what):
+        self.fails.append("%s: %s" % (where, what))
+
+    def fixtures(self):
+        """The files the examples read: saved results, shards, a targets
+        file, data files, a body."""
+        w, url = self.work, "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]
+        def real(*args):
+            subprocess.run([self.volley, "-q", "-n", "30", "-c", "3", "-t", "1"] + list(args) + [url],
+                           cwd=w, check=True, timeout=60, stdout=subprocess.DEVNULL)
+        real("--json", "result.json")
+        for name in ("before", "after", "base", "slow", "new", "run"):
+            shutil.copy(os.path.join(w, "result.json"), os.path.join(w, name + ".json"))
+        for i in range(3):
+            real("--shard", "%d/3" % i, "--run-id", "docs", "--json", "shard-%d.json" % i)
+            shutil.copy(os.path.join(w, "shard-%d.json" % i), os.path.join(w, "e%d.json" % i))
+        with open(os.path.join(w, "targets.txt"), "w") as f:
+            f.write("GET %s\nGET %sjson/items/2\n" % (url, url))
+        shutil.copy(os.path.join(w, "targets.txt"), os.path.join(w, "t.txt"))
+        with open(os.path.join(w, "users.csv"), "w") as f:
+            f.write("user,password,pass\n" + "".join("user%d,pw-user%d,x%d\n" % (i, i, i) for i in range(1, 21)))
+        with open(os.path.join(w, "users.txt"), "w") as f:
+            f.write("".join("user%d\n" % i for i in range(1, 21)))
+        with open(os.path.join(w, "body.json"), "w") as f:
+            f.write('{"id": 1}\n')
+
+    def skipped(self, doc, first):
+        for (d, key), why in SKIP.items():
+            if d == doc and key in first:
+                return why
+        return None
+
+    def run_bash(self, where, script, expect, scripts):
+        """Runs script (shell) in WORK with the wrap as volley; each
+        volley it ran must end in an allowed status, with no Lua error."""
+        for name, text in scripts.items():
+            with open(os.path.join(self.work, name), "w") as f:
+                f.write(text)
+        log = self.env["DOCX_LOG"]
+        open(log, "w").close()
+        env = dict(self.env, DOCX_START_AT="%.3f" % (time.time() + 2.5))
+        t0 = time.time()
+        try:
+            r = subprocess.run(["bash", "-c", script], cwd=self.work, env=env, timeout=60,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except subprocess.TimeoutExpired:
+            return self.fail(where, "did not end within 60 s")
+        self.times.append((time.time() - t0, where))
+        calls = [json.loads(l) for l in open(log)]
+        if not calls:
+            return self.fail(where, "ran no volley (bash: %s)" % r.stderr.strip()[-300:])
+        for c in calls:
+            allowed = {0} | expect
+            if "-R" in c["args"] or any(a.startswith("--rate") for a in c["args"]) or \
+                    c["args"][:1] in (["merge"], ["report"]):   # -R's rate judged again
+                allowed.add(3)
+            if any(a.startswith(("--threshold", "--fail-if")) for a in c["args"]):
+                allowed.add(99)
+            err = c["stderr"]
+            what = "volley %s" % shlex.join(c["args"])
+            if c["rc"] not in allowed:
+                self.fail(where, "%s: exit %d (%s)" % (what, c["rc"], err.strip()[-400:]))
+            elif LUA_ERROR.search(err):
+                self.fail(where, "%s: a Lua error: %s" % (what, err.strip()[-400:]))
+            elif c["flow"] is not None and not flow_ok(c["flow"]):
+                self.fail(where, "%s: a flow that did not pass: %s" % (what, json.dumps(c["flow"])[:400]))
+            elif BACKWARDS.search(err):
+                self.fail(where, "%s: a --fail-if that reads backwards: %s" % (what, err.strip()[-300:]))
+
+    def lua_blocks(self, doc, blks, lines):
+        """The Lua blocks of one doc: (line, name, text) in order."""
+        out = []
+        for tag, start, body in blks:
+            if tag == "lua":
+                out.append((start, lua_name(lines, start, body), "\n".join(body) + "\n"))
+        return out
+
+    def script_for(self, luas, name, line):
+        """The doc's block called name nearest before line, else the first after."""
+        before = [b for b in luas if b[1] == name and b[0] < line]
+        after = [b for b in luas if b[1] == name and b[0] > line]
+        return (before[-1] if before else after[0]) if before or after else None
+
+    def doc(self, doc):
+        blks, lines = blocks(os.path.join(self.src, doc))
+        luas = self.lua_blocks(doc, blks, lines)
+        used = set()
+        for tag, start, body in blks:
+            if tag not in (None, "", "sh", "bash", "console", "shell"):
+                continue
+            where = "%s:%d" % (doc, start)
+            why = self.skipped(doc, body[0] if body else "")
+            cmds = commands(body, start)
+            if why and not any(c[1].startswith('"$volley"') for c in cmds):
+                self.skips.append("%s: %s" % (where, why))
+                self.counts["skipped"] += 1
+                continue
+            if cmds and is_shell_script(body) and not why:
+                units = [(start, "\n".join(body), cmds)]
+            else:
+                units = [(n, t, [(n, t)]) for n, t in cmds]
+            for n, script, cs in units:
+                where = "%s:%d" % (doc, n)
+                text = " ".join(t for _, t in cs)
+                why = self.skipped(doc, text)
+                if why:
+                    self.skips.append("%s: %s" % (where, why))
+                    self.counts["skipped"] += 1
+                    continue
+                try:
+                    toks = shlex.split(text.replace("$((", "").replace("))", ""), comments=True)
+                except ValueError:
+                    toks = text.split()
+                toks = [t for t in toks if t != "URL"]
+                if any(SYNOPSIS.match(t) or t.startswith("[") or t.endswith("]") or "$(" in t and "JOB" in t
+                       for t in toks):
+                    self.counts["synopses"] += 1
+                    continue
+                script = re.sub(r'^"\$volley"', "volley", script, flags=re.M).replace(" URL", " http://127.0.0.1:8080/")
+                script = script.replace("127.0.0.1:PORT", "127.0.0.1:8080")
+                files = {}
+                for m in re.finditer(r"-s\s+(?:\./)?([\w.-]+\.lua)\b", script):
+                    b = self.script_for(luas, m.group(1), n)
+                    if b:
+                        used.add(b[0])
+                        files[m.group(1)] = b[2]
+                for (d, key), pre in WITH.items():
+                    if d == doc and key in text:
+                        script = pre + script + "\nwait\n"
+                expect = set()
+                for (d, key), (codes, _) in EXPECT.items():
+                    if d == doc and key in text:
+                        expect |= codes
+                self.counts["commands run"] += 1
+                self.run_bash(where, script, expect, files)
+        for start, name, text in luas:
+            if start in used:
+                continue
+            self.lua(doc, start, name, text)
+
+    def lua(self, doc, start, name, text):
+        where = "%s:%d" % (doc, start)
+        why = self.skipped(doc, text.split("\n")[0])
+        whole = re.search(r"^return\s+\w+\s*$|^return\s*\{", text, re.M) or \
+            re.search(r"^(wrk\.\w+|function (init|request|response|setup|delay|done))\b", text, re.M)
+        if why or re.search(r"^describe\(", text, re.M):
+            self.counts["compiled"] += 1
+            if why:
+                self.skips.append("%s: %s" % (where, why))
+            return self.compile(where, text)
+        name = name or "example-%d.lua" % start
+        if whole:
+            self.counts["scripts run"] += 1
+            bound = "--iterations 3 -c 2" if re.search(r"\.user\(u\)|function user\(u\)", text) else "-n 20 -c 2"
+        elif re.search(r"\bu:\w+", text):
+            self.counts["fragments run"] += 1
+            text = "local s = {}\nfunction s.user(u)\n%send\nreturn s\n" % text
+            bound = "--iterations 2 -c 1"
+        elif re.search(r"\blatency\(", text):
+            self.counts["fragments run"] += 1
+            text = "function done(summary, latency, requests)\n%send\n" % text
+            bound = "-n 20 -c 2"
+        else:
+            self.counts["compiled"] += 1
+            return self.compile(where, text)
+        self.run_bash(where, "volley -t 1 %s -s %s http://127.0.0.1:8080/" % (bound, name), set(), {name: text})
+
+    def compile(self, where, text):
+        r = subprocess.run(["luajit", "-e", "assert(loadstring(io.read('*a')))"], input=text,
+                           text=True, capture_output=True, timeout=30)
+        if r.returncode != 0:
+            self.fail(where, "does not compile: %s" % r.stderr.strip()[-300:])
+
+
+def flow_ok(f):
+    """A flow's run passed: an iteration completed, none failed, every check passed."""
+    it, ch = f.get("iterations") or {}, f.get("checks") or {}
+    return it.get("completed", 0) > 0 and it.get("failed") == 0 and ch.get("failed", 0) == 0
+
+
+def run(src, work):
+    r = Runner(src, work)
+    for doc in ["README.md"] + sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "docs", "*.md"))):
+        r.doc(doc)
+    for f in r.fails:
+        print("FAIL " + f)
+    for t, where in sorted(r.times)[-5:]:
+        print("slowest: %s %.1f s" % (where, t))
+    for s in r.skips:
+        print("skipped " + s)
+    print("doc examples: " + ", ".join("%s %d" % kv for kv in r.counts.items()) + ", failed %d" % len(r.fails))
+    return 1 if r.fails else 0
+
+
+# ---------------------------------------------------------------- the wrap
+
+VALUE_OPTS = set("""-c --connections -t --threads -d --duration -n --requests --iterations -R --rate
+--spin --stages -s --script -H --header -m --method -b --body --body-file --targets --targets-order
+-T --timeout --yield-timeout --max-body --heartbeat --json --html --hlog --hlog-interval --threshold
+--fail-if --progress --show-errors --seed --source --shard --start-at --run-id --tls-min --tls-max
+--ciphers --ciphersuites --groups --sni --cacert --cert --key --tls-resume --streams
+--h2-window""".split())
+
+
+def number(s):
+    m = re.match(r"^(\d+(?:\.\d+)?)([kKmM]?)$", s)
+    return float(m.group(1)) * {"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6}[m.group(2)] if m else None
+
+
+def flow_kind(script, work):
+    """None (no flow), "flow", or "shop" (a flow that logs in to a shop)."""
+    if script == "examples.shop":
+        return "shop"
+    p = os.path.join(work, script)
+    text = open(p).read() if script and os.path.isfile(p) else ""
+    if not re.search(r"user\(u\)", text):
+        return None
+    return "shop" if '"/login"' in text else "flow"
+
+
+def rewrite(args, env):
+    """args with the URL on the test's servers and the run bounded."""
+    if not args or args[0] in ("report", "compare", "merge", "help") or args[0].startswith("--v") \
+            or args[0] in ("-h", "--help"):
+        return args
+    ab = args[0] == "ab"
+    opts = {}
+    i, out = (1, ["ab"]) if ab else (0, [])
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out += args[i:]
+            break
+        name, eq, val = a.partition("=") if a.startswith("--") else (a, "", "")
+        if not ab and name in VALUE_OPTS and not eq and i + 1 < len(args):
+            val = args[i + 1]
+            i += 1
+        elif ab and re.match(r"^-[a-zA-Z]$", a) and a not in ("-k", "-v", "-r", "-S", "-d", "-w", "-i", "-q", "-V", "-h") \
+                and i + 1 < len(args):
+            val = args[i + 1]
+            i += 1
+        elif not eq:
+            val = None
+        opts[name] = val
+        out.append((name, val, eq))
+        i += 1
+    rate = number(opts.get("-R") or opts.get("--rate") or "") or 0
+    script = opts.get("-s") or opts.get("--script") or ""
+    flow = flow_kind(script, env["DOCX_WORK"])
+    fixed, has_bound, url_at = [], False, None
+    for x in out:
+        if isinstance(x, str):
+            fixed.append(x)
+            continue
+        name, val, eq = x
+        if val is None:
+            if name.startswith(("http://", "https://")) and url_at is None:
+                url_at = len(fixed)
+            fixed.append(name)
+            continue
+        if ab:
+            if name == "-n":
+                val = str(min(int(number(val)), 100))
+            elif name == "-c":
+                val = str(min(int(number(val)), 10))
+            elif name == "-t":
+                val = "1"
+        elif name in ("-d", "--duration"):
+            val, has_bound = ("3s" if flow else "300ms"), True
+        elif name in ("-n", "--requests"):
+            cap = max(6, int(rate * 0.3)) if rate else 100
+            val, has_bound = str(min(int(number(val)), cap)), True
+        elif name == "--iterations":
+            val, has_bound = str(min(int(number(val)), 3)), True
+        elif name in ("-c", "--connections"):
+            val = str(min(int(number(val)), 10))
+        elif name in ("-t", "--threads"):
+            val = str(min(int(number(val)), 2))
+        elif name == "--stages":
+            val = ",".join("100ms:%s" % (s.split(":")[1] if rate or "-R" in opts else min(int(s.split(":")[1]), 10))
+                           for s in val.split(","))
+            has_bound = True
+        elif name == "--start-at":
+            val = env["DOCX_START_AT"]
+        fixed += [name + "=" + val] if eq else [name, val]
+    if url_at is not None:
+        u = fixed[url_at]
+        m = re.match(r"^(https?)://([^/]+)(.*)$", u)
+        scheme, host, rest = m.groups()
+        if scheme == "https":
+            host = re.sub(r":\d+$", "", host) + ":" + env["DOCX_TLS"]
+        elif "--h2c" in opts and env.get("DOCX_H2C"):
+            host, rest = "127.0.0.1:" + env["DOCX_H2C"], "/"
+        else:
+            host = "127.0.0.1:" + (env["DOCX_SHOP"] if flow == "shop" else env["DOCX_TARGET"])
+        fixed[url_at] = "%s://%s%s" % (scheme, host, rest)
+    k = fixed.index("--") if "--" in fixed else len(fixed)
+    if not ab and not has_bound and (url_at is not None or script or "--targets" in opts):
+        fixed[k:k] = ["-d", "3s" if flow else "300ms"]
+    if flow and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
+        fixed[k:k] = ["--iterations", "2"]
+    if flow and "--json" not in opts:
+        fixed[k:k] = ["--json", os.path.join(env["DOCX_WORK"], "flow.json")]
+    return fixed
+
+
+def wrap(args):
+    env = os.environ
+    new = rewrite(args, env)
+    for i, a in enumerate(new):   # a script's own URLs (options()) too
+        if a.endswith(".lua") and os.path.isfile(a):
+            t = open(a).read()
+            t2 = re.sub(r"127\.0\.0\.1:8080", "127.0.0.1:" + env["DOCX_TARGET"], t)
+            if t2 != t:
+                open(a, "w").write(t2)
+    try:
+        r = subprocess.run([env["VOLLEY"]] + new, stderr=subprocess.PIPE, text=True, timeout=40)
+        rc, err = r.returncode, r.stderr
+    except subprocess.TimeoutExpired:
+        rc, err = -1, "timed out after 40 s"
+    sys.stderr.write(err)
+    flow = None
+    if "--json" in new and new[new.index("--json") + 1] != "-" and "--iterations" in new:
+        try:
+            doc = json.load(open(new[new.index("--json") + 1]))
+            flow = {"iterations": doc["iterations"], "checks": doc["checks"]}
+        except (OSError, ValueError, KeyError, TypeError):
+            flow = {}
+    with open(env["DOCX_LOG"], "a") as f:
+        f.write(json.dumps({"args": args, "ran": new, "rc": rc, "stderr": err[-2000:], "flow": flow}) + "\n")
+    return rc if rc >= 0 else 124
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "wrap":
+        sys.exit(wrap(sys.argv[2:]))
+    sys.exit(run(sys.argv[2], sys.argv[3]))
