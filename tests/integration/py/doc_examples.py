@@ -51,6 +51,13 @@ SKIP = {
         "a busted spec of a scenario.lua the doc does not give: compiled only",
 }
 
+# (file, a spec block's first line): (file, first line of the doc's flow
+# it tests, its file name): run under busted next to it.
+SPECS = {
+    ("docs/scripting.md", "-- VOLLEY_LUA: the lua/ folder of a volley source tree"):
+        ("docs/flows-compared.md", "-- shop.lua: volley -s shop.lua", "shop.lua"),
+}
+
 # (file, a substring of the command): exit statuses the example shows,
 # besides 0, with the reason.
 EXPECT = {
@@ -149,9 +156,9 @@ class Runner:
     def __init__(self, src, work):
         self.src, self.work = src, work
         self.volley = os.environ["VOLLEY"]
-        self.fails, self.counts = [], {"commands run": 0, "scripts run": 0, "fragments run": 0,
-                                       "compiled": 0, "synopses": 0, "skipped": 0}
-        self.skips, self.times = [], []
+        self.fails, self.counts = [], {"commands run": 0, "lua run by a doc command": 0, "scripts run": 0, "fragments run": 0,
+                                       "specs run": 0, "compiled": 0, "synopses": 0, "skipped": 0}
+        self.skips, self.times, self.synopses, self.helps = [], [], [], {}
         os.makedirs(os.path.join(work, "bin"), exist_ok=True)
         wrap = os.path.join(work, "bin", "volley")
         with open(wrap, "w") as f:
@@ -234,6 +241,21 @@ class Runner:
             elif BACKWARDS.search(err):
                 self.fail(where, "%s: a --fail-if that reads backwards: %s" % (what, err.strip()[-300:]))
 
+    def synopsis(self, where, toks):
+        """A synopsis is not run, but each --option it names must be one
+        that `volley help` (or `volley help COMMAND`) lists."""
+        sub = toks[1] if len(toks) > 1 and toks[1] in ("report", "compare", "merge", "ab", "help") else ""
+        if sub in ("ab", "help"):
+            return
+        if sub not in self.helps:
+            r = subprocess.run([self.volley, "help", sub] if sub else [self.volley, "--help"],
+                               capture_output=True, text=True, timeout=30)
+            self.helps[sub] = set(re.findall(r"--[a-z][\w.-]*", r.stdout + r.stderr))
+        for t in toks:
+            m = re.match(r"^\[?(--[a-z][\w.-]*[a-z0-9])", t)
+            if m and m.group(1) not in self.helps[sub]:
+                self.fail(where, "%s: not an option of volley %s (volley help %s)" % (m.group(1), sub, sub))
+
     def lua_blocks(self, doc, blks, lines):
         """The Lua blocks of one doc: (line, name, text) in order."""
         out = []
@@ -270,6 +292,8 @@ class Runner:
                 where = "%s:%d" % (doc, n)
                 text = " ".join(t for _, t in cs)
                 why = self.skipped(doc, text)
+                if "--h2c" in text and not os.environ.get("DOCX_H2C"):
+                    why = "--h2c needs an HTTP/2 server (nghttpd), not installed here"
                 if why:
                     self.skips.append("%s: %s" % (where, why))
                     self.counts["skipped"] += 1
@@ -282,6 +306,8 @@ class Runner:
                 if any(SYNOPSIS.match(t) or t.startswith("[") or t.endswith("]") or "$(" in t and "JOB" in t
                        for t in toks):
                     self.counts["synopses"] += 1
+                    self.synopses.append(where)
+                    self.synopsis(where, toks)
                     continue
                 script = re.sub(r'^"\$volley"', "volley", script, flags=re.M).replace(" URL", " http://127.0.0.1:8080/")
                 script = script.replace("127.0.0.1:PORT", "127.0.0.1:8080")
@@ -302,6 +328,7 @@ class Runner:
                 self.run_bash(where, script, expect, files)
         for start, name, text in luas:
             if start in used:
+                self.counts["lua run by a doc command"] += 1
                 continue
             self.lua(doc, start, name, text)
 
@@ -310,6 +337,10 @@ class Runner:
         why = self.skipped(doc, text.split("\n")[0])
         whole = re.search(r"^return\s+\w+\s*$|^return\s*\{", text, re.M) or \
             re.search(r"^(wrk\.\w+|function (init|request|response|setup|delay|done))\b", text, re.M)
+        spec = SPECS.get((doc, text.split("\n")[0]))
+        if spec and shutil.which("busted"):
+            self.counts["specs run"] += 1
+            return self.busted(where, text, spec)
         if why or re.search(r"^describe\(", text, re.M):
             self.counts["compiled"] += 1
             if why:
@@ -332,6 +363,25 @@ class Runner:
             return self.compile(where, text)
         self.run_bash(where, "volley -t 1 %s -s %s http://127.0.0.1:8080/" % (bound, name), set(), {name: text})
 
+    def busted(self, where, text, spec):
+        """Runs a spec under busted, next to the doc's flow it is for."""
+        sdoc, first, name = spec
+        blks, lines = blocks(os.path.join(self.src, sdoc))
+        flow = [b for b in self.lua_blocks(sdoc, blks, lines) if b[2].startswith(first)]
+        if len(flow) != 1:
+            return self.fail(where, "the flow it tests (%s: %s) is not one block of %s" % (sdoc, first, sdoc))
+        d = os.path.join(self.work, "busted")
+        os.makedirs(os.path.join(d, "spec"), exist_ok=True)
+        with open(os.path.join(d, name), "w") as f:
+            f.write(flow[0][2])
+        with open(os.path.join(d, "spec", "doc_spec.lua"), "w") as f:
+            f.write(text)
+        env = dict(os.environ, VOLLEY_LUA=os.path.join(self.src, "lua"))
+        r = subprocess.run(["busted", "--lua=luajit", "spec"], cwd=d, env=env, capture_output=True,
+                           text=True, timeout=60)
+        if r.returncode != 0:
+            self.fail(where, "busted: %s" % (r.stdout + r.stderr).strip()[-400:])
+
     def compile(self, where, text):
         r = subprocess.run(["luajit", "-e", "assert(loadstring(io.read('*a')))"], input=text,
                            text=True, capture_output=True, timeout=30)
@@ -345,12 +395,37 @@ def flow_ok(f):
     return it.get("completed", 0) > 0 and it.get("failed") == 0 and ch.get("failed", 0) == 0
 
 
+def volley_fields(r, docs):
+    """Each `volley.NAME.` or `volley.NAME(` the docs use (in code or in
+    prose) names a field of the volley table a script sees: a module that
+    is only require()d (volley.json) is not one."""
+    keys = os.path.join(r.work, "keys.lua")
+    with open(keys, "w") as f:
+        f.write("function init() local k = {} for n in pairs(volley) do k[#k + 1] = n end\n"
+                "io.stderr:write('keys: ', table.concat(k, ' '), '\\n') end\n")
+    p = subprocess.run([r.volley, "-q", "-n", "1", "-c", "1", "-t", "1", "-s", keys,
+                        "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]], capture_output=True, text=True, timeout=30)
+    m = re.search(r"^keys: (.*)$", p.stderr, re.M)
+    if not m:
+        return r.fail("volley.*", "the volley table's fields not read: %s" % p.stderr.strip()[-300:])
+    fields = set(m.group(1).split())
+    for doc in docs:
+        for n, line in enumerate(open(os.path.join(r.src, doc), encoding="utf-8"), 1):
+            for name in re.findall(r"\bvolley\.([a-z_]\w*)[.({]", line):
+                if name not in fields:
+                    r.fail("%s:%d" % (doc, n), "volley.%s: not a field of the volley table (it has %s)"
+                           % (name, ", ".join(sorted(fields))))
+
+
 def run(src, work):
     r = Runner(src, work)
-    for doc in ["README.md"] + sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "docs", "*.md"))):
+    docs = ["README.md"] + sorted(os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "docs", "*.md")))
+    volley_fields(r, docs)
+    for doc in docs:
         r.doc(doc)
     for f in r.fails:
         print("FAIL " + f)
+    print("synopses (placeholders, not run): " + " ".join(r.synopses))
     for t, where in sorted(r.times)[-5:]:
         print("slowest: %s %.1f s" % (where, t))
     for s in r.skips:
