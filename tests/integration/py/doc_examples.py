@@ -158,7 +158,7 @@ class Runner:
         self.volley = os.environ["VOLLEY"]
         self.fails, self.counts = [], {"commands run": 0, "lua run by a doc command": 0, "scripts run": 0, "fragments run": 0,
                                        "specs run": 0, "compiled": 0, "synopses": 0, "skipped": 0}
-        self.skips, self.times, self.synopses, self.helps = [], [], [], {}
+        self.skips, self.times, self.synopses, self.helps, self.jobs = [], [], [], {}, []
         os.makedirs(os.path.join(work, "bin"), exist_ok=True)
         wrap = os.path.join(work, "bin", "volley")
         with open(wrap, "w") as f:
@@ -168,8 +168,7 @@ class Runner:
         import doc_shop
         self.shop_server, shop_port = doc_shop.start()
         self.env = dict(os.environ, PATH=os.path.join(work, "bin") + ":" + os.environ["PATH"],
-                        DOCX_SHOP=str(shop_port), DOCX_LOG=os.path.join(work, "calls.log"),
-                        DOCX_WORK=work)
+                        DOCX_SHOP=str(shop_port))
         self.fixtures()
 
     def fail(self, where, what):
@@ -178,7 +177,8 @@ class Runner:
     def fixtures(self):
         """The files the examples read: saved results, shards, a targets
         file, data files, a body."""
-        w, url = self.work, "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]
+        w, url = os.path.join(self.work, "fixtures"), "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]
+        os.makedirs(w)
         def real(*args):
             subprocess.run([self.volley, "-q", "-n", "30", "-c", "3", "-t", "1"] + list(args) + [url],
                            cwd=w, check=True, timeout=60, stdout=subprocess.DEVNULL)
@@ -205,24 +205,40 @@ class Runner:
         return None
 
     def run_bash(self, where, script, expect, scripts):
-        """Runs script (shell) in WORK with the wrap as volley; each
-        volley it ran must end in an allowed status, with no Lua error."""
+        """Queues script (shell): run_jobs runs it in a directory of its
+        own (the fixtures copied) with the wrap as volley."""
+        self.jobs.append((where, script, expect, scripts))
+
+    def run_jobs(self):
+        """The queued scripts, two at a time; each volley one ran must end
+        in an allowed status, with no Lua error."""
+        import concurrent.futures
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            for fails in pool.map(self.job, range(len(self.jobs))):
+                self.fails += fails
+
+    def job(self, k):
+        where, script, expect, scripts = self.jobs[k]
+        d = os.path.join(self.work, "unit-%d" % k)
+        shutil.copytree(os.path.join(self.work, "fixtures"), d)
         for name, text in scripts.items():
-            with open(os.path.join(self.work, name), "w") as f:
+            with open(os.path.join(d, name), "w") as f:
                 f.write(text)
-        log = self.env["DOCX_LOG"]
+        log = os.path.join(d, "calls.log")
         open(log, "w").close()
-        env = dict(self.env, DOCX_START_AT="%.3f" % (time.time() + 2.5))
+        env = dict(self.env, DOCX_START_AT="%.3f" % (time.time() + 2.5), DOCX_LOG=log, DOCX_WORK=d)
         t0 = time.time()
         try:
-            r = subprocess.run(["bash", "-c", script], cwd=self.work, env=env, timeout=60,
+            r = subprocess.run(["bash", "-c", script], cwd=d, env=env, timeout=60,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         except subprocess.TimeoutExpired:
-            return self.fail(where, "did not end within 60 s")
+            return ["%s: did not end within 60 s" % where]
         self.times.append((time.time() - t0, where))
         calls = [json.loads(l) for l in open(log)]
+        shutil.rmtree(d, ignore_errors=True)
         if not calls:
-            return self.fail(where, "ran no volley (bash: %s)" % r.stderr.strip()[-300:])
+            return ["%s: ran no volley (bash: %s)" % (where, r.stderr.strip()[-300:])]
+        fails = []
         for c in calls:
             allowed = {0} | expect
             if "-R" in c["args"] or any(a.startswith("--rate") for a in c["args"]) or \
@@ -231,15 +247,16 @@ class Runner:
             if any(a.startswith(("--threshold", "--fail-if")) for a in c["args"]):
                 allowed.add(99)
             err = c["stderr"]
-            what = "volley %s" % shlex.join(c["args"])
+            what = "%s: volley %s" % (where, shlex.join(c["args"]))
             if c["rc"] not in allowed:
-                self.fail(where, "%s: exit %d (%s)" % (what, c["rc"], err.strip()[-400:]))
+                fails.append("%s: exit %d (%s)" % (what, c["rc"], err.strip()[-400:]))
             elif LUA_ERROR.search(err):
-                self.fail(where, "%s: a Lua error: %s" % (what, err.strip()[-400:]))
+                fails.append("%s: a Lua error: %s" % (what, err.strip()[-400:]))
             elif c["flow"] is not None and not flow_ok(c["flow"]):
-                self.fail(where, "%s: a flow that did not pass: %s" % (what, json.dumps(c["flow"])[:400]))
+                fails.append("%s: a flow that did not pass: %s" % (what, flow_summary(c["flow"])))
             elif BACKWARDS.search(err):
-                self.fail(where, "%s: a --fail-if that reads backwards: %s" % (what, err.strip()[-300:]))
+                fails.append("%s: a --fail-if that reads backwards: %s" % (what, err.strip()[-300:]))
+        return fails
 
     def synopsis(self, where, toks):
         """A synopsis is not run, but each --option it names must be one
@@ -380,13 +397,22 @@ class Runner:
         r = subprocess.run(["busted", "--lua=luajit", "spec"], cwd=d, env=env, capture_output=True,
                            text=True, timeout=60)
         if r.returncode != 0:
-            self.fail(where, "busted: %s" % (r.stdout + r.stderr).strip()[-400:])
+            out = (r.stdout + r.stderr).split("\n")
+            at = next((i for i, l in enumerate(out) if "->" in l), 0)
+            self.fail(where, "busted: %s" % " | ".join(l.strip() for l in out[at:at + 6] if l.strip())[:500])
 
     def compile(self, where, text):
         r = subprocess.run(["luajit", "-e", "assert(loadstring(io.read('*a')))"], input=text,
                            text=True, capture_output=True, timeout=30)
         if r.returncode != 0:
             self.fail(where, "does not compile: %s" % r.stderr.strip()[-300:])
+
+
+def flow_summary(f):
+    it, ch = f.get("iterations") or {}, f.get("checks") or {}
+    return "iterations %s started, %s completed, %s failed %s; checks %s passed, %s failed %s" % (
+        it.get("started"), it.get("completed"), it.get("failed"), json.dumps(it.get("failures"))[:200],
+        ch.get("passed"), ch.get("failed"), json.dumps(ch.get("names"))[:200])
 
 
 def flow_ok(f):
@@ -423,11 +449,13 @@ def run(src, work):
     volley_fields(r, docs)
     for doc in docs:
         r.doc(doc)
+    r.run_jobs()
     for f in r.fails:
         print("FAIL " + f)
     print("synopses (placeholders, not run): " + " ".join(r.synopses))
     for t, where in sorted(r.times)[-5:]:
         print("slowest: %s %.1f s" % (where, t))
+    print("units took %.1f s in all" % sum(t for t, _ in r.times))
     for s in r.skips:
         print("skipped " + s)
     print("doc examples: " + ", ".join("%s %d" % kv for kv in r.counts.items()) + ", failed %d" % len(r.fails))
