@@ -58,6 +58,10 @@ SPECS = {
         ("docs/flows-compared.md", "-- shop.lua: volley -s shop.lua", "shop.lua"),
 }
 
+# The first line of usage.md's example of a --targets file: the
+# examples' targets.txt.
+TARGETS_SAMPLE = "# lines beginning with # are comments"
+
 # (file, a substring of the command): exit statuses the example shows,
 # besides 0, with the reason.
 EXPECT = {
@@ -188,8 +192,16 @@ class Runner:
         for i in range(3):
             real("--shard", "%d/3" % i, "--run-id", "docs", "--json", "shard-%d.json" % i)
             shutil.copy(os.path.join(w, "shard-%d.json" % i), os.path.join(w, "e%d.json" % i))
+        # The targets file the examples read is usage.md's example of one.
+        sample = [b for b in blocks(os.path.join(self.src, "docs/usage.md"))[0]
+                  if b[0] == "" and b[2] and b[2][0] == TARGETS_SAMPLE]
+        if len(sample) != 1:
+            self.fail("docs/usage.md", "no fenced block begins %r (the targets file's example)" % TARGETS_SAMPLE)
         with open(os.path.join(w, "targets.txt"), "w") as f:
-            f.write("GET %s\nGET %sjson/items/2\n" % (url, url))
+            f.write("\n".join(sample[0][2]).replace("127.0.0.1:8080/", url[7:]) + "\n" if sample else "GET %s\n" % url)
+        os.makedirs(os.path.join(w, "bodies"))
+        with open(os.path.join(w, "bodies", "item.json"), "w") as f:
+            f.write('{"name": "x"}\n')
         shutil.copy(os.path.join(w, "targets.txt"), os.path.join(w, "t.txt"))
         with open(os.path.join(w, "users.csv"), "w") as f:
             f.write("user,password,pass\n" + "".join("user%d,pw-user%d,x%d\n" % (i, i, i) for i in range(1, 21)))
