@@ -18,7 +18,7 @@ start_target
 mkdir -p "$T/work"
 RC=0
 VOLLEY="$VOLLEY" DOCX_TARGET=$PORT DOCX_TLS=$TLS_PORT DOCX_H2C=$H2C_PORT \
-    timeout -s KILL 300 python3 -B "$(dirname "$TESTLIB")/py/doc_examples.py" run "$SRC" "$T/work" \
+    timeout -s KILL 300 python3 -B "$(dirname "$TESTLIB")/py/doc_examples.py" "$SRC" "$T/work" \
     > "$T/examples.out" 2>&1 || RC=$?
 grep -v '^FAIL ' "$T/examples.out" || true
 while IFS= read -r line; do fail "${line#FAIL }"; done < <(grep '^FAIL ' "$T/examples.out")
