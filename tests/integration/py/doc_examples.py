@@ -6,21 +6,27 @@ that no longer runs fails the suite (test_doc_examples.sh).
 An example is a code block (fenced, or indented by 4 blanks):
 - a ```lua block that is a whole script (it returns a table, or sets wrk
   globals) is run with volley: by the doc's own command that names it
-  (`-s items.lua` after a block the text calls items.lua), else with
-  -n 20 -c 2 (a flow: --iterations 3); it must exit 0 with no Lua error
-  on stderr. A flow's fragment (`u:check(...)`) is run inside a user(u),
-  a done() fragment inside done(); a busted spec is compiled (loadstring).
+  (`-s items.lua` after a block the text calls items.lua), else alone
+  with -n 20 -c 2 (a flow: --iterations 3). A flow's fragment
+  (`u:check(...)`) runs inside a user(u), a done() fragment inside
+  done(). A busted spec runs under busted beside the doc's flow SPECS
+  names, or else is compiled.
 - every `volley ...` command of a shell block (the `$ ` lines when the
-  block has them) is run by bash in a directory of its own, where
-  `volley` is doc_wrap.py: it points the URL at the test's servers (volley-target, a TLS
-  one, nghttpd for --h2c, doc_shop.py for the shop flows), and bounds
-  the run (-d 300ms, -n <= 100, -c <= 10...). It must exit 0 (or 3 with
-  -R, 99 with a threshold, or what EXPECT says the example shows) with no
-  Lua error and no note that a --fail-if reads backwards. A block of shell
-  (a for loop, variables) runs as one script.
+  block has them) is run by bash in a directory of its own (the fixtures
+  copied: saved results, shards, usage.md's targets file, data files),
+  where `volley` is doc_wrap.py: it points the URL at the test's servers
+  (volley-target, a TLS one, nghttpd for --h2c, doc_shop.py for the shop
+  flows) and bounds the run (-d 300ms, -n <= 100, -c <= 10; a flow
+  --iterations <= 3, -d 5s). A block of shell (a for loop, variables) runs as
+  one script. Each volley it ran must exit 0 (or 3 with -R, 99 with a
+  threshold, or what EXPECT says the example shows) with no Lua error on
+  stderr and no note that a --fail-if reads backwards; a flow must
+  complete an iteration with no failed iteration and no failed check.
 - a command with a placeholder (URL is filled in; I/4, SCRIPT, [options],
-  OPTIONS... are not) is a synopsis, not run; SKIP lists the others that
-  cannot run here, each with its reason.
+  OPTIONS... are not) is a synopsis, not run, but its --options must be
+  in `volley help`. SKIP lists what cannot run here, each with its reason.
+- every `volley.NAME.` or `volley.NAME(` in the docs names a field of
+  the volley table.
 
 Prints one line per failure, "FILE:LINE: what", then the counts; exits 1
 if any failed.
@@ -237,7 +243,7 @@ class Runner:
                 f.write(text)
         log = os.path.join(d, "calls.log")
         open(log, "w").close()
-        env = dict(self.env, DOCX_START_AT="%.3f" % (time.time() + 2.5), DOCX_LOG=log, DOCX_WORK=d)
+        env = dict(self.env, DOCX_START_AT="%.3f" % (time.time() + 3), DOCX_LOG=log, DOCX_WORK=d)
         t0 = time.time()
         try:
             r = subprocess.run(["bash", "-c", script], cwd=d, env=env, timeout=60,

@@ -89,7 +89,7 @@ def rewrite(args, env):
             elif name == "-t":
                 val = "1"
         elif name in ("-d", "--duration"):
-            val, has_bound = ("3s" if flow else "300ms"), True
+            val, has_bound = ("5s" if flow else "300ms"), True
         elif name in ("-n", "--requests"):
             cap = max(6, int(rate * 0.3)) if rate else 100
             val, has_bound = str(min(int(number(val)), cap)), True
@@ -119,7 +119,7 @@ def rewrite(args, env):
         fixed[url_at] = "%s://%s%s" % (scheme, host, rest)
     k = fixed.index("--") if "--" in fixed else len(fixed)
     if not ab and not has_bound and (url_at is not None or script or "--targets" in opts):
-        fixed[k:k] = ["-d", "3s" if flow else "300ms"]
+        fixed[k:k] = ["-d", "5s" if flow else "300ms"]
     if flow and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
         fixed[k:k] = ["--iterations", "2"]
     if flow and "--json" not in opts:
