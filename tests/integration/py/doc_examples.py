@@ -382,6 +382,7 @@ class Runner:
             self.counts["compiled"] += 1
             if why:
                 self.skips.append("%s: %s" % (where, why))
+                self.counts["skipped"] += 1
             return self.compile(where, text)
         name = name or "example-%d.lua" % start
         if whole:
