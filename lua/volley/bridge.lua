@@ -5,8 +5,15 @@
 -- Nothing here runs per request unless a hook does.
 local ffi = require("ffi")
 local api = require("volley.api")
-local flow = require("volley.flow")
 local wrk = require("wrk")
+
+-- volley.flow (with json, cookies and flow_http) and volley.data are
+-- required when first used (bridge.flow_bind, volley.data), not here: a
+-- state that runs neither keeps them out of its heap, which the collector
+-- walks through again for every request's garbage (loaded eagerly, they
+-- doubled a request() hook's live heap, 118 -> 220 KB, and made the hook
+-- about 0.5 us a request slower: docs/performance.md, Hooks).
+local flow -- require("volley.flow"), set by bridge.flow_bind
 
 local bridge = {
   phase = "load",  -- what API misuse messages name: options, setup, init, run, done
@@ -46,7 +53,15 @@ local lenbuf = ffi.new("size_t[1]")
 ----------------------------------------------------------------------------
 -- The volley table.
 
-local volley = { target = {}, shard = { index = 0, count = 1 }, data = require("volley.data") }
+local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
+  __index = function(t, k) -- volley.data, required at its first use
+    if k == "data" then
+      local data = require("volley.data")
+      rawset(t, "data", data)
+      return data
+    end
+  end,
+})
 
 function volley.format(method, path, headers, body)
   if type(method) == "table" then
@@ -474,12 +489,15 @@ local function name_of(name, prefix, level)
 end
 
 function bridge.flow_bind(user, fnames_ptr)
+  flow = require("volley.flow")
+  bridge.flow_new = flow.new
+  bridge.flow_check = flow.check
+  bridge.iteration_failures = flow.iteration_failures
   flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
     bridge.scenario and bridge.scenario.data)
 end
 
-bridge.flow_new = flow.new
-bridge.flow_check = flow.check
-bridge.iteration_failures = flow.iteration_failures
+-- bridge.flow_new, flow_check and iteration_failures: flow.lua's, set by
+-- flow_bind (C calls them only in a worker whose script has user(u)).
 
 return bridge

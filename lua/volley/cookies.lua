@@ -273,29 +273,6 @@ function cookies.new()
   return setmetatable({}, Jar)
 end
 
--- Drops the cookies c of jar for which drop(c, arg) is true, keeping the
--- order of the others.
-local function filter(jar, drop, arg)
-  local n, j = #jar, 0
-  for i = 1, n do
-    local c = jar[i]
-    if not drop(c, arg) then
-      j = j + 1
-      jar[j] = c
-    end
-  end
-  for i = n, j + 1, -1 do jar[i] = nil end
-end
-
--- Drops the expired cookies of jar.
-local function purge(jar, now)
-  filter(jar, expired, now)
-end
-
-local function named(c, name)
-  return c.name == name
-end
-
 -- Drops the first k cookies of jar for which pick(c, arg) is true (the k
 -- oldest of them: the jar is in creation order), keeping the order of the
 -- others.
@@ -312,6 +289,22 @@ local function drop_oldest(jar, k, pick, arg)
   end
   for i = n, j + 1, -1 do jar[i] = nil end
 end
+
+-- Drops the cookies c of jar for which drop(c, arg) is true, keeping the
+-- order of the others.
+local function filter(jar, drop, arg)
+  drop_oldest(jar, math.huge, drop, arg)
+end
+
+-- Drops the expired cookies of jar.
+local function purge(jar, now)
+  filter(jar, expired, now)
+end
+
+local function named(c, name)
+  return c.name == name
+end
+
 
 local function of_domain(c, domain)
   return c.domain == domain

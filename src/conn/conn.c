@@ -74,12 +74,17 @@ void conn_release_rest(struct conn_shared *sh)
     }
 }
 
-void conn_end_names(struct conn *c, uint32_t name, unsigned n, const struct conn_ending *e)
+void conn_end_requests(struct conn *c, uint32_t name, int32_t item, unsigned n, const struct conn_ending *e)
 {
-    if (e->cut_off)
+    if (n == 0)
+        return;
+    if (e->cut_off) {
         stats_name_cut_off(c->sh->stats, name, n);
-    else
-        stats_name_fail(c->sh->stats, name, e->why, n, e->now, e->timed_out, e->latency);
+        return; /* the run is ending: the user is not resumed */
+    }
+    stats_name_fail(c->sh->stats, name, e->why, n, e->now, e->timed_out, e->latency);
+    if (c->sh->flow)
+        conn_flow_failed(c, item, e->why);
 }
 
 void conn_backoff(struct conn *c)
@@ -91,8 +96,10 @@ void conn_backoff(struct conn *c)
     conn_arm_timer(c, c->backoff);
 }
 
-/* The one place requests fail: every request of the batch still in flight
- * is counted as failed for why; then close and go on, after the connect
+/* The one place a connection's requests fail: every request still in
+ * flight on it (a pipelined batch, every stream, a flow's batch items) is
+ * ended by the framing (conn_end_requests: its name, its flow user) and
+ * counted here as failed for why; then close and go on, after the connect
  * backoff when backoff is set (or the budget is spent: then at once). */
 static void fail(struct conn *c, enum stats_error why, const char *reason, bool backoff)
 {
@@ -103,8 +110,6 @@ static void fail(struct conn *c, enum stats_error why, const char *reason, bool 
     if (timed_out)
         stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
     c->fr->end(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
-    if (sh->flow && c->pending)
-        conn_flow_failed(c, c->item, why);
     if (c->pending && sh->stats->shown.failures)
         errsamples_failed(&sh->stats->shown, now ? now : clock_now_ns(), why, reason);
     sh->stats->errors[why] += c->pending;

@@ -35,6 +35,8 @@ struct conn_flow_batch {
     uint32_t cap;           /* items made */
     uint32_t n, next, ended; /* the batch under way: its items, the next to send, those ended */
     bool live;
+    bool handing;           /* hand_out is under way (further up the stack) */
+    bool freed;             /* a carrier came free meanwhile: hand_out goes round again */
 };
 
 /* The connection of the user that c works for. */
@@ -130,48 +132,91 @@ static void make_lanes(struct conn *c)
     }
 }
 
-/* The user of c sends a batch of n requests. */
-static void batch_start(struct conn *c, unsigned n, int64_t now)
+/* Whether carrier c may take an item now: a connection of HTTP/2 while it
+ * holds fewer than room streams (in its backoff too: they wait for its
+ * reconnect); one of HTTP/1.1 when it carries nothing and is not waiting
+ * out a connect backoff (it takes one when the backoff ends). */
+/* Whether c's framing is c's for good: it is open, or no handshake can
+ * still choose the fallback (no fallback, --http2=strict, or a transport
+ * that agrees on no protocol, such as TCP for --h2c). */
+static bool framing_settled(const struct conn *c)
 {
-    struct conn_flow_batch *b = batch_for(c, n);
-    if (multiplexed(c)) {
-        /* Streams of the user's connection, as many as it may open; the
-         * rest as streams end (conn_flow_fill). */
-        while (b->next < b->n && c->pending < c->sh->streams)
-            carry(c, b->next++, now);
-        return;
-    }
-    unsigned k = n < 1 + CONN_FLOW_LANES ? n : 1 + CONN_FLOW_LANES;
-    if (k > 1)
-        make_lanes(c);
-    carry(c, b->next++, now);
-    /* A lane waiting out a connect backoff takes its item when the backoff
-     * ends (carrier_next), as the others free up. */
-    for (unsigned i = 1; i < k; i++)
-        if (c->lanes[i - 1].state != CONN_BACKOFF)
-            carry(&c->lanes[i - 1], b->next++, now);
+    const struct conn_shared *sh = c->sh;
+    return c->state == CONN_OPEN || !sh->fallback || sh->alpn_strict || !sh->transport->protocol;
 }
 
-/* A carrier of the user's batch (the user's connection or a lane) is free:
- * it takes the next item; when every item has ended, the user goes on with
- * their responses. */
-static void carrier_next(struct conn *c, int64_t now)
+static bool carrier_free(const struct conn *c, uint32_t room)
 {
-    struct conn *u = user_of(c);
+    /* Until its handshake has chosen (the fallback, HTTP/1.1, takes over
+     * one request: framing.h's requeue), a connection carries one; the
+     * rest go when it is open (its fill) or, after a fallback, one after
+     * another and on lanes. */
+    if (multiplexed(c))
+        return c->pending < (framing_settled(c) ? room : 1);
+    return c->pending == 0 && c->state != CONN_BACKOFF;
+}
+
+/* The user's free carriers (its connection, and over HTTP/1.1 its lanes)
+ * take the batch's next items; once every item has ended, the user goes
+ * on with their responses (room: streams the user's connection may hold).
+ *
+ * One hand-out at a time per batch. A carry may end its request at once
+ * (a connect refused on the spot, no local port left, a write that
+ * fails) and come back here through conn_flow_next: that inner call only
+ * marks a carrier freed, and the loop below goes round again, so no item
+ * is taken twice or past the batch's end, the stack does not grow with
+ * the batch, and the user's next step (which may start another batch on
+ * the same items) never runs under a loop that is still handing out this
+ * one. An HTTP/2 connection's fill inside a carry, which has room for
+ * more streams, takes them there (its frames go out together), and
+ * leaves the batch's end to the outer call. */
+static void hand_out(struct conn *u, uint32_t room, int64_t now)
+{
     struct conn_flow_batch *b = u->batch;
-    c->item = -1;
-    if (b->next < b->n) {
-        carry(c, b->next++, now);
+    if (b->handing) {
+        b->freed = true;
+        while (multiplexed(u) && b->next < b->n && carrier_free(u, room))
+            carry(u, b->next++, now);
         return;
     }
-    /* Nothing left for it: it waits with its socket open for the next
-     * batch (an HTTP/2 connection stays in its state). */
-    if (!multiplexed(c) && c->state != CONN_BACKOFF)
-        c->state = CONN_WAIT;
+    b->handing = true;
+    if (!multiplexed(u) && b->n > 1)
+        make_lanes(u); /* also after a fallback from HTTP/2 (none was made then) */
+    do {
+        b->freed = false;
+        int lanes = u->lanes && !multiplexed(u) ? CONN_FLOW_LANES : 0;
+        for (int i = -1; i < lanes && b->next < b->n; i++) {
+            struct conn *k = i < 0 ? u : &u->lanes[i];
+            while (b->next < b->n && carrier_free(k, room))
+                carry(k, b->next++, now);
+        }
+    } while (b->freed && b->next < b->n);
+    b->handing = false;
     if (b->ended == b->n && b->live && u->pending == 0) {
         b->live = false;
         flow_step(u, now, false);
     }
+}
+
+/* The user of c sends a batch of n requests: over HTTP/2 as streams of
+ * its connection, as many as it may open (the rest as streams end:
+ * conn_flow_fill); over HTTP/1.1 on its connection and its lanes. */
+static void batch_start(struct conn *c, unsigned n, int64_t now)
+{
+    batch_for(c, n);
+    hand_out(c, c->sh->streams, now);
+}
+
+/* A carrier of the user's batch (the user's connection or a lane) is free:
+ * the next item goes out on it, or on any carrier free; it waits with its
+ * socket open for the next batch when none is left (an HTTP/2 connection
+ * stays in its state). */
+static void carrier_next(struct conn *c, int64_t now)
+{
+    c->item = -1;
+    if (!multiplexed(c) && c->state != CONN_BACKOFF)
+        c->state = CONN_WAIT;
+    hand_out(user_of(c), c->sh->streams, now);
 }
 
 void conn_flow_fill(struct conn *c, uint32_t room)
@@ -179,12 +224,7 @@ void conn_flow_fill(struct conn *c, uint32_t room)
     struct conn_flow_batch *b = c->batch;
     int64_t now = clock_now_ns();
     if (b && b->live) {
-        while (b->next < b->n && c->pending < room)
-            carry(c, b->next++, now);
-        if (b->ended == b->n && c->pending == 0) {
-            b->live = false;
-            flow_step(c, now, false);
-        }
+        hand_out(c, room, now);
         return;
     }
     if (c->pending == 0)

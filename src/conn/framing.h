@@ -49,8 +49,10 @@ struct framing_ops {
     void (*readable)(struct conn *c);
     void (*writable)(struct conn *c);
     void (*timer)(struct conn *c);
-    /* Every request in flight on c ends: each one's name counted as e says
-     * (conn_end_names), and each let go; the caller counts them all. */
+    /* Every request in flight on c ends: each one told to
+     * conn_end_requests as e says (its name counted, a flow's user told of
+     * its request or batch item), and each let go; the caller counts them
+     * all. The one place where a connection's requests end together. */
     void (*end)(struct conn *c, const struct conn_ending *e);
     /* c's socket is closing (may be NULL: nothing to do). */
     void (*closed)(struct conn *c);
@@ -75,8 +77,12 @@ struct conn_ending {
     int64_t now, latency;
 };
 
-/* n requests named name end as e says (stats_name_cut_off, _fail). */
-void conn_end_names(struct conn *c, uint32_t name, unsigned n, const struct conn_ending *e);
+/* n requests named name, carried by c, end as e says: the name's figures
+ * (stats_name_cut_off, _fail), and a flow's user told of a failure
+ * (item: its batch item, or -1 for the user's own request: its response
+ * says so, and the batch's count of ended items moves). Nothing for n 0.
+ * The caller counts the kinds, in flight and the slot's pending. */
+void conn_end_requests(struct conn *c, uint32_t name, int32_t item, unsigned n, const struct conn_ending *e);
 
 /* A completed response, as the framing that read it tells it. */
 struct conn_response {

@@ -398,7 +398,7 @@ static void h1_timer(struct conn *c)
 static void h1_end(struct conn *c, const struct conn_ending *e)
 {
     conn_sample_drop(c, &H(c)->shown);
-    conn_end_names(c, c->name, c->pending, e);
+    conn_end_requests(c, c->name, c->item, c->pending, e);
 }
 
 const struct framing_ops framing_h1 = {

@@ -59,10 +59,9 @@ void h2c_stream_failed(struct conn *c, struct h2_stream *st, enum stats_error wh
     int64_t now = timed_out ? clock_now_ns() : 0;
     if (timed_out)
         stats_timed_out(sh->stats, now, now - st->t_intended, st->t_sent ? st->t_sent - st->t_intended : -1, 1);
-    stats_name_fail(sh->stats, st->name, why, 1, now, timed_out, now - st->t_intended);
+    struct conn_ending e = {false, why, timed_out, now, now - st->t_intended};
+    conn_end_requests(c, st->name, st->item, 1, &e);
     sh->stats->errors[why]++;
-    if (sh->flow)
-        conn_flow_failed(c, st->item, why);
     h2c_release(c, st);
     c->pending--;
     sh->in_flight--;
@@ -184,8 +183,10 @@ static void h2_connecting(struct conn *c)
     ev_io_start(c->sh->loop, &c->wio);
 }
 
-/* Each stream's name, then the rest (none, as a rule) under the
- * connection's; then every slot is free. */
+/* Each stream ends under its own name and a flow's batch item (so a
+ * user's batch hears of every stream the connection took with it), then
+ * the rest (none, as a rule) under the connection's; then every slot is
+ * free. */
 static void h2_end(struct conn *c, const struct conn_ending *e)
 {
     struct h2_conn *h = H(c);
@@ -194,10 +195,10 @@ static void h2_end(struct conn *c, const struct conn_ending *e)
         const struct h2_stream *st = &h->streams[i];
         if (!st->active)
             continue;
-        conn_end_names(c, st->name, 1, e);
+        conn_end_requests(c, st->name, st->item, 1, e);
         rest--;
     }
-    conn_end_names(c, c->name, rest, e);
+    conn_end_requests(c, c->name, -1, rest, e);
     h2c_all_free(h, c->sh->streams);
 }
 
@@ -213,6 +214,8 @@ static void h2_requeue(struct conn *c)
     c->req_ix = st->req_ix;
     c->t_start = c->t_answered = st->t_start;
     c->name = st->name;
+    c->item = st->item;     /* a flow's batch item goes on as that item */
+    c->timeout_ns = st->timeout_ns;
     h2c_release(c, st);
 }
 
@@ -394,6 +397,13 @@ static void fill(struct conn *c)
     uint32_t room = sh->streams, peer = h2_peer_max_streams(h->session);
     if (peer < room)
         room = peer;
+    /* A server that allows 0 streams (in its first SETTINGS or lowered to
+     * 0 later, whatever it answered before) still gets one request, which
+     * waits in its slot (nghttp2 holds it until the limit rises): its
+     * --timeout gives the connection up (h2_timer). With none waiting,
+     * nothing would ever end the connection, nor the run. */
+    if (room == 0)
+        room = 1;
     if (c->pending > sh->stats->h2_max_streams)
         sh->stats->h2_max_streams = c->pending;
     h->filling = true;

@@ -1,13 +1,12 @@
 /* Command-line parsing: argv -> struct options, one word at a time: the
- * getopt table, each option's value parsed and checked as it is read, and
- * the words after the options (the URL, the script's arguments). What
- * depends on several options is checked after, in options_check.c. Values
- * are checked once, so that nothing downstream meets a bad option and
- * nothing is sent when one is wrong. */
+ * getopt table, each option's value parsed and checked as it is read
+ * (options_value.c), and the words after the options (the URL, the
+ * script's arguments). What depends on several options is checked after,
+ * in options_check.c. Values are checked once, so that nothing downstream
+ * meets a bad option and nothing is sent when one is wrong. */
 #include "options.h"
 #include "options_internal.h"
 
-#include "clock.h"
 #include "errsample.h"
 #include "field.h"
 #include "options_hint.h"
@@ -18,10 +17,7 @@
 #include "units.h"
 #include "xalloc.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,55 +92,6 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-int options_fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val)
-{
-    char q[256];
-    snprintf(err, errlen, fmt, opt, quote_printable(q, sizeof q, val));
-    return -1;
-}
-
-/* A bound as a person reads it: the number, and for the large ones near
- * a power of two that power too ("9007199254740991 (2^53 - 1)"). */
-static const char *bound_words(char *buf, size_t len, uint64_t v)
-{
-    int p = 0;
-    while (p < 63 && (UINT64_C(1) << (p + 1)) <= v)
-        p++;
-    if (p >= 32 && v == UINT64_C(1) << p)
-        snprintf(buf, len, "%" PRIu64 " (2^%d)", v, p);
-    else if (p >= 31 && v == (UINT64_C(1) << (p + 1)) - 1)
-        snprintf(buf, len, "%" PRIu64 " (2^%d - 1)", v, p + 1);
-    else
-        snprintf(buf, len, "%" PRIu64, v);
-    return buf;
-}
-
-/* A count option in [min, max]. Out of range says which end ("-n: must be
- * at least 1"); a minus sign is below any minimum, a fraction not a whole
- * number. */
-static int parse_bounded(const char *opt, const char *val, uint64_t min, uint64_t max, uint64_t *out,
-                         char *err, size_t errlen)
-{
-    uint64_t n;
-    char b[64];
-    size_t digits = strspn(val, "0123456789");
-    bool parsed = units_parse_count(val, &n) == 0;
-    if ((val[0] == '-' && val[1] >= '0' && val[1] <= '9') || (parsed && n < min)) {
-        snprintf(err, errlen, "%s: must be at least %s", opt, bound_words(b, sizeof b, min));
-        return -1;
-    }
-    if (digits && val[digits] == '.' && val[strspn(val, "0123456789.")] == '\0')
-        return options_fail(err, errlen, "%s: \"%s\" is not a whole number", opt, val);
-    if (!parsed && !(digits && !val[digits]))
-        return options_fail(err, errlen, "%s: \"%s\" is not a number", opt, val);
-    if (!parsed || n > max) { /* !parsed: all digits, past 2^64 */
-        snprintf(err, errlen, "%s: must be at most %s", opt, bound_words(b, sizeof b, max));
-        return -1;
-    }
-    *out = n;
-    return 0;
-}
-
 /* The option getopt stopped at: "-x" inside a cluster such as "-qx", else
  * the long option's name without any "=value". */
 static const char *bad_option_name(const char *arg)
@@ -188,82 +135,9 @@ static void script_args_after_url(struct options *o, int argc, char **argv, int 
         o->script_args[o->url_args + i] = argv[nargs + 1 + i];
 }
 
-/* "1.2" -> 12 (also 1.0, 1.1, 1.3: what OpenSSL may allow). */
-static int parse_tls_version(const char *opt, const char *v, int *out, char *err, size_t errlen)
-{
-    static const char *const names[] = {"1.0", "1.1", "1.2", "1.3"};
-    for (int i = 0; i < 4; i++)
-        if (strcmp(v, names[i]) == 0) {
-            *out = 10 + i;
-            return 0;
-        }
-    return options_fail(err, errlen, "%s: \"%s\" is not a TLS version (1.2 or 1.3)", opt, v);
-}
-
-/* Start times further off than this are a mistake (milliseconds for
- * seconds, a stale shell variable), not a plan. */
-#define START_MAX_AHEAD_S 86400.0
-
-/* --start-at: "+5s" from now or epoch seconds, into o's epoch and
- * monotonic times. The two clocks are read once per process, so a command
- * line parsed again (a script's options()) means the same instant. A time
- * already past is not refused here: the run refuses it at the start, with
- * its own exit status (a shard ready too late). */
-static int parse_start_at(struct options *o, const char *spec, char *err, size_t errlen)
-{
-    static double base_epoch;
-    static int64_t base_mono;
-    if (base_mono == 0) {
-        base_mono = clock_now_ns();
-        base_epoch = clock_epoch_seconds();
-    }
-    double at;
-    if (spec[0] == '+') {
-        int64_t ns;
-        if (units_parse_duration(spec + 1, &ns) < 0)
-            return options_fail(err, errlen, "%s: \"%s\" is not +DURATION from now (e.g. +5s, +500ms)", "--start-at", spec);
-        at = base_epoch + (double)ns / 1e9;
-    } else {
-        char *end;
-        errno = 0;
-        at = strtod(spec, &end);
-        if (end == spec || *end || end != spec + strspn(spec, "0123456789.") || errno || !isfinite(at))
-            return options_fail(err, errlen,
-                                "%s: \"%s\" is not a time (epoch seconds such as 1767225600.5, or +5s from now)",
-                                "--start-at", spec);
-    }
-    if (at - base_epoch > START_MAX_AHEAD_S)
-        return options_fail(err, errlen, "%s: \"%s\" is more than a day from now (epoch seconds, not milliseconds?)",
-                            "--start-at", spec);
-    if (base_epoch - at > START_MAX_AHEAD_S)
-        return options_fail(err, errlen, "%s: \"%s\" is more than a day ago (epoch seconds, or +5s from now)",
-                            "--start-at", spec);
-    o->start_at = at;
-    o->start_at_mono = base_mono + (int64_t)llround((at - base_epoch) * 1e9);
-    o->start_at_given = true;
-    return 0;
-}
-
-static void set_defaults(struct options *o)
-{
-    memset(o, 0, sizeof *o);
-    o->connections = 10;
-    o->method = "GET";
-    o->timeout_ns = INT64_C(10) * 1000000000;
-    o->yield_timeout_ns = INT64_C(100) * 1000000;
-    o->keepalive = true;
-    o->max_body = UINT64_C(8000000);
-    o->hlog_interval_ns = 1000000000;
-    o->tls_resume = true;
-    o->streams = 1;
-    o->h2_window = UINT32_C(1) << 24;
-    o->seed = OPTIONS_NO_SEED;
-    o->shard = (struct shard){0, 1};
-}
-
 enum options_result options_parse(struct options *o, int argc, char **argv, char *err, size_t errlen)
 {
-    set_defaults(o);
+    options_defaults(o);
     /* Arguments after "--" belong to the script; getopt must not permute them. */
     int nargs = argc;
     for (int i = 1; i < argc; i++) {
@@ -288,13 +162,13 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
     while ((ch = getopt_long(nargs, argv, ":c:t:d:n:R:H:m:b:s:T:Lqvh", long_options, NULL)) != -1) {
         switch (ch) {
         case 'c':
-            if (parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
+            if (options_parse_bounded("-c", optarg, 1, 1000000, &n, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->connections = (uint32_t)n;
             connections_set = true;
             break;
         case 't':
-            if (parse_bounded("-t", optarg, 1, 1024, &n, err, errlen) < 0)
+            if (options_parse_bounded("-t", optarg, 1, 1024, &n, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->threads = (uint32_t)n;
             threads_set = true;
@@ -306,16 +180,16 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             duration_set = true;
             break;
         case 'n':
-            if (parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
+            if (options_parse_bounded("-n", optarg, 1, UINT64_C(1) << 62, &o->requests, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_ITERATIONS:
-            if (parse_bounded("--iterations", optarg, 1, UINT64_C(1) << 62, &o->iterations, err, errlen) < 0)
+            if (options_parse_bounded("--iterations", optarg, 1, UINT64_C(1) << 62, &o->iterations, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case 'R':
             /* 0 only with --stages: a rate that ramps up from nothing */
-            if (parse_bounded("-R", optarg, 0, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
+            if (options_parse_bounded("-R", optarg, 0, OPTIONS_RATE_MAX, &o->rate, err, errlen) < 0)
                 return OPTIONS_ERROR;
             rate_set = true;
             break;
@@ -386,14 +260,14 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->latency = true;
             break;
         case OPT_MAX_BODY:
-            if (parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
+            if (options_parse_bounded("--max-body", optarg, 1, UINT64_C(1) << 40, &o->max_body, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_SAMPLES:
             o->samples = true;
             break;
         case OPT_SHOW_ERRORS:
-            if (parse_bounded("--show-errors", optarg, 1, ERRSAMPLE_MAX, &o->show_errors, err, errlen) < 0)
+            if (options_parse_bounded("--show-errors", optarg, 1, ERRSAMPLE_MAX, &o->show_errors, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_HEADS:
@@ -407,7 +281,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->no_probe = true;
             break;
         case OPT_HEARTBEAT:
-            if (parse_bounded("--heartbeat", optarg, 1, UINT64_C(1) << 62, &o->heartbeat, err, errlen) < 0)
+            if (options_parse_bounded("--heartbeat", optarg, 1, UINT64_C(1) << 62, &o->heartbeat, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_NO_KEEPALIVE:
@@ -449,8 +323,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             return OPTIONS_EXIT;
         case OPT_TLS_MIN:
         case OPT_TLS_MAX:
-            if (parse_tls_version(ch == OPT_TLS_MIN ? "--tls-min" : "--tls-max", optarg,
-                                  ch == OPT_TLS_MIN ? &o->tls_min : &o->tls_max, err, errlen) < 0)
+            if (options_parse_tls_version(ch == OPT_TLS_MIN ? "--tls-min" : "--tls-max", optarg,
+                                          ch == OPT_TLS_MIN ? &o->tls_min : &o->tls_max, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_CIPHERS:
@@ -494,12 +368,12 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             o->http2 = OPTIONS_H2C;
             break;
         case OPT_STREAMS:
-            if (parse_bounded("--streams", optarg, 1, 1000, &n, err, errlen) < 0)
+            if (options_parse_bounded("--streams", optarg, 1, 1000, &n, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->streams = (uint32_t)n;
             break;
         case OPT_H2_WINDOW:
-            if (parse_bounded("--h2-window", optarg, 65535, INT32_MAX, &n, err, errlen) < 0)
+            if (options_parse_bounded("--h2-window", optarg, 65535, INT32_MAX, &n, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->h2_window = (uint32_t)n;
             break;
@@ -533,7 +407,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             order_set = true;
             break;
         case OPT_SEED:
-            if (parse_bounded("--seed", optarg, 0, SEED_MAX, &o->seed, err, errlen) < 0)
+            if (options_parse_bounded("--seed", optarg, 0, SEED_MAX, &o->seed, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->seed_given = true;
             break;
@@ -554,7 +428,7 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             break;
         case OPT_START_AT:
-            if (parse_start_at(o, optarg, err, errlen) < 0)
+            if (options_parse_start_at(o, optarg, err, errlen) < 0)
                 return OPTIONS_ERROR;
             break;
         case OPT_RUN_ID:
@@ -610,43 +484,4 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
         .body_file = body_file,
     };
     return options_check(o, given, err, errlen);
-}
-
-void options_set_command(struct options *o, int argc, char **argv)
-{
-    free(o->command);
-    o->command = xcalloc(argc > 0 ? (size_t)argc : 1, sizeof *o->command);
-    for (int i = 0; i < argc; i++)
-        o->command[i] = argv[i];
-    o->ncommand = argc > 0 ? (size_t)argc : 0;
-}
-
-void options_free(struct options *o)
-{
-    if (o->sources)
-        sources_free(o->sources);
-    free(o->sources);
-    o->sources = NULL;
-    free(o->stages);
-    o->stages = NULL;
-    free((void *)o->body);
-    free(o->headers);
-    free(o->command);
-    free(o->script_args);
-    free(o->typed);
-    o->typed = NULL;
-    free(o->threshold_exprs);
-    threshold_free_all(o->thresholds, o->nthresholds);
-    if (o->targets)
-        targets_free(o->targets);
-    free(o->targets);
-    o->targets = NULL;
-    o->threshold_exprs = NULL;
-    o->thresholds = NULL;
-    o->nthresholds = 0;
-    o->body = NULL;
-    o->headers = NULL;
-    o->command = NULL;
-    o->ncommand = 0;
-    o->script_args = NULL;
 }

@@ -1,16 +1,17 @@
-/* Shared by options.c (getopt and each option's value) and options_check.c
- * (the checks across options once all are read) only. */
+/* Shared by options.c (getopt), options_check.c (the checks across
+ * options once all are read) and the files below them (options_value.c,
+ * options_struct.c) only. */
 #ifndef VOLLEY_OPTIONS_INTERNAL_H
 #define VOLLEY_OPTIONS_INTERNAL_H
 
 #include "options.h"
+#include "options_value.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* err = fmt with the option name and the (escaped) value: fmt takes two
- * %s, opt then val (quote.h escapes val). Returns -1. */
-int options_fail(char *err, size_t errlen, const char *fmt, const char *opt, const char *val);
+/* *o at its defaults, every option unset (options_struct.c). */
+void options_defaults(struct options *o);
 
 /* What getopt saw beside the values it stored in struct options: which
  * options were given rather than left at their defaults, which the checks

@@ -268,14 +268,6 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
     };
 }
 
-struct http_request_spec run_request_spec(const struct options *o, const struct target *t)
-{
-    struct http_request_spec spec = options_request(o);
-    spec.path = t->path;
-    spec.host_header = t->host_header;
-    return spec;
-}
-
 /* The run's seed, the one place it is chosen: each worker's generator
  * (--targets-order random) starts from it and the worker's index. A new
  * one for each run. */

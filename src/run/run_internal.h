@@ -1,5 +1,6 @@
-/* Shared by run.c (the workers' shares, start, wait and merge) and
- * run_script.c (the run's Lua states) only. */
+/* Shared by run.c (the workers' shares, start, wait and merge),
+ * run_script.c (the run's Lua states) and run_request.c below both
+ * (run_request_spec) only. */
 #ifndef VOLLEY_RUN_INTERNAL_H
 #define VOLLEY_RUN_INTERNAL_H
 
@@ -12,9 +13,9 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* The request the command line describes with t's path and Host: encoded
- * once for the run, and the starting point of a script's wrk table.
- * Strings point into o and t. */
+/* The request the command line describes with t's path and Host
+ * (run_request.c): encoded once for the run, and the starting point of a
+ * script's wrk table. Strings point into o and t. */
 struct http_request_spec run_request_spec(const struct options *o, const struct target *t);
 
 /* Worker index's script state in th (th->state, owned by the run's

@@ -1,7 +1,10 @@
 /* The watch over the workers' calls into Lua (run_watch.h): each look
  * compares a worker's call count (script_busy) with the one seen before,
  * so a call is timed from the look that first saw it, within a look's
- * period of its start. */
+ * period of its start. --yield-timeout counts the worker thread's CPU time,
+ * not the wall clock's: a loaded machine that leaves the thread waiting
+ * for a core must not fail a user that did not run (the wall clock decides
+ * only when a stopping run gives up waiting). */
 #include "run_watch.h"
 
 #include "script.h"
@@ -11,10 +14,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 struct run_watch_slot {
     uint64_t call;        /* the call under way (odd), or 0: none */
-    int64_t since;        /* when a look first saw it */
+    int64_t since;        /* when a look first saw it (monotonic ns) */
+    int64_t cpu_since;    /* the worker thread's CPU time then (ns), or -1: unknown */
     bool interrupted;     /* script_interrupt was sent for it */
     bool parking;         /* script_park was asked (for this or an earlier call) */
     bool abandoned;
@@ -35,6 +40,16 @@ void run_watch_free(struct run_watch *rw)
 bool run_watch_abandoned(const struct run_watch *rw, uint32_t i)
 {
     return rw->slots[i].abandoned;
+}
+
+/* The CPU time (ns) of worker w's thread so far, or -1. */
+static int64_t thread_cpu(const struct worker *w)
+{
+    clockid_t id;
+    struct timespec ts;
+    if (pthread_getcpuclockid(w->thread, &id) != 0 || clock_gettime(id, &ts) != 0)
+        return -1;
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void abandon(struct run_watch *rw, uint32_t i, int64_t now)
@@ -66,10 +81,12 @@ bool run_watch_look(struct run_watch *rw, struct worker *workers, uint32_t n, in
             continue;
         }
         if (call != w->call) {
-            *w = (struct run_watch_slot){.call = call, .since = now, .parking = w->parking};
+            *w = (struct run_watch_slot){.call = call, .since = now, .cpu_since = bound_ns ? thread_cpu(&workers[i]) : -1,
+                                         .parking = w->parking};
             continue;
         }
-        if (bound_ns && !w->interrupted && now - w->since >= bound_ns && script_in_user(s)) {
+        int64_t cpu = bound_ns && !w->interrupted && w->cpu_since >= 0 ? thread_cpu(&workers[i]) : -1;
+        if (cpu >= 0 && cpu - w->cpu_since >= bound_ns && script_in_user(s)) {
             script_interrupt(s, call, bound_ns);
             w->interrupted = pthread_kill(workers[i].thread, SCRIPT_GUARD_SIGNAL) == 0;
         }

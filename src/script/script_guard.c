@@ -1,8 +1,8 @@
 /* How long Lua may run at a stretch (issue 29, item 5). Every call into
  * Lua (script_pcall, a flow user's resume) moves the state's call count to
  * odd on entry and to even on return, so another thread sees a call that
- * has not returned. The run's main thread (run/run.c) watches the counts:
- * a flow user that runs past --yield-timeout without yielding is
+ * has not returned. The run's main thread (run/run_watch.c) watches the
+ * counts: a flow user that runs past --yield-timeout without yielding is
  * interrupted through a signal to its worker, whose handler sets a count
  * hook (what lua.c does for Ctrl-C); the hook raises an error naming the
  * script's line, which fails the iteration. A call that cannot be
@@ -12,6 +12,7 @@
  * a load per call while no one asks. */
 #include "script_internal.h"
 
+#include <errno.h>
 #include <lauxlib.h>
 #include <signal.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 
 #include <lua.h>
 #include <stdatomic.h>
-#include <errno.h>
+#include <string.h>
 
 struct script {
     lua_State *L;
@@ -73,6 +73,11 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
 
+/* A Lua error msg as one line into err: "file:line: message" ->
+ * "file:line: in hook(): message" (hook NULL: without it); a message
+ * without a position gets the script's name in front. */
+void script_format_error(const struct script *s, const char *msg, const char *hook, char *err, size_t errlen);
+
 /* The final head (after any 1xx), the (decoded) body of r, and its
  * trailer section (header lines; *len 0 when it has none). */
 const char *script_res_head(struct script_res *r, size_t *len);
@@ -87,8 +92,35 @@ struct script_field {
 };
 
 /* The line after the line end at *at (NULL: none) up to end, into f; *at
- * moves to that line's end. Returns false when no whole line is left. */
-bool script_next_field(const char **at, const char *end, struct script_field *f);
+ * moves to that line's end. Returns false when no whole line is left.
+ * Inline: res.headers runs it for every line of a response's head, and a
+ * call per line cost a wrk-style response(status, headers, body) about 200
+ * instructions a response (docs/performance.md, Hooks). */
+static inline bool script_next_field(const char **at, const char *end, struct script_field *f)
+{
+    const char *p = *at;
+    if (!p || ++p >= end)
+        return false;
+    const char *eol = memchr(p, '\n', (size_t)(end - p));
+    if (!eol)
+        return false;
+    *at = eol;
+    const char *colon = memchr(p, ':', (size_t)(eol - p));
+    f->name = p;
+    f->nlen = colon ? (size_t)(colon - p) : 0;
+    f->value = eol;
+    f->vlen = 0;
+    if (!colon)
+        return true;
+    const char *v = colon + 1, *ve = eol;
+    while (v < ve && (*v == ' ' || *v == '\t'))
+        v++;
+    while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+    f->value = v;
+    f->vlen = (size_t)(ve - v);
+    return true;
+}
 
 /* Pushes a table of the "name: value" lines that follow p (a line end,
  * or NULL for none) up to end. */

@@ -1,5 +1,7 @@
-/* Shared by threshold.c (the grammar) and threshold_figure.c (figures as
- * text) only. */
+/* Shared by the threshold*.c files only: threshold.c (the grammar's
+ * entry and its figures), threshold_value.c (what follows the figure),
+ * threshold_flow.c (a flow's figures), threshold_figure.c (figures as
+ * text), and below them all threshold_lex.c (the parser's pieces). */
 #ifndef VOLLEY_THRESHOLD_INTERNAL_H
 #define VOLLEY_THRESHOLD_INTERNAL_H
 
@@ -13,14 +15,53 @@
 #define THRESHOLD_HISTS 4
 extern const char *const threshold_hist_names[THRESHOLD_HISTS];
 
-/* A character of a metric name that needs no quotes: a letter, a digit,
- * '_' or '-'. */
-bool threshold_name_char(char c);
+/* The characters operators are made of: a figure ends at the first one
+ * outside a quoted string. */
+#define THRESHOLD_OP_CHARS "<>=!"
+
+/* One expression being parsed into th (threshold_parse). */
+struct threshold_parser {
+    const char *expr; /* the whole expression */
+    const char *p;    /* where parsing is */
+    struct threshold *th;
+    char *err;
+    size_t errlen;
+};
+
+/* threshold_lex.c: */
+
+/* err = `--threshold "EXPR": ` (the word's option) and the message,
+ * control characters escaped (quote.h) so that it stays one line. Returns
+ * -1. */
+__attribute__((format(printf, 2, 3))) int threshold_fail(struct threshold_parser *ps, const char *fmt, ...);
+
+/* Moves ps past blank space. */
+void threshold_skip_space(struct threshold_parser *ps);
+
+/* The next blank-delimited word: its start, and its length in *n. */
+const char *threshold_next_word(struct threshold_parser *ps, size_t *n);
+
+/* Whether w[0..n) is the string s. */
+bool threshold_is_word(const char *w, size_t n, const char *s);
+
+/* A plain decimal number at s ("12", "0.5", "-3" when sign): its value,
+ * and where it ends in *end. Returns 0, or -1 if s does not start with
+ * one. */
+int threshold_parse_number(const char *s, bool sign, double *v, const char **end);
 
 /* A histogram's figure "p99", "p(99.9)", "mean", "min", "max", "stdev",
  * "count" into th's stat (and pct). Returns 0, or -1 if s is none (a
  * percentile above 100 is parsed: the caller refuses it). */
 int threshold_parse_stat(const char *s, struct threshold *th);
+
+/* A quoted string at s ("..." with \" and \\): a new copy of its text,
+ * and where it ends (after the closing quote) in *end; NULL if s is not
+ * one. */
+char *threshold_unquote(const char *s, const char **end);
+
+/* A character of a metric name that needs no quotes: a letter, a digit,
+ * '_' or '-'. */
+bool threshold_name_char(char c);
 
 /* A flow's figure (iterations, iterations.failed, iteration.STAT, checks,
  * group.STAT, group.failed), fig without its labels and th->request_name
@@ -33,5 +74,12 @@ int threshold_flow_parse(struct threshold *th, const char *fig, const char *show
 
 /* A figure close to fig (a typo), into buf; "" when none is close. */
 void threshold_suggest(const char *fig, char *buf, size_t len);
+
+/* threshold_value.c, after the figure fig (as written, for messages) is
+ * in ps->th: the operator, the value (checked against the figure's kind),
+ * and what may follow it. Each returns 0, or -1 with ps's err. */
+int threshold_parse_op(struct threshold_parser *ps, const char *fig);
+int threshold_parse_value(struct threshold_parser *ps, const char *fig);
+int threshold_parse_tail(struct threshold_parser *ps);
 
 #endif

@@ -211,6 +211,11 @@ start_nghttpd() {
 # On the connection's life (py/h2_misbehave.py's docstring has the details):
 #   nosettings  sends nothing at all (no SETTINGS); counts HEADERS received
 #   maxstreams0 SETTINGS_MAX_CONCURRENT_STREAMS 0; refuses every stream
+#   first0      the same limit, but answers the streams sent before the client
+#               acknowledged it (the one sent with the preface)
+#   silent0     the same limit; neither answers nor refuses a stream
+#   lower0      answers H2_LOWER_AFTER (3) streams a connection, then a new
+#               SETTINGS lowers the limit to 0 (counted as lowered)
 #   goaway0     GOAWAY H2_GOAWAY_CODE (NO_ERROR) with last_stream_id 0 at once
 # The H2_* variables are read from the environment when the server starts:
 #   H2_GOAWAY_AFTER=5 start_py_h2 goaway

@@ -63,11 +63,12 @@ check_eq "$(jget "$T/times.json" checks.passed)" 1 "times: both timed out"
 
 # mistake NAME LUA ERE: a flow whose user(u) gets / then runs LUA ends
 # each of its 2 iterations with a reason matching ERE (the script's
-# file:line first).
+# file:line first); nothing succeeded, so the run exits 1 with its line.
 mistake() {
     printf 'local s = {}\nfunction s.user(u)\n  u:get("/") %s\nend\nreturn s\n' "$2" > "$S/$1.lua"
     run_volley "$1" -s "$S/$1.lua" -c 1 --iterations 2 "$U/"
-    check_eq "$RC" 0 "$1: exit status"
+    check_eq "$RC" 1 "$1: exit status"
+    check_grep "$T/$1.err" "^volley: every iteration failed \(2 of 2\)" "$1: the line"
     check_eq "$(jget "$T/$1.json" iterations.failed)" 2 "$1: both iterations failed"
     python3 - "$T/$1.json" "$3" <<'PY' || fail "$1: the reason"
 import json, re, sys

@@ -1,8 +1,9 @@
 # HTTP/2 connection lifecycle: -R against a server that closes idle
 # connections (the schedule's idle stack, no overflow under ASan); servers
 # on whose connections no stream can open (no SETTINGS, a limit of 0
-# streams), given up within --timeout and retried with the connect
-# backoff; and streams the server refuses or leaves unprocessed (REFUSED_STREAM,
+# streams, whether the first stream was refused, answered or ignored, or
+# the limit lowered to 0 later), given up within --timeout and retried
+# with the connect backoff; and streams the server refuses or leaves unprocessed (REFUSED_STREAM,
 # GOAWAY with last stream id 0), retried a bounded number of times, then
 # failed with the server's reason. Exact counts against the servers' own.
 source "$TESTLIB"
@@ -55,6 +56,72 @@ if h2_python_ok; then
         "nosettings: the reason"
     check_grep "$T/maxstreams0.out" "^    protocol: the server allows 0 streams \(3\)$" "maxstreams0: the reason"
     check_eq "$(jv maxstreams0 http2.retried)" "$(h2_stat maxstreams0 reset)" "maxstreams0: each refusal retried"
+
+    # Whatever came before: a server that answers the stream sent with the
+    # preface (before its SETTINGS were read) and then allows 0 (first0),
+    # one that lowers its limit to 0 after 3 answers on a connection
+    # (lower0), one that allows 0 and neither answers nor refuses (silent0).
+    # The next request waits for a stream; when its --timeout runs out
+    # the connection is given up, the request failing with the reason, and
+    # the next one goes on a new connection. The run ends by itself (with
+    # first0 and lower0 it used to wait for ever: no request was waiting,
+    # so no deadline ran). With -c 1 a request at a time, so the counts are
+    # exact: first0 answers 1 a connection, lower0 3.
+    start_py_h2 first0
+    runv first0 -n 5 -c 1 -T 1s --no-probe --h2c "$py_h2_url/"
+    check_eq "$RC" 0 "first0: exit status ($(tail -c 300 "$T/first0.err"))"
+    adds_up first0
+    check_eq "$(jv first0 requests.completed) $(jv first0 errors.protocol)" "3 2" "first0: 1 answered a connection, then 1 given up"
+    check_eq "$(jv first0 http2.connections) $(h2_stat first0 connections)" "3 3" "first0: 3 connections, as the server counts them"
+    check_eq "$(h2_stat first0 answered)" 3 "first0: the server answered each completed request"
+    check_grep "$T/first0.out" "^    protocol: the server allows 0 streams \(2\)$" "first0: the reason"
+    start_py_h2 lower0
+    runv lower0 -n 5 -c 1 -T 1s --no-probe --h2c "$py_h2_url/"
+    check_eq "$RC" 0 "lower0: exit status ($(tail -c 300 "$T/lower0.err"))"
+    adds_up lower0
+    check_eq "$(jv lower0 requests.completed) $(jv lower0 errors.protocol)" "4 1" "lower0: 3 answered, 1 given up, 1 answered"
+    check_eq "$(jv lower0 http2.connections) $(h2_stat lower0 connections)" "2 2" "lower0: 2 connections, as the server counts them"
+    check_eq "$(h2_stat lower0 answered) $(h2_stat lower0 lowered)" "4 1" "lower0: the server's answers, its limit lowered once"
+    check_grep "$T/lower0.out" "^    protocol: the server allows 0 streams \(1\)$" "lower0: the reason"
+    start_py_h2 silent0
+    runv silent0 -n 2 -c 1 -T 1s --no-probe --h2c "$py_h2_url/"
+    check_no_response silent0 silent0 "2 requests failed: protocol 2"
+    adds_up silent0
+    check_eq "$(jv silent0 http2.connections) $(h2_stat silent0 connections)" "2 2" "silent0: a connection for each request"
+    check_grep "$T/silent0.out" "^    protocol: the server allows 0 streams \(2\)$" "silent0: the reason"
+    # The same under -R, and a flow's batch (its streams sent with the
+    # preface are answered; the next batch's first stream waits and its
+    # connection is given up): each run ends by itself, every request
+    # counted once, the waits failed with the reason.
+    start_py_h2 first0
+    runv first0R -R 20 -n 6 -c 1 --streams 4 -T 500ms --no-probe --h2c "$py_h2_url/"
+    check_rate_rc "first0 -R: exit status ($(tail -c 300 "$T/first0R.err"))"
+    adds_up first0R
+    # (at most 4 streams go with a connection's preface: the 6th request at
+    # the latest waits for a stream on a connection that answered)
+    check_ge "$(jv first0R errors.protocol)" 1 "first0 -R: connections given up"
+    check_eq "$(( $(jv first0R requests.completed) + $(jv first0R errors.protocol) ))" 6 "first0 -R: every request answered or given up"
+    check_eq "$(jv first0R requests.completed)" "$(h2_stat first0 answered)" "first0 -R: the server answered each completed request"
+    check_grep "$T/first0R.out" "^    protocol: the server allows 0 streams \([0-9]+\)$" "first0 -R: the reason"
+    cat > "$T/first0_flow.lua" <<'EOF'
+local s = {}
+function s.user(u)
+  local rs = u:batch{ "/", "/", "/" }
+  local failed = 0
+  for i = 1, #rs do if rs[i].failed then failed = failed + 1 end end
+  volley.counter("given_failed", failed)
+end
+return s
+EOF
+    start_py_h2 first0
+    runv first0F -s "$T/first0_flow.lua" -c 1 -T 500ms --iterations 3 --no-probe --h2c "$py_h2_url/"
+    check_eq "$RC" 0 "first0 flow: exit status ($(tail -c 300 "$T/first0F.err"))"
+    adds_up first0F
+    check_eq "$(jv first0F iterations.completed)" 3 "first0 flow: every iteration ended"
+    check_eq "$(jv first0F requests.completed)" "$(h2_stat first0 answered)" "first0 flow: the server answered each completed request"
+    check_ge "$(jv first0F errors.protocol)" 1 "first0 flow: a connection given up"
+    check_num "$(jv first0F metrics.counters.given_failed)" == "$(jv first0F requests.failed)" \
+        "first0 flow: each failure came back to the user"
     # The same with -R: an arrival handed to a free stream of a connection
     # in its backoff waits for the backoff's end; each request is counted
     # once (failed, or cut off at the end), each connection as the server

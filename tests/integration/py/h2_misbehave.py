@@ -70,6 +70,14 @@ Modes on the connection's life (no stream can open, or none is processed):
               the client's HEADERS frames as received, until the client closes
   maxstreams0 SETTINGS_MAX_CONCURRENT_STREAMS = 0; every stream received is
               refused (REFUSED_STREAM, counted as reset and over_limit)
+  first0      SETTINGS_MAX_CONCURRENT_STREAMS = 0; the streams received
+              before the client acknowledged it (the one a client sends with
+              its preface) are answered, later ones refused (over_limit)
+  silent0     SETTINGS_MAX_CONCURRENT_STREAMS = 0; the streams received are
+              neither answered nor refused (held until the client closes)
+  lower0      H2_MAX_STREAMS as in ok mode; once H2_LOWER_AFTER (3) streams
+              are answered on a connection, a new SETTINGS lowers it to 0
+              (counted as lowered); later streams are refused (over_limit)
   goaway0     SETTINGS, then at once GOAWAY (H2_GOAWAY_CODE: NO_ERROR or a
               name or a number) with last_stream_id 0; every stream is
               ignored; closes after the client's first bytes
@@ -91,7 +99,7 @@ import h2.events
 import h2.exceptions
 from h2.errors import ErrorCodes
 from h2.settings import Settings, SettingCodes
-from hyperframe.frame import GoAwayFrame
+from hyperframe.frame import GoAwayFrame, SettingsFrame
 
 from h2_common import H2Connection, pattern
 
@@ -107,9 +115,10 @@ GARBAGE = (b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
 KEYS = ("connections", "closed", "tls_failed", "received", "answered", "reset",
         "over_limit", "ignored", "goaways", "client_resets", "client_goaways",
         "body_bytes", "max_open", "max_open_all", "protocol_errors", "garbage_sent",
-        "malformed") + BAD_KINDS
+        "malformed", "lowered") + BAD_KINDS
 UNLIMITED = 2**31 - 1
-LIFE_MODES = ("nosettings", "maxstreams0", "goaway0")
+LIFE_MODES = ("nosettings", "maxstreams0", "goaway0", "first0", "silent0", "lower0")
+ZERO_MODES = ("maxstreams0", "first0", "silent0")
 MODES = MODES + LIFE_MODES
 
 
@@ -172,7 +181,8 @@ class Conn:
         self.count = 0         # streams received on this connection
         self.last = None       # last_stream_id of the GOAWAY we sent
         self.stop = False
-        if mode == "maxstreams0":
+        self.answered = 0      # streams answered on this connection (lower0)
+        if mode in ZERO_MODES:
             self.limit = 0
 
     def run(self):
@@ -358,6 +368,7 @@ class Conn:
                 continue
             h.end_stream(sid)
             self.stats.add("answered")
+            self.life_answered()
             self.req.pop(sid, None)
             del self.pending[sid]
             self.open.discard(sid)
@@ -414,12 +425,27 @@ class Conn:
         self.out += GoAwayFrame(0, last_stream_id=0, error_code=env_code("H2_GOAWAY_CODE", "NO_ERROR")).serialize()
 
     def life_refuse(self, sid):
-        """maxstreams0: every stream is over the limit of 0: refused."""
+        """maxstreams0: every stream is over the limit of 0: refused.
+        silent0: every stream is held, never answered."""
+        if self.mode == "silent0":
+            return True
         if self.mode != "maxstreams0":
             return False
         self.stats.add("over_limit")
         self.reset(sid, ErrorCodes.REFUSED_STREAM)
         return True
+
+    def life_answered(self):
+        """lower0: after H2_LOWER_AFTER answers, a SETTINGS with a limit of 0.
+        The frame is our own (h2's view of its settings stays unlimited, as
+        in run()); later streams are refused as over the limit."""
+        self.answered += 1
+        if self.mode != "lower0" or self.answered != env_int("H2_LOWER_AFTER", 3):
+            return
+        self.limit = 0
+        self.out += self.h.data_to_send()
+        self.stats.add("lowered")
+        self.out += SettingsFrame(0, settings={SettingCodes.MAX_CONCURRENT_STREAMS: 0}).serialize()
 
     def nosettings(self):
         """Sends nothing; counts the HEADERS frames after the preface."""

@@ -13,8 +13,11 @@ start_target
 # wait_for FILE: up to 10 s for FILE to exist.
 wait_for() { for _ in $(seq 1 500); do [ -e "$1" ] && return; sleep 0.02; done; }
 
-# 1. Every 3rd iteration of each user spins for ever: each is stopped and
-# counted under the line of its loop; the others complete.
+# 1. Every 3rd iteration of the user spins for ever: each is stopped and
+# counted under the line of its loop; the others complete. (One user: with
+# more, which user takes which iteration is the scheduler's. The bound is
+# the worker's CPU time, so a loaded machine that holds the thread back
+# does not fail an iteration that did not run.)
 cat > "$S/spin.lua" <<'LUA'
 local s = {}
 function s.user(u)
@@ -26,7 +29,7 @@ function s.user(u)
 end
 return s
 LUA
-run_volley spin -s "$S/spin.lua" -c 2 -t 1 --iterations 12 "http://127.0.0.1:$PORT/"
+run_volley spin -s "$S/spin.lua" -c 1 -t 1 --iterations 12 "http://127.0.0.1:$PORT/"
 check_eq "$RC" 0 "spinning user: exit status"
 check_eq "$(jget "$T/spin.json" iterations.started)" 12 "spinning user: iterations started"
 check_eq "$(jget "$T/spin.json" iterations.completed)" 8 "spinning user: the others complete"
@@ -53,7 +56,7 @@ end
 return s
 LUA
 run_volley long -s "$S/long.lua" -c 1 -t 1 --iterations 2 --yield-timeout 300ms "http://127.0.0.1:$PORT/"
-check_eq "$RC" 0 "long computation: exit status"
+check_eq "$RC" 1 "long computation: exit status (no iteration completed)"
 check_grep "$T/long.out" "long.lua:5: user\(\) ran 300ms without yielding \(--yield-timeout\) \(2\)" "long computation: the reason"
 check_eq "$(jget "$T/long.json" requests.completed)" 2 "long computation: the request after it was never sent"
 run_volley badbound -s "$S/long.lua" --yield-timeout fast "http://127.0.0.1:$PORT/"
