@@ -444,24 +444,27 @@ def flow_ok(f):
 
 def volley_fields(r, docs):
     """Each `volley.NAME.` or `volley.NAME(` the docs use (in code or in
-    prose) names a field of the volley table a script sees: a module that
+    prose) names a field of the volley table a thread's script sees (read,
+    not listed: a field may be loaded at its first read); a module that
     is only require()d (volley.json) is not one."""
-    keys = os.path.join(r.work, "keys.lua")
-    with open(keys, "w") as f:
-        f.write("function init() local k = {} for n in pairs(volley) do k[#k + 1] = n end\n"
-                "io.stderr:write('keys: ', table.concat(k, ' '), '\\n') end\n")
-    p = subprocess.run([r.volley, "-q", "-n", "1", "-c", "1", "-t", "1", "-s", keys,
-                        "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]], capture_output=True, text=True, timeout=30)
-    m = re.search(r"^keys: (.*)$", p.stderr, re.M)
-    if not m:
-        return r.fail("volley.*", "the volley table's fields not read: %s" % p.stderr.strip()[-300:])
-    fields = set(m.group(1).split())
+    uses = []
     for doc in docs:
         for n, line in enumerate(open(os.path.join(r.src, doc), encoding="utf-8"), 1):
-            for name in re.findall(r"\bvolley\.([a-z_]\w*)[.({]", line):
-                if name not in fields:
-                    r.fail("%s:%d" % (doc, n), "volley.%s: not a field of the volley table (it has %s)"
-                           % (name, ", ".join(sorted(fields))))
+            uses += [(doc, n, name) for name in re.findall(r"\bvolley\.([a-z_]\w*)[.({]", line)]
+    names = sorted({u[2] for u in uses})
+    keys = os.path.join(r.work, "keys.lua")
+    with open(keys, "w") as f:
+        f.write("function init()\n  for _, n in ipairs({%s}) do\n"
+                "    io.stderr:write('field ', n, ' ', tostring(volley[n] ~= nil), '\\n')\n  end\nend\n"
+                % ", ".join('"%s"' % n for n in names))
+    p = subprocess.run([r.volley, "-q", "-n", "1", "-c", "1", "-t", "1", "-s", keys,
+                        "http://127.0.0.1:%s/" % os.environ["DOCX_TARGET"]], capture_output=True, text=True, timeout=30)
+    seen = dict(re.findall(r"^field (\w+) (true|false)$", p.stderr, re.M))
+    if set(seen) != set(names):
+        return r.fail("volley.*", "the volley table's fields not read: %s" % p.stderr.strip()[-300:])
+    for doc, n, name in uses:
+        if seen[name] != "true":
+            r.fail("%s:%d" % (doc, n), "volley.%s: not a field of the volley table" % name)
 
 
 def run(src, work):
