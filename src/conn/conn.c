@@ -513,16 +513,6 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     }
 }
 
-/* A flow on a multiplexed connection: the user's sleep is over. */
-static void on_pause_event(EV_P_ ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    struct conn *c = container_of(w, struct conn, pause);
-    c->flow_paused = false;
-    conn_next_request(c, clock_now_ns());
-}
-
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 {
     c->sh = sh;
@@ -533,12 +523,9 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
     c->pending = 0;
     c->name = 0;
     c->timeout_ns = sh->timeout_ns;
-    c->flow_live = c->flow_check = c->flow_paused = c->flow_parked = false;
-    c->owner = c->lanes = NULL;
-    c->batch = NULL;
+    c->flow_live = false;
+    c->user = NULL;
     c->item = -1;
-    ev_init(&c->pause, on_pause_event);
-    c->t_iter = 0;
     c->table_open = false;
     ev_init(&c->rio, on_read_event);
     ev_init(&c->wio, on_write_event);
@@ -554,8 +541,6 @@ void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 unsigned conn_stop(struct conn *c)
 {
     unsigned was_in_flight = c->pending + conn_flow_stop(c);
-    ev_timer_stop(c->sh->loop, &c->pause);
-    c->flow_paused = c->flow_parked = false;
     if (c->flow_live) { /* the user's iteration is cut off with its request */
         c->flow_live = false;
         c->sh->stats->flow.cut_off++;

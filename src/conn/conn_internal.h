@@ -17,11 +17,12 @@ void conn_go_idle(struct conn *c);
 void conn_start_request(struct conn *c, int64_t now, unsigned depth);
 
 /* Flows (conn_flow.c): the user of c takes its next step, or begins an
- * iteration (conn_flow_begin: -R handed it one, due at c->t_iter); the run
- * stops c (conn_flow_stop: the requests its lanes had in flight, which the
- * caller counts as cut off); c is freed (conn_flow_free: lanes, batch). */
+ * iteration (conn_flow_send: -R handed it one, due at intended); the run
+ * stops c (conn_flow_stop: its pause, and the requests its lanes had in
+ * flight, which the caller counts as cut off); c is freed (conn_flow_free:
+ * the user's state, lanes, batch). */
 void conn_flow_next(struct conn *c, int64_t now);
-void conn_flow_begin(struct conn *c, int64_t now);
+void conn_flow_send(struct conn *c, int64_t intended, int64_t now);
 unsigned conn_flow_stop(struct conn *c);
 void conn_flow_free(struct conn *c);
 

@@ -69,9 +69,7 @@ void conn_start(struct conn *c)
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
     if (c->sh->flow) {
-        c->flow_parked = false;
-        c->t_iter = intended;
-        conn_flow_begin(c, now);
+        conn_flow_send(c, intended, now);
         return;
     }
     c->t_intended = intended;
