@@ -1,7 +1,7 @@
 /* Shared by the files of the connection state machine only: conn.c
- * (connecting, handshakes, failures, timers, the open model's hand-over),
- * conn_request.c (starting requests), conn_complete.c (the one path of a
- * completed response) and conn_flow.c (a flow's users). What framings may
+ * (connecting, handshakes, timers, events), conn_fail.c (the failure
+ * path), conn_request.c (starting requests), conn_complete.c (the one
+ * path of a completed response) and conn_flow.c (a flow's users). What framings may
  * call is framing.h; nothing outside src/conn includes this. */
 #ifndef VOLLEY_CONN_INTERNAL_H
 #define VOLLEY_CONN_INTERNAL_H
@@ -11,6 +11,16 @@
 
 /* Closes c's socket, stops its timer: CONN_IDLE. */
 void conn_go_idle(struct conn *c);
+
+/* The kind a transport's own failures count as (its handshake, a record
+ * that failed: the transport's reason with no socket errno): TLS's, whose
+ * handshake QUIC's is too. */
+#define TRANSPORT_FAILED STATS_ERR_TLS
+
+/* The handshake failed once connected: the transport's failure, with its
+ * reason even when the socket failed (a reset in the handshake is the
+ * server refusing it); conn_fail.c. */
+void conn_handshake_failed(struct conn *c);
 
 /* Counts and starts the request (a batch of depth) that c->req holds:
  * the framing's start (conn_request.c). */
