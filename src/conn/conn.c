@@ -1,6 +1,9 @@
 /* The connection state machine: sockets, connects, handshakes, timers
- * and the events of a connection (conn_request.c starts requests,
- * conn_complete.c completes them, conn_fail.c fails them). libev callbacks
+ * and the events of a connection, and a slot's life (conn_init, conn_stop,
+ * conn_free). The entry of src/conn/: it calls its pieces, which never
+ * call back (conn_request.c starts requests, conn_complete.c completes
+ * them, conn_fail.c fails them, conn_flow.c runs a flow's users, and
+ * conn_common.c, below them all, holds what they share). libev callbacks
  * are trampolines into one handler per event; every failure goes through
  * conn_fail.c's fail(). What carries
  * the bytes is sh->transport (transport.h) and what frames them c->fr (framing.h):
@@ -17,61 +20,6 @@
 #include <stddef.h>
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-
-/* The slot's framing for its next socket: the worker's own. */
-static void framing_reset(struct conn *c)
-{
-    c->fr = c->sh->framing;
-    c->fs = c->fs_own[0];
-}
-
-void conn_close_socket(struct conn *c, bool clean)
-{
-    c->table_open = false; /* a scenario's next request opens a new conn table */
-    if (c->fd < 0)
-        return;
-    if (c->fr->closed)
-        c->fr->closed(c);
-    framing_reset(c); /* the next socket's handshake chooses again */
-    ev_io_stop(c->sh->loop, &c->rio);
-    ev_io_stop(c->sh->loop, &c->wio);
-    c->sh->transport->close(c->tps, c->fd, clean);
-    c->write_wants_read = c->read_wants_write = false;
-    c->fd = -1;
-}
-
-void conn_arm_timer(struct conn *c, double after)
-{
-    ev_timer_stop(c->sh->loop, &c->timer);
-    ev_timer_set(&c->timer, after, 0.);
-    ev_timer_start(c->sh->loop, &c->timer);
-}
-
-void conn_arm_deadline(struct conn *c, int64_t at, int64_t now)
-{
-    int64_t left = at - now;
-    /* ev_timer_remaining counts from the loop's cached time, which is no
-     * later than now: an armed timer within left fires by at. */
-    if (ev_is_active(&c->timer) && ev_timer_remaining(c->sh->loop, &c->timer) * 1e9 <= (double)left)
-        return;
-    conn_arm_timer(c, left > 0 ? (double)left / 1e9 : 0.);
-}
-
-void conn_go_idle(struct conn *c)
-{
-    conn_close_socket(c, c->pending == 0);
-    ev_timer_stop(c->sh->loop, &c->timer);
-    c->state = CONN_IDLE;
-}
-
-/* --one-first: the first answer (or failure) lets the other connections go. */
-void conn_release_rest(struct conn_shared *sh)
-{
-    if (sh->hold_rest) {
-        sh->hold_rest = false;
-        sh->start_rest(sh->start_rest_arg);
-    }
-}
 
 
 /* The socket is connected: count it, arm the read watcher for the life of
@@ -247,20 +195,6 @@ void conn_begin_connect(struct conn *c, int64_t now)
     }
 }
 
-/* A hook failed (the message is in sh->script_error): nothing more can be
- * sent. The worker stops the run (worker.c); requests still in flight on c
- * are cut off, as they would be by a stop. */
-void conn_script_failed(struct conn *c)
-{
-    struct conn_shared *sh = c->sh;
-    c->fr->end(c, &(struct conn_ending){.cut_off = true});
-    sh->stats->cut_off += c->pending;
-    sh->in_flight -= c->pending;
-    c->pending = 0;
-    conn_go_idle(c);
-    ev_break(sh->loop, EVBREAK_ALL);
-}
-
 /* Readable between requests (a delay() or -R wait): the server closed the
  * kept-alive connection, or sent bytes nobody asked for. No request is in
  * flight, so the socket goes; the next request opens a new one. A
@@ -361,32 +295,16 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
 
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 {
-    c->sh = sh;
-    c->fd = -1;
-    c->state = CONN_IDLE;
-    c->id = id;
-    c->backoff = 0;
-    c->pending = 0;
-    c->name = 0;
-    c->timeout_ns = sh->timeout_ns;
-    c->flow_live = false;
-    c->user = NULL;
-    c->item = -1;
-    c->table_open = false;
-    ev_init(&c->rio, on_read_event);
-    ev_init(&c->wio, on_write_event);
-    ev_init(&c->timer, on_timer_event);
-    ev_timer_set(&c->timer, 0., 0.);
-    c->tps = sh->transport->conn_new ? sh->transport->conn_new(sh->transport_ctx) : NULL;
-    c->write_wants_read = c->read_wants_write = false;
-    c->fs_own[0] = sh->framing->init(c);
-    c->fs_own[1] = sh->fallback ? sh->fallback->init(c) : NULL;
-    framing_reset(c);
+    conn_slot_init(c, sh, id, on_read_event, on_write_event, on_timer_event);
 }
 
 unsigned conn_stop(struct conn *c)
 {
-    unsigned was_in_flight = c->pending + conn_flow_stop(c);
+    unsigned was_in_flight = c->pending;
+    struct conn *lanes = conn_flow_lanes(c);
+    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
+        was_in_flight += conn_stop(&lanes[i]);
+    conn_flow_stop(c);
     if (c->flow_live) { /* the user's iteration is cut off with its request */
         c->flow_live = false;
         c->sh->stats->flow.cut_off++;
@@ -401,6 +319,9 @@ unsigned conn_stop(struct conn *c)
 void conn_free(struct conn *c)
 {
     const struct transport_ops *tp = c->sh->transport;
+    struct conn *lanes = conn_flow_lanes(c);
+    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
+        conn_free(&lanes[i]);
     conn_flow_free(c);
     c->sh->framing->free(c, c->fs_own[0]);
     if (c->sh->fallback)

@@ -65,7 +65,7 @@ static void on_pause(EV_P_ ev_timer *w, int revents)
     (void)revents;
     struct conn_user *u = (struct conn_user *)((char *)w - offsetof(struct conn_user, pause));
     u->paused = false;
-    conn_next_request(u->conn, clock_now_ns());
+    conn_flow_next(u->conn, clock_now_ns()); /* what conn_next_request does for a flow */
 }
 
 /* The user that c works for: c's own (made now, at its first step), or,
@@ -157,7 +157,8 @@ static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
 }
 
 /* The user's lanes, made at its first batch over HTTP/1: connections of
- * its own, numbered as it is (its source address, its figures' slot). */
+ * its own, numbered as it is (its source address, its figures' slot),
+ * whose events go to the handlers of the user's connection (conn.c's). */
 static void make_lanes(struct conn_user *u)
 {
     struct conn *c = u->conn;
@@ -165,7 +166,7 @@ static void make_lanes(struct conn_user *u)
         return;
     u->lanes = xcalloc(CONN_FLOW_LANES, sizeof *u->lanes);
     for (int i = 0; i < CONN_FLOW_LANES; i++) {
-        conn_init(&u->lanes[i], c->sh, c->id);
+        conn_slot_init(&u->lanes[i], c->sh, c->id, ev_cb(&c->rio), ev_cb(&c->wio), ev_cb(&c->timer));
         u->lanes[i].user = u;
     }
 }
@@ -268,7 +269,7 @@ void conn_flow_fill(struct conn *c, uint32_t room)
         return;
     }
     if (c->pending == 0)
-        conn_next_request(c, now);
+        conn_flow_next(c, now); /* what conn_next_request does for a flow */
 }
 
 /* The user's lanes close (its iterations are over). */
@@ -452,17 +453,19 @@ void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
         user_of(c)->batch->ended++;
 }
 
-unsigned conn_flow_stop(struct conn *c)
+struct conn *conn_flow_lanes(const struct conn *c)
+{
+    const struct conn_user *u = c->user;
+    return u && u->conn == c ? u->lanes : NULL;
+}
+
+void conn_flow_stop(struct conn *c)
 {
     struct conn_user *u = c->user;
-    unsigned n = 0;
     if (!u || u->conn != c) /* no user yet, or c is a lane: its owner stops the user */
-        return 0;
+        return;
     ev_timer_stop(c->sh->loop, &u->pause);
     u->paused = u->parked = false;
-    for (int i = 0; u->lanes && i < CONN_FLOW_LANES; i++)
-        n += conn_stop(&u->lanes[i]);
-    return n;
 }
 
 void conn_flow_free(struct conn *c)
@@ -472,9 +475,7 @@ void conn_flow_free(struct conn *c)
     if (!u || u->conn != c)
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
-    for (int i = 0; u->lanes && i < CONN_FLOW_LANES; i++)
-        conn_free(&u->lanes[i]);
-    free(u->lanes);
+    free(u->lanes); /* each freed already by conn_free */
     struct conn_flow_batch *b = u->batch;
     if (b) {
         for (uint32_t i = 0; i < b->cap; i++)

@@ -148,12 +148,6 @@ static void begin_request(struct conn *c, int64_t now)
     conn_start_request(c, now, depth);
 }
 
-void conn_start_request(struct conn *c, int64_t now, unsigned depth)
-{
-    c->t_sent = 0; /* -R: its first byte's time, which the framing sets when it goes */
-    c->fr->start(c, now, depth);
-}
-
 void conn_count_started(struct conn *c, unsigned depth, uint64_t cost)
 {
     struct conn_shared *sh = c->sh;
