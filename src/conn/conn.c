@@ -1,7 +1,11 @@
-/* The connection state machine: sockets, connects, handshakes, failures,
- * timers and the events of a connection (conn_request.c starts requests,
- * conn_complete.c completes them). libev callbacks are trampolines into
- * one handler per event; every failure goes through fail(). What carries
+/* The connection state machine: sockets, connects, handshakes, timers
+ * and the events of a connection, and a slot's life (conn_init, conn_stop,
+ * conn_free). The entry of src/conn/: it calls its pieces, which never
+ * call back (conn_request.c starts requests, conn_complete.c completes
+ * them, conn_fail.c fails them, conn_flow.c runs a flow's users, and
+ * conn_common.c, below them all, holds what they share). libev callbacks
+ * are trampolines into one handler per event; every failure goes through
+ * conn_fail.c's fail(). What carries
  * the bytes is sh->transport (transport.h) and what frames them c->fr (framing.h):
  * this file calls their tables and names neither. On the keep-alive path a
  * request costs one write and one read: the read watcher stays armed for
@@ -14,172 +18,9 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The slot's framing for its next socket: the worker's own. */
-static void framing_reset(struct conn *c)
-{
-    c->fr = c->sh->framing;
-    c->fs = c->fs_own[0];
-}
-
-void conn_close_socket(struct conn *c, bool clean)
-{
-    c->table_open = false; /* a scenario's next request opens a new conn table */
-    if (c->fd < 0)
-        return;
-    if (c->fr->closed)
-        c->fr->closed(c);
-    framing_reset(c); /* the next socket's handshake chooses again */
-    ev_io_stop(c->sh->loop, &c->rio);
-    ev_io_stop(c->sh->loop, &c->wio);
-    c->sh->transport->close(c->tps, c->fd, clean);
-    c->write_wants_read = c->read_wants_write = false;
-    c->fd = -1;
-}
-
-void conn_arm_timer(struct conn *c, double after)
-{
-    ev_timer_stop(c->sh->loop, &c->timer);
-    ev_timer_set(&c->timer, after, 0.);
-    ev_timer_start(c->sh->loop, &c->timer);
-}
-
-void conn_arm_deadline(struct conn *c, int64_t at, int64_t now)
-{
-    int64_t left = at - now;
-    /* ev_timer_remaining counts from the loop's cached time, which is no
-     * later than now: an armed timer within left fires by at. */
-    if (ev_is_active(&c->timer) && ev_timer_remaining(c->sh->loop, &c->timer) * 1e9 <= (double)left)
-        return;
-    conn_arm_timer(c, left > 0 ? (double)left / 1e9 : 0.);
-}
-
-void conn_go_idle(struct conn *c)
-{
-    conn_close_socket(c, c->pending == 0);
-    ev_timer_stop(c->sh->loop, &c->timer);
-    c->state = CONN_IDLE;
-}
-
-/* --one-first: the first answer (or failure) lets the other connections go. */
-void conn_release_rest(struct conn_shared *sh)
-{
-    if (sh->hold_rest) {
-        sh->hold_rest = false;
-        sh->start_rest(sh->start_rest_arg);
-    }
-}
-
-void conn_end_requests(struct conn *c, uint32_t name, int32_t item, unsigned n, const struct conn_ending *e)
-{
-    if (n == 0)
-        return;
-    if (e->cut_off) {
-        stats_name_cut_off(c->sh->stats, name, n);
-        return; /* the run is ending: the user is not resumed */
-    }
-    stats_name_fail(c->sh->stats, name, e->why, n, e->now, e->timed_out, e->latency);
-    if (c->sh->flow)
-        conn_flow_failed(c, item, e->why);
-}
-
-void conn_backoff(struct conn *c)
-{
-    c->backoff = c->backoff > 0 ? c->backoff * 2 : CONN_BACKOFF_FIRST;
-    if (c->backoff > CONN_BACKOFF_MAX)
-        c->backoff = CONN_BACKOFF_MAX;
-    c->state = CONN_BACKOFF;
-    conn_arm_timer(c, c->backoff);
-}
-
-/* The one place a connection's requests fail: every request still in
- * flight on it (a pipelined batch, every stream, a flow's batch items) is
- * ended by the framing (conn_end_requests: its name, its flow user) and
- * counted here as failed for why; then close and go on, after the connect
- * backoff when backoff is set (or the budget is spent: then at once). */
-static void fail(struct conn *c, enum stats_error why, const char *reason, bool backoff)
-{
-    struct conn_shared *sh = c->sh;
-    conn_release_rest(sh);
-    bool timed_out = sh->sched && why == STATS_ERR_TIMEOUT && c->pending;
-    int64_t now = timed_out ? clock_now_ns() : 0;
-    if (timed_out)
-        stats_timed_out(sh->stats, now, now - c->t_intended, c->t_sent ? c->t_sent - c->t_intended : -1, c->pending);
-    c->fr->end(c, &(struct conn_ending){false, why, timed_out, now, now - c->t_intended});
-    if (c->pending && sh->stats->shown.failures)
-        errsamples_failed(&sh->stats->shown, now ? now : clock_now_ns(), why, reason);
-    sh->stats->errors[why] += c->pending;
-    sh->in_flight -= c->pending;
-    c->pending = 0;
-    conn_close_socket(c, false);
-    /* Back off before the next connect, unless there is no next request
-     * (a flow's user inside an iteration has one). */
-    if (backoff && (sh->budget > 0 || c->flow_live)) {
-        conn_backoff(c);
-        return;
-    }
-    conn_next_request(c, clock_now_ns());
-}
-
-void conn_fail(struct conn *c, enum stats_error why)
-{
-    fail(c, why, NULL, why == STATS_ERR_CONNECT || why == STATS_ERR_PORTS);
-}
-
-/* A failure of a kind counted by reason (read, tls): the reason counted
- * for the requests in flight, and kept with them for --show-errors. */
-static void fail_reason(struct conn *c, enum stats_error why, const char *reason)
-{
-    if (c->pending)
-        stats_kind_reason(c->sh->stats, why, reason, c->pending);
-    fail(c, why, reason, false);
-}
-
-void conn_fail_read(struct conn *c, const char *reason)
-{
-    fail_reason(c, STATS_ERR_READ, reason);
-}
-
-const char *conn_read_errno_reason(int err, char *buf, size_t n)
-{
-    if (err == ECONNRESET)
-        return "reset by peer";
-    /* GNU strerror_r: thread-safe, may return a static string instead of buf */
-    const char *s = strerror_r(err, buf, n);
-    return s;
-}
-
-void conn_fail_backoff(struct conn *c, enum stats_error why)
-{
-    fail(c, why, NULL, true);
-}
-
-/* A connect (started at c->t_connect) failed with errno err. When every
- * connect of this worker has failed for longer than --timeout, the target
- * is gone: the worker gives up (worker.c stops the run) instead of failing
- * the rest of its budget one backoff at a time. The streak starts with the
- * first failed attempt (not before the last connect that worked), so a
- * server that restarts within --timeout does not end the run however long
- * the keep-alive connections lived before. */
-void conn_connect_failed(struct conn *c, int err)
-{
-    struct conn_shared *sh = c->sh;
-    if (err == ETIMEDOUT)
-        sh->stats->connect_timeouts += c->pending;
-    if (sh->failing_since == 0)
-        sh->failing_since = c->t_connect > sh->last_connect_ok ? c->t_connect : sh->last_connect_ok;
-    if (clock_now_ns() - sh->failing_since > sh->timeout_ns) {
-        sh->gave_up = err ? err : ECONNREFUSED;
-        ev_break(sh->loop, EVBREAK_ALL);
-    }
-    /* Out of local ports is this machine's limit, counted apart so the
-     * report can say what to do about it. */
-    conn_fail(c, err == EADDRNOTAVAIL ? STATS_ERR_PORTS : STATS_ERR_CONNECT);
-}
 
 /* The socket is connected: count it, arm the read watcher for the life of
  * the socket; the framing sends next, or the transport's handshake goes
@@ -213,53 +54,6 @@ void conn_io_wait_write(struct conn *c, enum net_status st)
         ev_io_start(c->sh->loop, &c->wio);
 }
 
-/* Why an I/O call of c failed (writing: a write): the transport's reason
- * or NULL, *err the socket's errno (errno as the call left it, unless the
- * transport knows better). */
-static const char *io_reason(struct conn *c, bool writing, int *err)
-{
-    const struct transport_ops *tp = c->sh->transport;
-    *err = errno;
-    return tp->failure ? tp->failure(c->tps, writing, c->sh->rbuf, c->sh->rbuf_size, err) : NULL;
-}
-
-const char *conn_io_reason(struct conn *c, int *err)
-{
-    return io_reason(c, false, err);
-}
-
-/* The kind a transport's own failures count as (its handshake, a record
- * that failed: the transport's reason with no socket errno): TLS's, whose
- * handshake QUIC's is too. */
-#define TRANSPORT_FAILED STATS_ERR_TLS
-
-void conn_io_failed(struct conn *c, enum stats_error otherwise)
-{
-    int err;
-    const char *reason = io_reason(c, otherwise == STATS_ERR_WRITE, &err);
-    if (reason && !err) {
-        fail_reason(c, TRANSPORT_FAILED, reason);
-        return;
-    }
-    char buf[96];
-    if (otherwise == STATS_ERR_READ)
-        conn_fail_read(c, conn_read_errno_reason(err, buf, sizeof buf));
-    else
-        conn_fail(c, otherwise);
-}
-
-/* The handshake failed once connected: the transport's failure, with its
- * reason even when the socket failed (a reset in the handshake is the
- * server refusing it). */
-static void handshake_failed(struct conn *c)
-{
-    int err;
-    const char *reason = io_reason(c, false, &err);
-    if (reason)
-        fail_reason(c, TRANSPORT_FAILED, reason);
-    else
-        conn_fail(c, TRANSPORT_FAILED);
-}
 
 /* The framing that speaks what the handshake agreed on takes c (the
  * registry's choice, sh->negotiate): another than the one the request was
@@ -345,7 +139,7 @@ static void handshake(struct conn *c)
         if (connecting && sock_err)
             conn_connect_failed(c, sock_err);
         else
-            handshake_failed(c);
+            conn_handshake_failed(c);
         return;
     }
 }
@@ -399,20 +193,6 @@ void conn_begin_connect(struct conn *c, int64_t now)
         }
         return;
     }
-}
-
-/* A hook failed (the message is in sh->script_error): nothing more can be
- * sent. The worker stops the run (worker.c); requests still in flight on c
- * are cut off, as they would be by a stop. */
-void conn_script_failed(struct conn *c)
-{
-    struct conn_shared *sh = c->sh;
-    c->fr->end(c, &(struct conn_ending){.cut_off = true});
-    sh->stats->cut_off += c->pending;
-    sh->in_flight -= c->pending;
-    c->pending = 0;
-    conn_go_idle(c);
-    ev_break(sh->loop, EVBREAK_ALL);
 }
 
 /* Readable between requests (a delay() or -R wait): the server closed the
@@ -513,49 +293,18 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
     }
 }
 
-/* A flow on a multiplexed connection: the user's sleep is over. */
-static void on_pause_event(EV_P_ ev_timer *w, int revents)
-{
-    (void)loop;
-    (void)revents;
-    struct conn *c = container_of(w, struct conn, pause);
-    c->flow_paused = false;
-    conn_next_request(c, clock_now_ns());
-}
-
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 {
-    c->sh = sh;
-    c->fd = -1;
-    c->state = CONN_IDLE;
-    c->id = id;
-    c->backoff = 0;
-    c->pending = 0;
-    c->name = 0;
-    c->timeout_ns = sh->timeout_ns;
-    c->flow_live = c->flow_check = c->flow_paused = c->flow_parked = false;
-    c->owner = c->lanes = NULL;
-    c->batch = NULL;
-    c->item = -1;
-    ev_init(&c->pause, on_pause_event);
-    c->t_iter = 0;
-    c->table_open = false;
-    ev_init(&c->rio, on_read_event);
-    ev_init(&c->wio, on_write_event);
-    ev_init(&c->timer, on_timer_event);
-    ev_timer_set(&c->timer, 0., 0.);
-    c->tps = sh->transport->conn_new ? sh->transport->conn_new(sh->transport_ctx) : NULL;
-    c->write_wants_read = c->read_wants_write = false;
-    c->fs_own[0] = sh->framing->init(c);
-    c->fs_own[1] = sh->fallback ? sh->fallback->init(c) : NULL;
-    framing_reset(c);
+    conn_slot_init(c, sh, id, on_read_event, on_write_event, on_timer_event);
 }
 
 unsigned conn_stop(struct conn *c)
 {
-    unsigned was_in_flight = c->pending + conn_flow_stop(c);
-    ev_timer_stop(c->sh->loop, &c->pause);
-    c->flow_paused = c->flow_parked = false;
+    unsigned was_in_flight = c->pending;
+    struct conn *lanes = conn_flow_lanes(c);
+    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
+        was_in_flight += conn_stop(&lanes[i]);
+    conn_flow_stop(c);
     if (c->flow_live) { /* the user's iteration is cut off with its request */
         c->flow_live = false;
         c->sh->stats->flow.cut_off++;
@@ -570,6 +319,9 @@ unsigned conn_stop(struct conn *c)
 void conn_free(struct conn *c)
 {
     const struct transport_ops *tp = c->sh->transport;
+    struct conn *lanes = conn_flow_lanes(c);
+    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
+        conn_free(&lanes[i]);
     conn_flow_free(c);
     c->sh->framing->free(c, c->fs_own[0]);
     if (c->sh->fallback)

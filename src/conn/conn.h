@@ -125,20 +125,24 @@ enum conn_state {
     CONN_OPEN /* the socket is up and its framing (conn.fr) owns its events and timer */
 };
 
-/* Embedded in the worker's connection array; fields are private to conn.c. */
+struct conn_user; /* conn_flow.c: a flow's user (its pause timer, lanes, batch, iteration) */
+
+/* Embedded in the worker's connection array; fields are private to conn.c.
+ * Its size is what every open connection costs (with its framing's slot
+ * state): ordered so that no field leaves a hole, and what only a flow's
+ * user needs is behind c->user, made for a flow's slots alone
+ * (tests/unit/framing/test_conn_size.c holds it to its size). */
 struct conn {
     struct conn_shared *sh;
     int fd;                 /* -1 when closed */
     enum conn_state state;
     uint32_t id;
+    int32_t item;           /* a flow's batch: the item this connection carries, -1: none */
     ev_io rio;              /* EV_READ, armed while the socket is open */
     ev_io wio;              /* EV_WRITE, armed only while connecting or when a write would block */
     ev_timer timer;         /* request deadline, connect backoff, or delay() wait */
     void *tps;              /* sh->transport's state for this slot (made once, reused for
                              * every socket) */
-    bool write_wants_read;  /* the transport's write waits for readability (a TLS renegotiation,
-                             * key update) */
-    bool read_wants_write;  /* its read waits for writability */
     const struct framing_ops *fr; /* the framing the open socket speaks: sh->framing, or
                              * sh->fallback when its handshake chose that (framing.h) */
     void *fs;               /* fr's state for this slot: fs_own[0] or fs_own[1] */
@@ -151,7 +155,11 @@ struct conn {
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
     uint32_t name;          /* the batch's name: id + 1, 0 for none (stats.h); multiplexed: of
                              * the request begin_request made last (each stream keeps its own) */
+    bool write_wants_read;  /* the transport's write waits for readability (a TLS renegotiation,
+                             * key update) */
+    bool read_wants_write;  /* its read waits for writability */
     bool table_open;        /* scenario: the conn table belongs to the open socket */
+    bool flow_live;         /* a flow: the slot's user is inside an iteration */
     int64_t t_start;        /* request start (ns): its connect or first write */
     int64_t t_answered;     /* the batch's latest answered response, t_start before one
                              * (stats_answered) */
@@ -163,20 +171,9 @@ struct conn {
                              * HTTP/2, one on which no stream opened or was answered) */
     int64_t timeout_ns;     /* the current request's deadline after its start (--timeout, or
                              * a flow request's own) */
-    bool flow_live;         /* a flow: the slot's user is inside an iteration */
-    bool flow_paused;       /* a flow over a multiplexed framing: the user sleeps on the
-                             * pause timer (the connection stays CONN_OPEN for the server's
-                             * frames) */
-    bool flow_parked;       /* a flow with -R: the user is on the schedule's idle stack */
-    ev_timer pause;         /* a flow over HTTP/2: u:sleep, and the turn of the loop after an
-                             * iteration that did nothing */
-    struct conn *owner;     /* a flow's batch lane: the user's connection it carries requests for */
-    struct conn *lanes;     /* a flow over HTTP/1: the user's other CONN_FLOW_LANES connections
-                             * for u:batch, made at its first batch; NULL before */
-    struct conn_flow_batch *batch; /* a flow: the user's batch (conn_flow.c), made at its first */
-    int32_t item;           /* a flow's batch: the item this connection carries, -1: none */
-    bool flow_check;        /* a flow: the current request has a check to call when answered */
-    int64_t t_iter;         /* a flow: the iteration's start (-R: when it was due) */
+    struct conn_user *user; /* a flow: the user this connection works for (its own, or, a
+                             * batch lane, its owner's), made at the user's first step;
+                             * NULL before and in every other run */
 };
 
 /* u:batch over HTTP/1.1: a user's connections besides its own, so that a

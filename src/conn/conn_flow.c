@@ -14,6 +14,7 @@
 #include "conn_internal.h"
 #include "xalloc.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,10 +40,44 @@ struct conn_flow_batch {
     bool freed;             /* a carrier came free meanwhile: hand_out goes round again */
 };
 
-/* The connection of the user that c works for. */
-static struct conn *user_of(struct conn *c)
+/* A flow's user: what its connection keeps beyond a request's. Made at
+ * the user's first step and shared by its lanes, so that no other run's
+ * connection pays for it (struct conn is every connection's cost). */
+struct conn_user {
+    struct conn *conn;      /* the user's own connection */
+    ev_timer pause;         /* over HTTP/2: u:sleep, and the turn of the loop after an
+                             * iteration that did nothing */
+    struct conn *lanes;     /* over HTTP/1: the user's other CONN_FLOW_LANES connections
+                             * for u:batch, made at its first batch; NULL before */
+    struct conn_flow_batch *batch; /* the user's batch, made at its first */
+    int64_t t_iter;         /* the iteration's start (-R: when it was due) */
+    bool paused;            /* over a multiplexed framing: asleep on pause (the connection
+                             * stays CONN_OPEN for the server's frames) */
+    bool parked;            /* -R: on the schedule's idle stack */
+    bool check;             /* the user's own request (not a batch's item) has a check to
+                             * call when answered */
+};
+
+/* Over a multiplexed connection: the user's sleep is over. */
+static void on_pause(EV_P_ ev_timer *w, int revents)
 {
-    return c->owner ? c->owner : c;
+    (void)loop;
+    (void)revents;
+    struct conn_user *u = (struct conn_user *)((char *)w - offsetof(struct conn_user, pause));
+    u->paused = false;
+    conn_flow_next(u->conn, clock_now_ns()); /* what conn_next_request does for a flow */
+}
+
+/* The user that c works for: c's own (made now, at its first step), or,
+ * c a lane, its owner's. */
+static struct conn_user *user_of(struct conn *c)
+{
+    if (!c->user) {
+        struct conn_user *u = c->user = xcalloc(1, sizeof *u);
+        u->conn = c;
+        ev_init(&u->pause, on_pause);
+    }
+    return c->user;
 }
 
 /* Whether c's requests go as streams of one connection (HTTP/2). */
@@ -58,16 +93,18 @@ static bool multiplexed(const struct conn *c)
 static void flow_wait(struct conn *c, double secs)
 {
     if (multiplexed(c)) {
-        c->flow_paused = true;
-        ev_timer_set(&c->pause, secs, 0.);
-        ev_timer_start(c->sh->loop, &c->pause);
+        struct conn_user *u = user_of(c);
+        u->paused = true;
+        ev_timer_set(&u->pause, secs, 0.);
+        ev_timer_start(c->sh->loop, &u->pause);
         return;
     }
     c->state = CONN_DELAY;
     conn_arm_timer(c, secs);
 }
 
-/* c (the user's connection, or a lane) sends item i of the user's batch. */
+/* c (the user's connection, or a lane) sends item i of the user's batch
+ * (whose check, if any, conn_flow_answered finds in the item). */
 static void carry(struct conn *c, uint32_t i, int64_t now)
 {
     const struct conn_flow_item *it = &user_of(c)->batch->items[i];
@@ -75,7 +112,6 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
     c->req_len = it->len;
     c->req_ix = CONN_REQ_HOOK;
     c->name = it->name;
-    c->flow_check = it->check;
     c->timeout_ns = it->timeout_ns > 0 ? it->timeout_ns : c->sh->timeout_ns;
     c->item = (int32_t)i;
     conn_start_request(c, now, 1);
@@ -90,9 +126,10 @@ static void flow_step(struct conn *c, int64_t now, bool start);
  * from its coroutine. */
 static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
 {
-    struct conn_flow_batch *b = c->batch;
+    struct conn_user *u = user_of(c);
+    struct conn_flow_batch *b = u->batch;
     if (!b)
-        b = c->batch = xcalloc(1, sizeof *b);
+        b = u->batch = xcalloc(1, sizeof *b);
     if (n > b->cap) {
         b->items = xrealloc(b->items, n * sizeof *b->items);
         memset(b->items + b->cap, 0, (n - b->cap) * sizeof *b->items);
@@ -120,15 +157,17 @@ static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
 }
 
 /* The user's lanes, made at its first batch over HTTP/1: connections of
- * its own, numbered as it is (its source address, its figures' slot). */
-static void make_lanes(struct conn *c)
+ * its own, numbered as it is (its source address, its figures' slot),
+ * whose events go to the handlers of the user's connection (conn.c's). */
+static void make_lanes(struct conn_user *u)
 {
-    if (c->lanes)
+    struct conn *c = u->conn;
+    if (u->lanes)
         return;
-    c->lanes = xcalloc(CONN_FLOW_LANES, sizeof *c->lanes);
+    u->lanes = xcalloc(CONN_FLOW_LANES, sizeof *u->lanes);
     for (int i = 0; i < CONN_FLOW_LANES; i++) {
-        conn_init(&c->lanes[i], c->sh, c->id);
-        c->lanes[i].owner = c;
+        conn_slot_init(&u->lanes[i], c->sh, c->id, ev_cb(&c->rio), ev_cb(&c->wio), ev_cb(&c->timer));
+        u->lanes[i].user = u;
     }
 }
 
@@ -170,31 +209,32 @@ static bool carrier_free(const struct conn *c, uint32_t room)
  * one. An HTTP/2 connection's fill inside a carry, which has room for
  * more streams, takes them there (its frames go out together), and
  * leaves the batch's end to the outer call. */
-static void hand_out(struct conn *u, uint32_t room, int64_t now)
+static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
 {
+    struct conn *c = u->conn;
     struct conn_flow_batch *b = u->batch;
     if (b->handing) {
         b->freed = true;
-        while (multiplexed(u) && b->next < b->n && carrier_free(u, room))
-            carry(u, b->next++, now);
+        while (multiplexed(c) && b->next < b->n && carrier_free(c, room))
+            carry(c, b->next++, now);
         return;
     }
     b->handing = true;
-    if (!multiplexed(u) && b->n > 1)
+    if (!multiplexed(c) && b->n > 1)
         make_lanes(u); /* also after a fallback from HTTP/2 (none was made then) */
     do {
         b->freed = false;
-        int lanes = u->lanes && !multiplexed(u) ? CONN_FLOW_LANES : 0;
+        int lanes = u->lanes && !multiplexed(c) ? CONN_FLOW_LANES : 0;
         for (int i = -1; i < lanes && b->next < b->n; i++) {
-            struct conn *k = i < 0 ? u : &u->lanes[i];
+            struct conn *k = i < 0 ? c : &u->lanes[i];
             while (b->next < b->n && carrier_free(k, room))
                 carry(k, b->next++, now);
         }
     } while (b->freed && b->next < b->n);
     b->handing = false;
-    if (b->ended == b->n && b->live && u->pending == 0) {
+    if (b->ended == b->n && b->live && c->pending == 0) {
         b->live = false;
-        flow_step(u, now, false);
+        flow_step(c, now, false);
     }
 }
 
@@ -204,7 +244,7 @@ static void hand_out(struct conn *u, uint32_t room, int64_t now)
 static void batch_start(struct conn *c, unsigned n, int64_t now)
 {
     batch_for(c, n);
-    hand_out(c, c->sh->streams, now);
+    hand_out(user_of(c), c->sh->streams, now);
 }
 
 /* A carrier of the user's batch (the user's connection or a lane) is free:
@@ -221,21 +261,23 @@ static void carrier_next(struct conn *c, int64_t now)
 
 void conn_flow_fill(struct conn *c, uint32_t room)
 {
-    struct conn_flow_batch *b = c->batch;
+    struct conn_user *u = user_of(c);
+    struct conn_flow_batch *b = u->batch;
     int64_t now = clock_now_ns();
     if (b && b->live) {
-        hand_out(c, room, now);
+        hand_out(u, room, now);
         return;
     }
     if (c->pending == 0)
-        conn_next_request(c, now);
+        conn_flow_next(c, now); /* what conn_next_request does for a flow */
 }
 
 /* The user's lanes close (its iterations are over). */
 static void lanes_idle(struct conn *c)
 {
-    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
-        conn_go_idle(&c->lanes[i]);
+    struct conn *lanes = user_of(c)->lanes;
+    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
+        conn_go_idle(&lanes[i]);
 }
 
 /* The user of c takes its next step (the coroutine resumed; start: a new
@@ -251,7 +293,8 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         conn_go_idle(c);
         return;
     }
-    struct conn_flow_batch *b = c->batch;
+    struct conn_user *u = user_of(c);
+    struct conn_flow_batch *b = u->batch;
     bool answers = !start && b && b->n; /* the batch that just ended, for the coroutine */
     if (script_flow_resume(sh->script, c->id, start, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
                            sh->script_error, sh->script_error_len) < 0) {
@@ -266,7 +309,7 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         c->req_len = st.len;
         c->req_ix = CONN_REQ_HOOK;
         c->name = st.name;
-        c->flow_check = st.check;
+        u->check = st.check;
         c->item = -1;
         c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
         conn_start_request(c, now, 1);
@@ -285,7 +328,7 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     if (st.failed) {
         f->failed++;
     } else {
-        stats_flow_completed(f, end, end - c->t_iter);
+        stats_flow_completed(f, end, end - u->t_iter);
     }
     c->flow_live = false;
     sh->live_iters--;
@@ -296,14 +339,15 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     flow_next(c, end);
 }
 
-void conn_flow_begin(struct conn *c, int64_t now)
+static void flow_begin(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
-    c->flow_parked = false;
+    struct conn_user *u = user_of(c);
+    u->parked = false;
     sh->budget--;
     if (sh->iter_sched) {
         sh->stats->arrivals++;
-        stats_flow_started_late(&sh->stats->flow, now - c->t_iter); /* t_iter: its due time */
+        stats_flow_started_late(&sh->stats->flow, now - u->t_iter); /* t_iter: its due time */
     }
     sh->stats->flow.started++;
     sh->live_iters++;
@@ -311,13 +355,20 @@ void conn_flow_begin(struct conn *c, int64_t now)
     flow_step(c, now, true);
 }
 
+void conn_flow_send(struct conn *c, int64_t intended, int64_t now)
+{
+    user_of(c)->t_iter = intended;
+    flow_begin(c, now);
+}
+
 static void flow_next(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
+    struct conn_user *u = user_of(c);
     /* An HTTP/2 connection asks for its next request whenever its streams
      * move (framing/h2_conn.c's fill): a user asleep or waiting on the schedule is
      * woken by its own timer or by the schedule instead. */
-    if (c->flow_paused || c->flow_parked)
+    if (u->paused || u->parked)
         return;
     if (c->flow_live) {
         flow_step(c, now, false);
@@ -333,28 +384,28 @@ static void flow_next(struct conn *c, int64_t now)
         return;
     }
     if (sh->iter_sched) {
-        if (!sched_take(sh->iter_sched, now, &c->t_iter)) {
+        if (!sched_take(sh->iter_sched, now, &u->t_iter)) {
             /* The user's socket stays open while it waits; an HTTP/2
              * connection stays in its state, reading the server's frames. */
             if (!multiplexed(c) || c->state != CONN_OPEN)
                 c->state = CONN_WAIT;
-            c->flow_parked = sched_park(sh->iter_sched, c->id);
+            u->parked = sched_park(sh->iter_sched, c->id);
             return;
         }
     } else {
-        c->t_iter = now;
+        u->t_iter = now;
     }
-    conn_flow_begin(c, now);
+    flow_begin(c, now);
 }
 
 void conn_flow_next(struct conn *c, int64_t now)
 {
-    struct conn *u = user_of(c);
+    struct conn_user *u = user_of(c);
     if (u->batch && u->batch->live) {
         carrier_next(c, now);
         return;
     }
-    if (c->owner) { /* a lane between batches (its request failed late) */
+    if (u->conn != c) { /* a lane between batches (its request failed late) */
         conn_go_idle(c);
         return;
     }
@@ -370,9 +421,9 @@ struct script_res *conn_flow_res(struct conn *c, int32_t item)
 
 bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t len, bool *failed)
 {
-    struct conn *u = user_of(c);
+    struct conn_user *u = user_of(c);
     struct script_res *r = conn_flow_res(c, item);
-    bool check = c->flow_check;
+    bool check = u->check;
     if (item >= 0) {
         /* Copied: the carrier's buffer takes its next item's response. */
         struct conn_flow_item *it = &u->batch->items[item];
@@ -387,7 +438,7 @@ bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t le
     }
     if (!check)
         return true;
-    return script_flow_check(c->sh->script, u->id, item, r, failed, c->sh->script_error,
+    return script_flow_check(c->sh->script, u->conn->id, item, r, failed, c->sh->script_error,
                              c->sh->script_error_len) == 0;
 }
 
@@ -402,21 +453,30 @@ void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
         user_of(c)->batch->ended++;
 }
 
-unsigned conn_flow_stop(struct conn *c)
+struct conn *conn_flow_lanes(const struct conn *c)
 {
-    unsigned n = 0;
-    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
-        n += conn_stop(&c->lanes[i]);
-    return n;
+    const struct conn_user *u = c->user;
+    return u && u->conn == c ? u->lanes : NULL;
+}
+
+void conn_flow_stop(struct conn *c)
+{
+    struct conn_user *u = c->user;
+    if (!u || u->conn != c) /* no user yet, or c is a lane: its owner stops the user */
+        return;
+    ev_timer_stop(c->sh->loop, &u->pause);
+    u->paused = u->parked = false;
 }
 
 void conn_flow_free(struct conn *c)
 {
-    for (int i = 0; c->lanes && i < CONN_FLOW_LANES; i++)
-        conn_free(&c->lanes[i]);
-    free(c->lanes);
-    c->lanes = NULL;
-    struct conn_flow_batch *b = c->batch;
+    struct conn_user *u = c->user;
+    c->user = NULL;
+    if (!u || u->conn != c)
+        return;
+    ev_timer_stop(c->sh->loop, &u->pause);
+    free(u->lanes); /* each freed already by conn_free */
+    struct conn_flow_batch *b = u->batch;
     if (b) {
         for (uint32_t i = 0; i < b->cap; i++)
             free(b->items[i].buf);
@@ -424,5 +484,5 @@ void conn_flow_free(struct conn *c)
         free(b->ptrs);
         free(b);
     }
-    c->batch = NULL;
+    free(u);
 }

@@ -69,9 +69,7 @@ void conn_start(struct conn *c)
 void conn_send(struct conn *c, int64_t intended, int64_t now)
 {
     if (c->sh->flow) {
-        c->flow_parked = false;
-        c->t_iter = intended;
-        conn_flow_begin(c, now);
+        conn_flow_send(c, intended, now);
         return;
     }
     c->t_intended = intended;
@@ -148,12 +146,6 @@ static void begin_request(struct conn *c, int64_t now)
         next_target(c);
     }
     conn_start_request(c, now, depth);
-}
-
-void conn_start_request(struct conn *c, int64_t now, unsigned depth)
-{
-    c->t_sent = 0; /* -R: its first byte's time, which the framing sets when it goes */
-    c->fr->start(c, now, depth);
 }
 
 void conn_count_started(struct conn *c, unsigned depth, uint64_t cost)
