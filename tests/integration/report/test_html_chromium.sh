@@ -79,9 +79,9 @@ chrome --dump-dom "file://$T/t.html" > "$T/t.dom" || fail "chromium --dump-dom o
 check_grep "$T/t.dom" "<p class=\"cmd\" id=\"command\">$VOLLEY -c 2 -n 2000 --threshold 'p99 &lt; 10s' --html $T/t.html $U/</p>" \
     "DOM: the command line (the DOM writes &#39; as ')"
 check_grep "$T/t.dom" '<text class="unit" x="4" y="12">ms \(log scale\)</text>' "DOM: latency over time on a log scale"
-p99=$(sed -n 's/^  p99 < 10s  *\([^ ]*\)  pass$/\1/p' "$T/t.out")
-check_grep "$T/t.out" '^  p99 < 10s  +[0-9.]+(us|ms)  pass$' "the text report's threshold"
-check_grep "$T/t.dom" "<td><code>p99 &lt; 10s</code></td><td class=\"n\">$p99</td>" "DOM: the threshold's figure as the text's"
+p99=$(sed -n 's/^  --threshold  p99 < 10s  *\([^ ]*\)  pass$/\1/p' "$T/t.out")
+check_grep "$T/t.out" '^  --threshold  p99 < 10s  +[0-9.]+(us|ms)  pass$' "the text report's threshold"
+check_grep "$T/t.dom" "<td>--threshold</td><td><code>p99 &lt; 10s</code></td><td class=\"n\">$p99</td>" "DOM: the threshold's word and figure as the text's"
 
 # volley compare's page: a second run against the first.
 rc=0; "$VOLLEY" -q -c 2 -n 3000 --json "$T/b.json" "$U/" 2> "$T/b.err" || rc=$?
