@@ -24,12 +24,10 @@ Heads are read whole however long (up to 64 MB), so a client that sends
 huge ones is measured, not refused. Usage: cookie_server.py PORT_FILE LOG
 SECONDS (it exits after SECONDS)."""
 import itertools
-import socket
 import sys
 import threading
-import time
 
-from loopback import listen
+from loopback import listen, serve_for
 
 NAMES = itertools.count(1)
 LOCK = threading.Lock()
@@ -97,15 +95,7 @@ def main():
     ls = listen(sys.argv[1])
     port = ls.getsockname()[1]
     log = open(sys.argv[2], "w")
-    end = time.monotonic() + float(sys.argv[3])
-    ls.settimeout(0.2)
-    while time.monotonic() < end:
-        try:
-            conn, _ = ls.accept()
-        except socket.timeout:
-            continue
-        conn.settimeout(20)
-        threading.Thread(target=serve, args=(conn, log, port), daemon=True).start()
+    serve_for(ls, float(sys.argv[3]), serve, timeout=20, args=(log, port))
 
 
 if __name__ == "__main__":

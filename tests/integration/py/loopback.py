@@ -1,8 +1,11 @@
 """What the test servers share: a listener on a free loopback port whose
 number reaches the test through a file written whole (temporary file, then
-rename), so a reader never sees half of it."""
+rename), so a reader never sees half of it; and a bounded accept loop that
+serves each connection on a thread of its own."""
 import os
 import socket
+import threading
+import time
 
 
 def listen(port_file):
@@ -17,3 +20,17 @@ def listen(port_file):
         f.write(f"{ls.getsockname()[1]}\n")
     os.rename(tmp, port_file)
     return ls
+
+
+def serve_for(ls, seconds, serve, timeout=5, args=()):
+    """Accepts on ls for seconds, then returns; each connection (timeout:
+    its socket's) is served by serve(conn, *args) on a daemon thread."""
+    end = time.monotonic() + seconds
+    ls.settimeout(0.2)
+    while time.monotonic() < end:
+        try:
+            conn, _ = ls.accept()
+        except socket.timeout:
+            continue
+        conn.settimeout(timeout)
+        threading.Thread(target=serve, args=(conn,) + tuple(args), daemon=True).start()

@@ -14,10 +14,8 @@ Usage: misanswer.py PORT_FILE SECONDS (it exits after SECONDS)."""
 import socket
 import struct
 import sys
-import threading
-import time
 
-from loopback import listen
+from loopback import listen, serve_for
 
 PLAIN400 = (b"<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n"
             b"<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n"
@@ -76,16 +74,7 @@ def serve(conn):
 
 
 def main():
-    ls = listen(sys.argv[1])
-    end = time.monotonic() + float(sys.argv[2])
-    ls.settimeout(0.2)
-    while time.monotonic() < end:
-        try:
-            conn, _ = ls.accept()
-        except socket.timeout:
-            continue
-        conn.settimeout(5)
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    serve_for(listen(sys.argv[1]), float(sys.argv[2]), serve)
 
 
 if __name__ == "__main__":

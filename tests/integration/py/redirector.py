@@ -6,12 +6,9 @@ final response (test_flow_habits.sh), keep-alive throughout:
   /ok     200, body "ok"
 
 Usage: redirector.py PORT_FILE SECONDS (it exits after SECONDS)."""
-import socket
 import sys
-import threading
-import time
 
-from loopback import listen
+from loopback import listen, serve_for
 
 
 def answer(path):
@@ -40,16 +37,7 @@ def serve(conn):
 
 
 def main():
-    ls = listen(sys.argv[1])
-    end = time.monotonic() + float(sys.argv[2])
-    ls.settimeout(0.2)
-    while time.monotonic() < end:
-        try:
-            conn, _ = ls.accept()
-        except socket.timeout:
-            continue
-        conn.settimeout(5)
-        threading.Thread(target=serve, args=(conn,), daemon=True).start()
+    serve_for(listen(sys.argv[1]), float(sys.argv[2]), serve)
 
 
 if __name__ == "__main__":
