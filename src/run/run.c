@@ -530,6 +530,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         }
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    for (uint32_t i = started; i < res->nthreads; i++)
+        res->threads[i].started = false; /* never ran: its state is freed as any other */
     /* After the start: the workers need not wait for the header's write. */
     if (rc == 0 && hlog)
         start_hlog(&r, hlog, o, t, made, t0, res->start_epoch, res->run_id, main_script || o->targets);
