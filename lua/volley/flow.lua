@@ -171,7 +171,29 @@ local function hop_of(st, c, lud)
   return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target)
 end
 
--- Sends one request of user st and waits for it (redirects followed).
+-- One exchange of user st's request: built, yielded to C, answered; its
+-- cookies kept. Returns the response and whether it ends the request (a
+-- failure, a failed check, or no redirect to follow), else the next hop's
+-- method, path and whether the body goes.
+local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level)
+  local now = os.time()
+  local cookie = st.jar:header(host, path, secure, now)
+  local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
+  st.seq = st.seq + 1
+  st.reason = nil
+  st.method, st.path, st.hops = method, path, hops
+  yield(REQUEST, bytes, name, timeout, st.check ~= nil)
+  local r = response(st, st.reason, path, st.lud, st.res)
+  local c = st.res
+  if c.error_ ~= 0 then return r end
+  keep_cookies(st, st.lud, host, path, secure, now)
+  if r[3] then return r end -- its check failed: a followed redirect is never checked
+  return r, hop_of(st, c, st.lud)
+end
+
+-- Sends one request of user st and waits for it (redirects followed). The
+-- first exchange is outside the loop of hops: most requests have none, and
+-- a compiled trace of a request should not stop at a loop it never runs.
 local function send(u, st, fn, method, path, opts, level)
   local body, ctype, name, timeout
   method, path, body, ctype, name, timeout = prepare(fn, method, path, opts, level + 1)
@@ -180,25 +202,13 @@ local function send(u, st, fn, method, path, opts, level)
   local host = cookies.request_host(opts.headers, wrk.headers, st.host)
   st.check = opts.check
   st.io = true
-  local r
-  while true do
-    local now = os.time()
-    local cookie = st.jar:header(host, path, secure, now)
-    local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
-    st.seq = st.seq + 1
-    st.reason = nil
-    st.method, st.path, st.hops = method, path, hops
-    yield(REQUEST, bytes, name, timeout, st.check ~= nil)
-    r = response(st, st.reason, path, st.lud, st.res)
-    local c = st.res
-    if c.error_ ~= 0 then break end
-    keep_cookies(st, st.lud, host, path, secure, now)
-    if r[3] then break end -- its check failed: a followed redirect is never checked
-    local next_method, next_path, drop = hop_of(st, c, st.lud)
-    if not next_method then break end
+  local r, next_method, next_path, drop =
+    exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
+  while next_method do
     if drop then body, ctype = nil, nil end
-    method, path = next_method, next_path
-    hops = hops - 1
+    method, path, hops = next_method, next_path, hops - 1
+    r, next_method, next_path, drop =
+      exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
   end
   st.check = nil
   if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
