@@ -290,14 +290,21 @@ function http.fail(reason)
   error(setmetatable({ reason = reason == nil and "u:fail()" or tostring(reason) }, FAIL), 0)
 end
 
+-- The key a user missed last (u.gett: user_mt's __index), and whose: kept
+-- here, not in the user's state, so that a method call clears it with a
+-- store the JIT keeps in its trace (a store into st on every call cost a
+-- flow's request about a microsecond). One per Lua state: a worker runs
+-- one user at a time.
+local missed_by, missed_key
+
 -- The error e of an iteration of user st: a call of a method u does not
 -- have ("attempt to call method 'gett' (a nil value)", the key u missed
 -- last) says so, with the nearest method (nearest(word, list): as
 -- check_opts takes it); any other e as it is.
 function http.explain(e, st, nearest)
-  if type(e) ~= "string" or st.missed == nil then return e end
+  if type(e) ~= "string" or missed_by ~= st or missed_key == nil then return e end
   local at, name = e:match("^(.-)attempt to call %a+ '([%w_]+)' %(a nil value%)$")
-  if name == nil or name ~= st.missed then return e end
+  if name == nil or name ~= missed_key then return e end
   local near = nearest and nearest(name, http.METHOD_NAMES)
   return ("%su:%s is not a method of u (%s)"):format(at, name,
     near and ("did you mean u:%s?"):format(near) or "its methods are " .. http.METHOD_NAMES)
@@ -421,7 +428,7 @@ function http.states()
   local function state(u, fn, level, yields)
     local st = states[u]
     if not st then error(fn .. ": call it as a method (u:" .. fn:match("[%w_]+$") .. "(...))", level + 1) end
-    st.missed = nil
+    missed_key = nil
     if yields and coroutines.depth > 0 then
       error(fn .. ": called outside its user's coroutine (in a coroutine the script made, or outside"
         .. " user(u)): call u's methods from user(u) and the functions it calls, not inside"
@@ -441,7 +448,7 @@ http.METHOD_NAMES = "get head delete post put patch request batch sleep check gr
 -- The metatable of a user: methods, the read-only fields from its state
 -- (states[u]), and the script's own fields. A field the script never set
 -- is nil (u.token before the login), but the last one missed is kept
--- (st.missed, until u's next method call), so that an iteration's
+-- (missed_key, until u's next method call), so that an iteration's
 -- "attempt to call method 'gett'" can be told from one of another
 -- table's (http.explain).
 function http.user_mt(methods, states)
@@ -451,7 +458,7 @@ function http.user_mt(methods, states)
       if m then return m end
       local st = states[u]
       if READ_ONLY[k] then return st[k] end
-      st.missed = k
+      missed_by, missed_key = st, k
     end,
     __newindex = function(u, k, v)
       if READ_ONLY[k] or methods[k] then error(("u.%s is read-only"):format(k), 2) end
