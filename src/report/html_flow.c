@@ -63,6 +63,19 @@ static void kv_count(FILE *out, struct html_rd *rd, const struct json *it, const
     fprintf(out, "</span></td></tr>\n");
 }
 
+/* One row of the iterations' table: a histogram h (at path, for
+ * messages) under label: its count, percentiles and mean. */
+static void hist_row(FILE *out, struct html_rd *rd, const struct json *h, const char *label, const char *path)
+{
+    fprintf(out, "<tr><th>%s</th><td class=\"n\">", label);
+    html_num(out, html_rd_count(rd, h, path, "count"), 0);
+    fprintf(out, "</td>");
+    pct_cells(out, rd, h, path);
+    fprintf(out, "<td class=\"n\">");
+    html_us(out, html_rd_num(rd, h, path, "mean", false));
+    fprintf(out, "</td></tr>\n");
+}
+
 static void iterations(FILE *out, struct html_rd *rd, const struct json *r, const struct json *it)
 {
     const struct json *opt = html_rd_of(rd, r, "", "options", JSON_OBJECT, false);
@@ -82,24 +95,12 @@ static void iterations(FILE *out, struct html_rd *rd, const struct json *r, cons
     fprintf(out, "<table id=\"iteration-duration\"><tr><th>duration of completed iterations%s</th>"
                  "<th class=\"n\">count</th>", scheduled ? ", from the scheduled start" : "");
     pct_heads(out);
-    fprintf(out, "<th class=\"n\">mean</th></tr>\n<tr><th>iteration</th><td class=\"n\">");
-    html_num(out, html_rd_count(rd, d, "iterations.duration", "count"), 0);
-    fprintf(out, "</td>");
-    pct_cells(out, rd, d, "iterations.duration");
-    fprintf(out, "<td class=\"n\">");
-    html_us(out, html_rd_num(rd, d, "iterations.duration", "mean", false));
-    fprintf(out, "</td></tr>\n");
+    fprintf(out, "<th class=\"n\">mean</th></tr>\n");
+    hist_row(out, rd, d, "iteration", "iterations.duration");
     /* -R: each started iteration's wait from its due time for a free user */
     const struct json *lag = html_rd_of(rd, it, "iterations", "start_lag", JSON_OBJECT, false);
-    if (lag) {
-        fprintf(out, "<tr><th>start lag (due to start)</th><td class=\"n\">");
-        html_num(out, html_rd_count(rd, lag, "iterations.start_lag", "count"), 0);
-        fprintf(out, "</td>");
-        pct_cells(out, rd, lag, "iterations.start_lag");
-        fprintf(out, "<td class=\"n\">");
-        html_us(out, html_rd_num(rd, lag, "iterations.start_lag", "mean", false));
-        fprintf(out, "</td></tr>\n");
-    }
+    if (lag)
+        hist_row(out, rd, lag, "start lag (due to start)", "iterations.start_lag");
     fprintf(out, "</table>\n");
 
     html_reasons(out, rd, html_rd_of(rd, it, "iterations", "failures", JSON_OBJECT, false), "iterations.failures",
