@@ -27,7 +27,7 @@ import itertools
 import sys
 import threading
 
-from loopback import listen, serve_for
+from loopback import heads, listen, serve_for
 
 NAMES = itertools.count(1)
 LOCK = threading.Lock()
@@ -55,17 +55,8 @@ def response(target, port):
 
 
 def serve(conn, log, port):
-    buf = b""
     try:
-        while True:
-            while b"\r\n\r\n" not in buf:
-                if len(buf) > MAX_HEAD:
-                    return
-                data = conn.recv(1 << 20)
-                if not data:
-                    return
-                buf += data
-            head, buf = buf.split(b"\r\n\r\n", 1)
+        for head in heads(conn, MAX_HEAD, 1 << 20):
             lines = head.split(b"\r\n")
             target = lines[0].split(b" ")[1].decode()
             host, cookie = b"-", []

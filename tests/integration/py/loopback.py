@@ -1,7 +1,8 @@
 """What the test servers share: a listener on a free loopback port whose
 number reaches the test through a file written whole (temporary file, then
-rename), so a reader never sees half of it; and a bounded accept loop that
-serves each connection on a thread of its own."""
+rename), so a reader never sees half of it; a bounded accept loop that
+serves each connection on a thread of its own; and the request heads of a
+keep-alive connection, one after another."""
 import os
 import socket
 import threading
@@ -34,3 +35,21 @@ def serve_for(ls, seconds, serve, timeout=5, args=()):
             continue
         conn.settimeout(timeout)
         threading.Thread(target=serve, args=(conn,) + tuple(args), daemon=True).start()
+
+
+def heads(conn, max_head=None, chunk=65536):
+    """The request heads conn sends (bytes, without the blank line), one
+    at a time, until it closes (or sends a head longer than max_head).
+    Bodies are not read: the servers that use this answer bodiless
+    requests. OSError goes to the caller."""
+    buf = b""
+    while True:
+        while b"\r\n\r\n" not in buf:
+            if max_head is not None and len(buf) > max_head:
+                return
+            data = conn.recv(chunk)
+            if not data:
+                return
+            buf += data
+        head, buf = buf.split(b"\r\n\r\n", 1)
+        yield head

@@ -15,7 +15,7 @@ import socket
 import struct
 import sys
 
-from loopback import listen, serve_for
+from loopback import heads, listen, serve_for
 
 PLAIN400 = (b"<html>\r\n<head><title>400 The plain HTTP request was sent to HTTPS port</title></head>\r\n"
             b"<body>\r\n<center><h1>400 Bad Request</h1></center>\r\n"
@@ -48,15 +48,8 @@ def answer(path):
 
 
 def serve(conn):
-    buf = b""
     try:
-        while True:
-            while b"\r\n\r\n" not in buf:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                buf += data
-            head, buf = buf.split(b"\r\n\r\n", 1)
+        for head in heads(conn):
             path = head.split(b"\r\n", 1)[0].split(b" ")[1].decode()
             out, end = answer(path)
             if out:

@@ -8,7 +8,7 @@ final response (test_flow_habits.sh), keep-alive throughout:
 Usage: redirector.py PORT_FILE SECONDS (it exits after SECONDS)."""
 import sys
 
-from loopback import listen, serve_for
+from loopback import heads, listen, serve_for
 
 
 def answer(path):
@@ -20,15 +20,8 @@ def answer(path):
 
 
 def serve(conn):
-    buf = b""
     try:
-        while True:
-            while b"\r\n\r\n" not in buf:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                buf += data
-            head, buf = buf.split(b"\r\n\r\n", 1)
+        for head in heads(conn):
             conn.sendall(answer(head.split(b"\r\n", 1)[0].split(b" ")[1].decode()))
     except OSError:
         pass
