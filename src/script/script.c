@@ -88,28 +88,19 @@ struct script *script_new(char *err, size_t errlen)
     s->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     s->response = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
-    /* First: table walks that LuaJIT compiles wrongly stay interpreted in
-     * everything loaded after (lua/volley/traverse.lua says why). */
-    if (require_module(s, "volley.traverse", err, errlen) < 0) {
-        script_free(s);
-        return NULL;
-    }
+    /* First: table walks that LuaJIT compiles wrongly stay out of its
+     * traces in everything loaded after (lua/volley/traverse.lua says why);
+     * then the count of the script's own coroutine resumes, before the
+     * script can keep coroutine.resume (flows refuse a request inside one:
+     * lua/volley/coroutines.lua). */
+    if (require_module(s, "volley.traverse", err, errlen) < 0)
+        goto failed;
     lua_pushcfunction(L, table_walk);
-    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
-        script_free(s);
-        return NULL;
-    }
-    /* Then the count of the script's own coroutine resumes (flows refuse a
-     * request inside one: lua/volley/coroutines.lua). */
-    if (require_module(s, "volley.coroutines", err, errlen) < 0) {
-        script_free(s);
-        return NULL;
-    }
+    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0 || require_module(s, "volley.coroutines", err, errlen) < 0)
+        goto failed;
     lua_pop(L, 1);
-    if (require_module(s, "volley.bridge", err, errlen) < 0) {
-        script_free(s);
-        return NULL;
-    }
+    if (require_module(s, "volley.bridge", err, errlen) < 0)
+        goto failed;
     s->bridge = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "request");
     s->bridge_request = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -119,11 +110,12 @@ struct script *script_new(char *err, size_t errlen)
     s->conns = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "start");
     lua_pushlightuserdata(L, (void *)script_api());
-    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
-        script_free(s);
-        return NULL;
-    }
+    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0)
+        goto failed;
     return s;
+failed:
+    script_free(s);
+    return NULL;
 }
 
 void script_free(struct script *s)
