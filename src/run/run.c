@@ -91,13 +91,18 @@ static void on_worker_exit(struct worker *w, void *arg)
     ev_async_send(r->loop, &r->worker_exited);
 }
 
+/* Every worker has ended, or was left behind (run_watch.c). */
+static bool all_ended(struct run *r)
+{
+    return atomic_load(&r->exited) + r->watch.abandoned >= r->nworkers;
+}
+
 static void on_worker_exited(EV_P_ ev_async *w, int revents)
 {
     (void)w;
     (void)revents;
     struct run *r = ev_userdata(EV_A);
-    unsigned exited = atomic_load(&r->exited);
-    if (exited + r->watch.abandoned >= r->nworkers) {
+    if (all_ended(r)) {
         ev_break(EV_A, EVBREAK_ALL);
         return;
     }
@@ -150,8 +155,7 @@ static void on_watch(EV_P_ ev_timer *t, int revents)
     (void)revents;
     struct run *r = ev_userdata(EV_A);
     if (run_watch_look(&r->watch, r->workers, r->nworkers, r->o->yield_timeout_ns,
-                       r->stopping ? r->stop_ns : 0, clock_now_ns()) &&
-        atomic_load(&r->exited) + r->watch.abandoned >= r->nworkers)
+                       r->stopping ? r->stop_ns : 0, clock_now_ns()) && all_ended(r))
         ev_break(EV_A, EVBREAK_ALL);
 }
 
@@ -554,9 +558,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     ev_timer_start(r.loop, &r.tick);
     run_watch_init(&r.watch, r.nworkers);
     if (main_script) {
-        /* A quarter of the bound between looks, within 5-50 ms. */
-        double every = o->yield_timeout_ns ? (double)o->yield_timeout_ns / 4e9 : 0.05;
-        every = every < 0.005 ? 0.005 : every > 0.05 ? 0.05 : every;
+        double every = run_watch_every(o->yield_timeout_ns);
         ev_timer_init(&r.watchdog, on_watch, every, every);
         ev_timer_start(r.loop, &r.watchdog);
     }

@@ -31,6 +31,12 @@ void run_watch_init(struct run_watch *rw, uint32_t nworkers)
     rw->abandoned = 0;
 }
 
+double run_watch_every(int64_t bound_ns)
+{
+    double every = bound_ns ? (double)bound_ns / 4e9 : 0.05;
+    return every < 0.005 ? 0.005 : every > 0.05 ? 0.05 : every;
+}
+
 void run_watch_free(struct run_watch *rw)
 {
     free(rw->slots);

@@ -21,6 +21,10 @@ struct run_watch {
 };
 
 void run_watch_init(struct run_watch *rw, uint32_t nworkers);
+
+/* Seconds between looks for a bound of bound_ns (0: none): a quarter of
+ * it, within 5-50 ms. */
+double run_watch_every(int64_t bound_ns);
 void run_watch_free(struct run_watch *rw);
 
 /* One look at workers[0..n) at now: interrupts a flow user that has run
