@@ -88,7 +88,8 @@ struct conn_shared {
     const char *scheme;          /* "http" or "https": the requests' :scheme */
     const struct framing_ops *framing; /* what the requests are framed as (framing_for) */
     const struct framing_ops *fallback; /* what a socket speaks whose handshake chose another
-                                  * protocol by ALPN than framing's (NULL: no such choice) */
+                                  * protocol by ALPN than framing's (NULL: no such choice: a
+                                  * transport that agrees on none, or --http2=strict) */
     /* After a handshake that agreed on protocol (ALPN; "": none): the
      * framing that speaks it on the connection, framing or fallback (the
      * registry's framing_negotiated); NULL, with why (n bytes) saying so,

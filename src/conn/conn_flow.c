@@ -176,12 +176,11 @@ static void make_lanes(struct conn_user *u)
  * reconnect); one of HTTP/1.1 when it carries nothing and is not waiting
  * out a connect backoff (it takes one when the backoff ends). */
 /* Whether c's framing is c's for good: it is open, or no handshake can
- * still choose the fallback (no fallback, --http2=strict, or a transport
- * that agrees on no protocol, such as TCP for --h2c). */
+ * still hand it to a fallback (sh->fallback is NULL where none can: TCP,
+ * --http2=strict). */
 static bool framing_settled(const struct conn *c)
 {
-    const struct conn_shared *sh = c->sh;
-    return c->state == CONN_OPEN || !sh->fallback || sh->alpn_strict || !sh->transport->protocol;
+    return c->state == CONN_OPEN || !c->sh->fallback;
 }
 
 static bool carrier_free(const struct conn *c, uint32_t room)

@@ -124,7 +124,9 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .transport_ctx = transport_ctx,
         .scheme = cfg->tls ? "https" : "http",
         .framing = framing_for(cfg->http2),
-        .fallback = framing_fallback(cfg->http2),
+        /* Only a handshake that agrees on a protocol (ALPN) can hand a
+         * socket to the fallback, and not under --http2=strict. */
+        .fallback = transport->protocol && !cfg->http2_strict ? framing_fallback(cfg->http2) : NULL,
         .negotiate = framing_negotiated,
         .alpn_strict = cfg->http2_strict,
         /* A flow's user sends one request at a time, or a batch: up to
