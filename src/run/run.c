@@ -405,6 +405,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     }
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
+    _Atomic int64_t streams_now = 0, streams_peak = 0;
+    cfg.streams_now = &streams_now;
+    cfg.streams_peak = &streams_peak;
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
     struct http_request_spec spec = run_request_spec(o, t);
     char *req = http_request_encode(&spec, &cfg.req_len);
@@ -594,6 +597,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
     }
+    res->stats.stream.peak = (uint64_t)atomic_load(&streams_peak);
     series_finish(&res->series);
     res->hlog_error[0] = '\0';
     if (r.hlog_on)

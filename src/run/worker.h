@@ -34,6 +34,7 @@ struct worker_config {
     bool samples;            /* --samples */
     uint64_t heartbeat;      /* --heartbeat */
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
+    _Atomic int64_t *streams_now, *streams_peak; /* streams open at once, and the most (shared) */
     bool one_first;          /* --one-first */
     bool heads;              /* --heads */
     unsigned show_errors;    /* --show-errors N; 0: off (the first non-2xx response is kept all the same) */
@@ -78,6 +79,7 @@ struct worker {
     struct script *script;   /* NULL without -s; owned by the run (done() still reads it) */
     char *script_req;        /* the request a script without request() left in wrk.* */
     struct script_res res;   /* the response a response() hook looks at */
+    struct script_event event; /* the event an event() hook looks at */
     struct script_res *flow_res; /* a flow: per connection slot, its user's latest response */
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */
