@@ -13,6 +13,7 @@
  * (cmd_help.c) 0 or 2. */
 #include "cmd_compare.h"
 #include "cmd_help.h"
+#include "cmd_llm.h"
 #include "cmd_merge.h"
 #include "cmd_report.h"
 #include "h2c_probe.h"
@@ -309,7 +310,8 @@ int main(int argc, char **argv)
         return cmd_help(argc - 1, argv + 1);
     char **argv0 = argv;
     int argc0 = argc;
-    argv = ab_command(&argc, argv);
+    char **llm = cmd_llm_argv(&argc, argv);
+    argv = llm ? llm : ab_command(&argc, argv);
     char err[512];
     struct options o;
     struct target t = {0};

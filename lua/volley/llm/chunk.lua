@@ -1,0 +1,127 @@
+-- volley llm's reading of a stream: each `data:` event of an OpenAI
+-- streamed completion classified as vLLM bench serve's client does it
+-- (vllm/benchmarks/lib/endpoint_request_func.py), and the stream's verdict
+-- when it ends.
+--
+-- A chunk whose "choices" list is not empty is a token arrival: the first
+-- gives TTFT, each next one an ITL gap, the last one the end of E2EL.
+-- That includes a chat stream's role chunk and the finish chunk (empty
+-- delta, a finish_reason), as in vLLM. A chunk with "usage" gives the
+-- server's counts (completion_tokens, prompt_tokens). "[DONE]" ends the
+-- stream. An "error" object, or a data: line that is not JSON, fails the
+-- request; so does a stream that ends with no chunk with choices, or with
+-- neither [DONE] nor a finish_reason.
+--
+-- The per-stream state is one table per connection, reset per request:
+-- nothing is allocated per event but the decoded chunk.
+local json = require("volley.json")
+
+local M = {}
+
+local decode, null, type = json.decode, json.null, type
+
+-- A fresh state, or st made fresh again.
+function M.reset(st, prompt_len)
+  st = st or {}
+  st.n = 0          -- chunks with choices (token arrivals)
+  st.first = 0      -- µs from the request's start to the first of them
+  st.last = 0       -- ... to the last of them
+  st.gap = 0        -- the gap the latest one closed (µs)
+  st.t_end = -1     -- ... to [DONE]
+  st.done = false   -- [DONE] seen
+  st.finish = false -- a finish_reason seen
+  st.out = -1       -- usage.completion_tokens, -1: none
+  st.inp = -1       -- usage.prompt_tokens, -1: none
+  st.plain = nil    -- the body is not an event stream (its lines are kept)
+  st.text = nil     -- the start of such a body
+  st.prompt_len = prompt_len or 0
+  return st
+end
+
+-- At most n bytes of s on one line, for a failure's reason.
+local function clip(s, n)
+  s = tostring(s):gsub("[%c]", " ")
+  if #s > n then s = s:sub(1, n) .. "..." end
+  return s
+end
+M.clip = clip
+
+-- Takes event data d of a stream in state st; ev gives ev.t (µs since the
+-- request started) when it is read. Returns 1 for a token arrival, 0 for
+-- another event, 2 for a usage chunk (st.out / st.inp set), or nil and
+-- the reason the request fails.
+function M.take(st, d, ev)
+  if d == "[DONE]" then
+    st.done = true
+    st.t_end = ev.t
+    return 0
+  end
+  local v, err = decode(d)
+  if type(v) ~= "table" then
+    return nil, "a data: line is not a JSON object" .. (err and " (" .. err:gsub(" at byte %d+", "") .. ")" or "")
+  end
+  local e = v.error
+  if e ~= nil and e ~= null then
+    local msg = type(e) == "table" and e.message or e
+    return nil, "error event: " .. clip(msg, 80)
+  end
+  local r = 0
+  local ch = v.choices
+  if type(ch) == "table" and ch[1] ~= nil then
+    local t = ev.t
+    if st.n == 0 then st.first = t else st.gap = t - st.last end
+    st.last = t
+    st.n = st.n + 1
+    local c = ch[1]
+    if type(c) == "table" and c.finish_reason ~= nil and c.finish_reason ~= null then st.finish = true end
+    r = 1
+  end
+  local u = v.usage
+  if type(u) == "table" then
+    if type(u.completion_tokens) == "number" then st.out = u.completion_tokens end
+    if type(u.prompt_tokens) == "number" then st.inp = u.prompt_tokens end
+    if r == 0 then r = 2 end
+  end
+  return r
+end
+
+-- A line of a body that is not an event stream (an error's JSON): its
+-- first bytes are kept for the reason.
+function M.plain(st, d)
+  if not st.text then
+    st.text = d
+  elseif #st.text < 120 then
+    st.text = st.text .. " " .. d
+  end
+end
+
+-- The verdict on a stream that ended with status: nil, or the reason it failed.
+function M.verdict(st, status)
+  if status ~= 200 then
+    return ("status %d: %s"):format(status, clip(st.text or "", 100))
+  end
+  if st.plain then return "not an event stream (Content-Type is not text/event-stream)" end
+  if st.n == 0 then return "no chunk with choices (no token to time)" end
+  if not st.done and not st.finish then return "the stream ended without [DONE] or a finish_reason" end
+  return nil
+end
+
+-- The request's figures in µs (vLLM's): ttft, e2el (to the last chunk with
+-- choices), tpot ((e2el - ttft) / (tokens - 1), 0 for one token), and its
+-- output and input tokens (usage's, else the chunks and the prompt's words).
+function M.figures(st)
+  local out = st.out >= 0 and st.out or st.n
+  local inp = st.inp >= 0 and st.inp or st.prompt_len
+  local tpot = out > 1 and (st.last - st.first) / (out - 1) or 0
+  return st.first, st.last, tpot, out, inp
+end
+
+-- Whether a request with those figures (µs) meets the goodput SLOs (ms).
+function M.good(slo, ttft, tpot, e2el)
+  if slo.ttft and ttft > slo.ttft * 1000 then return false end
+  if slo.tpot and tpot > slo.tpot * 1000 then return false end
+  if slo.e2el and e2el > slo.e2el * 1000 then return false end
+  return true
+end
+
+return M
