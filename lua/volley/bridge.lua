@@ -567,6 +567,7 @@ function bridge.flow_bind(user, fnames_ptr)
   flow = require("volley.flow")
   bridge.flow_new = flow.new
   bridge.flow_check = flow.check
+  bridge.flow_event = function(slot, item) return flow.event(slot, item, event) end
   bridge.iteration_failures = flow.iteration_failures
   flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
     bridge.scenario and bridge.scenario.data)

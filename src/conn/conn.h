@@ -168,6 +168,7 @@ struct conn {
     bool flow_live : 1;     /* a flow: the slot's user is inside an iteration */
     bool stream_asked : 1;  /* the request begin_request made last asks for its response to
                              * stream whatever its type (stream = true; conn_stream.h) */
+    bool stream_call : 1;   /* a flow: and a function of its (opts.stream) takes its events */
     int64_t t_start;        /* request start (ns): its connect or first write */
     int64_t t_answered;     /* the batch's latest answered response, t_start before one
                              * (stats_answered) */

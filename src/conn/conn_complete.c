@@ -113,7 +113,11 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now)
         if (sh->flow)
             conn_flow_failed(c, r->item, STATS_ERR_VALIDATION);
     } else if (st && st->verdict == STREAM_FAILED) {
-        failed = true; /* the event() hook failed it, its reason counted then */
+        failed = true; /* the event() hook or stream function failed it, its reason counted then */
+        if (sh->flow) {
+            conn_flow_failed(c, r->item, STATS_ERR_VALIDATION);
+            conn_flow_res(c, r->item)->events = (double)st->events;
+        }
     } else if (sh->flow) {
         hook_ok = flow_response(c, r, &info, &failed);
     } else if (sh->script_response) {

@@ -109,6 +109,7 @@ static void begin_request(struct conn *c, int64_t now)
     c->req_ix = 0;
     c->name = sh->req_name;
     c->stream_asked = false;
+    c->stream_call = false;
     if (sh->script_error[0]) {
         conn_go_idle(c); /* a hook already failed: the run is ending */
         return;

@@ -51,6 +51,8 @@ void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start
     s->on = true;
     s->verdict = STREAM_ON;
     s->usage = false;
+    s->call = false;
+    s->item = -1;
     s->t_start = t_start;
     s->t_due = t_due;
     s->t_sent = t_sent;
@@ -68,7 +70,8 @@ void conn_stream_reset(struct conn_stream *s)
     s->on = false;
 }
 
-/* The event hook's verdict on ev; marks its tokens. Returns nonzero to stop. */
+/* The event hook's verdict on ev (event(conn, ev), or a flow request's
+ * stream function); marks its tokens. Returns nonzero to stop. */
 static int call_hook(struct conn_stream *s, const struct sse_event *ev)
 {
     struct conn *c = s->c;
@@ -90,7 +93,9 @@ static int call_hook(struct conn_stream *s, const struct sse_event *ev)
         .prompt = -1,
     };
     int verdict = 0;
-    int rc = script_event(sh->script, c->id, &verdict, sh->script_error, sh->script_error_len);
+    int rc = sh->flow ? script_flow_event(sh->script, conn_flow_slot(c), s->item, &verdict, sh->script_error,
+                                          sh->script_error_len)
+                      : script_event(sh->script, c->id, &verdict, sh->script_error, sh->script_error_len);
     e->live = 0;
     if (rc < 0) {
         s->verdict = STREAM_HOOK_ERROR;
@@ -128,7 +133,7 @@ static int on_event(void *ctx, const struct sse_event *ev)
     else
         stats_stream_gap(&sh->stats->stream, s->now - s->last);
     s->last = s->now;
-    return sh->script_event ? call_hook(s, ev) : 0;
+    return (sh->flow ? s->call : sh->script_event) ? call_hook(s, ev) : 0;
 }
 
 static void take_status(struct conn_stream *s, enum sse_status st)

@@ -38,6 +38,8 @@ struct conn_stream {
     bool on;                /* the response under way streams */
     uint8_t verdict;        /* enum stream_verdict */
     bool usage;             /* usage_tokens is the server's count (a hook set it) */
+    bool call;              /* a flow: its request's stream function takes the events */
+    int32_t item;           /* a flow: the batch item the response answers, -1: the user's own */
     int64_t now;            /* the time the read under way returned (set before each feed) */
     int64_t t_start, t_due, t_sent; /* the request's start, due time (-R) and first byte written */
     int64_t first, last, tok_first, tok_last; /* events (0: none yet) */
@@ -62,7 +64,8 @@ bool conn_stream_asked(const struct conn *c);
 /* The response's head is whole and it streams: event_stream, its
  * Content-Type is text/event-stream (else it is read line by line). Its
  * request started at t_start, was due at t_due (-R; else t_start) and
- * sent from t_sent (0: unknown). */
+ * sent from t_sent (0: unknown). A flow's framing sets call and item after
+ * (its request's). */
 void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start, int64_t t_due, int64_t t_sent);
 
 /* n more bytes of its body, read at s->now. */

@@ -131,6 +131,7 @@ static void add(struct conn *c, int64_t now)
     st->item = c->item;
     st->name = c->name;
     st->stream_asked = c->stream_asked;
+    st->stream_call = c->stream_call;
     st->retries = 0;
     st->t_retry = 0;
     h2c_fresh_response(st);

@@ -138,6 +138,8 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
     if (!st->body_started && (st->msg.event_stream || st->stream_asked || sh->script_event)) {
         int64_t due = sh->sched ? st->t_intended : st->t_start;
         conn_stream_begin(conn_stream_of(&st->stream, c), st->msg.event_stream, st->t_start, due, st->t_sent);
+        st->stream->call = st->stream_call;
+        st->stream->item = st->item;
     }
     end_head(c, st);
     st->rx_bytes += len;

@@ -313,6 +313,7 @@ struct script_flow_step {
     uint32_t name;       /* REQUEST: its name id + 1, 0 for none */
     int64_t timeout_ns;  /* REQUEST: its own timeout (opts.timeout), 0: --timeout */
     bool check;          /* REQUEST: it has a check (script_flow_check when it is answered) */
+    uint8_t stream;      /* REQUEST: SCRIPT_FLOW_STREAM bits (opts.stream) */
     double ms;           /* SLEEP */
     bool failed;         /* END */
     bool io;             /* END: the iteration sent a request or slept */
@@ -326,7 +327,18 @@ struct script_flow_item {
     uint32_t name;
     int64_t timeout_ns;
     bool check;
+    uint8_t stream;      /* SCRIPT_FLOW_STREAM bits */
 };
+
+/* A flow request's opts.stream: its response streams (ASKED), and a
+ * function takes each event (CALL: script_flow_event). */
+enum { SCRIPT_FLOW_STREAM_ASKED = 1, SCRIPT_FLOW_STREAM_CALL = 2 };
+
+/* An event of the streamed response of slot's request (item: its place in
+ * a batch, or -1), in the bound script_event: the request's stream
+ * function called. *verdict as script_event's. Returns 0, or -1 with err
+ * when the bridge failed. */
+int script_flow_event(struct script *s, unsigned slot, int item, int *verdict, char *err, size_t errlen);
 
 /* Request i (0-based, below the step's n) of the batch slot's user asked
  * for. */
