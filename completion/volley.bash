@@ -1,6 +1,6 @@
 # bash completion for volley and volley-ab: options, the values of options
 # that take a word from a list, files where a file goes, bundled script
-# names after -s, and the subcommands report, compare, merge and ab. It needs
+# names after -s, and the subcommands report, compare, merge, ab and llm. It needs
 # nothing from the bash-completion package. Installed as
 # share/bash-completion/completions/volley (and volley-ab, a link to it).
 # tests/integration/test_completion.sh checks that every option of
@@ -16,11 +16,21 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests --ite
 --source --shard --start-at --run-id --version -h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
-examples.paths examples.shop examples.wrk_migration'
+examples.paths examples.shop examples.wrk_migration llm'
 # ApacheBench's flags, for volley ab and volley-ab, and volley ab's own.
 _volley_ab_flags='-n -c -t -s -b -B -p -u -T -v -w -i -x -y -z -C -H -A -P -X
 -V -k -d -S -q -l -g -e -r -m -h -I -Z -f -E --tls-resume'
 _volley_methods='GET HEAD POST PUT PATCH DELETE OPTIONS'
+# volley llm's options (vLLM bench serve's) and volley's own it passes through.
+_volley_llm_flags='--base-url --host --port --endpoint --backend --model --served-model-name
+--num-prompts --request-rate --burstiness --max-concurrency --dataset-name --dataset-path
+--random-input-len --random-output-len --random-range-ratio --random-prefix-len --input-len
+--output-len --sharegpt-output-len --custom-output-len --ignore-eos --seed --disable-shuffle
+--temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty
+--extra-body --header --request-id-prefix --percentile-metrics --metric-percentiles --goodput
+--save-result --save-detailed --append-result --result-dir --result-filename --label --metadata
+--json --hlog --html --threshold --fail-if --shard --run-id --timeout --threads --http2 --h2c
+--streams --verify --cacert --cert --key --sni --no-sni --max-body --help'
 
 # _volley_add WORDS: the words of WORDS that start with $cur.
 _volley_add()
@@ -109,6 +119,20 @@ _volley_ab()
     fi
 }
 
+_volley_llm()
+{
+    case $1 in
+    --dataset-path | --json | --hlog | --html | --cacert | --cert | --key) _volley_files; return ;;
+    --result-dir) COMPREPLY+=($(compgen -d -- "$cur")); return ;;
+    --backend) _volley_add 'openai vllm openai-chat'; return ;;
+    --dataset-name) _volley_add 'random sharegpt custom'; return ;;
+    --percentile-metrics) _volley_add 'ttft,tpot,itl ttft,tpot,itl,e2el'; return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        _volley_add "$_volley_llm_flags"
+    fi
+}
+
 # volley report RESULT.json, volley compare BASE.json NEW.json and
 # volley merge SHARD.json... [SHARD.hlog...]
 _volley_saved()
@@ -147,7 +171,7 @@ _volley()
         cmd=ab
     elif [ "$COMP_CWORD" -gt 1 ]; then
         case ${COMP_WORDS[1]} in
-        report | compare | merge | ab) cmd=${COMP_WORDS[1]} first=2 ;;
+        report | compare | merge | ab | llm) cmd=${COMP_WORDS[1]} first=2 ;;
         esac
     fi
     # After "--": the script's arguments, often files.
@@ -160,11 +184,12 @@ _volley()
     case $cmd in
     run)
         if [ "$COMP_CWORD" = 1 ] && [[ $cur != -* ]]; then
-            _volley_add 'report compare merge ab'
+            _volley_add 'report compare merge ab llm'
         else
             _volley_run "$prev" "$eq"
         fi ;;
     ab) _volley_ab "$prev" ;;
+    llm) _volley_llm "$prev" ;;
     *) _volley_saved "$prev" "$cmd" ;;
     esac
     return 0

@@ -88,7 +88,7 @@ const char options_usage[] =
     "\n"
     "Other commands:\n"
     "  volley ab [ab options] URL     ab's options and report (volley help ab)\n"
-    "  volley llm [vLLM options]      an OpenAI-compatible server, vLLM bench serve's report (volley help llm)\n"
+    "  volley llm [vLLM options]      an LLM server, vLLM's report (volley help llm)\n"
     "  volley report RESULT.json      a saved --json result reported again\n"
     "  volley compare BASE.json NEW.json [--html FILE] [--threshold 'p99 < +10%']...\n"
     "                                 two saved results compared: better, worse, same\n"

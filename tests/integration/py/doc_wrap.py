@@ -41,8 +41,40 @@ def flow_kind(script, work):
     return "shop" if '"/login"' in text else "flow"
 
 
+# volley llm's options capped (value at most): a few short streams.
+LLM_CAPS = {"--num-prompts": 10, "--max-concurrency": 5, "--random-input-len": 32,
+            "--random-output-len": 8, "--input-len": 32, "--output-len": 8}
+
+
+def rewrite_llm(args, env):
+    """volley llm's args: the server is the test's volley-target, the run a few
+    short streams (vLLM's options take one value each, but --goodput,
+    --header and --metadata's lists, which are kept as they are)."""
+    out, i, url = ["llm"], 1, "http://127.0.0.1:" + env["DOCX_TARGET"]
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            out += args[i:]
+            break
+        if a in LLM_CAPS and i + 1 < len(args):
+            out += [a, str(min(int(float(args[i + 1])), LLM_CAPS[a]))]
+            i += 2
+            continue
+        if a == "--base-url" and i + 1 < len(args):
+            out += [a, url]
+            i += 2
+            continue
+        out.append(url if re.match(r"^https?://", a) else a)
+        i += 1
+    if "--num-prompts" not in out:
+        out[1:1] = ["--num-prompts", "10"]
+    return out
+
+
 def rewrite(args, env):
     """args with the URL on the test's servers and the run bounded."""
+    if args and args[0] == "llm":
+        return rewrite_llm(args, env)
     if not args or args[0] in ("report", "compare", "merge", "help") or args[0].startswith("--v") \
             or args[0] in ("-h", "--help"):
         return args
