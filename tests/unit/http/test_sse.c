@@ -50,6 +50,7 @@ static void put(struct rec *r, const char *s, size_t n)
 static int record(void *ctx, const struct sse_event *ev)
 {
     struct rec *r = ctx;
+    CHECK(ev->type && ev->data && ev->id); /* empty is "", never NULL */
     put(r, ev->type, ev->type_len);
     put(r, "|", 1);
     put(r, ev->data, ev->data_len);
@@ -263,6 +264,8 @@ static void test_id(void)
     EXPECT("id: old\ndata: a\n\ndata: b\nid: new\ndata: c\n\ndata: d\n\n",
            "message|a|old|-1;message|b\\nc|new|-1;message|d|new|-1;", 0, false);
     EXPECT("id: 1\n\nid:\n\ndata: x\n\n", "message|x||-1;", 0, false);
+    /* Empty values split from their event (no buffer yet). */
+    EXPECT("id\nevent\ndata: x\n\n", "message|x||-1;", 0, false);
 }
 
 static void test_type(void)
