@@ -39,7 +39,8 @@ static uint32_t bottom(const struct sse *p)
  * what buf holds is never more than it, so buf never outgrows max. */
 static bool fits(const struct sse *p, size_t more)
 {
-    return (size_t)p->id_len + p->data_len + p->kept + more <= p->max;
+    size_t held = (size_t)p->id_len + p->data_len + p->kept; /* never above max */
+    return more <= p->max - held;
 }
 
 /* Room for extra more bytes between the bottom and the top of buf. The

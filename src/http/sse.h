@@ -77,7 +77,8 @@ enum sse_status {
     SSE_STOPPED,   /* the callback asked to stop */
 };
 
-/* Feeds n bytes (n may be 0); fn is called for each event completed in them, in order.
+/* Feeds n bytes (n may be 0); fn is called for each event completed in them, in order
+ * (fn must not feed or finish p).
  * SSE_TOO_LARGE: one event (its pending line, data, type and id bytes together) outgrew max;
  * SSE_STOPPED: fn returned nonzero (the rest of the bytes is not parsed). After either,
  * further feeds return the same status and call nothing. The bytes need to
