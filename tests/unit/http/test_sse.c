@@ -582,6 +582,30 @@ static double bench(enum sse_mode mode, const char *all, size_t events, size_t p
     return best;
 }
 
+/* The same, each event fed in two pieces cut in its data line: the
+ * buffered path. */
+static double bench_split(const char *all, size_t events, int rounds)
+{
+    const size_t len = sizeof vllm - 1, cut = len / 2;
+    struct sse p = {0};
+    sse_init(&p, SSE_EVENTS, 1 << 16);
+    size_t sink = 0;
+    double best = 1e30;
+    for (int k = 0; k < 5; k++) {
+        double t0 = now_ns();
+        for (int round = 0; round < rounds; round++)
+            for (size_t i = 0; i < events; i++) {
+                sse_feed(&p, all + i * len, cut, count_event, &sink);
+                sse_feed(&p, all + i * len + cut, len - cut, count_event, &sink);
+            }
+        double ns = (now_ns() - t0) / ((double)rounds * (double)events);
+        if (ns < best)
+            best = ns;
+    }
+    sse_free(&p);
+    return sink ? best : -1;
+}
+
 static void run_bench(void)
 {
     const size_t events = 1024, len = sizeof vllm - 1;
@@ -591,6 +615,7 @@ static void run_bench(void)
     printf("bench: vLLM chunk of %zu bytes\n", len);
     printf("bench: one event a feed:     %.1f ns/event\n", bench(SSE_EVENTS, all, events, 1, 200));
     printf("bench: 64 events a feed:     %.1f ns/event\n", bench(SSE_EVENTS, all, events, 64, 200));
+    printf("bench: split in two feeds:   %.1f ns/event\n", bench_split(all, events, 200));
     printf("bench: lines mode, 64 a feed: %.1f ns/chunk\n", bench(SSE_LINES, all, events, 64, 200));
     free(all);
 }
