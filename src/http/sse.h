@@ -25,7 +25,7 @@ struct sse_event {
 
 typedef int (*sse_event_fn)(void *ctx, const struct sse_event *ev); /* nonzero: stop */
 
-/* A stream's parser state, embedded in the stream's own state (about 120
+/* A stream's parser state, embedded in the stream's own state (112
  * bytes). Callers read only `comments`, `events` and `cap`; everything
  * else is sse.c's.
  *
