@@ -88,7 +88,8 @@ enum sse_status sse_feed(struct sse *p, const char *bytes, size_t n, sse_event_f
 /* The body ended. SSE_EVENTS: an event not terminated by a blank line is dropped (the spec);
  * SSE_LINES: a last line without its line end is one more event. *dropped (may be NULL): bytes
  * of an unfinished event were pending (for a reason such as "stream ended inside an event"):
- * a line without its end, or data not dispatched. Returns the status as sse_feed does; after
+ * a line without its end, or data not dispatched (false once the stream has failed or stopped).
+ * Returns the status as sse_feed does; after
  * it the parser holds no event (sse_init starts the next stream). */
 enum sse_status sse_finish(struct sse *p, sse_event_fn fn, void *ctx, bool *dropped);
 
