@@ -4,6 +4,7 @@
  * them. The Lua states the workers are given: run_script.c. */
 #include "run.h"
 
+#include "arrivals.h"
 #include "clock.h"
 #include "http.h"
 #include "progress.h"
@@ -365,12 +366,13 @@ static int wait_start(const struct options *o, const sigset_t *signals, char *er
  * --source or the output files, which may differ from machine to machine. */
 static void run_settings(const struct options *o, const struct target *t, char *buf, size_t len)
 {
+    char ar[48];
     int n = snprintf(buf, len, "%s|%s|c=%u|n=%" PRIu64 "|d=%" PRId64 "|R=%" PRIu64 "|st=%s|to=%" PRId64
-                     "|ka=%d|h10=%d|h2=%d|m=%u|s=%s|tg=%s|N=%u|b=%zu",
+                     "|ka=%d|h10=%d|h2=%d|m=%u|s=%s|tg=%s|N=%u|b=%zu|ar=%s",
                      t->url, o->method, o->connections, o->requests, o->duration_ns, o->rate,
                      o->stages_spec ? o->stages_spec : "", o->timeout_ns, o->keepalive, o->http10, (int)o->http2,
                      o->streams, o->script ? o->script : "", o->targets_path ? o->targets_path : "",
-                     o->shard.count, o->body_len);
+                     o->shard.count, o->body_len, arrivals_text(o->arrivals, ar, sizeof ar));
     for (size_t i = 0; i < o->nheaders && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "|H=%s", o->headers[i]);
 }
@@ -398,6 +400,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .h2_window = o->h2_window,
         .authority = t->host_header,
     };
+    /* --arrivals poisson or gamma:K: one process for every worker, drawn
+     * from the run seed, so that every shard given the same seed walks the
+     * same sequence. */
+    struct arrivals process;
+    if (o->rate && arrivals_random(o->arrivals)) {
+        arrivals_init(&process, o->arrivals, o->seed);
+        cfg.arrivals = &process;
+    }
     struct tls_config tls;
     if (t->tls) {
         run_tls_config(o, t, &tls);
@@ -452,9 +462,12 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     cfg.conn_offset = (uint32_t)shard_first(o->connections, sh);
     /* -R: arrival k goes to the worker whose lane is k mod (W * N)
      * (shard_lane), so the shares follow from the run's total (-n, or
-     * what -d's schedule holds). */
-    uint64_t arrivals = !o->rate ? 0 : o->stages ? stages_arrivals(o->stages)
-                                              : sched_total(o->rate, units, o->duration_ns);
+     * what -d's schedule holds). A random process's count by -d is not
+     * known before it is drawn: the end (sched_end) bounds it instead. */
+    uint64_t arrivals = !o->rate                   ? 0
+                        : cfg.arrivals             ? (units ? units : UINT64_MAX)
+                        : o->stages                ? stages_arrivals(o->stages)
+                                                   : sched_total(o->rate, units, o->duration_ns);
     int rc = 0;
     uint32_t made = 0, conn_base = cfg.conn_offset;
     uint64_t req_base = shard_first(units, sh);
@@ -643,6 +656,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0] && !r.aborted_run) {
         bool by_d = o->duration_ns && (o->stages || arrivals == sched_total(o->rate, 0, o->duration_ns));
         int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
+        if (cfg.arrivals) {
+            /* -d when the schedule ran to it, else through the last
+             * arrival's mean gap (fixed's N / rate, were its gaps 1 / rate) */
+            const struct stats *s = &res->stats;
+            by_d = o->duration_ns && (!units || s->arrivals + s->unsent < units);
+            span = by_d ? o->duration_ns
+                        : s->arrivals ? s->last_due - t0 + (int64_t)(1e9 / (double)o->rate) : 0;
+        }
         if (res->duration_ns < span)
             res->duration_ns = span;
     }
