@@ -51,9 +51,11 @@ static double det_log(double x)
         e--;
     }
     double f = (m - 1) / (m + 1), f2 = f * f;
-    double p = 1.0 / 23;
-    for (int i = 21; i >= 1; i -= 2)
-        p = p * f2 + 1.0 / i;
+    static const double inv_odd[] = {1.0 / 1,  1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11,
+                                     1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23};
+    double p = inv_odd[11];
+    for (int i = 10; i >= 0; i--)
+        p = p * f2 + inv_odd[i];
     return (double)e * LN2_HI + ((double)e * LN2_LO + 2 * f * p);
 }
 
@@ -67,9 +69,12 @@ static double det_exp(double x)
         return 0;
     double n = floor(x * 1.44269504088896340736 + 0.5);
     double r = (x - n * LN2_HI) - n * LN2_LO;
+    static const double inv[] = {1.0 / 1,  1.0 / 2,  1.0 / 3,  1.0 / 4,  1.0 / 5,  1.0 / 6,
+                                 1.0 / 7,  1.0 / 8,  1.0 / 9,  1.0 / 10, 1.0 / 11, 1.0 / 12,
+                                 1.0 / 13, 1.0 / 14, 1.0 / 15, 1.0 / 16};
     double p = 1;
-    for (int i = 16; i >= 1; i--)
-        p = 1 + p * r / i;
+    for (int i = 15; i >= 0; i--)
+        p = 1 + p * r * inv[i];
     return ldexp(p, (int)n);
 }
 
