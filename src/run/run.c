@@ -297,6 +297,18 @@ static int64_t sent_span(const struct options *o, const struct run_result *r)
     return (s->last_send > due_end ? s->last_send : due_end) - r->t0;
 }
 
+/* -R: the time the arrivals handed out were due over: sent_span without
+ * the lateness (the last arrival's own interval, 1 / rate on average). */
+static int64_t due_span(const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!o->rate || s->arrivals == 0)
+        return 0;
+    if (s->unsent > 0)
+        return sent_span(o, r);
+    return s->last_due + (int64_t)(1e9 / (double)o->rate) - r->t0;
+}
+
 /* The --hlog log's comment line: what ran, and the histograms' units. */
 static void hlog_comment(const struct options *o, const struct target *t, const char *run_id, char *buf, size_t len)
 {
@@ -668,6 +680,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             res->duration_ns = span;
     }
     res->sent_span_ns = sent_span(o, res);
+    res->due_span_ns = due_span(o, res);
     series_pad(&res->series, res->duration_ns);
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */
