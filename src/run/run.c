@@ -281,34 +281,6 @@ static uint64_t run_seed(void)
     return (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
 }
 
-/* -R: the time the arrivals sent went out over. With arrivals never sent,
- * the run's (at most -d); else through the last arrival's own interval, or
- * later when it went out late (a server or a pool too slow for the rate). */
-static int64_t sent_span(const struct options *o, const struct run_result *r)
-{
-    const struct stats *s = &r->stats;
-    if (!o->rate || s->arrivals == 0)
-        return 0;
-    if (s->unsent > 0) {
-        int64_t span = r->t_end - r->t0;
-        return o->duration_ns && span > o->duration_ns ? o->duration_ns : span;
-    }
-    int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
-    return (s->last_send > due_end ? s->last_send : due_end) - r->t0;
-}
-
-/* -R: the time the arrivals handed out were due over: sent_span without
- * the lateness (the last arrival's own interval, 1 / rate on average). */
-static int64_t due_span(const struct options *o, const struct run_result *r)
-{
-    const struct stats *s = &r->stats;
-    if (!o->rate || s->arrivals == 0)
-        return 0;
-    if (s->unsent > 0)
-        return sent_span(o, r);
-    return s->last_due + (int64_t)(1e9 / (double)o->rate) - r->t0;
-}
-
 /* The --hlog log's comment line: what ran, and the histograms' units. */
 static void hlog_comment(const struct options *o, const struct target *t, const char *run_id, char *buf, size_t len)
 {
@@ -476,10 +448,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
      * (shard_lane), so the shares follow from the run's total (-n, or
      * what -d's schedule holds). A random process's count by -d is not
      * known before it is drawn: the end (sched_end) bounds it instead. */
-    uint64_t arrivals = !o->rate                   ? 0
-                        : cfg.arrivals             ? (units ? units : UINT64_MAX)
-                        : o->stages                ? stages_arrivals(o->stages)
-                                                   : sched_total(o->rate, units, o->duration_ns);
+    uint64_t arrivals = run_rate_arrivals(o, units);
     int rc = 0;
     uint32_t made = 0, conn_base = cfg.conn_offset;
     uint64_t req_base = shard_first(units, sh);
@@ -661,26 +630,10 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             snprintf(res->script_error, sizeof res->script_error, "%s", r.workers[i].script_error);
     }
     res->interrupted = r.interrupted;
-    /* -R: the run lasts at least its schedule's span, which the last
-     * arrival's answer may beat: -d when -d bounds the schedule, else the
-     * end of the last arrival's own interval (-n N: N / rate). Not when it
-     * was stopped early. */
-    if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0] && !r.aborted_run) {
-        bool by_d = o->duration_ns && (o->stages || arrivals == sched_total(o->rate, 0, o->duration_ns));
-        int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
-        if (cfg.arrivals) {
-            /* -d when the schedule ran to it, else through the last
-             * arrival's mean gap (fixed's N / rate, were its gaps 1 / rate) */
-            const struct stats *s = &res->stats;
-            by_d = o->duration_ns && (!units || s->arrivals + s->unsent < units);
-            span = by_d ? o->duration_ns
-                        : s->arrivals ? s->last_due - t0 + (int64_t)(1e9 / (double)o->rate) : 0;
-        }
-        if (res->duration_ns < span)
-            res->duration_ns = span;
-    }
-    res->sent_span_ns = sent_span(o, res);
-    res->due_span_ns = due_span(o, res);
+    /* -R: the run's length and the spans its rates are judged over. Not
+     * when it was stopped early. */
+    bool early = res->interrupted || res->unreachable || res->script_error[0] || r.aborted_run;
+    run_rate_finish(o, arrivals, units, early, res);
     series_pad(&res->series, res->duration_ns);
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */
