@@ -1,7 +1,8 @@
 # -R with --arrivals poisson and gamma:K against volley-target:
 #  1. -n 2000 with Poisson arrivals: the server read exactly 2000 requests
 #     (its --timing-log's r lines and its counter), the JSON records the
-#     process and the seed, and its rate figures add up;
+#     process and the seed, and its rate figures add up; a flow's
+#     --iterations under the process: every iteration started;
 #  2. -d with a random process: what was due before the end is a pure
 #     function of the seed, so the same seed counts the same arrivals
 #     (sent + never sent) again, and two shards (--shard 0/2, 1/2, one
@@ -38,6 +39,17 @@ import json, sys
 r = json.load(open(sys.argv[1]))["rate"]
 assert 0 < r["due_span_ns"] <= r["sent_span_ns"], r
 PY
+# a flow's iterations under -R follow the process as requests do
+LUADIR="$(dirname "$TESTLIB")/lua"
+start_target
+run_volley fl -s "$LUADIR/flow_marks.lua" -R 400 --arrivals poisson --seed 3 --iterations 60 -c 6 -t 2 \
+    "http://127.0.0.1:$PORT/"
+check_rate_rc "fl: exit status (stderr: $(head -c 300 "$T/fl.err"))"
+check_eq "$(target_stat received)" 120 "fl: the server received two requests an iteration"
+stop_target
+check_eq "$(jget "$T/fl.json" iterations.started)" 60 "fl: iterations started"
+check_eq "$(jget "$T/fl.json" rate.sent)" 60 "fl: rate.sent counts iterations"
+check_grep "$T/fl.out" "open model at 400 iterations/s, Poisson arrivals" "fl: the header"
 # fixed, the default, says nothing new
 start_target
 run_volley f -R 4000 -n 200 -c 4 -t 1 "http://127.0.0.1:$PORT/"
