@@ -11,23 +11,22 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-/* The due time of the point s_units of operational time (arrivals.h):
- * where N(t) = s_units / ARRIVALS_ONE. */
-static int64_t units_time(const struct sched *s, unsigned __int128 units)
+/* When the point `units` of operational time (arrivals.h) is due, ns
+ * from t0: where N(t) = units / ARRIVALS_ONE; INT64_MAX: never. */
+static int64_t units_offset(const struct sched *s, unsigned __int128 units)
 {
-    if (s->curve) {
-        int64_t t = stages_due_at(s->curve, arrivals_units(units));
-        return t == INT64_MAX ? INT64_MAX : s->t0 + t;
-    }
+    if (s->curve)
+        return stages_due_at(s->curve, arrivals_units(units));
     unsigned __int128 ns = units * 1000000000u / ((unsigned __int128)s->rate * ARRIVALS_ONE);
-    return ns >= (unsigned __int128)(INT64_MAX - s->t0) ? INT64_MAX : s->t0 + (int64_t)ns;
+    return ns >= INT64_MAX ? INT64_MAX : (int64_t)ns;
 }
 
-/* A random process's due time of this worker's arrival j: from the ring
- * when it holds it; past it, the front walks on to j, keeping each of
- * this worker's due times on the way; before it, the back walk (from the
- * start when j is behind it too). */
-static int64_t walked_time(struct sched *s, uint64_t j)
+/* A random process's due time of this worker's arrival j (ns from t0,
+ * so that nothing kept depends on when the schedule starts): from the
+ * ring when it holds it; past it, the front walks on to j, keeping each
+ * of this worker's due times on the way; before it, the back walk (from
+ * the start when j is behind it too). */
+static int64_t walked_offset(struct sched *s, uint64_t j)
 {
     if (s->front_set && j <= s->front_j && s->front_j - j < SCHED_RING)
         return s->ring[j % SCHED_RING];
@@ -37,7 +36,7 @@ static int64_t walked_time(struct sched *s, uint64_t j)
             from = j - (SCHED_RING - 1); /* those before would leave the ring at once */
         for (uint64_t i = from; i <= j; i++) {
             arrivals_walk_to(s->proc, &s->front, s->first + i * s->stride);
-            s->ring[i % SCHED_RING] = units_time(s, s->front.s);
+            s->ring[i % SCHED_RING] = units_offset(s, s->front.s);
         }
         s->front_j = j;
         s->front_set = true;
@@ -47,7 +46,14 @@ static int64_t walked_time(struct sched *s, uint64_t j)
     if (s->back.k > k)
         s->back = (struct arrivals_walk){0};
     arrivals_walk_to(s->proc, &s->back, k);
-    return units_time(s, s->back.s);
+    return units_offset(s, s->back.s);
+}
+
+/* A random process's due time of arrival j (monotonic ns; INT64_MAX: never). */
+static int64_t walked_time(struct sched *s, uint64_t j)
+{
+    int64_t off = walked_offset(s, j);
+    return off >= INT64_MAX - s->t0 ? INT64_MAX : s->t0 + off;
 }
 
 int64_t sched_time(struct sched *s, uint64_t j)

@@ -66,7 +66,7 @@ struct sched {
     const struct arrivals *proc; /* --arrivals poisson or gamma:K; NULL: fixed (k / rate) */
     struct arrivals_walk front;  /* proc: at the newest arrival whose due time ring holds */
     struct arrivals_walk back;   /* proc: at an arrival older than ring holds */
-    uint64_t front_j;            /* proc: ring[j % SCHED_RING] is arrival j's due time for
+    uint64_t front_j;            /* proc: ring[j % SCHED_RING] is arrival j's due time (ns from t0) for
                                   * front_j - SCHED_RING < j <= front_j (front_set) */
     bool front_set;
     int64_t ring[SCHED_RING];

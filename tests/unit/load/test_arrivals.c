@@ -259,6 +259,10 @@ static void test_any_order(void)
         CHECK_INT(sched_time(&s, order[i]), want[order[i]]);
     }
     check_ctx(NULL);
+    /* what is kept holds no start: a later t0 moves every due time with it */
+    s.t0 = 1000;
+    CHECK_INT(sched_time(&s, 2999), want[2999] + 1000);
+    CHECK_INT(sched_time(&s, 1), want[1] + 1000);
     sched_free(&s);
 }
 
