@@ -2,7 +2,8 @@
 #  1. -n 2000 with Poisson arrivals: the server read exactly 2000 requests
 #     (its --timing-log's r lines and its counter), the JSON records the
 #     process and the seed, and its rate figures add up; a flow's
-#     --iterations under the process: every iteration started;
+#     --iterations under the process: every iteration started; a server
+#     too slow for the rate: judged against the drawn rate (exit 3);
 #  2. -d with a random process: what was due before the end is a pure
 #     function of the seed, so the same seed counts the same arrivals
 #     (sent + never sent) again, and two shards (--shard 0/2, 1/2, one
@@ -50,6 +51,15 @@ stop_target
 check_eq "$(jget "$T/fl.json" iterations.started)" 60 "fl: iterations started"
 check_eq "$(jget "$T/fl.json" rate.sent)" 60 "fl: rate.sent counts iterations"
 check_grep "$T/fl.out" "open model at 400 iterations/s, Poisson arrivals" "fl: the header"
+# a server far too slow for the rate (2 connections of 10 ms: 200/s at
+# most): judged against the drawn rate, exit 3, the line says so
+start_target --delay-ms 10
+run_volley slow -R 1000 --arrivals poisson --seed 2 -d 1s -c 2 -t 1 "http://127.0.0.1:$PORT/"
+stop_target
+check_eq "$RC" 3 "slow: exit status (rate not met)"
+check_grep "$T/slow.err" "^volley: -R 1000 \(Poisson arrivals, [0-9.]+/s as drawn\): target rate not met: " "slow: stderr"
+check_grep "$T/slow.out" "Target rate NOT met: [0-9.]+/s of [0-9.]+/s as drawn" "slow: the report"
+check_eq "$(jget "$T/slow.json" rate.met)" False "slow: rate.met"
 # fixed, the default, says nothing new
 start_target
 run_volley f -R 4000 -n 200 -c 4 -t 1 "http://127.0.0.1:$PORT/"
