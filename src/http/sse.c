@@ -39,7 +39,8 @@ static uint32_t bottom(const struct sse *p)
  * what buf holds is never more than it, so buf never outgrows max. */
 static bool fits(const struct sse *p, size_t more)
 {
-    return (size_t)p->id_len + p->data_len + p->kept + more <= p->max;
+    size_t held = (size_t)p->id_len + p->data_len + p->kept; /* never above max */
+    return more <= p->max - held;
 }
 
 /* Room for extra more bytes between the bottom and the top of buf. The
@@ -63,6 +64,8 @@ static void reserve(struct sse *p, size_t extra)
  * distance from buf's end. */
 static uint32_t put_top(struct sse *p, const char *s, uint32_t n)
 {
+    if (n == 0)
+        return p->top_len; /* buf may still be NULL */
     p->top_len += n;
     memmove(p->buf + p->cap - p->top_len, s, n);
     return p->top_len;
@@ -99,6 +102,8 @@ static bool line_append(struct sse *p, const char *s, size_t n)
 {
     if (!fits(p, (size_t)p->line_len + n))
         return false;
+    if (n == 0)
+        return true;
     reserve(p, n);
     memcpy(p->buf + bottom(p), s, n);
     p->line_len += (uint32_t)n;
@@ -131,8 +136,11 @@ static void keep_inputs(struct sse *p)
     p->in_data = p->in_type = p->in_id = NULL;
 }
 
-static const char *value_of(const struct sse *p, uint8_t where, const char *in, uint32_t at)
+/* An empty value may have no room in buf (nor buf exist). */
+static const char *value_of(const struct sse *p, uint8_t where, const char *in, uint32_t at, uint32_t len)
 {
+    if (len == 0)
+        return "";
     return where == W_IN ? in : p->buf + p->cap - at;
 }
 
@@ -147,11 +155,11 @@ static int end_block(struct sse *p, sse_event_fn fn, void *ctx)
         ev.data = p->data_where == W_IN ? p->in_data : p->buf + p->id_len;
         ev.data_len = p->data_len - 1;
         if (p->type_where != W_NONE && p->type_len > 0) {
-            ev.type = value_of(p, p->type_where, p->in_type, p->type_at);
+            ev.type = value_of(p, p->type_where, p->in_type, p->type_at, p->type_len);
             ev.type_len = p->type_len;
         }
         if (p->pid_where != W_NONE) {
-            ev.id = value_of(p, p->pid_where, p->in_id, p->pid_at);
+            ev.id = value_of(p, p->pid_where, p->in_id, p->pid_at, p->pid_len);
             ev.id_len = p->pid_len;
         } else if (p->id_len > 0) {
             ev.id = p->buf;
@@ -166,14 +174,15 @@ static int end_block(struct sse *p, sse_event_fn fn, void *ctx)
     p->data_len = p->top_len = p->kept = 0;
     p->data_where = p->type_where = p->pid_where = W_NONE;
     p->retry = -1;
-    if (pid_where == W_BUF) {
+    if (pid_where != W_NONE && pid_len == 0) {
+        p->id_len = 0;
+    } else if (pid_where == W_BUF) {
         memmove(p->buf, p->buf + p->cap - pid_at, pid_len);
         p->id_len = pid_len;
     } else if (pid_where == W_IN) {
         p->id_len = 0;
         reserve(p, pid_len);
-        if (pid_len)
-            memcpy(p->buf, in_id, pid_len);
+        memcpy(p->buf, in_id, pid_len);
         p->id_len = pid_len;
     }
     return stop;

@@ -25,7 +25,7 @@ struct sse_event {
 
 typedef int (*sse_event_fn)(void *ctx, const struct sse_event *ev); /* nonzero: stop */
 
-/* A stream's parser state, embedded in the stream's own state (about 120
+/* A stream's parser state, embedded in the stream's own state (112
  * bytes). Callers read only `comments`, `events` and `cap`; everything
  * else is sse.c's.
  *
@@ -77,7 +77,8 @@ enum sse_status {
     SSE_STOPPED,   /* the callback asked to stop */
 };
 
-/* Feeds n bytes (n may be 0); fn is called for each event completed in them, in order.
+/* Feeds n bytes (n may be 0); fn is called for each event completed in them, in order
+ * (fn must not feed or finish p).
  * SSE_TOO_LARGE: one event (its pending line, data, type and id bytes together) outgrew max;
  * SSE_STOPPED: fn returned nonzero (the rest of the bytes is not parsed). After either,
  * further feeds return the same status and call nothing. The bytes need to
@@ -87,7 +88,8 @@ enum sse_status sse_feed(struct sse *p, const char *bytes, size_t n, sse_event_f
 /* The body ended. SSE_EVENTS: an event not terminated by a blank line is dropped (the spec);
  * SSE_LINES: a last line without its line end is one more event. *dropped (may be NULL): bytes
  * of an unfinished event were pending (for a reason such as "stream ended inside an event"):
- * a line without its end, or data not dispatched. Returns the status as sse_feed does; after
+ * a line without its end, or data not dispatched (false once the stream has failed or stopped).
+ * Returns the status as sse_feed does; after
  * it the parser holds no event (sse_init starts the next stream). */
 enum sse_status sse_finish(struct sse *p, sse_event_fn fn, void *ctx, bool *dropped);
 

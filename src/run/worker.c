@@ -185,6 +185,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         sched_spin(&w->sched, cfg->spin_ns);
         if (cfg->stages)
             sched_curve(&w->sched, cfg->stages);
+        sched_arrivals(&w->sched, cfg->arrivals);
         /* A flow's schedule starts iterations; its requests are timed from
          * their own start, as a closed loop's are. */
         if (flow) {

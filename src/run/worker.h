@@ -41,6 +41,8 @@ struct worker_config {
     uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
     const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
                                   * connections' (NULL: none) */
+    const struct arrivals *arrivals; /* -R: the arrival process (--arrivals), drawn from the run
+                                      * seed; NULL: fixed */
     uint32_t nworkers;       /* -R: how many workers share the schedule */
     struct shard shard;      /* --shard: this process's part of the run ({0, 1}: all of it);
                               * worker w's lane of the schedule is shard_lane(shard, w) of
