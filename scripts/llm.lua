@@ -68,9 +68,8 @@ function s.options(args)
   }
   if o.rate ~= math.huge then
     run.rate = o.rate
-    if o.burstiness_given then
-      run.arrivals = o.burstiness == 1 and "poisson" or ("gamma:%.14g"):format(o.burstiness)
-    end
+    -- vLLM's arrivals: gamma with shape --burstiness (1, the default: Poisson).
+    run.arrivals = o.burstiness == 1 and "poisson" or ("gamma:%.14g"):format(o.burstiness)
   end
   return run
 end

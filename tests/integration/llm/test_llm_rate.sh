@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # volley llm --request-rate (an open model: -R) with --max-concurrency
 # (the connections, which arrivals queue for) and --burstiness (gamma
-# arrivals, when this volley has --arrivals); two shards of one run each
+# arrivals; Poisson by default); two shards of one run each
 # send their own prompts, and volley merge adds them up exactly.
 source "$TESTLIB"
 source "$(dirname "$0")/../llm_lib.sh"
@@ -19,13 +19,13 @@ check_grep "$T/r.out" '^From each request.s intended arrival \(CO-free\): TTFT m
 check_grep "$T/r.out" '^Client headroom: .*send lag p99 [0-9.]+ ms, max [0-9.]+ ms' "rate: the headroom line"
 check_eq "$(jget "$T/r.json" connections.count)" 2 "rate: two connections"
 
-if "$VOLLEY" --help | grep -q -- --arrivals; then
-    run_llm b --base-url "$URL" --num-prompts 20 --random-input-len 3 --random-output-len 3 \
-        --request-rate 200 --burstiness 0.5
-    check_eq "$RC" 0 "burstiness: exit status"
-    check_eq "$(report_value b 'Successful requests')" 20 "burstiness: successful"
-    check_grep "$T/b.out" '^Burstiness factor: 0.5 \(Gamma distribution\)$' "burstiness: the line"
-fi
+check_eq "$(jget "$T/r.json" options.arrivals)" poisson "rate: Poisson arrivals, vLLM's default"
+run_llm b --base-url "$URL" --num-prompts 20 --random-input-len 3 --random-output-len 3 \
+    --request-rate 200 --burstiness 0.5
+check_eq "$RC" 0 "burstiness: exit status"
+check_eq "$(report_value b 'Successful requests')" 20 "burstiness: successful"
+check_grep "$T/b.out" '^Burstiness factor: 0.5 \(Gamma distribution\)$' "burstiness: the line"
+check_eq "$(jget "$T/b.json" options.arrivals)" gamma:0.5 "burstiness: --arrivals gamma:0.5"
 
 # Two shards of 16 prompts: each prompt once over both, merged exactly.
 for i in 0 1; do
