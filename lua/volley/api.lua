@@ -91,6 +91,8 @@ struct volley_api {
   const char *(*data_field_name)(const struct volley_data *d, uint32_t i, size_t *len);
   const char *(*data_cell)(const struct volley_data *d, uint32_t row, uint32_t col, size_t *len);
   uint32_t (*data_iteration_row)(struct volley_data *d, uint32_t shard, uint32_t shards);
+  int (*json_check)(const char *text, size_t len, size_t *at);
+  int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 };
 
 struct volley_flow_names {
@@ -139,6 +141,31 @@ function api.sort_numbers(t)
   for i = 1, n do a[i - 1] = t[i] end
   api.c.sort_doubles(a, n)
   for i = 1, n do t[i] = a[i - 1] end
+end
+
+-- JSON checked and searched in place, in C (src/text/json_find.h): no
+-- table is built. The types json_find answers (0: no value there).
+api.JSON = { none = 0, null = 1, ["false"] = 2, ["true"] = 3, number = 4, string = 5, array = 6, object = 7 }
+api.JSON_NAMES = { [0] = nil, "null", "false", "true", "number", "string", "array", "object" }
+
+local json_at = ffi.new("size_t[2]")
+
+-- The type number of the JSON text s (api.JSON), or 0 and the 1-based
+-- byte where it goes wrong.
+function api.json_check(s)
+  local t = api.c.json_check(s, #s, json_at)
+  if t == 0 then return 0, tonumber(json_at[0]) + 1 end
+  return t
+end
+
+-- The value at path ("choices.0.delta.content") of the JSON text s, which
+-- json_check accepted: its type number (0: none), and its first and last
+-- byte (1-based) in s.
+function api.json_find(s, path)
+  local t = api.c.json_find(s, #s, path, #path, json_at, json_at + 1)
+  if t == 0 then return 0 end
+  local first = tonumber(json_at[0]) + 1
+  return t, first, first + tonumber(json_at[1]) - 1
 end
 
 return api

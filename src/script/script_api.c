@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "data.h"
 #include "hist.h"
+#include "json_find.h"
 #include "http.h"
 #include "metrics.h"
 #include "nearest.h"
@@ -45,6 +46,9 @@ struct volley_api {
     const char *(*data_field_name)(const struct data *d, uint32_t i, size_t *len);
     const char *(*data_cell)(const struct data *d, uint32_t row, uint32_t col, size_t *len);
     uint32_t (*data_iteration_row)(struct data *d, uint32_t shard, uint32_t shards);
+    /* JSON checked and searched in place (json_find.h): a streamed chunk per token. */
+    int (*json_check)(const char *text, size_t len, size_t *at);
+    int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -243,6 +247,8 @@ static const struct volley_api api = {
     .data_field_name = data_field_name,
     .data_cell = data_cell,
     .data_iteration_row = data_iteration_row,
+    .json_check = json_check,
+    .json_find = json_find,
 };
 
 const void *script_api(void)

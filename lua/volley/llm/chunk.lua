@@ -12,13 +12,19 @@
 -- request; so does a stream that ends with no chunk with choices, or with
 -- neither [DONE] nor a finish_reason.
 --
--- The per-stream state is one table per connection, reset per request:
--- nothing is allocated per event but the decoded chunk.
+-- The per-stream state is one table per connection, reset per request.
+-- In volley each chunk is checked and searched in place in C (api.lua's
+-- json_check and json_find: no table per token); without volley's C (the
+-- specs) it is decoded by volley.json, with the same verdicts.
 local json = require("volley.json")
+local api = require("volley.api")
+local ffi = require("ffi")
 
 local M = {}
 
-local decode, null, type = json.decode, json.null, type
+local decode, null, type, tonumber, sub = json.decode, json.null, type, tonumber, string.sub
+local J = api.JSON
+local at = ffi.new("size_t[2]")
 
 -- A fresh state, or st made fresh again.
 function M.reset(st, prompt_len)
@@ -46,32 +52,29 @@ local function clip(s, n)
 end
 M.clip = clip
 
--- Takes event data d of a stream in state st; ev gives ev.t (µs since the
--- request started) when it is read. Returns 1 for a token arrival, 0 for
--- another event, 2 for a usage chunk (st.out / st.inp set), or nil and
--- the reason the request fails.
-function M.take(st, d, ev)
-  if d == "[DONE]" then
-    st.done = true
-    st.t_end = ev.t
-    return 0
-  end
-  local v, err = decode(d)
-  if type(v) ~= "table" then
-    return nil, "a data: line is not a JSON object" .. (err and " (" .. err:gsub(" at byte %d+", "") .. ")" or "")
-  end
+-- A token arrival at ev.t: TTFT, the gap, the count.
+local function arrival(st, ev)
+  local t = ev.t
+  if st.n == 0 then st.first = t else st.gap = t - st.last end
+  st.last = t
+  st.n = st.n + 1
+end
+
+local NOT_OBJECT = "a data: line is not a JSON object"
+
+-- take() with volley.json: the chunk decoded.
+local function take_decoded(st, d, ev)
+  local v = decode(d)
+  if type(v) ~= "table" or (v[1] ~= nil) then return nil, NOT_OBJECT end
   local e = v.error
   if e ~= nil and e ~= null then
     local msg = type(e) == "table" and e.message or e
-    return nil, "error event: " .. clip(msg, 80)
+    return nil, "error event: " .. clip(type(msg) == "string" and msg or json.encode(msg), 80)
   end
   local r = 0
   local ch = v.choices
   if type(ch) == "table" and ch[1] ~= nil then
-    local t = ev.t
-    if st.n == 0 then st.first = t else st.gap = t - st.last end
-    st.last = t
-    st.n = st.n + 1
+    arrival(st, ev)
     local c = ch[1]
     if type(c) == "table" and c.finish_reason ~= nil and c.finish_reason ~= null then st.finish = true end
     r = 1
@@ -83,6 +86,68 @@ function M.take(st, d, ev)
     if r == 0 then r = 2 end
   end
   return r
+end
+
+-- The text of the value json_find found last (at), decoded when a string.
+local function found(d, t)
+  local first = tonumber(at[0]) + 1
+  local text = sub(d, first, first + tonumber(at[1]) - 1)
+  if t == J.string then return decode(text) or text end
+  return text
+end
+
+local cast, find = ffi.cast, string.find
+local CHARS = ffi.typeof("const char *")
+
+-- take() in C: the chunk checked once, then its few paths found in place;
+-- "error" and "usage" are looked for only in a chunk that has the word,
+-- and finish_reason inside the choice found.
+local function take_c(st, d, ev, c)
+  local n = #d
+  if c.json_check(d, n, at) ~= J.object then return nil, NOT_OBJECT end
+  if find(d, '"error"', 1, true) then
+    local t = c.json_find(d, n, "error", 5, at, at + 1)
+    if t ~= 0 and t ~= J.null then
+      local mt = c.json_find(d, n, "error.message", 13, at, at + 1)
+      if mt == 0 then mt = c.json_find(d, n, "error", 5, at, at + 1) end
+      return nil, "error event: " .. clip(found(d, mt), 80)
+    end
+  end
+  local r = 0
+  if c.json_find(d, n, "choices.0", 9, at, at + 1) == J.object then
+    arrival(st, ev)
+    local f = c.json_find(cast(CHARS, d) + at[0], at[1], "finish_reason", 13, at, at + 1)
+    if f ~= 0 and f ~= J.null then st.finish = true end
+    r = 1
+  elseif c.json_find(d, n, "choices.0", 9, at, at + 1) ~= 0 then
+    arrival(st, ev) -- a choice that is not an object still carries choices
+    r = 1
+  end
+  if find(d, '"usage"', 1, true) and c.json_find(d, n, "usage", 5, at, at + 1) == J.object then
+    if c.json_find(d, n, "usage.completion_tokens", 23, at, at + 1) == J.number then
+      st.out = tonumber(found(d, J.number))
+    end
+    if c.json_find(d, n, "usage.prompt_tokens", 19, at, at + 1) == J.number then
+      st.inp = tonumber(found(d, J.number))
+    end
+    if r == 0 then r = 2 end
+  end
+  return r
+end
+
+-- Takes event data d of a stream in state st; ev gives ev.t (µs since the
+-- request started) when it is read. Returns 1 for a token arrival, 0 for
+-- another event, 2 for a usage chunk (st.out / st.inp set), or nil and
+-- the reason the request fails.
+function M.take(st, d, ev)
+  if d == "[DONE]" then
+    st.done = true
+    st.t_end = ev.t
+    return 0
+  end
+  local c = api.c
+  if c then return take_c(st, d, ev, c) end
+  return take_decoded(st, d, ev)
 end
 
 -- A line of a body that is not an event stream (an error's JSON): its

@@ -1,0 +1,360 @@
+/* JSON checked and searched in place (json_find.h): one pass over the
+ * bytes, with the open containers kept in a bit stack instead of a
+ * recursion, so that a hostile nesting costs no C stack. */
+#include "json_find.h"
+
+#include "utf8.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct scan {
+    const char *p;
+    size_t n, i;
+};
+
+static void skip_ws(struct scan *s)
+{
+    while (s->i < s->n) {
+        char c = s->p[s->i];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return;
+        s->i++;
+    }
+}
+
+static bool hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A string at s->i (its opening quote); false at the first wrong byte. */
+static bool check_string(struct scan *s)
+{
+    s->i++;
+    while (s->i < s->n) {
+        unsigned char c = (unsigned char)s->p[s->i];
+        if (c == '"') {
+            s->i++;
+            return true;
+        }
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            if (s->i + 1 >= s->n)
+                return false;
+            char e = s->p[s->i + 1];
+            if (e == 'u') {
+                if (s->i + 6 > s->n || !hex(s->p[s->i + 2]) || !hex(s->p[s->i + 3]) || !hex(s->p[s->i + 4]) ||
+                    !hex(s->p[s->i + 5]))
+                    return false;
+                s->i += 6;
+            } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
+                s->i += 2;
+            } else {
+                return false;
+            }
+        } else if (c < 0x80) {
+            s->i++;
+        } else {
+            uint32_t cp;
+            size_t k = utf8_decode(s->p + s->i, s->n - s->i, &cp);
+            if (k == 0)
+                return false;
+            s->i += k;
+        }
+    }
+    return false;
+}
+
+static bool digit(const struct scan *s)
+{
+    return s->i < s->n && s->p[s->i] >= '0' && s->p[s->i] <= '9';
+}
+
+/* A number at s->i: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+static bool check_number(struct scan *s)
+{
+    if (s->p[s->i] == '-')
+        s->i++;
+    if (!digit(s))
+        return false;
+    if (s->p[s->i] == '0')
+        s->i++;
+    else
+        while (digit(s))
+            s->i++;
+    if (s->i < s->n && s->p[s->i] == '.') {
+        s->i++;
+        if (!digit(s))
+            return false;
+        while (digit(s))
+            s->i++;
+    }
+    if (s->i < s->n && (s->p[s->i] == 'e' || s->p[s->i] == 'E')) {
+        s->i++;
+        if (s->i < s->n && (s->p[s->i] == '+' || s->p[s->i] == '-'))
+            s->i++;
+        if (!digit(s))
+            return false;
+        while (digit(s))
+            s->i++;
+    }
+    return true;
+}
+
+static bool word(struct scan *s, const char *w, size_t n)
+{
+    if (s->n - s->i < n || memcmp(s->p + s->i, w, n) != 0)
+        return false;
+    s->i += n;
+    return true;
+}
+
+/* The scalar or opening bracket at s->i: its type, 0 when wrong. */
+static int check_start(struct scan *s)
+{
+    if (s->i >= s->n)
+        return JSON_FIND_NONE;
+    switch (s->p[s->i]) {
+    case '{':
+        s->i++;
+        return JSON_FIND_OBJECT;
+    case '[':
+        s->i++;
+        return JSON_FIND_ARRAY;
+    case '"':
+        return check_string(s) ? JSON_FIND_STRING : JSON_FIND_NONE;
+    case 't':
+        return word(s, "true", 4) ? JSON_FIND_TRUE : JSON_FIND_NONE;
+    case 'f':
+        return word(s, "false", 5) ? JSON_FIND_FALSE : JSON_FIND_NONE;
+    case 'n':
+        return word(s, "null", 4) ? JSON_FIND_NULL : JSON_FIND_NONE;
+    default:
+        return check_number(s) ? JSON_FIND_NUMBER : JSON_FIND_NONE;
+    }
+}
+
+int json_check(const char *text, size_t len, size_t *at)
+{
+    struct scan s = {text, len, 0};
+    uint8_t open[JSON_FIND_MAX_DEPTH / 8]; /* bit set: an object at that depth */
+    int depth = 0, top = JSON_FIND_NONE;
+    skip_ws(&s);
+    /* Each turn reads one value (or closes containers), then what follows it. */
+    for (;;) {
+        int t = check_start(&s);
+        if (t == JSON_FIND_NONE)
+            goto wrong;
+        if (top == JSON_FIND_NONE)
+            top = t;
+        if (t == JSON_FIND_OBJECT || t == JSON_FIND_ARRAY) {
+            if (depth == JSON_FIND_MAX_DEPTH) {
+                s.i--; /* the bracket one too deep is the wrong byte */
+                goto wrong;
+            }
+            if (t == JSON_FIND_OBJECT)
+                open[depth / 8] |= (uint8_t)(1u << (depth % 8));
+            else
+                open[depth / 8] &= (uint8_t)~(1u << (depth % 8));
+            depth++;
+            skip_ws(&s);
+            char close = t == JSON_FIND_OBJECT ? '}' : ']';
+            if (s.i < s.n && s.p[s.i] == close) {
+                s.i++;
+                depth--;
+            } else {
+                if (t == JSON_FIND_OBJECT) {
+                    if (s.i >= s.n || s.p[s.i] != '"' || !check_string(&s))
+                        goto wrong;
+                    skip_ws(&s);
+                    if (s.i >= s.n || s.p[s.i] != ':')
+                        goto wrong;
+                    s.i++;
+                    skip_ws(&s);
+                }
+                continue; /* the container's first value */
+            }
+        }
+        /* After a value: a comma (then the next member or element), or
+         * the containers that end here. */
+        for (;;) {
+            skip_ws(&s);
+            if (depth == 0) {
+                if (s.i != s.n)
+                    goto wrong;
+                return top;
+            }
+            bool object = open[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
+            if (s.i < s.n && s.p[s.i] == (object ? '}' : ']')) {
+                s.i++;
+                depth--;
+                continue;
+            }
+            if (s.i >= s.n || s.p[s.i] != ',')
+                goto wrong;
+            s.i++;
+            skip_ws(&s);
+            if (object) {
+                if (s.i >= s.n || s.p[s.i] != '"' || !check_string(&s))
+                    goto wrong;
+                skip_ws(&s);
+                if (s.i >= s.n || s.p[s.i] != ':')
+                    goto wrong;
+                s.i++;
+                skip_ws(&s);
+            }
+            break;
+        }
+    }
+wrong:
+    if (at)
+        *at = s.i < s.n ? s.i : s.n;
+    return JSON_FIND_NONE;
+}
+
+/* Past the string at s->i (its opening quote), in checked text; never
+ * past the text's end on any other. */
+static void skip_string(struct scan *s)
+{
+    s->i++;
+    while (s->i < s->n && s->p[s->i] != '"')
+        s->i += s->p[s->i] == '\\' && s->i + 1 < s->n ? 2 : 1;
+    if (s->i < s->n)
+        s->i++;
+}
+
+static bool ends_scalar(char c)
+{
+    return c == ',' || c == ':' || c == ']' || c == '}' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* Past the value at s->i, in checked text. */
+static void skip_value(struct scan *s)
+{
+    size_t depth = 0;
+    do {
+        if (s->i >= s->n)
+            return;
+        char c = s->p[s->i];
+        if (c == '"') {
+            skip_string(s);
+        } else if (c == '{' || c == '[') {
+            depth++;
+            s->i++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+            s->i++;
+        } else if (depth > 0 && (c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+            s->i++;
+        } else {
+            /* A scalar: up to the byte that ends it. */
+            while (s->i < s->n && !ends_scalar(s->p[s->i]))
+                s->i++;
+        }
+    } while (depth > 0);
+}
+
+static int type_at(const struct scan *s)
+{
+    switch (s->p[s->i]) {
+    case '{':
+        return JSON_FIND_OBJECT;
+    case '[':
+        return JSON_FIND_ARRAY;
+    case '"':
+        return JSON_FIND_STRING;
+    case 't':
+        return JSON_FIND_TRUE;
+    case 'f':
+        return JSON_FIND_FALSE;
+    case 'n':
+        return JSON_FIND_NULL;
+    default:
+        return JSON_FIND_NUMBER;
+    }
+}
+
+/* Into the member key[0..klen) of the object at s->i; false if none. */
+static bool enter_member(struct scan *s, const char *key, size_t klen)
+{
+    s->i++; /* { */
+    for (;;) {
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != '"')
+            return false; /* } */
+        size_t k = s->i + 1;
+        skip_string(s);
+        bool match = s->i - 1 - k == klen && memcmp(s->p + k, key, klen) == 0;
+        skip_ws(s);
+        s->i++; /* : */
+        skip_ws(s);
+        if (match)
+            return true;
+        skip_value(s);
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != ',')
+            return false;
+        s->i++;
+    }
+}
+
+/* Into element idx of the array at s->i; false if none. */
+static bool enter_element(struct scan *s, size_t idx)
+{
+    s->i++; /* [ */
+    skip_ws(s);
+    if (s->i >= s->n || s->p[s->i] == ']')
+        return false;
+    for (size_t k = 0; k < idx; k++) {
+        skip_value(s);
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != ',')
+            return false;
+        s->i++;
+        skip_ws(s);
+    }
+    return true;
+}
+
+int json_find(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen)
+{
+    struct scan s = {text, len, 0};
+    skip_ws(&s);
+    size_t at = 0;
+    while (at < path_len) {
+        const char *dot = memchr(path + at, '.', path_len - at);
+        size_t end = dot ? (size_t)(dot - path) : path_len;
+        if (s.i >= s.n)
+            return JSON_FIND_NONE;
+        int t = type_at(&s);
+        if (t == JSON_FIND_OBJECT) {
+            if (!enter_member(&s, path + at, end - at))
+                return JSON_FIND_NONE;
+        } else if (t == JSON_FIND_ARRAY) {
+            size_t idx = 0;
+            if (end == at)
+                return JSON_FIND_NONE;
+            for (size_t k = at; k < end; k++) {
+                if (path[k] < '0' || path[k] > '9' || idx > SIZE_MAX / 10 - 1)
+                    return JSON_FIND_NONE;
+                idx = idx * 10 + (size_t)(path[k] - '0');
+            }
+            if (!enter_element(&s, idx))
+                return JSON_FIND_NONE;
+        } else {
+            return JSON_FIND_NONE;
+        }
+        at = dot ? end + 1 : end;
+    }
+    if (s.i >= s.n)
+        return JSON_FIND_NONE;
+    int t = type_at(&s);
+    size_t start = s.i;
+    skip_value(&s);
+    *off = start;
+    *vlen = s.i - start;
+    return t;
+}

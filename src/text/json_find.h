@@ -1,0 +1,43 @@
+/* A JSON text checked and searched in place: no tree, no allocation, for
+ * the request path (a streamed chunk read per token by a script through
+ * the FFI, lua/volley/api.lua). json_in.h builds trees for saved results;
+ * this answers "is it JSON" and "where is the value at this path". */
+#ifndef VOLLEY_JSON_FIND_H
+#define VOLLEY_JSON_FIND_H
+
+#include <stddef.h>
+
+#define JSON_FIND_MAX_DEPTH 256 /* nested arrays and objects json_check accepts */
+
+/* The types json_find answers; 0 is "no value there". */
+enum json_find_type {
+    JSON_FIND_NONE = 0,
+    JSON_FIND_NULL,
+    JSON_FIND_FALSE,
+    JSON_FIND_TRUE,
+    JSON_FIND_NUMBER,
+    JSON_FIND_STRING,
+    JSON_FIND_ARRAY,
+    JSON_FIND_OBJECT,
+};
+
+/* Whether text[0..len) (not NUL-terminated) is one JSON value (RFC 8259)
+ * with whitespace around it: strings of well-formed UTF-8 with valid
+ * escapes and no raw control characters, numbers in the grammar, nesting
+ * at most JSON_FIND_MAX_DEPTH. Returns the value's type, or
+ * JSON_FIND_NONE with *at (when not NULL) the offset of the first byte
+ * that is wrong. Never reads outside text; allocates nothing. */
+int json_check(const char *text, size_t len, size_t *at);
+
+/* The value at path in text[0..len), which json_check accepted (on other
+ * text the answer is unspecified but memory-safe). path[0..path_len) is
+ * member names and array indexes (from 0) joined by '.', such as
+ * "choices.0.delta.content"; an empty path is the whole value. A member
+ * named in the text with escapes is compared as written; the first of
+ * repeated names wins. Returns the value's type and its bytes as
+ * text[*off, *off + *vlen) (a string with its quotes), or JSON_FIND_NONE
+ * when there is none (a missing member, an index past the end, a path
+ * through a scalar). */
+int json_find(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
+
+#endif

@@ -1,0 +1,120 @@
+/* Unit test for json_find.c: json_check accepts RFC 8259 texts and names
+ * the first wrong byte of the others (each given whole and cut at every
+ * length, which must never be read past); json_find gives the value at a
+ * path, or none. */
+#include "json_find.h"
+
+#include "../check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* text must be accepted as a value of type want; every proper prefix of
+ * it that is not a value itself must be refused, read within its length
+ * (a copy on the heap, so ASan sees a read past it). */
+static void valid(const char *text, int want)
+{
+    check_ctx("valid %s", text);
+    size_t n = strlen(text), at = 99;
+    CHECK_INT(json_check(text, n, &at), want);
+    for (size_t k = 0; k < n; k++) {
+        char *cut = malloc(k ? k : 1);
+        memcpy(cut, text, k);
+        int t = json_check(cut, k, &at);
+        if (t == JSON_FIND_NONE)
+            CHECK(at <= k);
+        free(cut);
+    }
+    check_ctx(NULL);
+}
+
+static void invalid(const char *text, size_t want_at)
+{
+    check_ctx("invalid %s", text);
+    size_t at = 99;
+    char *copy = malloc(strlen(text) + 1);
+    memcpy(copy, text, strlen(text));
+    CHECK_INT(json_check(copy, strlen(text), &at), JSON_FIND_NONE);
+    CHECK_UINT(at, want_at);
+    free(copy);
+    check_ctx(NULL);
+}
+
+static void find(const char *text, const char *path, int want, const char *value)
+{
+    check_ctx("find %s in %s", path, text);
+    size_t off = 0, len = 0;
+    CHECK(json_check(text, strlen(text), NULL) != JSON_FIND_NONE);
+    int t = json_find(text, strlen(text), path, strlen(path), &off, &len);
+    CHECK_INT(t, want);
+    if (want != JSON_FIND_NONE)
+        CHECK_MEM(text + off, len, value, strlen(value));
+    check_ctx(NULL);
+}
+
+int main(void)
+{
+    valid("0", JSON_FIND_NUMBER);
+    valid(" -12.5e+3 ", JSON_FIND_NUMBER);
+    valid("\"a\\u00e9\\n\xc3\xa9\"", JSON_FIND_STRING);
+    valid("true", JSON_FIND_TRUE);
+    valid("null", JSON_FIND_NULL);
+    valid("[]", JSON_FIND_ARRAY);
+    valid("{}", JSON_FIND_OBJECT);
+    valid("[1, [2, {\"a\": [3]}], {}, \"x\"]", JSON_FIND_ARRAY);
+    valid("{\"id\":\"chatcmpl-1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok \"},"
+          "\"finish_reason\":null}],\"usage\":null}",
+          JSON_FIND_OBJECT);
+
+    invalid("", 0);
+    invalid("{not json", 1);
+    invalid("{\"a\" 1}", 5);
+    invalid("{\"a\":1,}", 7);
+    invalid("[1,]", 3);
+    invalid("[1 2]", 3);
+    invalid("01", 1);
+    invalid("1.", 2);
+    invalid("-", 1);
+    invalid("tru", 0);
+    invalid("\"\x01\"", 1);
+    invalid("\"\\x\"", 1);
+    invalid("\"\\u12g4\"", 1);
+    invalid("\"\xc3\"", 1);
+    invalid("\"\xed\xa0\x80\"", 1); /* a surrogate in UTF-8 */
+    invalid("{} {}", 3);
+    invalid("[1]]", 3);
+    invalid("{\"a\":1]", 6);
+    {
+        /* Nesting: JSON_FIND_MAX_DEPTH is accepted, one more is not. */
+        char deep[2 * JSON_FIND_MAX_DEPTH + 3];
+        memset(deep, '[', JSON_FIND_MAX_DEPTH);
+        memset(deep + JSON_FIND_MAX_DEPTH, ']', JSON_FIND_MAX_DEPTH);
+        CHECK_INT(json_check(deep, 2 * JSON_FIND_MAX_DEPTH, NULL), JSON_FIND_ARRAY);
+        memset(deep, '[', JSON_FIND_MAX_DEPTH + 1);
+        memset(deep + JSON_FIND_MAX_DEPTH + 1, ']', JSON_FIND_MAX_DEPTH + 1);
+        size_t at = 0;
+        CHECK_INT(json_check(deep, 2 * JSON_FIND_MAX_DEPTH + 2, &at), JSON_FIND_NONE);
+        CHECK_UINT(at, JSON_FIND_MAX_DEPTH);
+    }
+
+    const char *chunk = "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a \\\"b\\\" ,]}\"},"
+                        "\"finish_reason\":null}],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":12}}";
+    find(chunk, "choices.0.delta.content", JSON_FIND_STRING, "\"a \\\"b\\\" ,]}\"");
+    find(chunk, "choices.0.finish_reason", JSON_FIND_NULL, "null");
+    find(chunk, "choices.0", JSON_FIND_OBJECT,
+         "{\"index\":0,\"delta\":{\"content\":\"a \\\"b\\\" ,]}\"},\"finish_reason\":null}");
+    find(chunk, "choices.1", JSON_FIND_NONE, "");
+    find(chunk, "choices.x", JSON_FIND_NONE, "");
+    find(chunk, "usage.completion_tokens", JSON_FIND_NUMBER, "12");
+    find(chunk, "usage.prompt_tokens", JSON_FIND_NUMBER, "5");
+    find(chunk, "error", JSON_FIND_NONE, "");
+    find(chunk, "id.0", JSON_FIND_NONE, "");
+    find(chunk, "", JSON_FIND_OBJECT, chunk);
+    find(" [ 1 , [ 2 , 3 ] , true ] ", "1.1", JSON_FIND_NUMBER, "3");
+    find(" [ 1 , [ 2 , 3 ] , true ] ", "2", JSON_FIND_TRUE, "true");
+    find("[]", "0", JSON_FIND_NONE, "");
+    find("{\"a\":1,\"a\":2}", "a", JSON_FIND_NUMBER, "1");
+    find("{\"choices\":[]}", "choices.0", JSON_FIND_NONE, "");
+    find("{\"e\":{\"\":[-1.5e3]}}", "e..0", JSON_FIND_NUMBER, "-1.5e3");
+    return check_exit("test_json_find");
+}
