@@ -64,7 +64,8 @@ local NOT_OBJECT = "a data: line is not a JSON object"
 
 -- take() with volley.json: the chunk decoded.
 local function take_decoded(st, d, ev)
-  local v = decode(d)
+  local v, err = decode(d)
+  if v == nil then return nil, NOT_OBJECT .. (" (invalid JSON at byte %s)"):format(err:match("at byte (%d+)")) end
   if type(v) ~= "table" or (v[1] ~= nil) then return nil, NOT_OBJECT end
   local e = v.error
   if e ~= nil and e ~= null then
@@ -104,9 +105,13 @@ local CHARS = ffi.typeof("const char *")
 -- and finish_reason inside the choice found.
 local function take_c(st, d, ev, c)
   local n = #d
-  if c.json_check(d, n, at) ~= J.object then return nil, NOT_OBJECT end
+  local t = c.json_check(d, n, at)
+  if t ~= J.object then
+    if t == 0 then return nil, NOT_OBJECT .. (" (invalid JSON at byte %d)"):format(tonumber(at[0]) + 1) end
+    return nil, NOT_OBJECT
+  end
   if find(d, '"error"', 1, true) then
-    local t = c.json_find(d, n, "error", 5, at, at + 1)
+    t = c.json_find(d, n, "error", 5, at, at + 1)
     if t ~= 0 and t ~= J.null then
       local mt = c.json_find(d, n, "error.message", 13, at, at + 1)
       if mt == 0 then mt = c.json_find(d, n, "error", 5, at, at + 1) end

@@ -26,7 +26,7 @@ kind() {
 
 kind status '{"vt_status":500}' 'status 500: \{"error":\{"message":"injected status \(vt_status\)".*'
 kind error '{"vt_error_at":3}' 'error event: injected error before token 3 \(vt_error_at\)'
-kind badjson '{"vt_bad_json":true}' 'a data: line is not a JSON object .*'
+kind badjson '{"vt_bad_json":true}' 'a data: line is not a JSON object \(invalid JSON at byte 2\)'
 kind cut '{"vt_cut_at":3}' 'read error'
 kind silent '{"vt_comments_only":true}' 'timeout error' -- --timeout 300ms
 
