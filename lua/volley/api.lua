@@ -91,7 +91,7 @@ struct volley_api {
   const char *(*data_field_name)(const struct volley_data *d, uint32_t i, size_t *len);
   const char *(*data_cell)(const struct volley_data *d, uint32_t row, uint32_t col, size_t *len);
   uint32_t (*data_iteration_row)(struct volley_data *d, uint32_t shard, uint32_t shards);
-  int (*json_check)(const char *text, size_t len, size_t *at);
+  int (*json_valid)(const char *text, size_t len, size_t *at);
   int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 };
 
@@ -152,14 +152,14 @@ local json_at = ffi.new("size_t[2]")
 
 -- The type number of the JSON text s (api.JSON), or 0 and the 1-based
 -- byte where it goes wrong.
-function api.json_check(s)
-  local t = api.c.json_check(s, #s, json_at)
+function api.json_valid(s)
+  local t = api.c.json_valid(s, #s, json_at)
   if t == 0 then return 0, tonumber(json_at[0]) + 1 end
   return t
 end
 
 -- The value at path ("choices.0.delta.content") of the JSON text s, which
--- json_check accepted: its type number (0: none), and its first and last
+-- json_valid accepted: its type number (0: none), and its first and last
 -- byte (1-based) in s.
 function api.json_find(s, path)
   local t = api.c.json_find(s, #s, path, #path, json_at, json_at + 1)

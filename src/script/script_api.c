@@ -47,7 +47,7 @@ struct volley_api {
     const char *(*data_cell)(const struct data *d, uint32_t row, uint32_t col, size_t *len);
     uint32_t (*data_iteration_row)(struct data *d, uint32_t shard, uint32_t shards);
     /* JSON checked and searched in place (json_find.h): a streamed chunk per token. */
-    int (*json_check)(const char *text, size_t len, size_t *at);
+    int (*json_valid)(const char *text, size_t len, size_t *at);
     int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 };
 
@@ -247,7 +247,7 @@ static const struct volley_api api = {
     .data_field_name = data_field_name,
     .data_cell = data_cell,
     .data_iteration_row = data_iteration_row,
-    .json_check = json_check,
+    .json_valid = json_valid,
     .json_find = json_find,
 };
 

@@ -137,7 +137,7 @@ static int check_start(struct scan *s)
     }
 }
 
-int json_check(const char *text, size_t len, size_t *at)
+int json_valid(const char *text, size_t len, size_t *at)
 {
     struct scan s = {text, len, 0};
     uint8_t open[JSON_FIND_MAX_DEPTH / 8]; /* bit set: an object at that depth */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define JSON_FIND_MAX_DEPTH 256 /* nested arrays and objects json_check accepts */
+#define JSON_FIND_MAX_DEPTH 256 /* nested arrays and objects json_valid accepts */
 
 /* The types json_find answers; 0 is "no value there". */
 enum json_find_type {
@@ -27,9 +27,9 @@ enum json_find_type {
  * at most JSON_FIND_MAX_DEPTH. Returns the value's type, or
  * JSON_FIND_NONE with *at (when not NULL) the offset of the first byte
  * that is wrong. Never reads outside text; allocates nothing. */
-int json_check(const char *text, size_t len, size_t *at);
+int json_valid(const char *text, size_t len, size_t *at);
 
-/* The value at path in text[0..len), which json_check accepted (on other
+/* The value at path in text[0..len), which json_valid accepted (on other
  * text the answer is unspecified but memory-safe). path[0..path_len) is
  * member names and array indexes (from 0) joined by '.', such as
  * "choices.0.delta.content"; an empty path is the whole value. A member

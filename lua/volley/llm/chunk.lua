@@ -14,7 +14,7 @@
 --
 -- The per-stream state is one table per connection, reset per request.
 -- In volley each chunk is checked and searched in place in C (api.lua's
--- json_check and json_find: no table per token); without volley's C (the
+-- json_valid and json_find: no table per token); without volley's C (the
 -- specs) it is decoded by volley.json, with the same verdicts.
 local json = require("volley.json")
 local api = require("volley.api")
@@ -105,7 +105,7 @@ local CHARS = ffi.typeof("const char *")
 -- and finish_reason inside the choice found.
 local function take_c(st, d, ev, c)
   local n = #d
-  local t = c.json_check(d, n, at)
+  local t = c.json_valid(d, n, at)
   if t ~= J.object then
     if t == 0 then return nil, NOT_OBJECT .. (" (invalid JSON at byte %d)"):format(tonumber(at[0]) + 1) end
     return nil, NOT_OBJECT

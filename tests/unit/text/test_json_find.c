@@ -1,4 +1,4 @@
-/* Unit test for json_find.c: json_check accepts RFC 8259 texts and names
+/* Unit test for json_find.c: json_valid accepts RFC 8259 texts and names
  * the first wrong byte of the others (each given whole and cut at every
  * length, which must never be read past); json_find gives the value at a
  * path, or none. */
@@ -16,11 +16,11 @@ static void valid(const char *text, int want)
 {
     check_ctx("valid %s", text);
     size_t n = strlen(text), at = 99;
-    CHECK_INT(json_check(text, n, &at), want);
+    CHECK_INT(json_valid(text, n, &at), want);
     for (size_t k = 0; k < n; k++) {
         char *cut = malloc(k ? k : 1);
         memcpy(cut, text, k);
-        int t = json_check(cut, k, &at);
+        int t = json_valid(cut, k, &at);
         if (t == JSON_FIND_NONE)
             CHECK(at <= k);
         free(cut);
@@ -34,7 +34,7 @@ static void invalid(const char *text, size_t want_at)
     size_t at = 99;
     char *copy = malloc(strlen(text) + 1);
     memcpy(copy, text, strlen(text));
-    CHECK_INT(json_check(copy, strlen(text), &at), JSON_FIND_NONE);
+    CHECK_INT(json_valid(copy, strlen(text), &at), JSON_FIND_NONE);
     CHECK_UINT(at, want_at);
     free(copy);
     check_ctx(NULL);
@@ -44,7 +44,7 @@ static void find(const char *text, const char *path, int want, const char *value
 {
     check_ctx("find %s in %s", path, text);
     size_t off = 0, len = 0;
-    CHECK(json_check(text, strlen(text), NULL) != JSON_FIND_NONE);
+    CHECK(json_valid(text, strlen(text), NULL) != JSON_FIND_NONE);
     int t = json_find(text, strlen(text), path, strlen(path), &off, &len);
     CHECK_INT(t, want);
     if (want != JSON_FIND_NONE)
@@ -89,11 +89,11 @@ int main(void)
         char deep[2 * JSON_FIND_MAX_DEPTH + 3];
         memset(deep, '[', JSON_FIND_MAX_DEPTH);
         memset(deep + JSON_FIND_MAX_DEPTH, ']', JSON_FIND_MAX_DEPTH);
-        CHECK_INT(json_check(deep, 2 * JSON_FIND_MAX_DEPTH, NULL), JSON_FIND_ARRAY);
+        CHECK_INT(json_valid(deep, 2 * JSON_FIND_MAX_DEPTH, NULL), JSON_FIND_ARRAY);
         memset(deep, '[', JSON_FIND_MAX_DEPTH + 1);
         memset(deep + JSON_FIND_MAX_DEPTH + 1, ']', JSON_FIND_MAX_DEPTH + 1);
         size_t at = 0;
-        CHECK_INT(json_check(deep, 2 * JSON_FIND_MAX_DEPTH + 2, &at), JSON_FIND_NONE);
+        CHECK_INT(json_valid(deep, 2 * JSON_FIND_MAX_DEPTH + 2, &at), JSON_FIND_NONE);
         CHECK_UINT(at, JSON_FIND_MAX_DEPTH);
     }
 
