@@ -24,6 +24,7 @@ local s = {}
 
 local o            -- the settings (main state: from options(); threads: from init())
 local rows_file    -- main state: the rows' file, removed in done()
+local remover      -- main state: removes it when collected (kept by done())
 local rows         -- a thread's data object of the rows
 
 local function fail_usage(line)
@@ -44,6 +45,10 @@ function s.options(args)
   samples, err = dataset.build(o)
   if not samples then fail_usage(err) end
   rows_file = os.tmpname()
+  -- Removed when the main state closes, also when the run never starts (an
+  -- unreachable server) and done() does not run.
+  remover = newproxy(true)
+  getmetatable(remover).__gc = function() os.remove(rows_file) end
   local f = assert(io.open(rows_file, "wb"))
   for k, sample in ipairs(samples) do f:write(body.row(o, sample, k - 1), "\n") end
   f:close()
@@ -103,7 +108,7 @@ function s.event(conn, ev)
   local r, why = take(st, d, ev)
   if r == 1 then
     ev.tokens = 1
-    if st.n > 1 then record("llm.itl_us", st.gap) end
+    if st.n > 1 then record("llm_itl_ms", st.gap / 1000) end
   elseif r == nil then
     return false, why
   end
@@ -119,20 +124,20 @@ function s.response(conn, res)
   local why = chunk.verdict(st, res.status)
   if why then return false, why end
   local ttft, e2el, tpot, out, inp = chunk.figures(st)
-  record("llm.ttft_us", ttft)
-  record("llm.e2el_us", e2el)
-  if out > 1 then record("llm.tpot_us", tpot) end
-  volley.counter("llm.output_tokens", out)
-  volley.counter("llm.input_tokens", inp)
-  if st.out >= 0 then volley.counter("llm.usage_streams") end
-  if o.goodput and chunk.good(o.goodput, ttft, tpot, e2el) then volley.counter("llm.good") end
+  record("llm_ttft_ms", ttft / 1000)
+  record("llm_e2el_ms", e2el / 1000)
+  if out > 1 then record("llm_tpot_ms", tpot / 1000) end
+  volley.counter("llm_output_tokens", out)
+  volley.counter("llm_input_tokens", inp)
+  if st.out >= 0 then volley.counter("llm_usage_streams") end
+  if o.goodput and chunk.good(o.goodput, ttft, tpot, e2el) then volley.counter("llm_good") end
   if o.rate ~= math.huge then
     -- From the request's intended arrival (-R): res.latency counts from it,
     -- the stream's times from its start; the end is [DONE]'s read.
     local lag = res.latency - (st.t_end >= 0 and st.t_end or st.last)
     if lag < 0 then lag = 0 end
-    record("llm.ttft_arrival_us", ttft + lag)
-    record("llm.e2el_arrival_us", e2el + lag)
+    record("llm_ttft_arrival_ms", (ttft + lag) / 1000)
+    record("llm_e2el_arrival_ms", (e2el + lag) / 1000)
   end
 end
 
@@ -147,18 +152,18 @@ local function figures(result)
     max_concurrency = o.max_concurrency,
     rate = o.rate,
     duration = result.duration,
-    total_input = math.floor(c["llm.input_tokens"] or 0),
-    total_output = math.floor(c["llm.output_tokens"] or 0),
-    goodput = o.goodput and (c["llm.good"] or 0) or nil,
+    total_input = math.floor(c["llm_input_tokens"] or 0),
+    total_output = math.floor(c["llm_output_tokens"] or 0),
+    goodput = o.goodput and (c["llm_good"] or 0) or nil,
     selected = o.selected,
     metrics = {},
   }
   local stream = result.stream
   if stream and stream.peak then f.peak = stream.peak end
   for _, b in ipairs(report.BLOCKS) do
-    f.metrics[b[1]] = report.metric(rec["llm." .. b[1] .. "_us"], o.percentiles, 0.001)
+    f.metrics[b[1]] = report.metric(rec["llm_" .. b[1] .. "_ms"], o.percentiles, 1)
   end
-  f.usage_streams = c["llm.usage_streams"] or 0
+  f.usage_streams = c["llm_usage_streams"] or 0
   return f, rec
 end
 
@@ -181,9 +186,9 @@ end
 -- volley's own lines under the block.
 local function volley_lines(result, f, rec)
   local out = {}
-  local function ms(s, p) return s and s.count > 0 and s:percentile(p) / 1000 or 0 end
+  local function ms(s, p) return s and s.count > 0 and s:percentile(p) or 0 end
   if o.rate ~= math.huge then
-    local t, e = rec["llm.ttft_arrival_us"], rec["llm.e2el_arrival_us"]
+    local t, e = rec["llm_ttft_arrival_ms"], rec["llm_e2el_arrival_ms"]
     out[#out + 1] = ("From each request's intended arrival (CO-free): TTFT median %.2f ms, p99 %.2f ms;"
       .. " E2EL median %.2f ms, p99 %.2f ms\n"):format(ms(t, 50), ms(t, 99), ms(e, 50), ms(e, 99))
   end
@@ -245,6 +250,7 @@ end
 
 function s.done(result)
   if rows_file then os.remove(rows_file) end
+  remover = nil
   local f, rec = figures(result)
   io.stdout:write(failure_lines(result))
   local text, r = report.block(f)

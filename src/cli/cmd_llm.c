@@ -45,12 +45,12 @@ char **cmd_llm_argv(int *argc, char **argv)
 {
     if (*argc < 2 || strcmp(argv[1], "llm") != 0)
         return NULL;
-    /* At most every word, plus -s llm --, plus --json FILE and two more. */
-    char **v = xcalloc((size_t)*argc + 10, sizeof *v);
+    /* At most every word, plus -s llm --, --json FILE, --streams 1 and three more. */
+    char **v = xcalloc((size_t)*argc + 12, sizeof *v);
     char **script = xcalloc((size_t)*argc + 4, sizeof *script);
     int n = 0, ns = 0;
     const char *json = NULL;
-    bool save = false;
+    bool save = false, h2 = false, streams = false;
     v[n++] = argv[0];
     for (int i = 2; i < *argc; i++) {
         bool inline_value = false;
@@ -59,11 +59,16 @@ char **cmd_llm_argv(int *argc, char **argv)
             for (i++; i < *argc; i++) {
                 if (strcmp(argv[i], "--json") == 0 && i + 1 < *argc)
                     json = argv[i + 1];
+                h2 = h2 || strncmp(argv[i], "--http2", 7) == 0 || strcmp(argv[i], "--h2c") == 0;
+                streams = streams || strncmp(argv[i], "--streams", 9) == 0;
                 v[n++] = argv[i];
             }
             break;
         }
         if (k >= 0) {
+            const char *name = passed[k].name;
+            h2 = h2 || strcmp(name, "--http2") == 0 || strcmp(name, "--h2c") == 0;
+            streams = streams || strcmp(name, "--streams") == 0;
             v[n++] = argv[i];
             if (strcmp(passed[k].name, "--json") == 0)
                 json = inline_value ? argv[i] + 7 : i + 1 < *argc ? argv[i + 1] : NULL;
@@ -83,6 +88,13 @@ char **cmd_llm_argv(int *argc, char **argv)
         v[n++] = temp;
         json = temp;
         script[ns++] = "--volley-json-temp";
+    }
+    if (h2 && !streams) {
+        /* A request's stream state lives in its connection's conn table:
+         * one stream at a time on each (volley llm's connections are its
+         * concurrency anyway). */
+        v[n++] = "--streams";
+        v[n++] = "1";
     }
     v[n++] = "-s";
     v[n++] = "llm";

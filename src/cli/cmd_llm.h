@@ -10,7 +10,9 @@
  * --http2, ...; see docs/llm.md) and every word after a "--" first, then
  * `-s llm --` and the other words for the script. With --save-result or
  * --append-result the script is told volley's --json file (its own, or a
- * temporary one it moves beside the result). Returns NULL otherwise. */
+ * temporary one it moves beside the result). --http2 or --h2c without
+ * --streams gets --streams 1 (the script keeps a request's stream state in
+ * its connection). Returns NULL otherwise. */
 char **cmd_llm_argv(int *argc, char **argv);
 
 #endif

@@ -36,7 +36,7 @@ check_eq "$(jget "$T/stats" llm_done)" 30 "completions: streams done"
 check_eq "$(report_value c 'Total input tokens')" \
     "$(python3 - "$T/c.json" <<'PY'
 import json, sys
-print(int(json.load(open(sys.argv[1]))["metrics"]["counters"]["llm.input_tokens"]))
+print(int(json.load(open(sys.argv[1]))["metrics"]["counters"]["llm_input_tokens"]))
 PY
 )" "completions: input tokens"
 

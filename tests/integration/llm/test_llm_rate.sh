@@ -36,7 +36,7 @@ for i in 0 1; do
 done
 "$VOLLEY" merge "$T/s0.json" "$T/s1.json" --json "$T/m.json" > "$T/m.out" 2>&1 || fail "volley merge"
 check_eq "$(jget "$T/m.json" requests.completed)" 16 "merged: requests"
-check_eq "$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["counters"]["llm.output_tokens"]))' "$T/m.json")" 48 "merged: output tokens"
+check_eq "$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["metrics"]["counters"]["llm_output_tokens"]))' "$T/m.json")" 48 "merged: output tokens"
 stop_target
 check_eq "$(awk '$1 == "q" && $2 ~ /^p-/ { print $2 }' "$T/truth" | sort -u | wc -l)" 16 "shards: 16 distinct prompts"
 check_eq "$(awk '$1 == "q" && $2 ~ /^p-/ { print $2 }' "$T/truth" | wc -l)" 16 "shards: each once"
