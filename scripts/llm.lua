@@ -141,80 +141,6 @@ function s.response(conn, res)
   end
 end
 
--- The report's figures from the run's result.
-local function figures(result)
-  local m = result.metrics or {}
-  local c, rec = m.counters or {}, m.records or {}
-  local req = result.requests
-  local f = {
-    completed = req.completed,
-    failed = req.failed + (req.cut_off or 0),
-    max_concurrency = o.max_concurrency,
-    rate = o.rate,
-    duration = result.duration,
-    total_input = math.floor(c["llm_input_tokens"] or 0),
-    total_output = math.floor(c["llm_output_tokens"] or 0),
-    goodput = o.goodput and (c["llm_good"] or 0) or nil,
-    selected = o.selected,
-    metrics = {},
-  }
-  local stream = result.stream
-  if stream and stream.peak then f.peak = stream.peak end
-  for _, b in ipairs(report.BLOCKS) do
-    f.metrics[b[1]] = report.metric(rec["llm_" .. b[1] .. "_ms"], o.percentiles, 1)
-  end
-  f.usage_streams = c["llm_usage_streams"] or 0
-  return f, rec
-end
-
--- volley's failure reasons, vLLM's way (at most 10).
-local function failure_lines(result)
-  local list = {}
-  for reason, n in pairs(result.failures or {}) do list[#list + 1] = { reason, n } end
-  for kind, n in pairs(result.errors or {}) do
-    if kind ~= "validation" and n > 0 then list[#list + 1] = { kind .. " error", n } end
-  end
-  if #list == 0 then return "" end
-  table.sort(list, function(a, b) return a[2] > b[2] or (a[2] == b[2] and a[1] < b[1]) end)
-  local out = { "Failed requests during benchmark run detected (capping to 10):\n" }
-  for i = 1, math.min(10, #list) do
-    out[#out + 1] = ("Error %d: %s (%d requests)\n"):format(i - 1, list[i][1], list[i][2])
-  end
-  return table.concat(out)
-end
-
--- volley's own lines under the block.
-local function volley_lines(result, f, rec)
-  local out = {}
-  local function ms(s, p) return s and s.count > 0 and s:percentile(p) or 0 end
-  if o.rate ~= math.huge then
-    local t, e = rec["llm_ttft_arrival_ms"], rec["llm_e2el_arrival_ms"]
-    out[#out + 1] = ("From each request's intended arrival (CO-free): TTFT median %.2f ms, p99 %.2f ms;"
-      .. " E2EL median %.2f ms, p99 %.2f ms\n"):format(ms(t, 50), ms(t, 99), ms(e, 50), ms(e, 99))
-  end
-  local stream = result.stream
-  if stream and stream.peak then out[#out + 1] = ("Peak concurrent streams: %d\n"):format(stream.peak) end
-  local parts = {}
-  local cpu = result.cpu
-  if cpu and cpu.share then parts[#parts + 1] = ("event loop CPU %.1f%%"):format(cpu.share * 100) end
-  local lag = result.sendlag
-  if lag and lag.count > 0 then
-    parts[#parts + 1] = ("send lag p99 %.2f ms, max %.2f ms"):format(lag:percentile(99) / 1000, lag.max / 1000)
-  end
-  if #parts > 0 then out[#out + 1] = "Client headroom: " .. table.concat(parts, "; ") .. "\n" end
-  if f.completed > 0 then
-    if f.usage_streams >= f.completed then
-      out[#out + 1] = "Tokens: from the server's usage (every stream had it)\n"
-    elseif f.usage_streams == 0 then
-      out[#out + 1] = "Tokens: counted as the chunks with choices (no stream had usage); prompts in words\n"
-    else
-      out[#out + 1] = ("Tokens: usage in %d of %d streams, chunks with choices counted in the others\n"):format(
-        f.usage_streams, f.completed)
-    end
-  end
-  return table.concat(out)
-end
-
 local function copy_file(from, to)
   local i = io.open(from, "rb")
   if not i then return false end
@@ -251,10 +177,10 @@ end
 function s.done(result)
   if rows_file then os.remove(rows_file) end
   remover = nil
-  local f, rec = figures(result)
-  io.stdout:write(failure_lines(result))
+  local f = report.figures(o, result)
+  io.stdout:write(report.failure_lines(result))
   local text, r = report.block(f)
-  io.stdout:write(text, volley_lines(result, f, rec))
+  io.stdout:write(text, report.volley_lines(o, result, f))
   io.stdout:flush()
   if o.save_result or o.append_result then save(r) end
 end

@@ -357,6 +357,54 @@ describe("volley.llm.report", function()
     assert.is_nil(r.mean_itl_ms) -- not selected
   end)
 
+  it("takes the figures from the records, or volley's stream figures when the run has them", function()
+    local o = parse("--request-rate 5 --max-concurrency 3 --goodput ttft:10 --metric-percentiles 50")
+    local result = {
+      duration = 4, requests = { completed = 8, failed = 1, cut_off = 1 },
+      metrics = {
+        counters = { llm_input_tokens = 40, llm_output_tokens = 80, llm_good = 6, llm_usage_streams = 8 },
+        records = { llm_ttft_ms = stats({ 1, 2, 3 }), llm_itl_ms = stats({ 0.5 }),
+                    llm_ttft_arrival_ms = stats({ 4, 5 }), llm_e2el_arrival_ms = stats({ 9, 10 }) },
+      },
+      sendlag = stats({ 100, 3000 }),
+    }
+    local f = report.figures(o, result)
+    assert.same({ 8, 2, 40, 80, 6, 3, 5 }, { f.completed, f.failed, f.total_input, f.total_output, f.goodput,
+      f.max_concurrency, f.rate })
+    assert.equal(2, f.metrics.ttft.median)
+    assert.equal(0.5, f.metrics.itl.mean)
+    assert.same({ 4, 5, 9, 10 }, f.arrival)
+    assert.is_nil(f.peak)
+    assert.equal("From each request's intended arrival (CO-free): TTFT median 4.00 ms, p99 5.00 ms;"
+      .. " E2EL median 9.00 ms, p99 10.00 ms\n"
+      .. "Client headroom: send lag p99 3.00 ms, max 3.00 ms\n"
+      .. "Tokens: from the server's usage (every stream had it)\n", report.volley_lines(o, result, f))
+    -- volley's stream figures (µs), as done() gives them.
+    result.stream = { streams = 8, peak = 3, itl = stats({ 700, 900 }), ttft = stats({ 6000 }),
+                      service_ttft = stats({ 2000 }), e2el = stats({ 12000 }) }
+    result.cpu = { seconds = 0.5, share = 0.125 }
+    result.metrics.counters.llm_usage_streams = 0
+    f = report.figures(o, result)
+    assert.equal(0.8, f.metrics.itl.mean)
+    assert.same({ 6, 6, 12, 12 }, f.arrival)
+    assert.equal(3, f.peak)
+    assert.equal("From each request's intended arrival (CO-free): TTFT median 6.00 ms, p99 6.00 ms;"
+      .. " E2EL median 12.00 ms, p99 12.00 ms\n"
+      .. "Peak concurrent streams: 3\n"
+      .. "Client headroom: event loop CPU 12.5%; send lag p99 3.00 ms, max 3.00 ms\n"
+      .. "Tokens: counted as the chunks with choices (no stream had usage); prompts in words\n",
+      report.volley_lines(o, result, f))
+    assert.matches("Peak concurrent requests:                3.00      \n", (report.block(f)))
+  end)
+
+  it("lists failures as vLLM lists its errors", function()
+    assert.equal("", report.failure_lines({ failures = {}, errors = { read = 0 } }))
+    assert.equal("Failed requests during benchmark run detected (capping to 10):\n"
+      .. "Error 0: status 500: x (3 requests)\n"
+      .. "Error 1: timeout error (2 requests)\n",
+      report.failure_lines({ failures = { ["status 500: x"] = 3 }, errors = { timeout = 2, validation = 3, read = 0 } }))
+  end)
+
   it("names the result file as vLLM does", function()
     local o = parse("--model org/llama --max-concurrency 4 --request-rate 10")
     assert.equal("openai-10.0qps-concurrency4-llama-20260101-120000.json", report.file_name(o, "20260101-120000"))

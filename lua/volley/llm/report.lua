@@ -115,6 +115,96 @@ function M.block(f)
   return table.concat(out), r
 end
 
+-- The block's figures from a run's result (done()'s): the counters and
+-- records scripts/llm.lua keeps, and volley's stream figures
+-- (result.stream, µs) where the run has them: their ITL (the same gaps,
+-- without a record per token) and their TTFT and E2EL from each request's
+-- due time (-R), exact where the records' are the response's lag added.
+function M.figures(o, result)
+  local m = result.metrics or {}
+  local c, rec = m.counters or {}, m.records or {}
+  local req = result.requests
+  local f = {
+    completed = req.completed,
+    failed = req.failed + (req.cut_off or 0),
+    max_concurrency = o.max_concurrency,
+    rate = o.rate,
+    duration = result.duration,
+    total_input = math.floor(c["llm_input_tokens"] or 0),
+    total_output = math.floor(c["llm_output_tokens"] or 0),
+    goodput = o.goodput and (c["llm_good"] or 0) or nil,
+    selected = o.selected,
+    usage_streams = c["llm_usage_streams"] or 0,
+    metrics = {},
+  }
+  for _, b in ipairs(M.BLOCKS) do
+    f.metrics[b[1]] = M.metric(rec["llm_" .. b[1] .. "_ms"], o.percentiles, 1)
+  end
+  local cs = result.stream
+  local function has(h) return cs and h and h.count > 0 end
+  if has(cs and cs.itl) then f.metrics.itl = M.metric(cs.itl, o.percentiles, 0.001) end
+  if cs and (cs.streams or 0) > 0 and cs.peak then f.peak = cs.peak end
+  -- CO-free (-R): { ttft, e2el } as { p50, p99 } in ms.
+  if o.rate ~= math.huge then
+    if has(cs and cs.ttft) and has(cs and cs.e2el) and cs.service_ttft and cs.service_ttft.count > 0 then
+      local t, e = cs.ttft, cs.e2el
+      f.arrival = { t:percentile(50) / 1000, t:percentile(99) / 1000, e:percentile(50) / 1000, e:percentile(99) / 1000 }
+    else
+      local t, e = rec["llm_ttft_arrival_ms"], rec["llm_e2el_arrival_ms"]
+      local function p(s, q) return s and s.count > 0 and s:percentile(q) or 0 end
+      f.arrival = { p(t, 50), p(t, 99), p(e, 50), p(e, 99) }
+    end
+  end
+  return f
+end
+
+-- volley's failure reasons and failed requests by kind, as vLLM lists its
+-- errors (at most 10), most frequent first.
+function M.failure_lines(result)
+  local list = {}
+  for reason, n in pairs(result.failures or {}) do list[#list + 1] = { reason, n } end
+  for kind, n in pairs(result.errors or {}) do
+    if kind ~= "validation" and n > 0 then list[#list + 1] = { kind .. " error", n } end
+  end
+  if #list == 0 then return "" end
+  table.sort(list, function(a, b) return a[2] > b[2] or (a[2] == b[2] and a[1] < b[1]) end)
+  local out = { "Failed requests during benchmark run detected (capping to 10):\n" }
+  for i = 1, math.min(10, #list) do
+    out[#out + 1] = ("Error %d: %s (%d requests)\n"):format(i - 1, list[i][1], list[i][2])
+  end
+  return table.concat(out)
+end
+
+-- volley's own lines under the block: the CO-free figures (-R), the peak
+-- of streams, the client's headroom, how tokens were counted.
+function M.volley_lines(o, result, f)
+  local out = {}
+  if f.arrival then
+    out[#out + 1] = ("From each request's intended arrival (CO-free): TTFT median %.2f ms, p99 %.2f ms;"
+      .. " E2EL median %.2f ms, p99 %.2f ms\n"):format(f.arrival[1], f.arrival[2], f.arrival[3], f.arrival[4])
+  end
+  if f.peak then out[#out + 1] = ("Peak concurrent streams: %d\n"):format(f.peak) end
+  local parts = {}
+  local cpu = result.cpu
+  if cpu and cpu.share then parts[#parts + 1] = ("event loop CPU %.1f%%"):format(cpu.share * 100) end
+  local lag = result.sendlag
+  if lag and lag.count > 0 then
+    parts[#parts + 1] = ("send lag p99 %.2f ms, max %.2f ms"):format(lag:percentile(99) / 1000, lag.max / 1000)
+  end
+  if #parts > 0 then out[#out + 1] = "Client headroom: " .. table.concat(parts, "; ") .. "\n" end
+  if f.completed > 0 then
+    if f.usage_streams >= f.completed then
+      out[#out + 1] = "Tokens: from the server's usage (every stream had it)\n"
+    elseif f.usage_streams == 0 then
+      out[#out + 1] = "Tokens: counted as the chunks with choices (no stream had usage); prompts in words\n"
+    else
+      out[#out + 1] = ("Tokens: usage in %d of %d streams, chunks with choices counted in the others\n"):format(
+        f.usage_streams, f.completed)
+    end
+  end
+  return table.concat(out)
+end
+
 -- vLLM's default result file name:
 -- {label}-{request_rate}qps[-concurrency{N}]-{model}-{YYYYmmdd-HHMMSS}.json
 -- (Python prints the rate as a float: inf, 10.0, 2.5).
