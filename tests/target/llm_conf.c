@@ -16,6 +16,7 @@ struct llm_conf llm_conf = { .tokens = 16, .usage = -1, .framing = FR_CHUNKED, .
 FILE *llm_truth;
 bool llm_exiting;
 static uint64_t start_ns;                  /* --llm-stall-all-at-ms counts from here */
+static uint64_t stall_from(void);
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -82,6 +83,11 @@ void llm_init(void)
         if (!(llm_truth = fopen(llm_conf.log_file, "w")))
             die("cannot open --llm-log %s: %s", llm_conf.log_file, strerror(errno));
         setvbuf(llm_truth, buf, _IOFBF, sizeof buf);
+        if (llm_conf.stall_all_at_ms >= 0) {   /* the window, for a test to check against */
+            uint64_t from = stall_from();
+            fprintf(llm_truth, "s %" PRIu64 " %" PRIu64 "\n", from,
+                    from + (uint64_t)(llm_conf.stall_all_ms * 1e6));
+        }
     }
 }
 
@@ -148,11 +154,16 @@ void llm_log_line(char tag, const char *id, const char *k, unsigned long long ki
     fwrite(line, 1, (size_t)(p - line), llm_truth);
 }
 
+static uint64_t stall_from(void)
+{
+    return start_ns + (uint64_t)(llm_conf.stall_all_at_ms * 1e6);
+}
+
 uint64_t llm_stall_all(uint64_t due)
 {
     if (llm_conf.stall_all_at_ms < 0)
         return due;
-    uint64_t from = start_ns + (uint64_t)(llm_conf.stall_all_at_ms * 1e6);
+    uint64_t from = stall_from();
     uint64_t to = from + (uint64_t)(llm_conf.stall_all_ms * 1e6);
     return due >= from && due < to ? to : due;
 }
