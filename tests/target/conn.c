@@ -134,6 +134,7 @@ static ev_io delay_w;
 static struct conn **dheap;
 static size_t dheap_len, dheap_cap;
 static uint64_t delay_armed;       /* due time the timerfd is set to; 0: disarmed */
+static bool in_on_delay;           /* on_delay arms the timerfd once, when it is done */
 
 static void dheap_set(size_t i, struct conn *c)
 {
@@ -213,7 +214,8 @@ void delay_response(struct conn *c, uint64_t due_ns)
     c->due_ns = due_ns;
     dheap_set(dheap_len++, c);
     dheap_up(c->heap_pos);
-    delay_arm();
+    if (!in_on_delay)              /* a /v1 stream re-schedules from inside on_delay */
+        delay_arm();
 }
 
 /* The timerfd expired: answer every response that is due, then re-arm. A
@@ -228,12 +230,14 @@ static void on_delay(struct ev_loop *l, ev_io *w, int revents)
     if (read(w->fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN && errno != EINTR)
         die("read timerfd: %s", strerror(errno));
     delay_armed = 0;               /* it fired (or was reset): arm it afresh */
+    in_on_delay = true;
     for (size_t todo = dheap_len; todo && dheap_len && dheap[0]->due_ns <= mono_ns(); todo--) {
         struct conn *c = dheap[0];
         dheap_remove(c);
         respond(c, &c->req);
         progress(c);               /* may close c, or delay its next request */
     }
+    in_on_delay = false;
     delay_arm();
 }
 
@@ -246,7 +250,8 @@ static void conn_close(struct conn *c)
     ev_timer_stop(loop, &c->timer);
     if (c->delayed) {              /* the client left: cancel its response */
         dheap_remove(c);
-        delay_arm();
+        if (!in_on_delay)
+            delay_arm();
     }
     llm_conn_free(c);              /* a stream still going: the client is gone */
     if (c->ssl)
