@@ -309,7 +309,8 @@ static void error_reply(struct conn *c, struct llm *L, unsigned status, const ch
     out_printf(c, "HTTP/1.1 %u %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n%s\r\n",
                status, status_reason(status), n,
                close ? "Connection: close\r\n" : c->req.http10 ? "Connection: keep-alive\r\n" : "");
-    out_append(c, body, (size_t)n);
+    if (!c->req.head)
+        out_append(c, body, (size_t)n);
     push_mark(c, true);
     c->closing = close;
     llm_log_line('z', L->id, NULL, 0, mono_ns(), "error", 0, false);

@@ -69,8 +69,11 @@ def safe_id(s):
 
 
 async def sleep_until(t_ns):
-    d = (t_ns - time.monotonic_ns()) / 1e9
-    if d > 0:
+    """Never returns before t_ns (asyncio may wake a little early)."""
+    while True:
+        d = (t_ns - time.monotonic_ns()) / 1e9
+        if d <= 0:
+            return
         await asyncio.sleep(d)
 
 
