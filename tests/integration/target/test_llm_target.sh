@@ -131,6 +131,29 @@ curl -s -o /dev/null --max-time 5 "http://127.0.0.1:$PORT/"
 stop_wait "$TPID"
 check_grep "$T/n.stats" '"ignored":0}$' "no /v1 request: no llm_* counters"
 
+# ---- no allocation per event: 10 and 3000 tokens allocate the same ---------------
+# (malloc_count.c counts the server's calls; sanitizer builds replace the allocator)
+allocs() {
+    local f="$T/malloc.$1"
+    MALLOC_COUNT_FILE="$f" LD_PRELOAD="$MALLOC_COUNT" "$VOLLEY_TARGET" --quiet --max-seconds 30 \
+        --port-file "$T/mport.$1" --llm-log "$T/m.truth" --llm-event-bytes 200 > /dev/null &
+    local pid=$!
+    TARGET_PIDS+=("$pid")
+    wait_port_file "$T/mport.$1" "$pid" || { echo "volley-target did not start" >&2; exit 1; }
+    curl -s -o "$T/m.body" --max-time 20 "http://127.0.0.1:$(cat "$T/mport.$1")/v1/chat/completions" \
+        -d "{\"stream\":true,\"max_tokens\":$1,\"user\":\"m\"}"
+    stop_wait "$pid"
+    check_eq "$(grep -c '"content":"tok' "$T/m.body")" "$1" "no-malloc run with $1 tokens"
+    read -r _ ALLOCS < "$f"
+}
+if [ "${SANITIZED:-OFF}" != ON ]; then
+    allocs 10
+    few=$ALLOCS
+    allocs 3000
+    if [ "$ALLOCS" -le $((few + 5)) ]; then ok; else
+        fail "allocations grow with the events: $few for 10 tokens, $ALLOCS for 3000"; fi
+fi
+
 # ---- bad options: one line naming the option, exit 2 ---------------------------
 bad_option() {
     local want=$1
