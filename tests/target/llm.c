@@ -7,7 +7,6 @@
  * connection's output queue, so a stream allocates nothing per chunk.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +35,7 @@ struct llm {
     bool close_at_end;                     /* Connection: close, or framing "close" */
     unsigned long long n, next;            /* tokens to send; the next one (1-based) */
     unsigned long long error_at, cut_at, stall_at, prompt;
-    uint64_t q_ns, first_ns, gap_ns, stall_ns;
+    uint64_t first_ns, gap_ns, stall_ns;
     size_t event_bytes;
     char id[LLM_ID_MAX + 1];               /* the truth log's request id */
     unsigned long long sid;                /* the N of chatcmpl-N / cmpl-N */
