@@ -238,6 +238,15 @@ def case_refused(port, tls):
     r = c.request("/v1/chat/completions", {"max_tokens": "many"}, headers={"X-Request-Id": "bad-field"})
     check(r.status == 400 and "max_tokens" in json.loads(r.body)["error"]["message"],
           "bad max_tokens: %s %r" % (r.status, r.body))
+    for body, words in ((b'{"max_tokens":2} x', "trailing"), (b"[1,2]", "not a JSON object"),
+                        (b'{"stream":"yes"}', "stream must be a boolean"),
+                        (b'{"max_tokens":2.5}', "max_tokens must be a whole number"),
+                        (b'{"vt_gap_ms":-1}', "vt_gap_ms must be a number from 0"),
+                        (b'{"prompt":"a\\q"}', "bad escape"), (b"[" * 100 + b"]" * 100, "not a JSON object"),
+                        (b'{"a":' + b"[" * 100 + b"]" * 100 + b"}", "nested too deeply")):
+        r = c.request("/v1/completions", body, headers={"X-Request-Id": "bad"})
+        check(r.status == 400 and words in json.loads(r.body)["error"]["message"],
+              "refused %r: %s %r" % (body[:30], r.status, r.body))
     r = c.request("/v1/completions", None, method="GET", headers={"X-Request-Id": "get"})
     check(r.status == 405 and "error" in json.loads(r.body), "GET: %s %r" % (r.status, r.body))
     r = c.request("/", None, method="GET")          # the connection still serves the rest
