@@ -23,10 +23,29 @@ struct volley_res {
   int32_t name_;
   size_t trailers_at;
   int32_t error_;
+  double events_;
+};
+
+struct volley_event {
+  const char *type_;
+  size_t type_len;
+  const char *data_;
+  size_t data_len;
+  const char *id_;
+  size_t id_len;
+  double t_;
+  double retry_;
+  double total;
+  double prompt;
+  int32_t tokens_;
+  int32_t live;
+  uint32_t serial;
+  int32_t name_;
 };
 
 struct volley_names {
   int32_t next;
+  int32_t stream;
 };
 
 struct volley_sample {

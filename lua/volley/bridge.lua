@@ -47,7 +47,7 @@ local function reason_counter(t)
 end
 
 -- Set by bridge.bind in a worker's state; nil in the main state.
-local metrics, res, conn_done, conn_base, thread_no, names, names_max
+local metrics, res, event, conn_done, conn_base, thread_no, names, names_max
 local lenbuf = ffi.new("size_t[1]")
 
 ----------------------------------------------------------------------------
@@ -212,10 +212,11 @@ local conn_mt = {
 -- A worker's state: its thread number (1-based), its connections'
 -- completion counts, the struct its response() hook reads, its metrics,
 -- its request names (struct script_names) and how many a run may have.
-function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr, names_ptr, max_names)
+function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr, names_ptr, max_names, event_ptr)
   thread_no, conn_base = thread, base
   conn_done = ffi.cast("uint32_t *", done_ptr)
   res = ffi.cast("struct volley_res *", res_ptr)
+  event = ffi.cast("struct volley_event *", event_ptr)
   metrics = metrics_ptr
   names = ffi.cast("struct volley_names *", names_ptr)
   names_max = max_names
@@ -254,8 +255,9 @@ end
 
 -- The fields a request table may have, and their types. An unknown key is
 -- an error (a misspelt field would otherwise be dropped without a word).
-local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string", name = "string" }
-local FIELD_NAMES = "method path headers body name"
+local FIELD_TYPES = { method = "string", path = "string", headers = "table", body = "string", name = "string",
+                      stream = "boolean" }
+local FIELD_NAMES = "method path headers body name stream"
 
 local function check_fields(r)
   for k, v in pairs(r) do
@@ -264,7 +266,8 @@ local function check_fields(r)
       local near = type(k) == "string" and api.nearest(k, FIELD_NAMES)
       error(("unknown key %s in the request table (%s)"):format(
         type(k) == "string" and '"' .. k .. '"' or tostring(k),
-        near and ('did you mean "%s"?'):format(near) or "its keys are method, path, headers, body and name"), 0)
+        near and ('did you mean "%s"?'):format(near) or "its keys are method, path, headers, body, name and stream"),
+        0)
     end
     if type(v) ~= want then
       error(("returned a table whose %s is a %s (a %s expected)"):format(k, type(v), want), 0)
@@ -282,6 +285,7 @@ function bridge.request_bytes(r)
   if r == nil then return wrk._format(0) end
   if t == "table" then
     check_fields(r)
+    if r.stream then names.stream = 1 end -- its response streams whatever its type
     return wrk._format_table(0, r, "returned a table whose %s", "")
   end
   error(("returned a %s (a string, a table or nil expected)"):format(t), 0)
@@ -370,6 +374,7 @@ local res_fields = {
   latency = function(r) return r.latency_ end,
   connect = function(r) return r.connect_ end,
   waiting = function(r) return r.waiting_ end,
+  events = function(r) return r.events_ end,
 }
 
 ffi.metatype("struct volley_res", {
@@ -411,6 +416,76 @@ function bridge.bind_response(hook, scenario)
   end
   local n = arity(hook)
   return hook, n > 1, n
+end
+
+-- ev, the event event(conn, ev) is given (struct volley_event, filled by
+-- C for each event): its strings made when first read, and what the hook
+-- may set (tokens, total_tokens, prompt_tokens). Every field goes through
+-- here, so that an ev kept past its call raises.
+local event_fields = {
+  type = function(e) return ffi.string(e.type_, e.type_len) end,
+  data = function(e) return ffi.string(e.data_, e.data_len) end,
+  id = function(e) return ffi.string(e.id_, e.id_len) end,
+  t = function(e) return e.t_ end,
+  retry = function(e) if e.retry_ >= 0 then return e.retry_ end end,
+  tokens = function(e) return e.tokens_ end,
+  total_tokens = function(e) if e.total >= 0 then return e.total end end,
+  prompt_tokens = function(e) if e.prompt >= 0 then return e.prompt end end,
+}
+
+local function count_of(k, v)
+  if type(v) ~= "number" or v ~= v or v < 0 or v >= 2 ^ 31 or v % 1 ~= 0 then
+    error(("ev.%s must be a whole number from 0 to 2^31 - 1, not %s"):format(k, tostring(v)), 3)
+  end
+  return v
+end
+
+local event_set = {
+  tokens = function(e, v) e.tokens_ = count_of("tokens", v) end,
+  total_tokens = function(e, v) e.total = count_of("total_tokens", v) end,
+  prompt_tokens = function(e, v) e.prompt = count_of("prompt_tokens", v) end,
+}
+
+local function event_live(e, k)
+  if e.live == 0 then
+    error(("ev.%s used after its event() call returned: ev is valid only during that call"):format(k), 3)
+  end
+end
+
+ffi.metatype("struct volley_event", {
+  __index = function(e, k)
+    local get = event_fields[k]
+    if get == nil then return nil end
+    event_live(e, k)
+    return get(e)
+  end,
+  __newindex = function(e, k, v)
+    local set = event_set[k]
+    if set == nil then
+      error(("ev.%s cannot be set (ev.tokens, ev.total_tokens and ev.prompt_tokens can)"):format(tostring(k)), 2)
+    end
+    event_live(e, k)
+    set(e, v)
+  end,
+})
+
+-- The verdicts C takes from the function bind_event returns (script.h).
+local EVENT_GO_ON, EVENT_CLOSE, EVENT_FAILED = 0, 1, 2
+
+-- Binds an event hook once: returns the function C calls per event (with
+-- the conn table), which answers its verdict.
+function bridge.bind_event(hook)
+  return function(conn)
+    local ok, reason = hook(conn, event)
+    if ok == nil or ok == true then return EVENT_GO_ON end
+    if ok == "close" then return EVENT_CLOSE end
+    if ok == false then
+      fail(reason, event.name_)
+      return EVENT_FAILED
+    end
+    error(("returned a %s (nothing, true, \"close\", or false and a reason expected)"):format(
+      type(ok) == "string" and ("string %q"):format(ok) or type(ok)), 0)
+  end
 end
 
 ----------------------------------------------------------------------------
@@ -492,6 +567,7 @@ function bridge.flow_bind(user, fnames_ptr)
   flow = require("volley.flow")
   bridge.flow_new = flow.new
   bridge.flow_check = flow.check
+  bridge.flow_event = function(slot, item) return flow.event(slot, item, event) end
   bridge.iteration_failures = flow.iteration_failures
   flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
     bridge.scenario and bridge.scenario.data)

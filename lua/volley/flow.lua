@@ -63,13 +63,14 @@ end
 function resp_fields.status(r, c) return c.error_ ~= 0 and 0 or c.status_ end
 function resp_fields.failed(r, c) return c.error_ ~= 0 or r[3] ~= nil end
 function resp_fields.reason(r, c)
-  if c.error_ ~= 0 then return KINDS[c.error_ - 1] end
+  if c.error_ ~= 0 then return r[3] or KINDS[c.error_ - 1] end -- a stream function's own reason
   return r[3]
 end
 function resp_fields.latency(r, c) return c.latency_ / 1e3 end -- milliseconds
 function resp_fields.connect(r, c) return c.connect_ / 1e3 end
 function resp_fields.waiting(r, c) return c.waiting_ / 1e3 end
 function resp_fields.bytes(r, c) return c.bytes_ end
+function resp_fields.events(r, c) return c.events_ end
 function resp_fields.url(r) return r[4] end
 
 local lenbuf = ffi.new("size_t[1]")
@@ -171,6 +172,15 @@ local function hop_of(st, c, lud)
   return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target)
 end
 
+-- What C is told of a request besides its bytes (the yield's has_check):
+-- 1 it has a check, 2 its response streams (opts.stream), 4 a function
+-- takes each event (script_flow.c reads the bits).
+local function flags_of(check, stream)
+  local f = check ~= nil and 1 or 0
+  if stream then f = f + (type(stream) == "function" and 6 or 2) end
+  return f
+end
+
 -- One exchange of user st's request: built, yielded to C, answered; its
 -- cookies kept. Returns the response and whether it ends the request (a
 -- failure, a failed check, or no redirect to follow), else the next hop's
@@ -182,7 +192,7 @@ local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, 
   st.seq = st.seq + 1
   st.reason = nil
   st.method, st.path, st.hops = method, path, hops
-  yield(REQUEST, bytes, name, timeout, st.check ~= nil)
+  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream))
   local r = response(st, st.reason, path, st.lud, st.res)
   local c = st.res
   if c.error_ ~= 0 then return r end
@@ -200,7 +210,7 @@ local function send(u, st, fn, method, path, opts, level)
   local hops = opts.redirects or 10
   local secure = volley.target.scheme == "https"
   local host = cookies.request_host(opts.headers, wrk.headers, st.host)
-  st.check = opts.check
+  st.check, st.stream = opts.check, opts.stream
   st.io = true
   local r, next_method, next_path, drop =
     exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
@@ -210,7 +220,7 @@ local function send(u, st, fn, method, path, opts, level)
     r, next_method, next_path, drop =
       exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
   end
-  st.check = nil
+  st.check, st.stream = nil, nil
   if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
   return r
 end
@@ -220,7 +230,7 @@ end
 local function batch(u, st, list, level)
   local n, item = http.batch_list(list, level + 1)
   if n == 0 then return {} end
-  local args, checks, paths, hosts = {}, {}, {}, {}
+  local args, checks, paths, hosts, streams = {}, {}, {}, {}, {}
   local secure = volley.target.scheme == "https"
   local now = os.time()
   for i = 1, n do
@@ -232,12 +242,12 @@ local function batch(u, st, list, level)
     local k = 4 * i - 3
     args[k], args[k + 1], args[k + 2], args[k + 3] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
-      timeout, opts.check ~= nil
-    checks[i], paths[i], hosts[i] = opts.check, path, host
+      timeout, flags_of(opts.check, opts.stream)
+    checks[i], paths[i], hosts[i], streams[i] = opts.check, path, host, opts.stream or false
   end
   st.io = true
   st.seq = st.seq + 1
-  st.batch_checks, st.batch_reasons = checks, {}
+  st.batch_checks, st.batch_reasons, st.batch_streams = checks, {}, streams
   local got = { yield(BATCH, n, unpack(args, 1, 4 * n)) }
   local out = {}
   for i = 1, n do
@@ -247,7 +257,7 @@ local function batch(u, st, list, level)
     if r.failed then st.failures = st.failures + 1 end
     out[i] = r
   end
-  st.batch_checks, st.batch_reasons = nil, nil
+  st.batch_checks, st.batch_reasons, st.batch_streams = nil, nil, nil
   return out
 end
 
@@ -367,6 +377,31 @@ function flow.check(slot, item, lud)
   count_fail(reason, c.name_)
   if item < 0 then st.reason = reason else st.batch_reasons[item + 1] = reason end
   return true
+end
+
+-- An event of the streamed response of a request of slot (item: its place
+-- in a batch, or -1), ev (the bridge's struct volley_event): its function
+-- (opts.stream) called; 0 to go on, 1 to end the stream ("close"), 2 when
+-- it failed the request (false and a reason, or an error: the reason
+-- counted, as a check's, and the response says it).
+function flow.event(slot, item, ev)
+  local st = slot_states[slot + 1]
+  local fn = st and (item < 0 and st.stream or st.batch_streams and st.batch_streams[item + 1])
+  if type(fn) ~= "function" then return 0 end
+  local ok, a, b = pcall(fn, ev)
+  local reason
+  if not ok then
+    reason = reason_of(a)
+  elseif a == "close" then
+    return 1
+  elseif a == false then
+    reason = b == nil and "stream function returned false" or tostring(b)
+  else
+    return 0
+  end
+  count_fail(reason, ev.name_)
+  if item < 0 then st.reason = reason else st.batch_reasons[item + 1] = reason end
+  return 2
 end
 
 -- A worker's state binds the flow: the scenario's user(), where checks

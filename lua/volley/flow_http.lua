@@ -106,8 +106,9 @@ function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
 end
 
 local OPTS = { method = "string", path = "string", headers = "table", body = "string", json = "any",
-               form = "table", name = "string", timeout = "time", redirects = "number", check = "function" }
-http.OPT_NAMES = "method path headers body json form name timeout redirects check"
+               form = "table", name = "string", timeout = "time", redirects = "number", check = "function",
+               stream = "stream" }
+http.OPT_NAMES = "method path headers body json form name timeout redirects check stream"
 
 -- Times of a flow (u:sleep, opts.timeout) are seconds, as k6's sleep and
 -- Locust's wait_time are (fractions allowed), or a duration string with
@@ -157,6 +158,11 @@ function http.check_opts(fn, opts, level, nearest)
     end
     if want == "time" then
       http.seconds(v, fn, "opts." .. k .. " ", false, level + 1)
+    elseif want == "stream" then
+      if type(v) ~= "boolean" and type(v) ~= "function" then
+        error(("%s: opts.stream is a %s (true, or a function called with each event)"):format(fn, type(v)),
+          level + 1)
+      end
     elseif want ~= "any" and type(v) ~= want then
       error(("%s: opts.%s is a %s (a %s expected)"):format(fn, k, type(v), want), level + 1)
     end

@@ -365,6 +365,10 @@ int main(int argc, char **argv)
         status = die(2, OPTIONS_SPIN_NEEDS_RATE);
         goto out;
     }
+    if (options_check_arrivals(&o)) {
+        status = die(2, options_check_arrivals(&o));
+        goto out;
+    }
     /* -R decides when requests start; a delay() hook would too. Hooks are
      * resolved when the chunk loads, the same in every state. */
     if (o.rate && ms && script_has(ms, SCRIPT_DELAY)) {

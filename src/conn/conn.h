@@ -64,6 +64,11 @@ struct conn_shared {
     uint64_t max_body;           /* --max-body: the most bytes of a response kept for it */
     uint64_t too_large;          /* responses failed for outgrowing max_body */
     struct script_res *res;      /* the worker's, filled for each response() call */
+    bool script_event;           /* it has an event() hook: every response streams (conn_stream.h) */
+    struct script_event *event;  /* the worker's, filled for each event() call */
+    uint64_t event_too_large;    /* streams failed for an event larger than max_body */
+    _Atomic int64_t *streams_now, *streams_peak; /* streams open at once in the process, and
+                                  * the most (the run's; NULL: not counted) */
     uint32_t *conn_done;         /* per slot: responses completed on the open connection */
     unsigned req_depth;          /* requests in req (pipelined), >= 1 */
     uint32_t req_name;           /* req's name (id + 1), 0 for none: a script without request()
@@ -156,11 +161,14 @@ struct conn {
     unsigned pending;       /* requests of the batch not yet ended (0: none in flight) */
     uint32_t name;          /* the batch's name: id + 1, 0 for none (stats.h); multiplexed: of
                              * the request begin_request made last (each stream keeps its own) */
-    bool write_wants_read;  /* the transport's write waits for readability (a TLS renegotiation,
-                             * key update) */
-    bool read_wants_write;  /* its read waits for writability */
-    bool table_open;        /* scenario: the conn table belongs to the open socket */
-    bool flow_live;         /* a flow: the slot's user is inside an iteration */
+    bool write_wants_read : 1; /* the transport's write waits for readability (a TLS
+                             * renegotiation, key update) */
+    bool read_wants_write : 1; /* its read waits for writability */
+    bool table_open : 1;    /* scenario: the conn table belongs to the open socket */
+    bool flow_live : 1;     /* a flow: the slot's user is inside an iteration */
+    bool stream_asked : 1;  /* the request begin_request made last asks for its response to
+                             * stream whatever its type (stream = true; conn_stream.h) */
+    bool stream_call : 1;   /* a flow: and a function of its (opts.stream) takes its events */
     int64_t t_start;        /* request start (ns): its connect or first write */
     int64_t t_answered;     /* the batch's latest answered response, t_start before one
                              * (stats_answered) */

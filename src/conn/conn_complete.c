@@ -14,6 +14,7 @@
 /* What a script is told of a response besides its bytes. */
 struct res_info {
     int64_t latency, connect, waiting;
+    uint64_t events; /* a streamed response's events */
 };
 
 /* res describes r (raw: its bytes when kept for the script, else NULL). */
@@ -25,6 +26,7 @@ static void fill_res(struct script_res *res, const struct conn_response *r, cons
     res->latency = (double)i->latency / 1e3;
     res->connect = (double)i->connect / 1e3;
     res->waiting = (double)i->waiting / 1e3;
+    res->events = (double)i->events;
     res->raw = raw;
     res->raw_len = raw ? r->len : 0;
     res->head_len = 0;
@@ -99,13 +101,23 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now)
     int64_t connect = c->t_connect, setup = connect ? connect + c->t_handshake : 0;
     c->t_connect = c->t_handshake = 0; /* the later responses came on the same connection */
     conn_release_rest(sh);
-    struct res_info info = {latency, connect, r->waiting};
+    const struct conn_stream *st = r->stream && r->stream->on ? r->stream : NULL;
+    struct res_info info = {latency, connect, r->waiting, st ? st->events : 0};
     bool failed = false, hook_ok = true;
-    if (r->too_large) {
-        sh->too_large++;
+    if (r->too_large || (st && st->verdict == STREAM_TOO_LARGE)) {
+        if (r->too_large)
+            sh->too_large++;
+        else
+            sh->event_too_large++;
         failed = true;
         if (sh->flow)
             conn_flow_failed(c, r->item, STATS_ERR_VALIDATION);
+    } else if (st && st->verdict == STREAM_FAILED) {
+        failed = true; /* the event() hook or stream function failed it, its reason counted then */
+        if (sh->flow) {
+            conn_flow_failed(c, r->item, STATS_ERR_VALIDATION);
+            conn_flow_res(c, r->item)->events = (double)st->events;
+        }
     } else if (sh->flow) {
         hook_ok = flow_response(c, r, &info, &failed);
     } else if (sh->script_response) {
@@ -117,6 +129,8 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now)
         stats_status(sh->stats, r->status); /* the server did answer it */
         stats_name_rejected(sh->stats, r->name, true, r->status, r->too_large);
     } else {
+        if (st)
+            conn_stream_record(st, &sh->stats->stream, now);
         stats_complete(sh->stats, now, r->status, latency, connect, r->waiting);
         stats_name_complete(sh->stats, r->name, now, r->status, latency);
         if (sh->sched) {

@@ -25,6 +25,7 @@ struct conn_flow_item {
     uint32_t name;
     int64_t timeout_ns;
     bool check;
+    uint8_t stream;         /* SCRIPT_FLOW_STREAM bits */
     struct script_res res;  /* its response, or its failure */
     char *buf;              /* the response's bytes, copied when it ended */
     size_t cap;
@@ -80,6 +81,11 @@ static struct conn_user *user_of(struct conn *c)
     return c->user;
 }
 
+unsigned conn_flow_slot(const struct conn *c)
+{
+    return c->user ? c->user->conn->id : c->id;
+}
+
 /* Whether c's requests go as streams of one connection (HTTP/2). */
 static bool multiplexed(const struct conn *c)
 {
@@ -113,6 +119,8 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
     c->req_ix = CONN_REQ_HOOK;
     c->name = it->name;
     c->timeout_ns = it->timeout_ns > 0 ? it->timeout_ns : c->sh->timeout_ns;
+    c->stream_asked = it->stream & SCRIPT_FLOW_STREAM_ASKED;
+    c->stream_call = (it->stream & SCRIPT_FLOW_STREAM_CALL) != 0;
     c->item = (int32_t)i;
     conn_start_request(c, now, 1);
     if (multiplexed(c))
@@ -145,6 +153,7 @@ static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
         d->name = it.name;
         d->timeout_ns = it.timeout_ns;
         d->check = it.check;
+        d->stream = it.stream;
         d->res.error = 0;
         d->res.raw = NULL;
         d->res.raw_len = 0;
@@ -309,6 +318,8 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         c->req_ix = CONN_REQ_HOOK;
         c->name = st.name;
         u->check = st.check;
+        c->stream_asked = st.stream & SCRIPT_FLOW_STREAM_ASKED;
+        c->stream_call = (st.stream & SCRIPT_FLOW_STREAM_CALL) != 0;
         c->item = -1;
         c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
         conn_start_request(c, now, 1);

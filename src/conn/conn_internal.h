@@ -51,6 +51,10 @@ struct conn *conn_flow_lanes(const struct conn *c);
 void conn_flow_stop(struct conn *c);
 void conn_flow_free(struct conn *c);
 
+/* A flow: the slot of the user c works for (its own connection's, for a
+ * lane), which the script knows it by. */
+unsigned conn_flow_slot(const struct conn *c);
+
 /* A flow: where the user reads the response of the request carried by c
  * (item: a batch's item, or -1 for the slot's own request). */
 struct script_res *conn_flow_res(struct conn *c, int32_t item);

@@ -108,6 +108,8 @@ static void begin_request(struct conn *c, int64_t now)
     c->req_len = sh->req_len;
     c->req_ix = 0;
     c->name = sh->req_name;
+    c->stream_asked = false;
+    c->stream_call = false;
     if (sh->script_error[0]) {
         conn_go_idle(c); /* a hook already failed: the run is ending */
         return;
@@ -142,6 +144,7 @@ static void begin_request(struct conn *c, int64_t now)
         }
         depth = http_count_requests(c->req, c->req_len);
         c->req_ix = CONN_REQ_HOOK;
+        c->stream_asked = script_request_streams(sh->script);
     } else if (sh->targets) {
         next_target(c);
     }

@@ -16,6 +16,7 @@
 #define VOLLEY_FRAMING_H
 
 #include "conn.h"
+#include "conn_stream.h"
 
 struct conn_ending;
 
@@ -104,6 +105,7 @@ struct conn_response {
     int64_t body_len;
     bool keepalive;
     int64_t head_off, head_len;
+    struct conn_stream *stream; /* it streamed (conn_stream.h; its figures and verdict), or NULL */
 };
 
 /* The samples of --show-errors and the report's first error body, the

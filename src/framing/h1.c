@@ -14,6 +14,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,19 @@ struct h1_conn {
     size_t cap_len, cap_size;
     int64_t head_off, head_len; /* --heads: the current response's first read in stats.heads */
     struct errsample *shown; /* the current response's sample (conn_sample_open), or NULL */
+    struct conn_stream *stream; /* the current response, when it streams (conn_stream.h; made at
+                             * the slot's first) */
 };
 
 #define H(c) ((struct h1_conn *)(c)->fs)
+
+/* rx's sink: a streamed body's bytes, to the stream of the slot whose rx
+ * it is. */
+static void sink_body(struct http_rx *rx, const char *p, size_t n)
+{
+    struct h1_conn *h = (struct h1_conn *)(void *)((char *)rx - offsetof(struct h1_conn, rx));
+    conn_stream_feed(h->stream, p, n);
+}
 
 static void *h1_init(struct conn *c)
 {
@@ -43,9 +54,21 @@ static void h1_free(struct conn *c, void *fs)
 {
     (void)c;
     struct h1_conn *h = fs;
-    if (h)
+    if (h) {
         free(h->cap);
+        conn_stream_free(h->stream);
+    }
     free(h);
+}
+
+/* A new response is read: it streams when its type or its request says
+ * so (conn_stream.h). */
+static void new_response(struct conn *c, bool head)
+{
+    struct h1_conn *h = H(c);
+    conn_stream_reset(h->stream);
+    http_rx_init(&h->rx, head);
+    http_rx_stream(&h->rx, sink_body, conn_stream_asked(c));
 }
 
 /* A new request: nothing written or read yet. */
@@ -60,7 +83,7 @@ static void reset_request(struct conn *c)
     conn_sample_drop(c, &h->shown);
     /* HEAD is known per request: a hook may send any method. (A pipelined
      * batch is taken to use one method throughout.) */
-    http_rx_init(&h->rx, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
+    new_response(c, c->req_len > 5 && memcmp(c->req, "HEAD ", 5) == 0);
 }
 
 /* Writes (the rest of) the request. While CONNECTING this is also the
@@ -195,9 +218,16 @@ static bool complete_one(struct conn *c, int64_t now, char *raw, size_t len)
         .head_off = h->head_off,
         .head_len = h->head_len,
         .shown = h->shown,
+        .stream = conn_stream_on(h->stream) ? h->stream : NULL,
     };
     h->shown = NULL; /* conn_completed's */
-    if (!conn_completed(c, &r, now)) {
+    if (r.stream && r.stream->verdict == STREAM_HOOK_ERROR) {
+        conn_script_failed(c);
+        return false;
+    }
+    bool ok = conn_completed(c, &r, now);
+    conn_stream_reset(h->stream);
+    if (!ok) {
         conn_script_failed(c);
         return false;
     }
@@ -233,6 +263,21 @@ static void too_large(struct conn *c)
     conn_fail_read(c, "lost with a response over --max-body");
 }
 
+/* The stream under way stopped before its body ended (conn_stream.h): a
+ * hook error stops the run; else the response ends now, completed or
+ * failed as the stream says, and the connection, its body unread, closes
+ * (the rest of a pipelined batch is lost with it). */
+static void stream_stopped(struct conn *c, int64_t now)
+{
+    struct h1_conn *h = H(c);
+    if (!complete_one(c, now, h->cap, h->cap_len))
+        return;
+    if (c->pending > 0)
+        conn_fail_read(c, "closed after a stream the client ended");
+    else
+        batch_done(c, now, false);
+}
+
 /* Feeds the n bytes at p (a whole read, or what earlier responses of a
  * pipelined batch left of it) to the current response. Returns how many it
  * used, or 0 when the caller must stop reading for c: the batch ended
@@ -261,10 +306,34 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
             sh->first_head_todo = false;
         }
     }
+    if (h->stream)
+        h->stream->now = now;
     switch (http_rx_feed(&h->rx, p, n, &used)) {
+    case HTTP_RX_HEAD:
+        /* It streams: its head is kept as any (the script's res reads
+         * it), its body goes to h->stream and is not kept. */
+        h->rx_bytes += used;
+        errsample_add(h->shown, p, used);
+        if ((sh->capture || sh->flow) && !capture(c, p, used)) {
+            too_large(c);
+            return 0;
+        }
+        conn_stream_of(&h->stream, c)->now = now;
+        conn_stream_begin(h->stream, h->rx.event_stream, c->t_start, sh->sched ? c->t_intended : c->t_start,
+                          c->t_sent);
+        h->stream->call = c->stream_call;
+        h->stream->item = c->item;
+        return used;
     case HTTP_RX_MORE:
         h->rx_bytes += n;
         errsample_add(h->shown, p, n);
+        if (conn_stream_on(h->stream)) {
+            if (conn_stream_stopped(h->stream)) {
+                stream_stopped(c, now);
+                return 0;
+            }
+            return n;
+        }
         if (sh->capture && !capture(c, p, n)) {
             too_large(c);
             return 0;
@@ -280,7 +349,11 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
     errsample_add(h->shown, p, used);
     char *raw = p;
     size_t len = used;
-    if (sh->capture && h->cap_len > 0) {
+    if (conn_stream_on(h->stream)) {
+        conn_stream_finish(h->stream);
+        raw = h->cap; /* its head */
+        len = h->cap_len;
+    } else if (sh->capture && h->cap_len > 0) {
         /* The response spans reads: the rest joins what was kept. */
         if (!capture(c, p, used)) {
             too_large(c);
@@ -307,7 +380,7 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
         bool head = h->rx.head;
         h->rx_bytes = 0;
         h->cap_len = 0;
-        http_rx_init(&h->rx, head);
+        new_response(c, head);
         return used;
     }
     /* Bytes beyond the batch were never asked for: don't reuse. */
@@ -343,7 +416,11 @@ static void h1_readable(struct conn *c)
         if (n == 0) {
             /* Peer closed: completes a read-until-close body, else a read error. */
             size_t used;
+            if (h->stream)
+                h->stream->now = now;
             if (h->rx_bytes > 0 && http_rx_feed(&h->rx, NULL, 0, &used) == HTTP_RX_DONE) {
+                if (conn_stream_on(h->stream))
+                    conn_stream_finish(h->stream);
                 if (!complete_one(c, now, h->cap, h->cap_len))
                     return;
                 if (c->pending > 0)
@@ -385,10 +462,13 @@ static void h1_writable(struct conn *c)
     }
 }
 
-/* The request's deadline (see h1_start). */
+/* The request's deadline (see h1_start): --timeout after its start, or for
+ * a response that streams, after its latest event. */
 static void h1_timer(struct conn *c)
 {
-    int64_t left = c->t_start + c->timeout_ns - clock_now_ns();
+    const struct conn_stream *s = H(c)->stream;
+    int64_t base = conn_stream_on(s) && s->last > c->t_start ? s->last : c->t_start;
+    int64_t left = base + c->timeout_ns - clock_now_ns();
     if (left > 0)
         conn_arm_timer(c, (double)left / 1e9);
     else
@@ -397,6 +477,7 @@ static void h1_timer(struct conn *c)
 
 static void h1_end(struct conn *c, const struct conn_ending *e)
 {
+    conn_stream_reset(H(c)->stream);
     conn_sample_drop(c, &H(c)->shown);
     conn_end_requests(c, c->name, c->item, c->pending, e);
 }

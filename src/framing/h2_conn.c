@@ -41,8 +41,8 @@ static void arm_deadline(struct conn *c)
         const struct h2_stream *st = &H(c)->streams[i];
         if (!st->active)
             continue;
-        if (st->t_start + st->timeout_ns < at)
-            at = st->t_start + st->timeout_ns;
+        if (h2c_deadline_base(st) + st->timeout_ns < at)
+            at = h2c_deadline_base(st) + st->timeout_ns;
         if (st->id == 0 && st->t_retry && st->t_retry < at) /* a refused stream's backoff */
             at = st->t_retry;
     }
@@ -130,6 +130,8 @@ static void add(struct conn *c, int64_t now)
     st->timeout_ns = c->timeout_ns;
     st->item = c->item;
     st->name = c->name;
+    st->stream_asked = c->stream_asked;
+    st->stream_call = c->stream_call;
     st->retries = 0;
     st->t_retry = 0;
     h2c_fresh_response(st);
@@ -550,6 +552,7 @@ static void h2_readable(struct conn *c)
             return;
         }
         sh->stats->bytes_read += n;
+        h->now = clock_now_ns(); /* the time each event completed by this read is given */
         h->in_call = true;
         int rc = h2_recv(h->session, sh->rbuf, n);
         h->in_call = false;
@@ -604,7 +607,7 @@ static void h2_timer(struct conn *c)
     const char *why = cannot_open(c);
     for (uint32_t i = 0; why && i < sh->streams; i++) {
         const struct h2_stream *st = &h->streams[i];
-        if (st->active && now - st->t_start >= st->timeout_ns) {
+        if (st->active && now - h2c_deadline_base(st) >= st->timeout_ns) {
             stats_kind_reason(sh->stats, STATS_ERR_PROTOCOL, why, c->pending);
             conn_fail_backoff(c, STATS_ERR_PROTOCOL);
             return;
@@ -612,7 +615,7 @@ static void h2_timer(struct conn *c)
     }
     for (uint32_t i = 0; i < sh->streams; i++) {
         struct h2_stream *st = &h->streams[i];
-        if (!st->active || now - st->t_start < st->timeout_ns)
+        if (!st->active || now - h2c_deadline_base(st) < st->timeout_ns)
             continue;
         if (st->id > 0 && h->session)
             h2_cancel(h->session, st->id); /* forgets st: its slot may be reused at once */

@@ -117,14 +117,41 @@ static void on_header(void *conn, void *stream, const char *name, size_t nlen, c
     }
 }
 
+/* The stream stopped (conn_stream.h): a hook error stops the run; else
+ * the server is told to stop (RST_STREAM CANCEL) and the response ends
+ * now, completed or failed as the stream says. */
+static void stream_stopped(struct conn *c, struct h2_stream *st)
+{
+    if (st->stream->verdict == STREAM_HOOK_ERROR) {
+        conn_script_failed(c);
+        return;
+    }
+    h2_cancel(H(c)->session, st->id);
+    h2c_complete(c, st, H(c)->now);
+}
+
 static void on_data(void *conn, void *stream, const char *data, size_t len)
 {
     struct conn *c = conn;
+    struct conn_shared *sh = c->sh;
     struct h2_stream *st = stream;
+    if (!st->body_started && (st->msg.event_stream || st->stream_asked || sh->script_event)) {
+        int64_t due = sh->sched ? st->t_intended : st->t_start;
+        conn_stream_begin(conn_stream_of(&st->stream, c), st->msg.event_stream, st->t_start, due, st->t_sent);
+        st->stream->call = st->stream_call;
+        st->stream->item = st->item;
+    }
     end_head(c, st);
     st->rx_bytes += len;
     errsample_add(st->shown, data, len);
-    if (c->sh->capture)
+    if (conn_stream_on(st->stream)) {
+        st->stream->now = H(c)->now;
+        conn_stream_feed(st->stream, data, len);
+        if (conn_stream_stopped(st->stream))
+            stream_stopped(c, st);
+        return; /* its body is not kept */
+    }
+    if (sh->capture)
         capture(st, data, len);
 }
 
@@ -185,6 +212,14 @@ static void on_close(void *conn, void *stream, uint32_t error, const char *why)
         return;
     }
     end_head(c, st);
+    if (conn_stream_on(st->stream)) {
+        st->stream->now = now;
+        conn_stream_finish(st->stream);
+        if (st->stream->verdict == STREAM_HOOK_ERROR) {
+            conn_script_failed(c);
+            return;
+        }
+    }
     h2c_complete(c, st, now);
 }
 
@@ -207,6 +242,7 @@ void h2c_complete(struct conn *c, struct h2_stream *st, int64_t now)
         .trailers_at = st->trailers_at,
         .too_large = (sh->flow || sh->script_response) && sh->capture && st->cap_len > sh->max_body,
         .shown = st->shown,
+        .stream = conn_stream_on(st->stream) ? st->stream : NULL,
     };
     st->shown = NULL; /* conn_completed's */
     bool ok = conn_completed(c, &r, now);

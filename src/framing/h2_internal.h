@@ -40,6 +40,10 @@ struct h2_stream {
     int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
     int32_t item;           /* a flow's batch: the item it carries (conn.item when it was made), -1: none */
     struct errsample *shown; /* its response's sample (conn_sample_open), or NULL */
+    bool stream_asked;      /* its request asks for its response to stream (conn.stream_asked) */
+    bool stream_call;       /* a flow: a function of its request takes the events (conn.stream_call) */
+    struct conn_stream *stream; /* its response, when it streams (conn_stream.h; made at the
+                             * slot's first) */
 };
 
 /* A connection slot's HTTP/2 state. */
@@ -52,6 +56,7 @@ struct h2_conn {
     int32_t last_id;        /* GOAWAY's last stream id */
     uint32_t goaway_error;  /* and its error code */
     bool answered;          /* the server answered a stream (a status) on this connection */
+    int64_t now;            /* when the read being handed to nghttp2 returned */
     char *out;              /* frames the socket did not take yet */
     size_t out_len, out_off, out_cap;
 };
@@ -66,6 +71,13 @@ struct h2_shared {
 };
 
 #define H(c) ((struct h2_conn *)(c)->fs)
+
+/* Where a stream's --timeout counts from: its start, or for a response that
+ * streams, its latest event (each event moves the deadline on). */
+static inline int64_t h2c_deadline_base(const struct h2_stream *st)
+{
+    return conn_stream_on(st->stream) && st->stream->last > st->t_start ? st->stream->last : st->t_start;
+}
 #define S(sh) ((struct h2_shared *)(sh)->framing_shared)
 
 /* How many times one request is sent again after the server refused it

@@ -39,8 +39,9 @@ void *h2c_init(struct conn *c)
     struct h2_conn *h = xcalloc(1, sizeof *h);
     h->streams = xcalloc(sh->streams, sizeof *h->streams);
     h->free = xcalloc(sh->streams, sizeof *h->free);
-    for (uint32_t i = 0; i < sh->streams; i++)
+    for (uint32_t i = 0; i < sh->streams; i++) {
         h->streams[i].c = c;
+    }
     h2c_all_free(h, sh->streams);
     return h;
 }
@@ -49,6 +50,7 @@ void h2c_release(struct conn *c, struct h2_stream *st)
 {
     struct h2_conn *h = H(c);
     conn_sample_drop(c, &st->shown);
+    conn_stream_reset(st->stream);
     st->active = false;
     h->free[h->nfree++] = (uint32_t)(st - h->streams);
 }
@@ -61,6 +63,7 @@ void h2c_free(struct conn *c, void *fs)
     for (uint32_t i = 0; i < c->sh->streams; i++) {
         free(h->streams[i].own_req);
         free(h->streams[i].cap);
+        conn_stream_free(h->streams[i].stream);
     }
     free(h->streams);
     free(h->free);
@@ -111,4 +114,5 @@ void h2c_fresh_response(struct h2_stream *st)
     st->trailers_at = 0;
     st->body_started = false;
     conn_sample_drop(st->c, &st->shown);
+    conn_stream_reset(st->stream);
 }

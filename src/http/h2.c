@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define DEFLATE_TABLE 512
 
@@ -249,6 +250,10 @@ static const char *check_field(struct h2_msg *m, const uint8_t *name, size_t nle
             return BAD("two different content-lengths");
         m->content_length = v;
     }
+    /* Names are lower case (checked above); the media type is not. */
+    if (nlen == 12 && !(m->flags & (INTERIM | TRAILERS)) && memcmp(name, "content-type", 12) == 0)
+        m->event_stream = vlen >= 17 && strncasecmp((const char *)value, "text/event-stream", 17) == 0 &&
+                          (vlen == 17 || value[17] == ';' || value[17] == ' ' || value[17] == '\t');
     return NULL;
 }
 

@@ -42,6 +42,8 @@ struct h2_msg {
     uint64_t data;          /* DATA bytes received */
     uint16_t status;        /* the final status, 0 before it */
     uint8_t flags;
+    bool event_stream;      /* read-only: the final response's content-type is
+                             * text/event-stream */
 };
 
 /* What the session reports, to the connection (conn) about one of its

@@ -1,8 +1,9 @@
 /* Response parsing: a fast path for the common Content-Length response,
  * and http-parser for everything else; and pipelined request strings
  * framed as a server frames them. The parser is given only the callbacks
- * the core needs (headers complete, message complete): no header or body
- * callbacks. Request strings are encoded and taken apart in
+ * the core needs (headers complete, body counted, message complete); with
+ * a sink for streamed bodies (http_rx_stream) the fields too, matched only
+ * for a Content-Type of text/event-stream. Request strings are encoded and taken apart in
  * http_request.c, a response received whole in http_raw.c: neither needs
  * the parser. */
 #include "http.h"
@@ -18,24 +19,100 @@
 
 _Static_assert(sizeof(http_parser) <= sizeof(((struct http_rx *)0)->opaque), "http_rx.opaque too small");
 
+/* A Content-Type of text/event-stream, matched as http-parser hands the
+ * head over (a name or value may come in pieces, split across reads):
+ * ct_name is how much of the name matched (CT_MISS: not this one), with
+ * CT_VALUE set once its value began; ct_value how much of the media type
+ * matched (CT_TYPE_LEN + 1: a parameter or space followed it). */
+static const char ct_name_text[] = "content-type", ct_type[] = "text/event-stream";
+enum { CT_NAME_LEN = 12, CT_TYPE_LEN = 17, CT_MISS = 0x40, CT_VALUE = 0x80 };
+
+/* The value of a Content-Type header ended. */
+static void ct_value_end(struct http_rx *rx)
+{
+    if (rx->ct_name == (CT_VALUE | CT_NAME_LEN) && rx->ct_value >= CT_TYPE_LEN && rx->ct_value != CT_MISS)
+        rx->event_stream = 1;
+    rx->ct_name = 0;
+    rx->ct_value = 0;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t len)
+{
+    struct http_rx *rx = p->data;
+    if (rx->ct_name & CT_VALUE)
+        ct_value_end(rx); /* a new field begins */
+    if (rx->ct_name & CT_MISS)
+        return 0;
+    size_t k = rx->ct_name;
+    if (k + len > CT_NAME_LEN) {
+        rx->ct_name = CT_MISS;
+        return 0;
+    }
+    for (size_t i = 0; i < len; i++)
+        if ((at[i] | 0x20) != ct_name_text[k + i]) {
+            rx->ct_name = CT_MISS;
+            return 0;
+        }
+    rx->ct_name = (uint8_t)(k + len);
+    return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len)
+{
+    struct http_rx *rx = p->data;
+    if (!(rx->ct_name & CT_VALUE)) { /* its first piece */
+        rx->ct_value = rx->ct_name == CT_NAME_LEN ? 0 : CT_MISS;
+        rx->ct_name |= CT_VALUE;
+    }
+    for (size_t i = 0; i < len && rx->ct_value != CT_MISS && rx->ct_value <= CT_TYPE_LEN; i++) {
+        char ch = at[i];
+        if (rx->ct_value < CT_TYPE_LEN)
+            rx->ct_value = (ch | 0x20) == ct_type[rx->ct_value] ? (uint8_t)(rx->ct_value + 1) : (uint8_t)CT_MISS;
+        else
+            rx->ct_value = ch == ';' || ch == ' ' || ch == '\t' ? (uint8_t)(CT_TYPE_LEN + 1) : (uint8_t)CT_MISS;
+    }
+    return 0;
+}
+
+/* Whether a final response of status whose head is whole streams its body
+ * (http_rx_stream): not when it has none. */
+static bool streams(const struct http_rx *rx, unsigned status, bool empty)
+{
+    return rx->sink && (rx->stream_asked || rx->event_stream) && !rx->head && status != 204 && status != 304 &&
+           !empty;
+}
+
 static int on_headers_complete(http_parser *p)
 {
     struct http_rx *rx = p->data;
-    if (p->status_code / 100 == 1 && p->status_code != 101)
+    if (rx->ct_name & CT_VALUE)
+        ct_value_end(rx);
+    if (p->status_code / 100 == 1 && p->status_code != 101) {
+        rx->event_stream = 0; /* an interim response's: the final one's counts */
         return 0; /* interim response: the final one follows */
+    }
     rx->status = (uint16_t)p->status_code;
     rx->status_known = 1;
     /* 1: tell the parser that this response has no body: a reply to HEAD,
      * or 204/304, whatever Content-Length they carry. */
     if (p->status_code == 101)
         return 0;
+    bool empty = !(p->flags & F_CHUNKED) && p->content_length == 0;
+    if (streams(rx, p->status_code, empty)) {
+        /* Stop at the head's end, so that the caller learns where it is
+         * (parser_feed: HTTP_RX_HEAD). */
+        rx->streaming = 1;
+        http_parser_pause(p, 1);
+    }
     return rx->head || p->status_code == 204 || p->status_code == 304 ? 1 : 0;
 }
 
 static int on_body(http_parser *p, const char *at, size_t len)
 {
-    (void)at;
-    ((struct http_rx *)p->data)->body_len += len;
+    struct http_rx *rx = p->data;
+    rx->body_len += len;
+    if (rx->streaming)
+        rx->sink(rx, at, len);
     return 0;
 }
 
@@ -57,6 +134,16 @@ static int on_message_complete(http_parser *p)
 static const http_parser_settings settings = {
     .on_headers_complete = on_headers_complete,
     .on_body = on_body, /* only counts: the bytes are not kept */
+    .on_message_complete = on_message_complete,
+};
+
+/* With a sink (http_rx_stream): the fields too, for a Content-Type of
+ * text/event-stream. */
+static const http_parser_settings stream_settings = {
+    .on_header_field = on_header_field,
+    .on_header_value = on_header_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body, /* counts, and streams the body */
     .on_message_complete = on_message_complete,
 };
 
@@ -82,7 +169,19 @@ void http_rx_init(struct http_rx *rx, bool head)
     rx->eof = 0;
     rx->chunked = 0;
     rx->status_known = 0;
+    rx->event_stream = 0;
+    rx->streaming = 0;
+    rx->stream_asked = 0;
+    rx->ct_name = 0;
+    rx->ct_value = 0;
+    rx->sink = NULL;
     rx->mode = RX_FRESH;
+}
+
+void http_rx_stream(struct http_rx *rx, http_sink sink, bool asked)
+{
+    rx->sink = sink;
+    rx->stream_asked = asked;
 }
 
 void http_rx_init_parser_only(struct http_rx *rx, bool head)
@@ -231,7 +330,7 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
     const char *eol = memchr(buf, '\n', len);
     if (!eol || eol[-1] != '\r' || !line_text_ok(buf + 12, (size_t)(eol - 1 - (buf + 12)), end))
         return 0;
-    bool http11 = buf[7] == '1', conn_close = false, conn_keep = false, have_length = false;
+    bool http11 = buf[7] == '1', conn_close = false, conn_keep = false, have_length = false, event_stream = false;
     uint64_t length = 0;
     for (const char *q = eol + 1;; q = eol + 1) {
         eol = memchr(q, '\n', (size_t)(end - q));
@@ -253,8 +352,8 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
         if (colon == q || *colon != ':')
             return 0; /* also obsolete line folding, which starts with SP or TAB */
         size_t n = (size_t)(colon - q);
-        if (n != 14 && n != 17 && n != 10)
-            continue; /* not a header that framing depends on */
+        if (n != 14 && n != 17 && n != 10 && n != CT_NAME_LEN)
+            continue; /* not a header that framing (or streaming) depends on */
         const char *v = colon + 1, *ve = eol - 1;
         while (v < ve && (*v == ' ' || *v == '\t'))
             v++;
@@ -275,6 +374,11 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
             have_length = true;
         } else if (name_is(q, n, "transfer-encoding", 17)) {
             return 0;
+        } else if (name_is(q, n, ct_name_text, CT_NAME_LEN)) {
+            /* text/event-stream, alone or with parameters */
+            event_stream |= vn >= CT_TYPE_LEN && name_is(v, CT_TYPE_LEN, ct_type, CT_TYPE_LEN) &&
+                            (vn == CT_TYPE_LEN || v[CT_TYPE_LEN] == ';' || v[CT_TYPE_LEN] == ' ' ||
+                             v[CT_TYPE_LEN] == '\t');
         } else if (name_is(q, n, "connection", 10)) {
             if (tab_after)
                 return 0;
@@ -291,6 +395,7 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
         return 0; /* chunked or read-until-close: http-parser's job */
     *body = no_body ? 0 : length;
     rx->status = (uint16_t)status;
+    rx->event_stream = event_stream;
     /* As http_should_keep_alive: 1.1 unless close, 1.0 only with keep-alive. */
     rx->keepalive = http11 ? !conn_close : conn_keep;
     return (size_t)(eol + 1 - buf);
@@ -299,7 +404,21 @@ static size_t fast_head(struct http_rx *rx, const char *buf, size_t len, uint64_
 static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size_t len, size_t *used)
 {
     http_parser *p = (http_parser *)rx->opaque;
-    size_t n = http_parser_execute(p, &settings, buf, len);
+    const http_parser_settings *set = rx->sink ? &stream_settings : &settings;
+    bool before = rx->streaming;
+    size_t n = http_parser_execute(p, set, buf, len);
+    if (rx->streaming && !before) {
+        /* Paused in on_headers_complete, on the LF that ends the head: the
+         * parser takes that byte again once resumed, so it is given it
+         * alone now (no body byte can come of it), and the head ends
+         * after it. */
+        http_parser_pause(p, 0);
+        if (n < len && http_parser_execute(p, set, buf + n, 1) == 1 && HTTP_PARSER_ERRNO(p) == HPE_OK) {
+            *used = n + 1;
+            return HTTP_RX_HEAD;
+        }
+        return HTTP_RX_ERROR;
+    }
     if (rx->done) {
         http_parser_pause(p, 0);
         *used = n;
@@ -315,10 +434,14 @@ static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size
     return HTTP_RX_MORE;
 }
 
-/* Counts body bytes of a fast-path response; consumed counts what came
- * before them in this buffer. */
-static enum http_rx_result body_feed(struct http_rx *rx, size_t consumed, size_t len, size_t *used)
+/* Counts body bytes of a fast-path response (the len at buf + consumed),
+ * and streams them when it streams; consumed counts what came before them
+ * in this buffer. */
+static enum http_rx_result body_feed(struct http_rx *rx, const char *buf, size_t consumed, size_t len,
+                                     size_t *used)
 {
+    if (rx->streaming && len > 0)
+        rx->sink(rx, buf + consumed, len < rx->body_left ? len : (size_t)rx->body_left);
     if (len >= rx->body_left) {
         *used = consumed + (size_t)rx->body_left;
         rx->body_left = 0;
@@ -340,6 +463,7 @@ struct head_cache {
     uint16_t status;
     uint8_t head;
     uint8_t keepalive;
+    uint8_t event_stream;
     uint64_t body;
     char bytes[HEAD_CACHE_MAX];
 };
@@ -352,6 +476,7 @@ static size_t cached_head(struct http_rx *rx, const char *buf, size_t len, uint6
         return 0;
     rx->status = h->status;
     rx->keepalive = h->keepalive;
+    rx->event_stream = h->event_stream;
     *body = h->body;
     return h->len;
 }
@@ -366,6 +491,7 @@ static void remember_head(const struct http_rx *rx, const char *buf, size_t head
     h->status = rx->status;
     h->head = rx->head;
     h->keepalive = rx->keepalive;
+    h->event_stream = rx->event_stream;
     h->body = body;
 }
 
@@ -385,14 +511,19 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
         rx->status_known = 1;
         rx->body_left = body;
         rx->body_len = body;
-        return body_feed(rx, head, len - head, used);
+        if (streams(rx, rx->status, body == 0)) {
+            rx->streaming = 1;
+            *used = head;
+            return HTTP_RX_HEAD;
+        }
+        return body_feed(rx, buf, head, len - head, used);
     }
     case RX_BODY:
         if (len == 0) {
             rx->eof = 1;
             return HTTP_RX_ERROR;
         }
-        return body_feed(rx, 0, len, used);
+        return body_feed(rx, buf, 0, len, used);
     default:
         return parser_feed(rx, buf, len, used);
     }

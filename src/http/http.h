@@ -14,6 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct http_rx;
+
+/* Where a streamed response's body goes (http_rx_stream): its bytes as
+ * they arrive, without any chunk framing, in order, with the rx that read
+ * them (the caller finds its own state from it). */
+typedef void (*http_sink)(struct http_rx *rx, const char *p, size_t n);
+
 /* Incremental response parser state, embedded in each connection. Only
  * http.c knows the layout of the opaque part.
  *
@@ -36,10 +43,18 @@ struct http_rx {
     uint8_t chunked;    /* after completion: the body came chunked */
     uint8_t status_known; /* the final response's head has been read (before its body
                            * may be complete): status is set */
+    uint8_t event_stream; /* with status_known: its Content-Type is text/event-stream */
+    uint8_t streaming;    /* with status_known: its body goes to sink (http_rx_stream) */
+    uint8_t stream_asked; /* private: http_rx_stream's asked */
+    uint8_t ct_name, ct_value; /* private: the parser's match of a Content-Type header */
+    http_sink sink;       /* NULL: no body is streamed */
 };
 
 enum http_rx_result {
     HTTP_RX_MORE,  /* everything consumed, response not complete yet */
+    HTTP_RX_HEAD,  /* a streamed response's head is complete (streaming set): *used
+                    * bytes were its head; feed the rest again, its body goes to the
+                    * sink as it comes. Only after http_rx_stream */
     HTTP_RX_DONE,  /* a final (non-1xx) response completed */
     HTTP_RX_ERROR, /* malformed response or unexpected end of stream */
 };
@@ -48,6 +63,12 @@ enum http_rx_result {
  * parser_only: skip the fast path (for tests comparing the two). */
 void http_rx_init(struct http_rx *rx, bool head);
 void http_rx_init_parser_only(struct http_rx *rx, bool head);
+
+/* After http_rx_init: a response whose Content-Type is
+ * text/event-stream, or any response when asked, streams its body to sink
+ * (HTTP_RX_HEAD first) instead of only counting it; one with no body (a
+ * reply to HEAD, 204, 304, Content-Length: 0) does not. */
+void http_rx_stream(struct http_rx *rx, http_sink sink, bool asked);
 
 /* Feeds len bytes of the response stream; len == 0 means the peer closed
  * (a read-until-close body ends there). On HTTP_RX_DONE, *used is how many of

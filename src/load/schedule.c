@@ -11,8 +11,55 @@
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
-int64_t sched_time(const struct sched *s, uint64_t j)
+/* When the point `units` of operational time (arrivals.h) is due, ns
+ * from t0: where N(t) = units / ARRIVALS_ONE; INT64_MAX: never. */
+static int64_t units_offset(const struct sched *s, unsigned __int128 units)
 {
+    if (s->curve)
+        return stages_due_at(s->curve, arrivals_units(units));
+    unsigned __int128 ns = units * 1000000000u / ((unsigned __int128)s->rate * ARRIVALS_ONE);
+    return ns >= INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
+/* A random process's due time of this worker's arrival j (ns from t0,
+ * so that nothing kept depends on when the schedule starts): from the
+ * ring when it holds it; past it, the front walks on to j, keeping each
+ * of this worker's due times on the way; before it, the back walk (from
+ * the start when j is behind it too). */
+static int64_t walked_offset(struct sched *s, uint64_t j)
+{
+    if (s->front_set && j <= s->front_j && s->front_j - j < SCHED_RING)
+        return s->ring[j % SCHED_RING];
+    if (!s->front_set || j > s->front_j) {
+        uint64_t from = s->front_set ? s->front_j + 1 : 0;
+        if (j - from >= SCHED_RING)
+            from = j - (SCHED_RING - 1); /* those before would leave the ring at once */
+        for (uint64_t i = from; i <= j; i++) {
+            arrivals_walk_to(s->proc, &s->front, s->first + i * s->stride);
+            s->ring[i % SCHED_RING] = units_offset(s, s->front.s);
+        }
+        s->front_j = j;
+        s->front_set = true;
+        return s->ring[j % SCHED_RING];
+    }
+    uint64_t k = s->first + j * s->stride;
+    if (s->back.k > k)
+        s->back = (struct arrivals_walk){0};
+    arrivals_walk_to(s->proc, &s->back, k);
+    return units_offset(s, s->back.s);
+}
+
+/* A random process's due time of arrival j (monotonic ns; INT64_MAX: never). */
+static int64_t walked_time(struct sched *s, uint64_t j)
+{
+    int64_t off = walked_offset(s, j);
+    return off >= INT64_MAX - s->t0 ? INT64_MAX : s->t0 + off;
+}
+
+int64_t sched_time(struct sched *s, uint64_t j)
+{
+    if (s->proc)
+        return walked_time(s, j);
     unsigned __int128 k = (unsigned __int128)s->first + (unsigned __int128)j * s->stride;
     if (s->curve) {
         int64_t t = stages_due(s->curve, (uint64_t)k);
@@ -37,6 +84,17 @@ static uint64_t curve_last_due(const struct stages *curve, int64_t t)
 
 void sched_advance(struct sched *s, int64_t now)
 {
+    if (s->proc) {
+        /* Counted one by one, each due time walked to; an arrival due at
+         * or after the end (-d) never is (fixed's count stops before it). */
+        while (s->due < s->count) {
+            int64_t t = walked_time(s, s->due);
+            if (t > now || (s->end && t >= s->end))
+                break;
+            s->due++;
+        }
+        return;
+    }
     if (s->due >= s->count || now < sched_time(s, s->due))
         return;
     /* Arrival k is due when floor(k * 1e9 / rate) <= now - t0, that is
@@ -137,6 +195,10 @@ static void arm(struct sched *s)
         return;
     bool arrival = s->due < s->count;
     int64_t at = arrival ? sched_time(s, s->due) : s->end;
+    if (arrival && s->end && at >= s->end) { /* a random process's next one is past the end */
+        arrival = false;
+        at = s->end;
+    }
     if (arrival && s->spin) {
         if (at - s->spin > clock_now_ns()) {
             set_timer(s, true, at - s->spin);
@@ -245,6 +307,13 @@ void sched_init(struct sched *s, struct ev_loop *loop, uint64_t rate, uint32_t f
 void sched_curve(struct sched *s, const struct stages *curve)
 {
     s->curve = curve;
+}
+
+void sched_arrivals(struct sched *s, const struct arrivals *proc)
+{
+    s->proc = proc && proc->kind != ARRIVALS_FIXED ? proc : NULL;
+    s->front = s->back = (struct arrivals_walk){0};
+    s->front_set = false;
 }
 
 void sched_spin(struct sched *s, int64_t spin_ns)

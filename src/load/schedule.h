@@ -7,7 +7,18 @@
  *
  * The queue of arrivals that are due but not yet sent is the index range
  * [next, due): an arrival waits there with its clock already running and
- * costs no memory. Connections that have nothing to send wait on a stack of
+ * costs no memory.
+ *
+ * With --arrivals poisson or gamma:K (sched_arrivals) arrival k is due
+ * where the rate's N(t) reaches s_k, the sum of the process's first k gaps
+ * (arrivals.h): a worker walks the run's sequence in order, adding every
+ * gap, its lane's and the others' (W x N gaps for each of its own
+ * arrivals), so that s_k is the exact sum every lane computes alike. The
+ * due times of its last SCHED_RING arrivals are kept, so that the oldest
+ * due arrival is found without a second walk unless the queue holds more
+ * than that; then a second walk follows the queue's tail.
+ *
+ * Connections that have nothing to send wait on a stack of
  * idle slots: a connection slot is on it at most per_slot times (an HTTP/2
  * connection once for each free stream, --streams), so the stack, sized
  * slots * per_slot, cannot overflow however often a connection comes back
@@ -31,6 +42,7 @@
 #ifndef VOLLEY_SCHEDULE_H
 #define VOLLEY_SCHEDULE_H
 
+#include "arrivals.h"
 #include "stages.h"
 
 #include <ev.h>
@@ -44,10 +56,20 @@ typedef void (*sched_send_fn)(void *arg, uint32_t slot, int64_t intended, int64_
 /* The schedule's end time (-d) has come; called once. */
 typedef void (*sched_end_fn)(void *arg);
 
+/* --arrivals: how many of its latest arrivals' due times a worker keeps. */
+#define SCHED_RING 64
+
 struct sched {
     int64_t t0;          /* when arrival 0 is due (monotonic ns) */
     uint64_t rate;       /* arrivals per second over the whole run */
     const struct stages *curve; /* --stages: the rate's curve, which decides instead of rate */
+    const struct arrivals *proc; /* --arrivals poisson or gamma:K; NULL: fixed (k / rate) */
+    struct arrivals_walk front;  /* proc: at the newest arrival whose due time ring holds */
+    struct arrivals_walk back;   /* proc: at an arrival older than ring holds */
+    uint64_t front_j;            /* proc: ring[j % SCHED_RING] is arrival j's due time (ns from t0) for
+                                  * front_j - SCHED_RING < j <= front_j (front_set) */
+    bool front_set;
+    int64_t ring[SCHED_RING];
     uint64_t first;      /* this worker's first arrival number (w) */
     uint64_t stride;     /* workers (W) */
     uint64_t count;      /* this worker's arrivals in all */
@@ -97,6 +119,11 @@ uint64_t sched_share(uint64_t total, uint32_t first, uint32_t stride);
  * k / rate (curve outlives s). Call before sched_start. */
 void sched_curve(struct sched *s, const struct stages *curve);
 
+/* --arrivals: the due times follow proc's sequence (proc outlives s);
+ * NULL or a fixed process: k / rate (or the curve's k). Call before
+ * sched_start. */
+void sched_arrivals(struct sched *s, const struct arrivals *proc);
+
 /* --spin: from now on, wake spin_ns (> 0) before each arrival and busy-wait
  * until it is due; 0 turns it off. Call before sched_start. */
 void sched_spin(struct sched *s, int64_t spin_ns);
@@ -111,8 +138,10 @@ void sched_stop(struct sched *s);
 /* Frees what sched_init allocated. */
 void sched_free(struct sched *s);
 
-/* When arrival j of this worker is due. */
-int64_t sched_time(const struct sched *s, uint64_t j);
+/* When arrival j of this worker is due (monotonic ns; INT64_MAX when a
+ * curve never gets there). With a random process, cheap for the arrivals
+ * around the queue; any other j costs a walk from the start. */
+int64_t sched_time(struct sched *s, uint64_t j);
 
 /* Counts every arrival due by now into the queue. */
 void sched_advance(struct sched *s, int64_t now);

@@ -118,8 +118,12 @@ double stages_integral(const struct stages *st, int64_t t)
 
 int64_t stages_due(const struct stages *st, uint64_t k)
 {
-    double kd = (double)k;
-    if (k == 0)
+    return stages_due_at(st, (double)k);
+}
+
+int64_t stages_due_at(const struct stages *st, double kd)
+{
+    if (kd <= 0)
         return 0;
     if (kd > st->cum[st->n])
         return INT64_MAX;

@@ -48,6 +48,10 @@ double stages_integral(const struct stages *st, int64_t t);
  * the first t with N(t) >= k; INT64_MAX when the curve never gets there. */
 int64_t stages_due(const struct stages *st, uint64_t k);
 
+/* The same for a point kd >= 0 of N that need not be whole (--arrivals'
+ * operational time): the first t with N(t) >= kd. */
+int64_t stages_due_at(const struct stages *st, double kd);
+
 /* The arrivals due before the run's end (every k with stages_due(k) <
  * total_ns). */
 uint64_t stages_arrivals(const struct stages *st);

@@ -27,7 +27,7 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
-       OPT_YIELD_TIMEOUT };
+       OPT_YIELD_TIMEOUT, OPT_ARRIVALS };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -57,6 +57,7 @@ static const struct option long_options[] = {
     {"rate", required_argument, NULL, 'R'},
     {"spin", required_argument, NULL, OPT_SPIN},
     {"stages", required_argument, NULL, OPT_STAGES},
+    {"arrivals", required_argument, NULL, OPT_ARRIVALS},
     {"hlog", required_argument, NULL, OPT_HLOG},
     {"hlog-interval", required_argument, NULL, OPT_HLOG_INTERVAL},
     {"quiet", no_argument, NULL, 'q'},
@@ -195,6 +196,11 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             break;
         case OPT_STAGES:
             o->stages_spec = optarg;
+            break;
+        case OPT_ARRIVALS:
+            if (arrivals_parse(optarg, &o->arrivals, err, errlen) < 0)
+                return OPTIONS_ERROR;
+            o->arrivals_given = true;
             break;
         case OPT_SPIN:
             if (units_parse_duration(optarg, &o->spin_ns) < 0)

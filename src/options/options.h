@@ -4,6 +4,7 @@
 #ifndef VOLLEY_OPTIONS_H
 #define VOLLEY_OPTIONS_H
 
+#include "arrivals.h"
 #include "http.h"
 #include "shard.h"
 #include "source.h"
@@ -32,6 +33,8 @@ struct options {
     struct stages *stages; /* --stages parsed (owned): the rate's curve with -R, else the
                             * connections' (then -c is its peak); the run lasts its length */
     int64_t spin_ns;       /* --spin: with -R, busy-wait this long before each arrival; 0 = off */
+    struct arrivals_spec arrivals; /* --arrivals: -R's arrival process (arrivals.h); fixed by default */
+    bool arrivals_given;   /* --arrivals was given (it needs -R) */
     const char *method;    /* -m, default GET (POST with -b or --body-file) */
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
@@ -130,6 +133,13 @@ struct options {
 /* --spin without -R; checked by options_parse, and by main.c again after a
  * script's options(), which may give the rate. */
 #define OPTIONS_SPIN_NEEDS_RATE "--spin: only with -R (it busy-waits for the open model's next arrival)"
+
+/* The checks of --arrivals against the other options: it needs -R, and
+ * a random process split over shards needs --seed (each shard would
+ * otherwise draw a sequence of its own). Made by options_parse, and by
+ * main.c again after a script's options(), which may give -R or --seed.
+ * Returns NULL, or the one error line. */
+const char *options_check_arrivals(const struct options *o);
 
 /* options.seed before a seed is known. */
 #define OPTIONS_NO_SEED UINT64_MAX

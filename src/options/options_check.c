@@ -148,6 +148,16 @@ static int apply_stages(struct options *o, bool rate_set, bool connections_set, 
     return 0;
 }
 
+const char *options_check_arrivals(const struct options *o)
+{
+    if (o->arrivals_given && !o->rate)
+        return "--arrivals: only with -R (it shapes the open model's arrivals; the closed loop has none)";
+    if (arrivals_random(o->arrivals) && o->shard.count > 1 && !o->seed_given)
+        return "--arrivals: with --shard every shard needs the same --seed (the shards split one sequence of "
+               "arrivals drawn from it)";
+    return NULL;
+}
+
 enum options_result options_check(struct options *o, struct options_given g, char *err, size_t errlen)
 {
     if (g.body_file && read_file(g.body_file, &o->body, &o->body_len, err, errlen) < 0)
@@ -221,6 +231,11 @@ enum options_result options_check(struct options *o, struct options_given g, cha
     /* With a script, its options() may give -R: main.c checks after it. */
     if (o->spin_ns && !o->rate && !o->script) {
         snprintf(err, errlen, "%s", OPTIONS_SPIN_NEEDS_RATE);
+        return OPTIONS_ERROR;
+    }
+    const char *why = o->script ? NULL : options_check_arrivals(o);
+    if (why) {
+        snprintf(err, errlen, "%s", why);
         return OPTIONS_ERROR;
     }
     if (o->http10 && o->keepalive)

@@ -121,6 +121,11 @@ static void summary(FILE *out, struct html_rd *rd, const struct json *r)
         fprintf(out, "open model at ");
         html_num(out, orate, 3);
         fprintf(out, " %s/s", flow ? "iterations" : "requests");
+        const char *ar = html_rd_str(rd, opt, "options", "arrivals", false, NULL); /* none before --arrivals */
+        if (ar && strcmp(ar, "fixed") != 0) {
+            fprintf(out, ", arrivals ");
+            esc(out, ar);
+        }
     } else {
         esc(out, model ? model : "closed");
         fprintf(out, " loop");

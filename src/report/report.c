@@ -130,6 +130,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     if (o->rate) {
         /* A flow's schedule starts iterations, not requests (conn_flow.c). */
         fprintf(out, "open model at %" PRIu64 " %s/s%s", o->rate, arrivals_word(o), o->stages ? " at most" : "");
+        if (arrivals_random(o->arrivals)) {
+            char ar[48];
+            fprintf(out, ", %s", arrivals_describe(o->arrivals, ar, sizeof ar));
+        }
         stages_text(out, o, "/s");
         if (o->spin_ns % 1000 == 0 && o->spin_ns)
             fprintf(out, ", spin %" PRId64 "us", o->spin_ns / 1000);
@@ -160,7 +164,13 @@ bool report_rate_missed(FILE *err, const struct options *o, const struct run_res
                 r->stats.unsent, r->stats.arrivals + r->stats.unsent, flow ? "iterations" : "arrivals", verb);
         return true;
     }
-    if (o->shard.count > 1 && !r->merged)
+    if (report_drawn_rate(o, r) > 0) {
+        char ar[48];
+        fprintf(err, "volley: -R %" PRIu64 " (%s, %.2f/s as drawn): target rate not met: %.2f %s/s %s, %" PRIu64
+                     " never %s\n",
+                o->rate, arrivals_describe(o->arrivals, ar, sizeof ar), report_drawn_rate(o, r), sent,
+                arrivals_word(o), verb, r->stats.unsent, verb);
+    } else if (o->shard.count > 1 && !r->merged)
         fprintf(err, "volley: -R %" PRIu64 " (--shard %u/%u: %.2f/s of it): target rate not met: %.2f %s/s %s, %" PRIu64 " never %s\n",
                 o->rate, o->shard.index, o->shard.count, report_target_rate(o, r), sent, arrivals_word(o), verb,
                 r->stats.unsent, verb);
@@ -197,6 +207,11 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
                      " never %s\n",
                 s->arrivals + s->unsent, flow ? "iterations" : "arrivals", sent, verb, s->arrivals, verb, s->unsent,
                 verb);
+    else if (report_drawn_rate(o, r) > 0)
+        fprintf(out, "  Rate: %s%s/s scheduled on average, %.2f/s as drawn, %.2f/s %s; %" PRIu64 " %s, %" PRIu64
+                     " never %s\n",
+                fmt_rate(rt, sizeof rt, report_target_rate(o, r)), flow ? " iterations" : "", report_drawn_rate(o, r),
+                sent, verb, s->arrivals, verb, s->unsent, verb);
     else
         fprintf(out, "  Rate: %s%s/s scheduled, %.2f/s %s; %" PRIu64 " %s, %" PRIu64 " never %s\n",
                 fmt_rate(rt, sizeof rt, report_target_rate(o, r)), flow ? " iterations" : "", sent, verb, s->arrivals,
@@ -206,6 +221,8 @@ static void rate_text(FILE *out, const struct options *o, const struct run_resul
     if (o->stages)
         fprintf(out, "  Target rate NOT met: %" PRIu64 " of %" PRIu64 " %s never %s (", s->unsent,
                 s->arrivals + s->unsent, flow ? "iterations" : "arrivals", verb);
+    else if (report_drawn_rate(o, r) > 0)
+        fprintf(out, "  Target rate NOT met: %.2f/s of %.2f/s as drawn (", sent, report_drawn_rate(o, r));
     else
         fprintf(out, "  Target rate NOT met: %.2f/s of %s/s (", sent, fmt_rate(rt, sizeof rt, report_target_rate(o, r)));
     if (flow ? lag->count != 0 : s->completed != 0) { /* else no timing figures at all (report_text) */

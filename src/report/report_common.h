@@ -22,9 +22,15 @@ void report_hist_line(FILE *out, const char *name, const struct hist *h);
  * that they count as the top (in the max, the mean and the percentiles). */
 void report_clamped_note(FILE *out, int64_t clamped, const char *top);
 
+/* -R with --arrivals poisson or gamma:K: the rate the drawn schedule
+ * asked for over its span (due_span_ns), which is -R only on average;
+ * 0 for fixed arrivals, or when not known. */
+double report_drawn_rate(const struct options *o, const struct run_result *r);
+
 /* -R: whether sent (report_sent_rate) reached the target: the text
  * report's, the JSON's and the exit status's one criterion (99 % of
- * report_target_rate; with --stages, 99 % of the arrivals sent). */
+ * report_target_rate; with --stages, 99 % of the arrivals sent; with a
+ * random process, 99 % of report_drawn_rate). */
 bool report_rate_met(const struct options *o, const struct run_result *r, double sent);
 
 /* "  \"name\": {...}" with a comma unless last, and a newline. */

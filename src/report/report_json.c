@@ -166,10 +166,13 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
             o->http10 ? "1.0" : "1.1");
     fprintf(out, "\"latency_distribution\": %s, \"verbose\": %s, ", o->latency ? "true" : "false",
             o->verbose ? "true" : "false");
-    if (o->rate)
-        fprintf(out, "\"rate\": %" PRIu64, o->rate);
-    else
-        fprintf(out, "\"rate\": null");
+    if (o->rate) {
+        char ar[48];
+        fprintf(out, "\"rate\": %" PRIu64 ", \"arrivals\": ", o->rate);
+        json_out_str(out, arrivals_text(o->arrivals, ar, sizeof ar));
+    } else {
+        fprintf(out, "\"rate\": null, \"arrivals\": null");
+    }
     if (o->spin_ns)
         json_num(out, ", \"spin\": ", (double)o->spin_ns / 1e9, 9);
     else
@@ -198,8 +201,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, "  \"rate\": {\"of\": \"%s\", \"target\": ", o->flow ? "iterations" : "requests");
         report_shard_json_rate(out, o, r);
         json_num(out, ", \"sent_per_sec\": ", sent, 3);
-        fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64 "},\n",
-                s->arrivals, s->unsent, report_rate_met(o, r, sent) ? "true" : "false", r->sent_span_ns);
+        fprintf(out, ", \"sent\": %" PRIu64 ", \"unsent\": %" PRIu64 ", \"met\": %s, \"sent_span_ns\": %" PRId64
+                     ", \"due_span_ns\": %" PRId64 "},\n",
+                s->arrivals, s->unsent, report_rate_met(o, r, sent) ? "true" : "false", r->sent_span_ns,
+                r->due_span_ns);
     }
 
     json_num(out, "  \"start_time\": ", r->start_epoch, 6);

@@ -31,6 +31,9 @@ struct run_result {
     int64_t t0, t_end;   /* monotonic ns of the start (-R's arrival 0) and of the end */
     int64_t sent_span_ns; /* -R: the time the arrivals sent went out over (the rate
                            * sent is arrivals / span; 0 with nothing sent) */
+    int64_t due_span_ns;  /* -R: the time those arrivals (and those never sent) were due
+                           * over: sent_span_ns but for lateness. --arrivals poisson or
+                           * gamma:K's drawn rate is (sent + unsent) / span; 0: not known */
     bool interrupted;    /* stopped by SIGINT/SIGTERM */
     bool tls_known;      /* https: tls holds what the start-up probe's handshake agreed on */
     struct tls_info tls; /* (set by main before the run; run_execute leaves it) */

@@ -247,6 +247,7 @@ int compare_load(struct compare_run *r, const struct json *root, char *err, size
     r->url = html_rd_str(&rd, tgt, "target", "url", false, NULL);
     r->method = html_rd_str(&rd, opt, "options", "method", false, NULL);
     r->rate = html_rd_num(&rd, opt, "options", "rate", false);
+    r->arrivals = html_rd_str(&rd, opt, "options", "arrivals", false, NULL);
     r->connections = html_rd_num(&rd, opt, "options", "connections", false);
     r->threads = html_rd_num(&rd, opt, "options", "threads", false);
     r->duration = html_rd_num(&rd, opt, "options", "duration", false);

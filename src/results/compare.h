@@ -90,6 +90,7 @@ struct compare_run {
     /* settings, for the warnings */
     const char *model, *scheme, *method, *url, *http2;
     double rate, connections, threads, duration, requests, iterations;
+    const char *arrivals; /* options.arrivals: "poisson", "gamma:K"; NULL or "fixed": evenly spaced */
     double secs; /* the run's duration (seconds; NAN when absent) */
     /* A flow's (iterations not null): the iterations, checks and groups. */
     bool flow;

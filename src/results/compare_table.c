@@ -14,12 +14,19 @@
 
 /* Settings. */
 
+/* The model, and -R's arrival process unless evenly spaced (fixed, or a
+ * result from before --arrivals): "open model at 1000/s, arrivals poisson". */
 static void describe_model(const struct compare_run *r, char *buf, size_t len)
 {
+    char ar[64] = "";
+    if (r->arrivals && strcmp(r->arrivals, "fixed") != 0) {
+        char q[40];
+        snprintf(ar, sizeof ar, ", arrivals %s", quote_printable(q, sizeof q, r->arrivals));
+    }
     if (!isnan(r->rate) && r->flow) /* a flow's -R starts iterations */
-        snprintf(buf, len, "open model at %.10g iterations/s", r->rate);
+        snprintf(buf, len, "open model at %.10g iterations/s%s", r->rate, ar);
     else if (!isnan(r->rate))
-        snprintf(buf, len, "open model at %.10g/s", r->rate);
+        snprintf(buf, len, "open model at %.10g/s%s", r->rate, ar);
     else if (r->model && strcmp(r->model, "open") == 0)
         snprintf(buf, len, "open model");
     else

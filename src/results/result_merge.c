@@ -78,7 +78,7 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
         {"options", "connections"}, {"options", "duration"}, {"options", "requests"}, {"options", "rate"},
         {"options", "stages"},   {"options", "method"},    {"options", "headers"},    {"options", "body_bytes"},
         {"options", "timeout"},  {"options", "keepalive"}, {"options", "http_version"}, {"options", "targets"},
-        {"options", "iterations"},
+        {"options", "iterations"}, {"options", "arrivals"},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         const char *p = fields[i].parent, *k = fields[i].key;
@@ -88,6 +88,19 @@ int result_merge_same_settings(const struct json *a, const struct json *b, char 
             char sx[96], sy[96];
             snprintf(what, len, "%s%s%s: %s and %s", p ? p : "", p ? "." : "", k, show(x, sx, sizeof sx),
                      show(y, sy, sizeof sy));
+            return -1;
+        }
+    }
+    /* A random process is one sequence only under one seed (arrivals.h):
+     * shards with others drew arrivals that are not the run's. */
+    const struct json *ar = json_in_get(json_in_get(a, "options"), "arrivals");
+    if (ar && ar->type == JSON_STRING && strcmp(ar->s, "fixed") != 0) {
+        const struct json *x = json_in_get(json_in_get(a, "options"), "seed");
+        const struct json *y = json_in_get(json_in_get(b, "options"), "seed");
+        if (!same(x, y)) {
+            char sx[96], sy[96];
+            snprintf(what, len, "options.seed: %s and %s (--arrivals %.40s draws the run's arrivals from the seed)",
+                     show(x, sx, sizeof sx), show(y, sy, sizeof sy), ar->s);
             return -1;
         }
     }
@@ -394,6 +407,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     double a_sent = a0 + (double)a->sent_span_ns / 1e9, b_sent = b0 + (double)b->sent_span_ns / 1e9;
     a->duration_ns = llround(((a_end > b_end ? a_end : b_end) - start) * 1e9);
     a->sent_span_ns = llround(((a_sent > b_sent ? a_sent : b_sent) - start) * 1e9);
+    double a_due = a0 + (double)a->due_span_ns / 1e9, b_due = b0 + (double)b->due_span_ns / 1e9;
+    a->due_span_ns = a->due_span_ns > 0 && b->due_span_ns > 0
+                         ? llround(((a_due > b_due ? a_due : b_due) - start) * 1e9)
+                         : 0; /* not known for one of them: not for the run */
     a->t_end = a->duration_ns;
     a->start_epoch = start;
     if (sums_over(&a->stats, &b->stats, err, errlen))

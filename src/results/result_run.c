@@ -89,6 +89,13 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     o->rate = (uint64_t)html_rd_count(rd, op, "options", "rate");
     o->source_spec = html_rd_str(rd, op, "options", "source", false, NULL);
     o->spin_ns = rd_seconds(rd, op, "options", "spin", 1);
+    /* absent (results before --arrivals) or null (no -R): fixed */
+    const char *ar = html_rd_str(rd, op, "options", "arrivals", false, NULL);
+    if (ar && !rd->failed) {
+        char why[300];
+        if (arrivals_parse(ar, &o->arrivals, why, sizeof why) < 0)
+            html_rd_fail(rd, "options", "arrivals", "%s", why);
+    }
     const struct json *sg = html_rd_of(rd, op, "options", "stages", JSON_OBJECT, false);
     const char *spec = sg ? html_rd_str(rd, sg, "options.stages", "spec", true, NULL) : NULL;
     if (spec && !rd->failed) {
@@ -503,6 +510,11 @@ int result_run_load(const struct json *root, const struct threshold_expr *exprs,
                          (double)r->stats.arrivals, sent);
         else
             r->sent_span_ns = (int64_t)span;
+        double due = html_rd_count(&rd, rt, "rate", "due_span_ns"); /* 0 when absent: not known */
+        if (!(due <= 1e16))
+            html_rd_fail(&rd, "rate", "due_span_ns", "%.17g: more than 1e7 s", due);
+        else
+            r->due_span_ns = (int64_t)due;
     }
     r->t_end = r->duration_ns;
     load_tls(&rd, root, r);

@@ -4,6 +4,7 @@
  * them. The Lua states the workers are given: run_script.c. */
 #include "run.h"
 
+#include "arrivals.h"
 #include "clock.h"
 #include "http.h"
 #include "progress.h"
@@ -280,22 +281,6 @@ static uint64_t run_seed(void)
     return (uint64_t)clock_now_ns() ^ ((uint64_t)getpid() << 32);
 }
 
-/* -R: the time the arrivals sent went out over. With arrivals never sent,
- * the run's (at most -d); else through the last arrival's own interval, or
- * later when it went out late (a server or a pool too slow for the rate). */
-static int64_t sent_span(const struct options *o, const struct run_result *r)
-{
-    const struct stats *s = &r->stats;
-    if (!o->rate || s->arrivals == 0)
-        return 0;
-    if (s->unsent > 0) {
-        int64_t span = r->t_end - r->t0;
-        return o->duration_ns && span > o->duration_ns ? o->duration_ns : span;
-    }
-    int64_t due_end = s->last_due + (int64_t)(1e9 / (double)o->rate);
-    return (s->last_send > due_end ? s->last_send : due_end) - r->t0;
-}
-
 /* The --hlog log's comment line: what ran, and the histograms' units. */
 static void hlog_comment(const struct options *o, const struct target *t, const char *run_id, char *buf, size_t len)
 {
@@ -365,12 +350,13 @@ static int wait_start(const struct options *o, const sigset_t *signals, char *er
  * --source or the output files, which may differ from machine to machine. */
 static void run_settings(const struct options *o, const struct target *t, char *buf, size_t len)
 {
+    char ar[48];
     int n = snprintf(buf, len, "%s|%s|c=%u|n=%" PRIu64 "|d=%" PRId64 "|R=%" PRIu64 "|st=%s|to=%" PRId64
-                     "|ka=%d|h10=%d|h2=%d|m=%u|s=%s|tg=%s|N=%u|b=%zu",
+                     "|ka=%d|h10=%d|h2=%d|m=%u|s=%s|tg=%s|N=%u|b=%zu|ar=%s",
                      t->url, o->method, o->connections, o->requests, o->duration_ns, o->rate,
                      o->stages_spec ? o->stages_spec : "", o->timeout_ns, o->keepalive, o->http10, (int)o->http2,
                      o->streams, o->script ? o->script : "", o->targets_path ? o->targets_path : "",
-                     o->shard.count, o->body_len);
+                     o->shard.count, o->body_len, arrivals_text(o->arrivals, ar, sizeof ar));
     for (size_t i = 0; i < o->nheaders && n > 0 && (size_t)n < len; i++)
         n += snprintf(buf + n, len - (size_t)n, "|H=%s", o->headers[i]);
 }
@@ -398,6 +384,14 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .h2_window = o->h2_window,
         .authority = t->host_header,
     };
+    /* --arrivals poisson or gamma:K: one process for every worker, drawn
+     * from the run seed, so that every shard given the same seed walks the
+     * same sequence. */
+    struct arrivals process;
+    if (o->rate && arrivals_random(o->arrivals)) {
+        arrivals_init(&process, o->arrivals, o->seed);
+        cfg.arrivals = &process;
+    }
     struct tls_config tls;
     if (t->tls) {
         run_tls_config(o, t, &tls);
@@ -405,6 +399,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     }
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
+    _Atomic int64_t streams_now = 0, streams_peak = 0;
+    cfg.streams_now = &streams_now;
+    cfg.streams_peak = &streams_peak;
     cfg.addr = target_sockaddr(t, &cfg.addrlen);
     struct http_request_spec spec = run_request_spec(o, t);
     char *req = http_request_encode(&spec, &cfg.req_len);
@@ -452,9 +449,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     cfg.conn_offset = (uint32_t)shard_first(o->connections, sh);
     /* -R: arrival k goes to the worker whose lane is k mod (W * N)
      * (shard_lane), so the shares follow from the run's total (-n, or
-     * what -d's schedule holds). */
-    uint64_t arrivals = !o->rate ? 0 : o->stages ? stages_arrivals(o->stages)
-                                              : sched_total(o->rate, units, o->duration_ns);
+     * what -d's schedule holds). A random process's count by -d is not
+     * known before it is drawn: the end (sched_end) bounds it instead. */
+    uint64_t arrivals = run_rate_arrivals(o, units);
     int rc = 0;
     uint32_t made = 0, conn_base = cfg.conn_offset;
     uint64_t req_base = shard_first(units, sh);
@@ -594,6 +591,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
     }
+    res->stats.stream.peak = (uint64_t)atomic_load(&streams_peak);
     series_finish(&res->series);
     res->hlog_error[0] = '\0';
     if (r.hlog_on)
@@ -636,17 +634,10 @@ int run_execute(const struct options *o, const struct target *t, struct script *
             snprintf(res->script_error, sizeof res->script_error, "%s", r.workers[i].script_error);
     }
     res->interrupted = r.interrupted;
-    /* -R: the run lasts at least its schedule's span, which the last
-     * arrival's answer may beat: -d when -d bounds the schedule, else the
-     * end of the last arrival's own interval (-n N: N / rate). Not when it
-     * was stopped early. */
-    if (o->rate && !res->interrupted && !res->unreachable && !res->script_error[0] && !r.aborted_run) {
-        bool by_d = o->duration_ns && (o->stages || arrivals == sched_total(o->rate, 0, o->duration_ns));
-        int64_t span = by_d ? o->duration_ns : (int64_t)((double)arrivals * 1e9 / (double)o->rate);
-        if (res->duration_ns < span)
-            res->duration_ns = span;
-    }
-    res->sent_span_ns = sent_span(o, res);
+    /* -R: the run's length and the spans its rates are judged over. Not
+     * when it was stopped early. */
+    bool early = res->interrupted || res->unreachable || res->script_error[0] || r.aborted_run;
+    run_rate_finish(o, arrivals, units, early, res);
     series_pad(&res->series, res->duration_ns);
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */

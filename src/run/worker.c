@@ -84,6 +84,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
     memset(&w->res, 0, sizeof w->res);
+    memset(&w->event, 0, sizeof w->event);
     bool flow = script && script_has(script, SCRIPT_USER);
     w->flow_res = flow ? xcalloc(nconns ? nconns : 1, sizeof *w->flow_res) : NULL;
     w->sampled = 0;
@@ -119,6 +120,10 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         .flow_res = w->flow_res,
         .max_body = cfg->max_body,
         .res = &w->res,
+        .script_event = script && script_has(script, SCRIPT_EVENT),
+        .event = &w->event,
+        .streams_now = cfg->streams_now,
+        .streams_peak = cfg->streams_peak,
         .conn_done = w->conn_done,
         .transport = transport,
         .transport_ctx = transport_ctx,
@@ -157,6 +162,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             .conn_base = conn_base,
             .conn_done = w->conn_done,
             .res = &w->res,
+            .event = &w->event,
             .metrics = &w->stats.metrics,
             .names = cfg->names,
             .stats = &w->stats,
@@ -179,6 +185,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         sched_spin(&w->sched, cfg->spin_ns);
         if (cfg->stages)
             sched_curve(&w->sched, cfg->stages);
+        sched_arrivals(&w->sched, cfg->arrivals);
         /* A flow's schedule starts iterations; its requests are timed from
          * their own start, as a closed loop's are. */
         if (flow) {
@@ -424,6 +431,8 @@ static void *worker_main(void *arg)
         script_take_reasons(w->script, &w->stats);
     if (w->shared.too_large)
         stats_add_reason(&w->stats, "response larger than --max-body", w->shared.too_large);
+    if (w->shared.event_too_large)
+        stats_add_reason(&w->stats, "an event larger than --max-body", w->shared.event_too_large);
     for (uint32_t i = 0; i < w->stats.nnames; i++)
         if (w->stats.names[i] && w->stats.names[i]->too_large)
             stats_name_reason(&w->stats, i, "response larger than --max-body", w->stats.names[i]->too_large);

@@ -34,12 +34,15 @@ struct worker_config {
     bool samples;            /* --samples */
     uint64_t heartbeat;      /* --heartbeat */
     _Atomic uint64_t *completed_all; /* shared by the workers for the heartbeat */
+    _Atomic int64_t *streams_now, *streams_peak; /* streams open at once, and the most (shared) */
     bool one_first;          /* --one-first */
     bool heads;              /* --heads */
     unsigned show_errors;    /* --show-errors N; 0: off (the first non-2xx response is kept all the same) */
     uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
     const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
                                   * connections' (NULL: none) */
+    const struct arrivals *arrivals; /* -R: the arrival process (--arrivals), drawn from the run
+                                      * seed; NULL: fixed */
     uint32_t nworkers;       /* -R: how many workers share the schedule */
     struct shard shard;      /* --shard: this process's part of the run ({0, 1}: all of it);
                               * worker w's lane of the schedule is shard_lane(shard, w) of
@@ -78,6 +81,7 @@ struct worker {
     struct script *script;   /* NULL without -s; owned by the run (done() still reads it) */
     char *script_req;        /* the request a script without request() left in wrk.* */
     struct script_res res;   /* the response a response() hook looks at */
+    struct script_event event; /* the event an event() hook looks at */
     struct script_res *flow_res; /* a flow: per connection slot, its user's latest response */
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */

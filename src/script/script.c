@@ -87,6 +87,7 @@ struct script *script_new(char *err, size_t errlen)
     lua_pushcfunction(L, message_handler);
     s->handler = luaL_ref(L, LUA_REGISTRYINDEX);
     s->response = LUA_NOREF;
+    s->event = LUA_NOREF;
     snprintf(s->name, sizeof s->name, "volley");
     /* First: table walks that LuaJIT compiles wrongly stay out of its
      * traces in everything loaded after (lua/volley/traverse.lua says why);

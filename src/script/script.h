@@ -36,6 +36,7 @@ enum script_hook {
     SCRIPT_RESPONSE,
     SCRIPT_DONE,
     SCRIPT_USER,     /* a flow: one iteration of a virtual user (scenario tables only) */
+    SCRIPT_EVENT,    /* an event of a streamed response (scenario tables only) */
     SCRIPT_HOOKS
 };
 
@@ -129,7 +130,33 @@ struct script_res {
                          * of a chunked body for HTTP/1 */
     int32_t error;      /* a flow's request: 0 answered, else the failure's kind + 1
                          * (enum stats_error): it has no response */
+    double events;      /* a streamed response's events (conn_stream.h); 0 for others */
 };
+
+/* An event of a streamed response, for event(conn, ev) (conn_stream.c
+ * fills it; its strings are valid only during the call, as live says).
+ * Lua reads it, and writes tokens, total and prompt, through the FFI:
+ * lua/volley/api.lua mirrors the layout, so change both together. */
+struct script_event {
+    const char *type;   /* "message" unless an event: field named it; "line" for a line stream */
+    size_t type_len;
+    const char *data;
+    size_t data_len;
+    const char *id;     /* the last event ID; may be empty */
+    size_t id_len;
+    double t;           /* microseconds from the request's start to the read that completed it */
+    double retry;       /* ms, when the event carried a valid retry: field; else -1 */
+    double total;       /* set by the hook: the stream's output tokens as the server counts
+                         * them (its usage); -1: not set */
+    double prompt;      /* set by the hook: the stream's input tokens; -1: not set */
+    int32_t tokens;     /* set by the hook: tokens this event carried (0: none) */
+    int32_t live;       /* 1 during the call; an ev kept past it raises */
+    uint32_t serial;    /* changes with every event */
+    int32_t name;       /* private: the request's name id + 1 */
+};
+
+/* event(conn, ev)'s verdicts (script_event). */
+enum { SCRIPT_EVENT_GO_ON, SCRIPT_EVENT_CLOSE, SCRIPT_EVENT_FAILED };
 
 /* A worker thread as scripts see it: the thread object of setup(thread) in
  * the main state, and wrk.thread in the worker's own state. Owned by the
@@ -154,6 +181,7 @@ struct script_worker {
     unsigned conn_base;            /* conn.id of the worker's slot 0, minus 1 */
     const uint32_t *conn_done;     /* per slot: responses completed on the open connection */
     struct script_res *res;
+    struct script_event *event;    /* the worker's, filled for each event() call */
     struct metrics *metrics;
     struct names *names;           /* the run's request names (names.h), shared by the workers */
     struct stats *stats;           /* the worker's: each name's figures are made at its first use */
@@ -177,6 +205,8 @@ struct script_flow_names {
  * use (the FFI's name_id). */
 struct script_names {
     int32_t next;         /* id + 1 of the name the next request takes; 0: none */
+    int32_t stream;       /* 1: the request request() returned asks to stream (its table's
+                           * stream = true); taken by script_request_streams */
     struct names *names;
     struct stats *stats;
 };
@@ -209,6 +239,13 @@ bool script_response_reads(const struct script *s);
  * the state). Returns 0, or -1 with err when it raised an error or returned
  * something other than nil, true or false[, reason]. */
 int script_response(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen);
+
+/* Calls event(conn, ev) for the event in the bound script_event. *verdict
+ * is SCRIPT_EVENT_GO_ON (it returned nothing or true), _CLOSE (it returned
+ * "close": the client ends the stream) or _FAILED (false[, reason]: the
+ * reason counted as a validation failure's). Returns 0, or -1 with err
+ * when it raised an error or returned something else. */
+int script_event(struct script *s, unsigned slot, int *verdict, char *err, size_t errlen);
 
 /* Moves the validation failures counted by reason into st->reasons (call
  * when the worker has stopped). */
@@ -246,6 +283,10 @@ int script_done(struct script *s, const struct stats *st, int64_t duration_ns, b
  * since the last request, the table form of wrk.format), its id + 1, or 0
  * for none; the next request starts unnamed again. Returns 0, or -1 with
  * err ("file:line: in request(): ..."). */
+/* Whether the request script_request returned last asked for its response
+ * to stream whatever its type (a request table's stream = true). */
+bool script_request_streams(struct script *s);
+
 int script_request(struct script *s, unsigned slot, const char **req, size_t *len, uint32_t *name, char *err,
                    size_t errlen);
 
@@ -272,6 +313,7 @@ struct script_flow_step {
     uint32_t name;       /* REQUEST: its name id + 1, 0 for none */
     int64_t timeout_ns;  /* REQUEST: its own timeout (opts.timeout), 0: --timeout */
     bool check;          /* REQUEST: it has a check (script_flow_check when it is answered) */
+    uint8_t stream;      /* REQUEST: SCRIPT_FLOW_STREAM bits (opts.stream) */
     double ms;           /* SLEEP */
     bool failed;         /* END */
     bool io;             /* END: the iteration sent a request or slept */
@@ -285,7 +327,18 @@ struct script_flow_item {
     uint32_t name;
     int64_t timeout_ns;
     bool check;
+    uint8_t stream;      /* SCRIPT_FLOW_STREAM bits */
 };
+
+/* A flow request's opts.stream: its response streams (ASKED), and a
+ * function takes each event (CALL: script_flow_event). */
+enum { SCRIPT_FLOW_STREAM_ASKED = 1, SCRIPT_FLOW_STREAM_CALL = 2 };
+
+/* An event of the streamed response of slot's request (item: its place in
+ * a batch, or -1), in the bound script_event: the request's stream
+ * function called. *verdict as script_event's. Returns 0, or -1 with err
+ * when the bridge failed. */
+int script_flow_event(struct script *s, unsigned slot, int item, int *verdict, char *err, size_t errlen);
 
 /* Request i (0-based, below the step's n) of the batch slot's user asked
  * for. */

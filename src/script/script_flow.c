@@ -17,6 +17,14 @@
 /* What flow.lua yields: its first value. */
 enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4 };
 
+/* A request's flags as flow.lua yields them (flags_of there): 1 a check,
+ * 2 its response streams, 4 a function takes its events. */
+static void flags_of(lua_Integer f, bool *check, uint8_t *stream)
+{
+    *check = f & 1;
+    *stream = (uint8_t)((f & 2 ? SCRIPT_FLOW_STREAM_ASKED : 0) | (f & 4 ? SCRIPT_FLOW_STREAM_CALL : 0));
+}
+
 /* The response given as argument 1: a light userdata C handed to the
  * flow (a slot's response, or a batch item's). */
 static struct script_res *res_at(lua_State *L)
@@ -143,7 +151,7 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->req = lua_tolstring(co, 2, &st->len); /* stays on co's stack until the next resume */
         st->name = (uint32_t)lua_tointeger(co, 3);
         st->timeout_ns = units_ms_to_ns(lua_tonumber(co, 4)); /* clamped: any number is safe */
-        st->check = lua_toboolean(co, 5);
+        flags_of(lua_tointeger(co, 5), &st->check, &st->stream);
         return 0;
     case YIELD_SLEEP:
         st->act = SCRIPT_FLOW_SLEEP;
@@ -172,7 +180,20 @@ void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script
     it->req = lua_tolstring(co, at, &it->len);
     it->name = (uint32_t)lua_tointeger(co, at + 1);
     it->timeout_ns = units_ms_to_ns(lua_tonumber(co, at + 2));
-    it->check = lua_toboolean(co, at + 3);
+    flags_of(lua_tointeger(co, at + 3), &it->check, &it->stream);
+}
+
+int script_flow_event(struct script *s, unsigned slot, int item, int *verdict, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    script_push_bridge(s, "flow_event");
+    lua_pushinteger(L, (lua_Integer)slot);
+    lua_pushinteger(L, item);
+    if (script_pcall(s, 2, 1, "user", err, errlen) < 0)
+        return -1;
+    *verdict = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return 0;
 }
 
 int script_flow_check(struct script *s, unsigned slot, int item, struct script_res *res, bool *failed, char *err,

@@ -31,7 +31,7 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_State *L = s->L;
     s->thread = w->thread;
     s->res = w->res;
-    s->names = (struct script_names){0, w->names, w->stats};
+    s->names = (struct script_names){0, 0, w->names, w->stats};
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
     lua_pushlightuserdata(L, w->res);
     lua_pushcclosure(L, c_headers, 1);
@@ -48,9 +48,10 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_pushlightuserdata(L, w->metrics);
     lua_pushlightuserdata(L, &s->names);
     lua_pushinteger(L, NAMES_MAX);
+    lua_pushlightuserdata(L, w->event);
     char err[256];
     /* bind only stores its arguments: it cannot fail short of memory. */
-    if (script_pcall(s, 7, 0, NULL, err, sizeof err) < 0)
+    if (script_pcall(s, 8, 0, NULL, err, sizeof err) < 0)
         fprintf(stderr, "volley: %s\n", err);
     lua_getglobal(L, "wrk");
     script_push_thread(L, w->thread);
@@ -150,6 +151,8 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
      * request; the next one starts unnamed. */
     *name = (uint32_t)s->names.next;
     s->names.next = 0;
+    s->stream_asked = s->names.stream != 0;
+    s->names.stream = 0;
     /* The string must outlive this call: it is written from its own memory
      * until the next request of this slot replaces it. */
     *req = lua_tolstring(L, -1, len);
@@ -232,6 +235,23 @@ int script_response(struct script *s, unsigned slot, bool *failed, char *err, si
     if (script_pcall(s, 1, 1, "response", err, errlen) < 0)
         return -1;
     *failed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return 0;
+}
+
+bool script_request_streams(struct script *s)
+{
+    return s->stream_asked;
+}
+
+int script_event(struct script *s, unsigned slot, int *verdict, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->event);
+    push_conn(s, slot);
+    if (script_pcall(s, 1, 1, "event", err, errlen) < 0)
+        return -1;
+    *verdict = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     return 0;
 }

@@ -21,6 +21,8 @@ struct script {
     bool response_reads;     /* it reads headers or body */
     int response_arity;      /* wrk style: what response() takes: 1 status, 2 +headers, 3 +body */
     struct script_res *res;  /* a worker's: the response being looked at */
+    int event;               /* what C calls per event (bridge.bind_event), LUA_NOREF: none */
+    bool stream_asked;       /* the last request request() returned asks to stream */
     struct script_names names; /* a worker's: the next request's name, and where names go */
     int anchors;             /* table: slot+1 -> the request string being written */
     int handler;             /* the message handler of every protected call */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static const char *const hook_names[SCRIPT_HOOKS] = {
-    "options", "setup", "init", "connect", "request", "delay", "response", "done", "user",
+    "options", "setup", "init", "connect", "request", "delay", "response", "done", "user", "event",
 };
 
 /* Keys of a scenario table that are not hooks: a flow's data file
@@ -107,7 +107,7 @@ failed:
 static int check_hook_keys(struct script *s, char *err, size_t errlen)
 {
     static const char hooks[] =
-        "the hooks are options, setup, init, connect, request, delay, response, done and user";
+        "the hooks are options, setup, init, connect, request, delay, response, event, done and user";
     lua_State *L = s->L;
     lua_pushnil(L);
     while (lua_next(L, -2)) {                       /* table key value */
@@ -141,7 +141,8 @@ static int check_hook_keys(struct script *s, char *err, size_t errlen)
  * with err naming the hook to drop. */
 static int check_flow_hooks(struct script *s, char *err, size_t errlen)
 {
-    static const enum script_hook per_request[] = {SCRIPT_REQUEST, SCRIPT_RESPONSE, SCRIPT_DELAY, SCRIPT_CONNECT};
+    static const enum script_hook per_request[] = {SCRIPT_REQUEST, SCRIPT_RESPONSE, SCRIPT_DELAY, SCRIPT_CONNECT,
+                                                   SCRIPT_EVENT};
     for (size_t i = 0; i < sizeof per_request / sizeof per_request[0]; i++) {
         if (!script_has(s, per_request[i]))
             continue;
@@ -198,7 +199,7 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
     for (int h = 0; h < SCRIPT_HOOKS; h++) {
         if (s->scenario)
             lua_getfield(L, -1, hook_names[h]);
-        else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT || h == SCRIPT_USER)
+        else if (h == SCRIPT_OPTIONS || h == SCRIPT_CONNECT || h == SCRIPT_USER || h == SCRIPT_EVENT)
             lua_pushnil(L); /* not wrk hooks: bridge.run_chunk refused such globals */
         else
             lua_getglobal(L, hook_names[h]);
@@ -228,6 +229,13 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
         s->response_reads = lua_toboolean(L, -2);
         lua_pop(L, 2);
         s->response = luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    if (script_has(s, SCRIPT_EVENT)) {
+        script_push_bridge(s, "bind_event");
+        lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_EVENT]);
+        if (script_pcall(s, 1, 1, NULL, err, errlen) < 0)
+            return -1;
+        s->event = luaL_ref(L, LUA_REGISTRYINDEX);
     }
     return 0;
 }

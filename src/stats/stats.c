@@ -21,6 +21,7 @@ void stats_init(struct stats *s)
     hist_init_default(&s->sendlag);
     metrics_init(&s->metrics);
     stats_flow_init(&s->flow);
+    stats_stream_init(&s->stream);
 }
 
 void stats_init_slots(struct stats *s, uint32_t n)
@@ -74,6 +75,7 @@ void stats_free(struct stats *s)
     }
     metrics_free(&s->metrics);
     stats_flow_free(&s->flow);
+    stats_stream_free(&s->stream);
     free(s->samples);
     s->samples = NULL;
     s->nsamples = s->samples_cap = 0;
@@ -313,6 +315,7 @@ void stats_merge(struct stats *dst, struct stats *src)
         if (src->names[i])
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
     stats_flow_merge(&dst->flow, &src->flow);
+    stats_stream_merge(&dst->stream, &src->stream);
 }
 
 /* Whether b can be merged into a (its count and sums). */
@@ -333,7 +336,7 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
     }
-    if (!stats_flow_merge_fits(&dst->flow, &src->flow))
+    if (!stats_flow_merge_fits(&dst->flow, &src->flow) || !stats_stream_merge_fits(&dst->stream, &src->stream))
         return false;
     /* the records metrics_merge merges by name */
     for (size_t i = 0; i < src->metrics.n; i++) {

@@ -12,6 +12,7 @@
 #include "metrics.h"
 #include "stats_flow.h"
 #include "stats_reason.h"
+#include "stats_stream.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -122,6 +123,7 @@ struct stats {
     uint64_t reasons_more_count;  /* and their failures; 0 in a run */
     struct metrics metrics; /* the script's volley.counter / volley.record */
     struct stats_flow flow; /* a flow's iterations, checks and groups (stats_flow.h) */
+    struct stats_stream stream; /* streamed responses: events, their timing, tokens (stats_stream.h) */
     struct stats_name **names; /* by request name id (names.h): names[id], NULL for a name
                                 * not used here; NULL until the first name (NAMES_MAX
                                 * pointers then) */

@@ -76,20 +76,20 @@ describe("bridge.request", function()
       local ok, err = pcall(bridge.request, function() return { pth = "/x" } end)
       assert.is_false(ok)
       assert.are.equal('unknown key "pth" in the request table (did you mean "path"?)', err)
-      assert.are.same({ "pth|method path headers body name" }, asked)
+      assert.are.same({ "pth|method path headers body name stream" }, asked)
     end)
 
     it("lists the fields when none is near", function()
       local ok, err = pcall(bridge.request, function() return { path = "/", zzz = 1 } end)
       assert.is_false(ok)
-      assert.are.equal('unknown key "zzz" in the request table (its keys are method, path, headers, body and name)',
+      assert.are.equal('unknown key "zzz" in the request table (its keys are method, path, headers, body, name and stream)',
         err)
     end)
 
     it("names a key that is not a string as it is", function()
       local ok, err = pcall(bridge.request, function() return { "/x" } end)
       assert.is_false(ok)
-      assert.are.equal("unknown key 1 in the request table (its keys are method, path, headers, body and name)", err)
+      assert.are.equal("unknown key 1 in the request table (its keys are method, path, headers, body, name and stream)", err)
       assert.are.same({}, asked)
     end)
 

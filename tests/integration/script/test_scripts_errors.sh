@@ -159,9 +159,9 @@ check_bad_table hook_swap 'return { request = function() end, inti = function() 
 check_bad_table hook_case 'return { Request = function() end }' \
     'unknown hook "Request" in the scenario table (did you mean "request"?)'
 check_bad_table hook_helper 'return { request = function() end, helper = function() end }' \
-    'unknown hook "helper" in the scenario table (the hooks are options, setup, init, connect, request, delay, response, done and user)'
+    'unknown hook "helper" in the scenario table (the hooks are options, setup, init, connect, request, delay, response, event, done and user)'
 check_bad_table hook_array 'return { function() end }' \
-    'a number key in the scenario table (the hooks are options, setup, init, connect, request, delay, response, done and user)'
+    'a number key in the scenario table (the hooks are options, setup, init, connect, request, delay, response, event, done and user)'
 check_bad_table options_typo 'return { options = function() return { url = "'"$url"'/", conections = 4 } end }' \
     'options(): unknown option "conections" (did you mean "connections"?)'
 printf 'function respnse(status) end\nhelper = 1\n' > "$S/wrk_globals.lua"
@@ -175,8 +175,8 @@ sent=$((sent + 5))
 for bad in 'pth = "/x"|"pth" in the request table (did you mean "path"?)' \
     'header = {}|"header" in the request table (did you mean "headers"?)' \
     'Body = "x"|"Body" in the request table (did you mean "body"?)' \
-    'nonsense = 1|"nonsense" in the request table (its keys are method, path, headers, body and name)' \
-    '"/x"|1 in the request table (its keys are method, path, headers, body and name)'; do
+    'nonsense = 1|"nonsense" in the request table (its keys are method, path, headers, body, name and stream)' \
+    '"/x"|1 in the request table (its keys are method, path, headers, body, name and stream)'; do
     printf 'local s, n = {}, 0\nfunction s.request(conn)\n  n = n + 1\n  if n <= 3 then return { path = "/" } end\n  return { %s }\nend\nreturn s\n' \
         "${bad%%|*}" > "$S/reqkey.lua"
     runv reqkey -n 20 -c 1 -t 1 -s "$S/reqkey.lua" "$url/"

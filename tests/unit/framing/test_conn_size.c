@@ -18,7 +18,9 @@
  * and flows: struct conn 488 (HTTP/1.1 state inside it), nothing
  * allocated. */
 #define CONN_MAX 312      /* sizeof(struct conn) */
-#define CONN_H1_MAX 464   /* + HTTP/1.1's slot state + TCP's, as allocated */
+#define CONN_H1_MAX 480   /* + HTTP/1.1's slot state + TCP's, as allocated: 464 before streams
+                           * (issue 30), which add a sink to the parser and a pointer to the
+                           * slot's stream state, made only when a response streams */
 
 /* The bytes p takes from the allocator, or 0 for NULL. */
 static size_t usable(void *p)

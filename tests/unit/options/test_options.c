@@ -730,6 +730,32 @@ static void test_spin(void)
     parse_error(ARGV("-R", "10", URL, "--spin"), "--spin", "needs a value", __LINE__);
 }
 
+/* --arrivals: fixed by default; only with -R (or a script's); a random
+ * process over shards only with --seed. */
+static void test_arrivals(void)
+{
+    struct options o;
+    if (parse_ok(&o, ARGV("-R", "10", URL), __LINE__)) {
+        CHECK_INT(o.arrivals.kind, ARRIVALS_FIXED);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-R", "10", "--arrivals", "gamma:0.5", URL), __LINE__)) {
+        CHECK_INT(o.arrivals.kind, ARRIVALS_GAMMA);
+        CHECK(o.arrivals.shape == 0.5);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("-R", "10", "--arrivals=poisson", "--shard", "1/2", "--seed", "3", URL), __LINE__)) {
+        CHECK_INT(o.arrivals.kind, ARRIVALS_POISSON);
+        options_free(&o);
+    }
+    if (parse_ok(&o, ARGV("--arrivals", "poisson", "-s", "x.lua", URL), __LINE__))
+        options_free(&o); /* its options() may give -R: main.c checks after it */
+    parse_error(ARGV("--arrivals", "poisson", URL), "--arrivals", "only with -R", __LINE__);
+    parse_error(ARGV("-R", "10", "--arrivals", "gama:2", URL), "--arrivals", "\"gama:2\" is not", __LINE__);
+    parse_error(ARGV("-R", "10", "--arrivals", "gamma:0", URL), "--arrivals", "K must be", __LINE__);
+    parse_error(ARGV("-R", "10", "--arrivals", "poisson", "--shard", "0/2", URL), "--arrivals", "--seed", __LINE__);
+}
+
 /* --targets: read at parse time, the URL becomes their origin; the order;
  * what it cannot be combined with. (The file's format: test_targets.c.) */
 static void test_targets(void)
@@ -800,6 +826,7 @@ int main(void)
     test_header_rules();
     test_errors();
     test_spin();
+    test_arrivals();
     test_seed();
     test_exit();
     test_fail_if();
