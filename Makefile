@@ -20,8 +20,9 @@ DEB_PACKAGES = dpkg-dev
 # python3-yaml reads the Kubernetes manifest in test_launch_k8s.sh; iproute2
 # brings up loopback in the network namespaces of test_source.sh (and
 # long_100k.sh); ruby-sinatra (with ruby-rack's cookie sessions) on puma is
-# the web shop of test_flow_shop.sh.
-TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma
+# the web shop of test_flow_shop.sh; python3-aiohttp runs tests/integration/py/llm_server.py
+# (the independent LLM server of test_llm_target.sh).
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma python3-aiohttp
 # Needed by the benchmarks only (`make bench`, `make bench-flows`), never by
 # `make test`: Locust, a peer of tests/bench/flows.sh (which installs its
 # other peer, Artillery, from npm into $(BUILD)/artillery itself).

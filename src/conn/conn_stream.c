@@ -39,11 +39,6 @@ void conn_stream_free(struct conn_stream *s)
     free(s);
 }
 
-bool conn_stream_asked(const struct conn *c)
-{
-    return c->sh->script_event || c->stream_asked;
-}
-
 void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start, int64_t t_due, int64_t t_sent)
 {
     struct conn_shared *sh = s->c->sh;
@@ -61,12 +56,9 @@ void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start
     count_open(sh, 1);
 }
 
-void conn_stream_reset(struct conn_stream *s)
+void conn_stream_end(struct conn_stream *s)
 {
-    if (!s)
-        return;
-    if (s->on)
-        count_open(s->c->sh, -1);
+    count_open(s->c->sh, -1);
     s->on = false;
 }
 

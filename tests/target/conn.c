@@ -134,6 +134,7 @@ static ev_io delay_w;
 static struct conn **dheap;
 static size_t dheap_len, dheap_cap;
 static uint64_t delay_armed;       /* due time the timerfd is set to; 0: disarmed */
+static bool in_on_delay;           /* on_delay arms the timerfd once, when it is done */
 
 static void dheap_set(size_t i, struct conn *c)
 {
@@ -213,12 +214,15 @@ void delay_response(struct conn *c, uint64_t due_ns)
     c->due_ns = due_ns;
     dheap_set(dheap_len++, c);
     dheap_up(c->heap_pos);
-    delay_arm();
+    if (!in_on_delay)              /* a /v1 stream re-schedules from inside on_delay */
+        delay_arm();
 }
 
 /* The timerfd expired: answer every response that is due, then re-arm. A
  * response is never sent before its due time; the clock is read again for
- * each one, as answering (or a stall) takes time. */
+ * each one, as answering (or a stall) takes time. At most as many as were
+ * in the heap: a /v1 stream with no gap is due again at once, and must not
+ * keep the loop from reading and accepting. */
 static void on_delay(struct ev_loop *l, ev_io *w, int revents)
 {
     (void)l, (void)revents;
@@ -226,12 +230,14 @@ static void on_delay(struct ev_loop *l, ev_io *w, int revents)
     if (read(w->fd, &ticks, sizeof ticks) < 0 && errno != EAGAIN && errno != EINTR)
         die("read timerfd: %s", strerror(errno));
     delay_armed = 0;               /* it fired (or was reset): arm it afresh */
-    while (dheap_len && dheap[0]->due_ns <= mono_ns()) {
+    in_on_delay = true;
+    for (size_t todo = dheap_len; todo && dheap_len && dheap[0]->due_ns <= mono_ns(); todo--) {
         struct conn *c = dheap[0];
         dheap_remove(c);
         respond(c, &c->req);
         progress(c);               /* may close c, or delay its next request */
     }
+    in_on_delay = false;
     delay_arm();
 }
 
@@ -244,8 +250,10 @@ static void conn_close(struct conn *c)
     ev_timer_stop(loop, &c->timer);
     if (c->delayed) {              /* the client left: cancel its response */
         dheap_remove(c);
-        delay_arm();
+        if (!in_on_delay)
+            delay_arm();
     }
+    llm_conn_free(c);              /* a stream still going: the client is gone */
     if (c->ssl)
         tls_conn_free(c);
     close(c->fd);
@@ -281,7 +289,7 @@ void conn_close_all(void)
  * that asked for it; progress() resumes afterwards. */
 static bool busy(const struct conn *c)
 {
-    return c->delayed || c->lingering || c->never || c->drop_now || c->closing ||
+    return c->delayed || c->streaming || c->lingering || c->never || c->drop_now || c->closing ||
            c->raw_left || c->chunk_active || c->nmarks >= NMARKS ||
            c->out_len - c->out_off > OUT_HIGH || stall_pending;
 }
@@ -340,6 +348,9 @@ static int flush(struct conn *c)
         }
         if (n == 0)
             break;
+        /* A /v1 stream's events: the truth log's time is read just before
+         * the write that carries them (llm_written, once it carried bytes). */
+        uint64_t stamp = c->stamp_wanted ? mono_ns() : 0;
         ssize_t w;
         if (c->ssl) {
             /* One buffer per SSL_write; a retry after WANT_* passes the same
@@ -373,6 +384,8 @@ static int flush(struct conn *c)
             }
             return -1;
         }
+        if (c->stamp_wanted && w > 0)
+            llm_written(c, stamp);
         size_t from_out = (size_t)w < pending ? (size_t)w : pending;
         c->out_off += from_out;
         c->raw_left -= (size_t)w - from_out;
@@ -381,7 +394,7 @@ static int flush(struct conn *c)
     }
     if (!c->rd_wants_write)
         ev_io_stop(loop, &c->wio);
-    if (c->out_cap > OUT_KEEP) {   /* a big body passed through; give it back */
+    if (c->out_cap > OUT_KEEP && !c->streaming) {   /* a big body passed through; give it back */
         free(c->out);
         c->out = NULL;
         c->out_cap = 0;
@@ -423,6 +436,10 @@ static bool progress_conn(struct conn *c)
         }
         if (r == 0)
             break;                 /* on_write calls us again */
+        if (c->drain_wanted) {     /* a /v1 step waited for the client to catch up */
+            llm_drained(c);
+            continue;
+        }
         if (c->closing) {
             linger_start(c);
             return false;
@@ -548,7 +565,7 @@ static void on_read(struct ev_loop *l, ev_io *w, int revents)
     if (n == 0) {
         /* The client is gone (or half-closed). With a delayed response still
          * to come, or nothing ever to come, there is no one to answer. */
-        if (discard || c->delayed) {
+        if (discard || c->delayed || c->streaming) {
             conn_close(c);
             return;
         }

@@ -45,6 +45,7 @@ void request_free(struct conn *c)
     buf_free(&c->hname);
     buf_free(&c->hval);
     buf_free(&c->logline);
+    buf_free(&c->body);
 }
 
 /* Case-insensitive: is the n bytes at s the header name `name`? */
@@ -113,6 +114,9 @@ static int on_message_begin(http_parser *p)
     c->body_hash = 2166136261u;    /* FNV-1a's offset basis */
     c->in_value = c->headers_done = false;
     c->req.authorized = c->req.bearer = false;
+    c->keep_body = c->body_over = false;
+    c->body.len = 0;
+    c->req_id[0] = 0;
     return 0;
 }
 
@@ -169,6 +173,12 @@ static void header_done(struct conn *c)
         vl--;
     if (auth && bearer_token(v, vl))
         c->req.bearer = true;
+    if (name_is(name, nl, "X-Request-Id")) {   /* the /v1 truth log's request id */
+        size_t n = vl < REQ_ID_MAX ? vl : REQ_ID_MAX;
+        for (size_t i = 0; i < n; i++)
+            c->req_id[i] = v[i] > ' ' && v[i] < 127 ? v[i] : '?';
+        c->req_id[n] = 0;
+    }
     if (req_log) {
         log_add(c, " ", 1);
         log_add(c, name, nl);
@@ -205,7 +215,7 @@ static int on_header_value(http_parser *p, const char *at, size_t len)
         size_t nl = c->hname.len;
         c->in_value = true;
         c->hval.len = 0;
-        c->keep_value = name_is(name, nl, "Authorization") ||
+        c->keep_value = name_is(name, nl, "Authorization") || name_is(name, nl, "X-Request-Id") ||
                         (req_log && nl >= 2 && (name[0] == 'X' || name[0] == 'x') &&
                          name[1] == '-');
     }
@@ -221,14 +231,25 @@ static int on_headers_complete(http_parser *p)
         header_done(c);
     c->in_value = false;
     c->headers_done = true;
+    /* The /v1 paths read their body; the others discard it. */
+    c->keep_body = c->url_len >= 4 && memcmp(c->url, "/v1/", 4) == 0;
     return 0;
 }
 
-/* --log-bodies: the body's length and FNV-1a hash (32 bits), as decoded
- * from Content-Length or chunked framing. */
+/* A /v1 path's body is kept (up to LLM_BODY_MAX); with --log-bodies, every
+ * body's length and FNV-1a hash (32 bits), as decoded from Content-Length
+ * or chunked framing. */
 static int on_body(http_parser *p, const char *at, size_t len)
 {
     struct conn *c = p->data;
+    if (c->keep_body && !c->body_over) {
+        if (c->body.len + len <= LLM_BODY_MAX)
+            buf_add(&c->body, at, len);
+        else
+            c->body_over = true;
+    }
+    if (!opt.log_bodies)
+        return 0;
     c->body_len += len;
     for (size_t i = 0; i < len; i++)
         c->body_hash = (c->body_hash ^ (unsigned char)at[i]) * 16777619u;
@@ -241,6 +262,7 @@ static int on_message_complete(http_parser *p)
 {
     struct conn *c = p->data;
     c->req.head = p->method == HTTP_HEAD;
+    c->req.post = p->method == HTTP_POST;
     c->req.keep_alive = http_should_keep_alive(p);
     c->req.http10 = p->http_major == 1 && p->http_minor == 0;
     c->req_done = true;
@@ -257,8 +279,7 @@ void request_parser_settings(http_parser_settings *s)
     s->on_header_value = on_header_value;
     s->on_headers_complete = on_headers_complete;
     s->on_message_complete = on_message_complete;
-    if (opt.log_bodies)
-        s->on_body = on_body;
+    s->on_body = on_body;
 }
 
 /* ---- routing ------------------------------------------------------------ */
@@ -351,12 +372,16 @@ static void route(struct conn *c, struct req *r)
         r->kind = m == 1 ? K_CUTCLOSE : K_BAD;
     else if ((m = match(p, len, "/cut", &n)) != 0)
         r->kind = (m == 2 && n <= MAX_BYTES) ? K_CUT : K_BAD;
+    else if (match(p, len, "/v1/chat/completions", &n) == 1)
+        r->kind = K_LLM, n = 1;
+    else if (match(p, len, "/v1/completions", &n) == 1)
+        r->kind = K_LLM, n = 0;
     r->n = n;
 }
 
 /* ---- responses ---------------------------------------------------------- */
 
-static const char *reason(unsigned code)
+const char *status_reason(unsigned code)
 {
     switch (code) {
     case 100: return "Continue";          case 200: return "OK";
@@ -403,11 +428,23 @@ static void json_items(struct conn *c, const struct req *r, const char *ch)
     push_mark(c, true);
 }
 
+/* Does the connection close after this response (c->nresp counts it)? */
+static bool closes_after(const struct conn *c, const struct req *r)
+{
+    return !r->keep_alive || (r->kind == K_CLOSE && !r->n) || r->kind == K_HTTP10 ||
+           (c->close_every && c->nresp % c->close_every == 0) ||
+           (opt.close_every && c->nresp % opt.close_every == 0);
+}
+
 /* Queue the full response for r. Everything for a small response lands in
  * c->out so that it goes out in one write. */
 void respond(struct conn *c, const struct req *r)
 {
     static const char json[] = "application/json";
+    if (c->streaming) {            /* a /v1 response: its next step is due */
+        llm_due(c);
+        return;
+    }
     if (c->late) {                 /* /late/N's body, due now: the response ends */
         c->late = false;
         out_append(c, "hello world", 11);
@@ -418,9 +455,7 @@ void respond(struct conn *c, const struct req *r)
     c->nresp++;
     if (r->kind == K_CLOSE && r->n)
         c->close_every = r->n;
-    bool close = !r->keep_alive || (r->kind == K_CLOSE && !r->n) || r->kind == K_HTTP10 ||
-                 (c->close_every && c->nresp % c->close_every == 0) ||
-                 (opt.close_every && c->nresp % opt.close_every == 0);
+    bool close = closes_after(c, r);
     const char *ch = close ? "Connection: close\r\n"
                      : r->http10 ? "Connection: keep-alive\r\n" : "";
     c->closing = close;   /* acted on once everything queued is written */
@@ -485,7 +520,7 @@ void respond(struct conn *c, const struct req *r)
     case K_STATUS:
         status = (unsigned)r->n;
         if (status < 200 || status == 204 || status == 304) {
-            out_printf(c, "HTTP/1.1 %u %s\r\n%s\r\n", status, reason(status), ch);
+            out_printf(c, "HTTP/1.1 %u %s\r\n%s\r\n", status, status_reason(status), ch);
             push_mark(c, true);
             return;
         }
@@ -497,7 +532,7 @@ void respond(struct conn *c, const struct req *r)
         break;
     case K_LATE:      /* the head now, the body LATE_MS later (the c->late branch above) */
         out_printf(c, "HTTP/1.1 %u %s\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n%s\r\n",
-                   (unsigned)r->n, reason((unsigned)r->n), ch);
+                   (unsigned)r->n, status_reason((unsigned)r->n), ch);
         if (r->head) {
             push_mark(c, true);
             return;
@@ -544,7 +579,7 @@ void respond(struct conn *c, const struct req *r)
     if (blen == SIZE_MAX)
         blen = strlen(b);
     out_printf(c, "HTTP/1.1 %u %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
-               status, reason(status), type, blen, extra, ch);
+               status, status_reason(status), type, blen, extra, ch);
     if (!r->head)
         out_append(c, b, blen);
     push_mark(c, counted);
@@ -589,6 +624,13 @@ void dispatch(struct conn *c)
     }
     if (r->kind == K_NEVER) {
         c->never = true;
+        return;
+    }
+    if (r->kind == K_LLM) {        /* its own timing (vt_first_ms ...), not --delay-ms */
+        c->nresp++;
+        llm_start(c, now, closes_after(c, r));
+        if (c->body.cap > OUT_KEEP)
+            buf_free(&c->body);    /* a big body passed through; give it back */
         return;
     }
     unsigned long long delay = r->kind == K_DELAY ? r->n

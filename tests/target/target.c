@@ -59,8 +59,8 @@ static int write_file_atomic(const char *path, const char *text)
 }
 
 /* New counters go at the end, so readers that match the text keep working.
- * The TLS counters exist only in TLS mode: a plain server's JSON is as it
- * always was. */
+ * The TLS counters exist only in TLS mode, the llm_* ones once a /v1
+ * request came: a plain server's JSON is otherwise as it always was. */
 int stats_json(char *buf, size_t size)
 {
     int n = snprintf(buf, size,
@@ -68,12 +68,17 @@ int stats_json(char *buf, size_t size)
         ",\"connections\":%" PRIu64 ",\"dropped\":%" PRIu64
         ",\"authorized\":%" PRIu64 ",\"ignored\":%" PRIu64 "%s",
         stats.received, stats.answered, stats.connections, stats.dropped,
-        stats.authorized, stats.ignored, opt.tls_cert ? "" : "}");
+        stats.authorized, stats.ignored, opt.tls_cert || stats.llm_requests ? "" : "}");
     if (opt.tls_cert && n > 0 && (size_t)n < size)
         n += snprintf(buf + n, size - (size_t)n,
             ",\"tls_handshakes\":%" PRIu64 ",\"tls_resumed\":%" PRIu64
-            ",\"tls_failed\":%" PRIu64 "}",
-            stats.tls_handshakes, stats.tls_resumed, stats.tls_failed);
+            ",\"tls_failed\":%" PRIu64 "%s",
+            stats.tls_handshakes, stats.tls_resumed, stats.tls_failed, stats.llm_requests ? "" : "}");
+    if (stats.llm_requests && n > 0 && (size_t)n < size)
+        n += snprintf(buf + n, size - (size_t)n,
+            ",\"llm_streams\":%" PRIu64 ",\"llm_done\":%" PRIu64
+            ",\"llm_events\":%" PRIu64 ",\"llm_cut\":%" PRIu64 "}",
+            stats.llm_streams, stats.llm_done, stats.llm_events, stats.llm_cut);
     return n;
 }
 
@@ -125,6 +130,11 @@ static void usage(FILE *f)
           "         [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]\n"
           "          [--tls-min V] [--tls-max V] [--tls-no-tickets] [--tls-no-resume]\n"
           "          [--tls-log FILE]]\n"
+          "         [--llm-tokens N] [--llm-usage on|off|request] [--llm-first-ms D]\n"
+          "         [--llm-gap-ms D] [--llm-stall-at K --llm-stall-ms S]\n"
+          "         [--llm-stall-all-at-ms T --llm-stall-all-ms S]\n"
+          "         [--llm-framing chunked|length|close] [--llm-event-bytes B]\n"
+          "         [--llm-huge-event] [--llm-log FILE]\n"
           "Test HTTP server for volley. Listens on loopback only (127.0.0.0/8 or ::1).\n"
           "  --delay-ms D        answer every response D ms after its request was read\n"
           "  --stall-every N     after every N-th request, block the whole server for\n"
@@ -146,6 +156,8 @@ static void usage(FILE *f)
           "  --tls-no-resume     no resumption at all (no tickets, no session cache)\n"
           "  --tls-log FILE      '<seq> <protocol> <resumed 0|1> <sni|-> <alpn|->' per\n"
           "                      completed handshake; complete at exit\n"
+          "  --llm-*             POST /v1/chat/completions and /v1/completions: streamed\n"
+          "                      like vLLM; --llm-log FILE: when each event was written\n"
           "See tests/target/README.md.\n", f);
 }
 
@@ -225,6 +237,18 @@ static void parse_options(int argc, char **argv)
         { "tls-no-tickets", no_argument, NULL, 1005 },
         { "tls-no-resume", no_argument, NULL, 1006 },
         { "tls-log", required_argument, NULL, 1007 },
+        { "llm-tokens", required_argument, NULL, LLM_OPT_TOKENS },
+        { "llm-usage", required_argument, NULL, LLM_OPT_USAGE },
+        { "llm-first-ms", required_argument, NULL, LLM_OPT_FIRST_MS },
+        { "llm-gap-ms", required_argument, NULL, LLM_OPT_GAP_MS },
+        { "llm-stall-at", required_argument, NULL, LLM_OPT_STALL_AT },
+        { "llm-stall-ms", required_argument, NULL, LLM_OPT_STALL_MS },
+        { "llm-stall-all-at-ms", required_argument, NULL, LLM_OPT_STALL_ALL_AT },
+        { "llm-stall-all-ms", required_argument, NULL, LLM_OPT_STALL_ALL_MS },
+        { "llm-framing", required_argument, NULL, LLM_OPT_FRAMING },
+        { "llm-event-bytes", required_argument, NULL, LLM_OPT_EVENT_BYTES },
+        { "llm-huge-event", no_argument, NULL, LLM_OPT_HUGE },
+        { "llm-log", required_argument, NULL, LLM_OPT_LOG },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -261,7 +285,13 @@ static void parse_options(int argc, char **argv)
         case 1008: opt.log_bodies = true; break;
         case 1009: opt.timing_peers = true; break;
         case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
+        default:
+            if (ch >= LLM_OPT_TOKENS && ch < LLM_OPT_END) {
+                llm_option(ch, optarg);
+                break;
+            }
+            usage(stderr);
+            exit(2);
         }
     }
     if (optind != argc) {
@@ -297,6 +327,7 @@ int main(int argc, char **argv)
         setvbuf(timing_log, timing_buf, _IOFBF, sizeof timing_buf);
     }
 
+    llm_init();                    /* opens --llm-log: a bad path exits 2 here */
     bool tls = tls_init();         /* certificates are loaded once, here */
     static char tls_buf[16 * 1024];
     if (opt.tls_log_file) {
@@ -339,8 +370,10 @@ int main(int argc, char **argv)
 
     ev_run(loop, 0);
 
+    llm_shutdown();                /* streams cut by the exit end as "shutdown" */
     conn_close_all();
     close(lfd);
+    llm_log_close();
     /* The logs are complete before the stats file appears, so a caller that
      * waits for the stats file can read them all. */
     if (req_log && fclose(req_log) != 0)

@@ -12,6 +12,8 @@
  *   conn.c     connections: accept, read, parse, write, close; output queue;
  *              delayed responses (one timerfd, a min-heap ordered by due time)
  *   request.c  one request: what the parser reports, routing, the response
+ *   llm.c      POST /v1/chat/completions and /v1/completions (streamed like
+ *              vLLM) and the --llm-log truth log; llm_json.c reads their bodies
  *   tls.c      --tls-cert: the server side of TLS (OpenSSL), behind a few
  *              small helpers conn.c calls when a connection has an SSL
  *
@@ -45,7 +47,9 @@
 #define LINGER_S    2.0           /* how long to wait for the client's FIN after ours */
 #define ECHO_MAX    (16 * 1024)   /* /echo returns at most this much of the request head */
 #define ITEMS_MAX   10000         /* largest N of /json/items/N */
-#define STATS_JSON_MAX 512        /* room for the stats JSON: 9 counters of up to 20 digits */
+#define STATS_JSON_MAX 768        /* room for the stats JSON: 13 counters of up to 20 digits */
+#define LLM_BODY_MAX (1024 * 1024) /* /v1 request bodies are kept up to this size */
+#define REQ_ID_MAX  64            /* X-Request-Id is kept up to this many bytes */
 #define TINY_MAX    (1024 * 1024) /* largest N of /tiny/N (one write per body byte) */
 #define LATE_MS     200           /* /late/N: its body this long after its head */
 
@@ -53,7 +57,7 @@ enum kind {
     K_HELLO, K_BYTES, K_CHUNKED, K_CLOSE, K_DELAY, K_NEVER, K_DROP,
     K_HTTP10, K_STATUS, K_CONTINUE, K_STATS, K_BAD,
     K_AUTHENTICATE, K_LOGIN, K_PRIVATE, K_JSON_ITEMS, K_JSON_BAD, K_ECHO,
-    K_TINY, K_CUT, K_CUTCLOSE, K_TRAILERS, K_LATE
+    K_TINY, K_CUT, K_CUTCLOSE, K_TRAILERS, K_LATE, K_LLM
 };
 
 /* One request as far as answering it is concerned. Filled while it is parsed
@@ -62,8 +66,9 @@ enum kind {
  * until then. */
 struct req {
     enum kind kind;
-    unsigned long long n;   /* numeric argument of /bytes/N, /status/N, ... */
+    unsigned long long n;   /* numeric argument of /bytes/N, /status/N, ...; K_LLM: 1 chat */
     bool head;              /* HEAD: headers as for GET, no body */
+    bool post;              /* POST (the /v1 paths want it) */
     bool keep_alive;        /* what the request asked for (version + Connection) */
     bool http10;            /* HTTP/1.0 request: keep-alive must be explicit */
     bool authorized;        /* its head had an X-Token or Authorization header */
@@ -80,6 +85,7 @@ struct buf {
 enum head_scan { HS_BEFORE, HS_HEAD, HS_AFTER };
 
 struct ssl_st;                  /* OpenSSL's SSL; only tls.c looks inside */
+struct llm;                     /* a /v1 response in progress; only llm.c looks inside */
 
 struct conn {
     int fd;
@@ -117,6 +123,16 @@ struct conn {
     struct buf logline;         /* this request's --log line, without newline */
     uint64_t body_len;          /* --log-bodies: this request's body so far (decoded) */
     uint32_t body_hash;         /* ... and its FNV-1a hash */
+    bool keep_body;             /* a /v1 path: its body is kept in body ... */
+    bool body_over;             /* ... unless it is over LLM_BODY_MAX */
+    struct buf body;
+    char req_id[REQ_ID_MAX + 1];   /* X-Request-Id, log-safe ("" if none) */
+
+    /* A /v1 response in progress (llm.c); all false / NULL otherwise. */
+    struct llm *llm;            /* allocated on the connection's first /v1 request */
+    bool streaming;             /* busy: llm.c answers (llm_due) when a due time passes */
+    bool stamp_wanted;          /* the next write carries events: call llm_written */
+    bool drain_wanted;          /* a step fell due with output pending: llm_drained */
 
     char *out;                  /* queued response bytes */
     size_t out_off, out_len, out_cap;
@@ -168,6 +184,8 @@ extern struct options opt;
 struct stats {
     uint64_t received, answered, connections, dropped, authorized, ignored;
     uint64_t tls_handshakes, tls_resumed, tls_failed;
+    uint64_t llm_streams, llm_done, llm_events, llm_cut;
+    uint64_t llm_requests;      /* not shown: the llm_* counters appear once it is > 0 */
 };
 extern struct stats stats;
 
@@ -219,6 +237,38 @@ void dispatch(struct conn *c);
 /* Queue the response to r (also called when a delayed response is due). */
 void respond(struct conn *c, const struct req *r);
 void request_free(struct conn *c);
+
+/* The reason phrase of a status code ("OK", "Bad Request", or the class's). */
+const char *status_reason(unsigned code);
+
+/* ---- llm.c ------------------------------------------------------------ */
+
+/* The --llm-* options' codes for getopt_long; llm_option parses their
+ * values (a bad value exits 2, naming the option). */
+enum {
+    LLM_OPT_TOKENS = 1100, LLM_OPT_USAGE, LLM_OPT_FIRST_MS, LLM_OPT_GAP_MS, LLM_OPT_STALL_AT,
+    LLM_OPT_STALL_MS, LLM_OPT_STALL_ALL_AT, LLM_OPT_STALL_ALL_MS, LLM_OPT_FRAMING,
+    LLM_OPT_EVENT_BYTES, LLM_OPT_HUGE, LLM_OPT_LOG, LLM_OPT_END
+};
+void llm_option(int code, const char *arg);
+/* After the options: checks their combinations, opens --llm-log, and notes
+ * the start time --llm-stall-all-at-ms counts from. */
+void llm_init(void);
+/* Exit: streams still going are logged as ended by "shutdown" from now on;
+ * then, once every connection is closed, llm_log_close completes the log. */
+void llm_shutdown(void);
+void llm_log_close(void);
+/* A /v1 request was fully read at now (c->req, c->body): answer it, or
+ * start its stream; close: the connection closes after the response. */
+void llm_start(struct conn *c, uint64_t now, bool close);
+/* c->streaming and a due time passed (from respond). */
+void llm_due(struct conn *c);
+/* c->drain_wanted and the output queue is empty now. */
+void llm_drained(struct conn *c);
+/* c->stamp_wanted and a write that began at t carried bytes. */
+void llm_written(struct conn *c, uint64_t t);
+/* The connection closes: a stream still going ended (client-gone). */
+void llm_conn_free(struct conn *c);
 
 /* ---- tls.c ------------------------------------------------------------ */
 

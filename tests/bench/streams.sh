@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Streams (server-sent events): what volley spends per event and per open
+# stream, against the floor for reading events and against an idle HTTP
+# connection, all against volley-target's OpenAI streaming mode in the same
+# run (tests/target/README.md, LLM endpoints). With --llm, `volley llm`
+# against the Python peer (shared/bench/llm-peer.py, measuring as vLLM's
+# bench serve does): CPU per token, and the TTFT error against the
+# server's own write times at scale.
+#
+#   bash tests/bench/streams.sh            # per event, and memory per stream
+#   bash tests/bench/streams.sh --llm      # volley llm against the peer
+#
+# Env: ROUNDS (3), STREAMS (100), TOKENS (1000: per stream; one event each,
+#      1 ms apart: 100,000 events/s), MEM_STREAMS (10000), LLM_PROMPTS (4000),
+#      LLM_RATE (1250: requests/s, 32 tokens each: 40,000 tokens/s),
+#      LLM_CONC (2000), VOLLEY (<repo>/build/volley), VOLLEY_TARGET
+#      (<repo>/build/volley-target), PEER (shared/bench/llm-peer.py).
+# Prints a markdown report on stdout, progress on stderr. A report, not a
+# test: exits 0 whether or not the goals are met.
+set -euo pipefail
+export LC_ALL=C
+
+ROUNDS=${ROUNDS:-3}
+STREAMS=${STREAMS:-100}
+TOKENS=${TOKENS:-1000}
+MEM_STREAMS=${MEM_STREAMS:-10000}
+LLM_PROMPTS=${LLM_PROMPTS:-4000}
+LLM_RATE=${LLM_RATE:-1250}
+LLM_CONC=${LLM_CONC:-2000}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
+VOLLEY=${VOLLEY:-$TOP/build/volley}
+VOLLEY_TARGET=${VOLLEY_TARGET:-$TOP/build/volley-target}
+PEER=${PEER:-$TOP/../shared/bench/llm-peer.py}
+MODE=${1:-events}
+
+die() { echo "streams: $*" >&2; exit 1; }
+log() { echo "streams: $*" >&2; }
+[[ -x $VOLLEY && -x $VOLLEY_TARGET ]] || die "build first (make build): $VOLLEY, $VOLLEY_TARGET"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+work=$(mktemp -d)
+tpid=
+cleanup() {
+	[[ -n $tpid ]] && kill "$tpid" 2>/dev/null && wait "$tpid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+start_target() { # extra flags...
+	rm -f "$work/port"
+	"$VOLLEY_TARGET" --port 0 --port-file "$work/port" --max-seconds 900 --quiet "$@" >/dev/null &
+	tpid=$!
+	for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.05; done
+	[[ -s $work/port ]] || die "volley-target did not start"
+	PORT=$(cat "$work/port")
+}
+stop_target() { kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null || true; tpid=; }
+
+# CPU seconds (user + sys) of a command, its output kept in $work/out.
+cpu_of() {
+	/usr/bin/time -f "%U %S %M" -o "$work/time" "$@" >"$work/out" 2>&1 || true
+	awk '{printf "%.4f", $1 + $2}' "$work/time"
+}
+maxrss_of() { awk '{print $3}' "$work/time"; }
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+events_mode() {
+	cc -O2 -o "$work/sse_floor" "$HERE/sse_floor.c" || die "cannot build sse_floor.c"
+	start_target
+	local body='{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":'$TOKENS',"stream":true,"vt_gap_ms":1,"vt_framing":"close"}'
+	printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+		${#body} "$body" >"$work/req"
+	local events=$((STREAMS * (TOKENS + 3))) # the role chunk, the tokens, the finish chunk, [DONE]
+	local f=() v=()
+	for r in $(seq "$ROUNDS"); do
+		log "round $r: floor"
+		f+=("$(cpu_of "$work/sse_floor" "$PORT" "$STREAMS" "$work/req")")
+		grep -q "\"events\": $events," "$work/out" || log "floor: not $events events: $(cat "$work/out")"
+		log "round $r: volley"
+		v+=("$(cpu_of "$VOLLEY" -t 1 -c "$STREAMS" -n "$STREAMS" -b "$body" -H 'Content-Type: application/json' \
+			--timeout 30s --json "$work/v.json" "http://127.0.0.1:$PORT/v1/chat/completions")")
+		/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d.get("stream",{}); e=s.get("events")
+if e is not None and e != int(sys.argv[2]): print("streams: volley counted", e, "events", file=sys.stderr)' "$work/v.json" "$events"
+	done
+	stop_target
+	local fm vm
+	fm=$(printf '%s\n' "${f[@]}" | median)
+	vm=$(printf '%s\n' "${v[@]}" | median)
+	echo "### Per event: $STREAMS streams of $TOKENS events 1 ms apart (about $((STREAMS * 1000)) events/s), median of $ROUNDS"
+	echo
+	echo "| client | CPU s | µs per event |"
+	echo "|---|---|---|"
+	awk -v c="$fm" -v n="$events" 'BEGIN {printf "| floor (sse_floor.c: read, split on blank lines) | %.3f | %.3f |\n", c, c / n * 1e6}'
+	awk -v c="$vm" -v n="$events" 'BEGIN {printf "| volley (no script: parsed, timed, counted) | %.3f | %.3f |\n", c, c / n * 1e6}'
+	awk -v a="$vm" -v b="$fm" -v n="$events" 'BEGIN {d = (a - b) / n * 1e6; printf "\nvolley - floor: %.3f µs per event (goal: at most 2)\n\n", d}'
+}
+
+memory_mode() {
+	start_target
+	local body='{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":4,"stream":true,"vt_first_ms":1000,"vt_gap_ms":1000}'
+	local s i
+	log "memory: $MEM_STREAMS streams"
+	cpu_of "$VOLLEY" -t 2 -c "$MEM_STREAMS" -n "$MEM_STREAMS" -b "$body" -H 'Content-Type: application/json' --timeout 30s \
+		--json "$work/m.json" "http://127.0.0.1:$PORT/v1/chat/completions" >/dev/null
+	s=$(maxrss_of)
+	local peak
+	peak=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("stream",{}).get("peak","?"))' "$work/m.json")
+	log "memory: $MEM_STREAMS idle connections"
+	cpu_of "$VOLLEY" -t 2 -c "$MEM_STREAMS" -n "$MEM_STREAMS" --timeout 30s "http://127.0.0.1:$PORT/delay/5000" >/dev/null
+	i=$(maxrss_of)
+	stop_target
+	echo "### Memory: $MEM_STREAMS SSE streams open at once (peak $peak) against $MEM_STREAMS idle HTTP/1.1 connections"
+	echo
+	echo "| run | max RSS KiB |"
+	echo "|---|---|"
+	echo "| $MEM_STREAMS streams (5 events, 1 s apart) | $s |"
+	echo "| $MEM_STREAMS connections waiting 5 s for their response | $i |"
+	awk -v s="$s" -v i="$i" -v n="$MEM_STREAMS" 'BEGIN {printf "\nper stream above an idle connection: %.3f KiB (goal: at most 2 KB)\n\n", (s - i) / n}'
+}
+
+case $MODE in
+events | "")
+	events_mode
+	memory_mode
+	;;
+--llm) llm_mode ;;
+*) die "unknown mode $MODE (none, or --llm)" ;;
+esac
