@@ -276,7 +276,7 @@ class Runner:
         fails = []
         for c in calls:
             allowed = {0} | expect
-            if "-R" in c["args"] or any(a.startswith("--rate") for a in c["args"]) or \
+            if "-R" in c["args"] or any(a.startswith(("--rate", "--request-rate")) for a in c["args"]) or \
                     c["args"][:1] in (["merge"], ["report"]):   # -R's rate judged again
                 allowed.add(3)
             if any(a.startswith(("--threshold", "--fail-if")) for a in c["args"]):

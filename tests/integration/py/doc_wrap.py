@@ -75,6 +75,8 @@ def rewrite(args, env):
     """args with the URL on the test's servers and the run bounded."""
     if args and args[0] == "llm":
         return rewrite_llm(args, env)
+    if args[:3] == ["-s", "llm", "--"]:
+        return ["-s", "llm", "--"] + rewrite_llm(["llm"] + args[3:], env)[1:]
     if not args or args[0] in ("report", "compare", "merge", "help") or args[0].startswith("--v") \
             or args[0] in ("-h", "--help"):
         return args
