@@ -93,6 +93,8 @@ struct volley_api {
   uint32_t (*data_iteration_row)(struct volley_data *d, uint32_t shard, uint32_t shards);
   int (*json_valid)(const char *text, size_t len, size_t *at);
   int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
+  int (*json_scan)(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
+                   size_t *at);
 };
 
 struct volley_flow_names {

@@ -49,6 +49,8 @@ struct volley_api {
     /* JSON checked and searched in place (json_find.h): a streamed chunk per token. */
     int (*json_valid)(const char *text, size_t len, size_t *at);
     int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
+    int (*json_scan)(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
+                     size_t *at);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -249,6 +251,7 @@ static const struct volley_api api = {
     .data_iteration_row = data_iteration_row,
     .json_valid = json_valid,
     .json_find = json_find,
+    .json_scan = json_scan,
 };
 
 const void *script_api(void)

@@ -358,3 +358,81 @@ int json_find(const char *text, size_t len, const char *path, size_t path_len, s
     *vlen = s.i - start;
     return t;
 }
+
+/* One path of json_scan: its first member name and the rest. */
+struct scan_path {
+    const char *head, *rest;
+    size_t len, head_len, rest_len; /* len: the whole path's */
+    size_t at, end; /* the first member's value named head: its bytes; end 0: none */
+};
+
+int json_scan(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
+              size_t *at)
+{
+    struct scan_path ps[JSON_FIND_MAX_PATHS];
+    size_t np = 0, i = 0;
+    while (i < paths_len && np < JSON_FIND_MAX_PATHS) {
+        const char *end = memchr(paths + i, '\0', paths_len - i);
+        size_t n = end ? (size_t)(end - (paths + i)) : paths_len - i;
+        const char *dot = memchr(paths + i, '.', n);
+        struct scan_path *p = &ps[np];
+        p->head = paths + i;
+        p->len = n;
+        p->head_len = dot ? (size_t)(dot - p->head) : n;
+        p->rest = dot ? dot + 1 : paths + i + n;
+        p->rest_len = dot ? n - p->head_len - 1 : 0;
+        p->at = p->end = 0;
+        types[np] = JSON_FIND_NONE;
+        spans[2 * np] = spans[2 * np + 1] = 0;
+        np++;
+        i += n + 1;
+    }
+    int top = json_valid(text, len, at);
+    if (top != JSON_FIND_OBJECT) {
+        for (size_t k = 0; top != JSON_FIND_NONE && k < np; k++)
+            types[k] = json_find(text, len, ps[k].head, ps[k].len, &spans[2 * k], &spans[2 * k + 1]);
+        return top;
+    }
+    /* An object: its members walked once, each path's first name noted. */
+    struct scan s = {text, len, 0};
+    skip_ws(&s);
+    s.i++; /* { */
+    for (;;) {
+        skip_ws(&s);
+        if (s.i >= s.n || s.p[s.i] != '"')
+            break; /* } */
+        size_t key = s.i + 1;
+        skip_string(&s);
+        size_t key_len = s.i - 1 - key;
+        skip_ws(&s);
+        s.i++; /* : */
+        skip_ws(&s);
+        size_t v = s.i;
+        skip_value(&s);
+        for (size_t k = 0; k < np; k++)
+            if (ps[k].end == 0 && ps[k].head_len == key_len && memcmp(text + key, ps[k].head, key_len) == 0) {
+                ps[k].at = v;
+                ps[k].end = s.i;
+            }
+        skip_ws(&s);
+        if (s.i >= s.n || s.p[s.i] != ',')
+            break;
+        s.i++;
+    }
+    /* Each path found: inside its member's value (an empty path is the
+     * whole object). */
+    for (size_t k = 0; k < np; k++) {
+        if (ps[k].len == 0) {
+            types[k] = json_find(text, len, "", 0, &spans[2 * k], &spans[2 * k + 1]);
+            continue;
+        }
+        if (ps[k].end == 0)
+            continue;
+        size_t off = 0, n = ps[k].end - ps[k].at;
+        types[k] = json_find(text + ps[k].at, n, ps[k].rest, ps[k].rest_len, &off, &spans[2 * k + 1]);
+        spans[2 * k] = ps[k].at + off;
+        if (types[k] == JSON_FIND_NONE)
+            spans[2 * k] = spans[2 * k + 1] = 0;
+    }
+    return top;
+}

@@ -40,4 +40,15 @@ int json_valid(const char *text, size_t len, size_t *at);
  * through a scalar). */
 int json_find(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 
+/* json_valid, then json_find for each of n paths, in one call (one
+ * crossing from a script instead of n + 1): paths[0..paths_len) holds the
+ * paths, each ended by a NUL byte. types[k] is path k's type, and
+ * spans[2k], spans[2k + 1] its offset and length; all 0 when the text is
+ * not valid. Returns json_valid's answer (with *at, when not NULL, on a
+ * text that is not valid). At most JSON_FIND_MAX_PATHS paths are looked
+ * up; the others get 0. */
+#define JSON_FIND_MAX_PATHS 16
+int json_scan(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
+              size_t *at);
+
 #endif

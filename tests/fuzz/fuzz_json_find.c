@@ -6,7 +6,8 @@
  *     same type; what json_valid refuses names a byte within the text;
  *   - on an accepted text, json_find at paths made from the text's own
  *     keys and small indexes answers values inside the text, each of
- *     which json_valid accepts as its own text with the same type;
+ *     which json_valid accepts as its own text with the same type, and
+ *     json_scan of those paths answers what json_find did, path by path;
  *   - on a refused text json_find still reads nothing outside it.
  *
  * Linked with replay_main.c instead of libFuzzer this is a plain program
@@ -83,6 +84,10 @@ static void probe(const char *text, size_t len)
         i = j;
     }
     char path[64];
+    /* Every path tried, NUL-ended, with json_find's answers, for json_scan. */
+    char all[16 * 64];
+    size_t all_len = 0, np = 0, want_spans[32];
+    int want[16];
     for (size_t a = 0; a <= nw; a++) {
         for (int idx = -1; idx < 3; idx++) {
             size_t p = 0;
@@ -95,6 +100,15 @@ static void probe(const char *text, size_t len)
             size_t off = 0, vlen = 0;
             int t = json_find(text, len, path, p, &off, &vlen);
             check_found(text, len, t, off, vlen);
+            if (np < 16) {
+                memcpy(all + all_len, path, p);
+                all[all_len + p] = '\0';
+                all_len += p + 1;
+                want[np] = t;
+                want_spans[2 * np] = t ? off : 0;
+                want_spans[2 * np + 1] = t ? vlen : 0;
+                np++;
+            }
             if (t != JSON_FIND_NONE && a < nw) {
                 /* One level further: the first word again under it. */
                 p += (size_t)snprintf(path + p, sizeof path - p, ".0");
@@ -102,6 +116,15 @@ static void probe(const char *text, size_t len)
                 check_found(text, len, t, off, vlen);
             }
         }
+    }
+    /* json_scan: json_find's answers, path by path, in one call. */
+    int types[16];
+    size_t spans[32];
+    require(json_scan(text, len, all, all_len, types, spans, NULL) == json_valid(text, len, NULL), "json_scan's type");
+    for (size_t k = 0; k < np; k++) {
+        require(types[k] == want[k], "json_scan and json_find differ on a type");
+        require(spans[2 * k] == want_spans[2 * k] && spans[2 * k + 1] == want_spans[2 * k + 1],
+                "json_scan and json_find differ on a span");
     }
 }
 

@@ -13,8 +13,8 @@
 -- neither [DONE] nor a finish_reason.
 --
 -- The per-stream state is one table per connection, reset per request.
--- In volley each chunk is checked and searched in place in C (api.lua's
--- json_valid and json_find: no table per token); without volley's C (the
+-- In volley each chunk is checked and searched in place in C, in one call
+-- (api.lua's json_scan: no table per token); without volley's C (the
 -- specs) it is decoded by volley.json, with the same verdicts.
 local json = require("volley.json")
 local api = require("volley.api")
@@ -89,54 +89,45 @@ local function take_decoded(st, d, ev)
   return r
 end
 
--- The text of the value json_find found last (at), decoded when a string.
-local function found(d, t)
-  local first = tonumber(at[0]) + 1
-  local text = sub(d, first, first + tonumber(at[1]) - 1)
-  if t == J.string then return decode(text) or text end
+-- The paths a chunk is read at, in one json_scan call (one crossing into C
+-- per event): their types land in types[0..4], their spans in spans.
+local PATHS = "error\0error.message\0choices.0\0choices.0.finish_reason\0usage.completion_tokens\0"
+  .. "usage.prompt_tokens"
+local ERROR, MESSAGE, CHOICE, FINISH, OUT, INP = 0, 1, 2, 3, 4, 5
+local types = ffi.new("int[6]")
+local spans = ffi.new("size_t[12]")
+
+-- The text of path k's value, decoded when a string.
+local function text_of(d, k)
+  local first = tonumber(spans[2 * k]) + 1
+  local text = sub(d, first, first + tonumber(spans[2 * k + 1]) - 1)
+  if types[k] == J.string then return decode(text) or text end
   return text
 end
 
-local cast, find = ffi.cast, string.find
-local CHARS = ffi.typeof("const char *")
-
--- take() in C: the chunk checked once, then its few paths found in place;
--- "error" and "usage" are looked for only in a chunk that has the word,
--- and finish_reason inside the choice found.
+-- take() in C: the chunk checked and its paths found in one call.
 local function take_c(st, d, ev, c)
-  local n = #d
-  local t = c.json_valid(d, n, at)
+  local t = c.json_scan(d, #d, PATHS, #PATHS, types, spans, at)
   if t ~= J.object then
     if t == 0 then return nil, NOT_OBJECT .. (" (invalid JSON at byte %d)"):format(tonumber(at[0]) + 1) end
     return nil, NOT_OBJECT
   end
-  if find(d, '"error"', 1, true) then
-    t = c.json_find(d, n, "error", 5, at, at + 1)
-    if t ~= 0 and t ~= J.null then
-      local mt = c.json_find(d, n, "error.message", 13, at, at + 1)
-      if mt == 0 then mt = c.json_find(d, n, "error", 5, at, at + 1) end
-      return nil, "error event: " .. clip(found(d, mt), 80)
-    end
+  local e = types[ERROR]
+  if e ~= 0 and e ~= J.null then
+    return nil, "error event: " .. clip(text_of(d, types[MESSAGE] ~= 0 and MESSAGE or ERROR), 80)
   end
   local r = 0
-  if c.json_find(d, n, "choices.0", 9, at, at + 1) == J.object then
+  if types[CHOICE] ~= 0 then
     arrival(st, ev)
-    local f = c.json_find(cast(CHARS, d) + at[0], at[1], "finish_reason", 13, at, at + 1)
+    local f = types[FINISH]
     if f ~= 0 and f ~= J.null then st.finish = true end
     r = 1
-  elseif c.json_find(d, n, "choices.0", 9, at, at + 1) ~= 0 then
-    arrival(st, ev) -- a choice that is not an object still carries choices
-    r = 1
   end
-  if find(d, '"usage"', 1, true) and c.json_find(d, n, "usage", 5, at, at + 1) == J.object then
-    if c.json_find(d, n, "usage.completion_tokens", 23, at, at + 1) == J.number then
-      st.out = tonumber(found(d, J.number))
-    end
-    if c.json_find(d, n, "usage.prompt_tokens", 19, at, at + 1) == J.number then
-      st.inp = tonumber(found(d, J.number))
-    end
+  if types[OUT] == J.number then
+    st.out = tonumber(text_of(d, OUT))
     if r == 0 then r = 2 end
   end
+  if types[INP] == J.number then st.inp = tonumber(text_of(d, INP)) end
   return r
 end
 

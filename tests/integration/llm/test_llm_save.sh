@@ -13,7 +13,7 @@ run_llm s --base-url "$URL" --model org/tiny --num-prompts 12 --random-input-len
     --max-concurrency 3 --save-result --result-dir out --metadata tp=2 --goodput ttft:60000 e2el:60000 \
     --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 50,99.9
 check_eq "$RC" 0 "exit status"
-F=$(ls out/openai-infqps-concurrency3-tiny-*.json 2>/dev/null | grep -v volley.json | head -1)
+F=$(ls out/openai-infqps-concurrency3-tiny-*.json 2>/dev/null | grep -v volley.json | head -1 || true)
 check_eq "$([ -n "$F" ] && echo yes)" yes "vLLM's file name (out/openai-infqps-concurrency3-tiny-DATE.json)"
 check_eq "$([ -s "$F.volley.json" ] && echo yes)" yes "volley's result beside it"
 python3 - "$F" <<'PY' || fail "vLLM's fields"

@@ -116,5 +116,21 @@ int main(void)
     find("{\"a\":1,\"a\":2}", "a", JSON_FIND_NUMBER, "1");
     find("{\"choices\":[]}", "choices.0", JSON_FIND_NONE, "");
     find("{\"e\":{\"\":[-1.5e3]}}", "e..0", JSON_FIND_NUMBER, "-1.5e3");
+    {
+        /* json_scan: the same answers as json_find, path by path, in one call. */
+        const char paths[] = "error\0choices.0\0choices.0.finish_reason\0usage.completion_tokens";
+        int types[4];
+        size_t spans[8], at = 0;
+        CHECK_INT(json_scan(chunk, strlen(chunk), paths, sizeof paths - 1, types, spans, &at), JSON_FIND_OBJECT);
+        CHECK_INT(types[0], JSON_FIND_NONE);
+        CHECK_INT(types[1], JSON_FIND_OBJECT);
+        CHECK_INT(types[2], JSON_FIND_NULL);
+        CHECK_INT(types[3], JSON_FIND_NUMBER);
+        CHECK_MEM(chunk + spans[6], spans[7], "12", 2);
+        CHECK_INT(json_scan("{nope", 5, paths, sizeof paths - 1, types, spans, &at), JSON_FIND_NONE);
+        CHECK_UINT(at, 1);
+        CHECK_INT(types[1], JSON_FIND_NONE);
+        CHECK_UINT(spans[2], 0);
+    }
     return check_exit("test_json_find");
 }
