@@ -217,7 +217,10 @@ function bridge.bind(thread, base, done_ptr, res_ptr, metrics_ptr, names_ptr, ma
   conn_done = ffi.cast("uint32_t *", done_ptr)
   res = ffi.cast("struct volley_res *", res_ptr)
   event = ffi.cast("struct volley_event *", event_ptr)
-  metrics = metrics_ptr
+  -- A cdata pointer, not the light userdata C gives: the JIT cannot pass a
+  -- light userdata to a void * (NYI), and every trace through
+  -- volley.counter or volley.record would abort.
+  metrics = ffi.cast("void *", metrics_ptr)
   names = ffi.cast("struct volley_names *", names_ptr)
   names_max = max_names
   volley.thread = thread

@@ -137,43 +137,43 @@ static int check_start(struct scan *s)
     }
 }
 
-int json_valid(const char *text, size_t len, size_t *at)
+/* The value at s->i, checked, at most max_depth containers deep; s->i is
+ * left past it. Its type, or JSON_FIND_NONE with s->i at the wrong byte. */
+static int check_value(struct scan *s, int max_depth)
 {
-    struct scan s = {text, len, 0};
     uint8_t open[JSON_FIND_MAX_DEPTH / 8]; /* bit set: an object at that depth */
     int depth = 0, top = JSON_FIND_NONE;
-    skip_ws(&s);
     /* Each turn reads one value (or closes containers), then what follows it. */
     for (;;) {
-        int t = check_start(&s);
+        int t = check_start(s);
         if (t == JSON_FIND_NONE)
-            goto wrong;
+            return JSON_FIND_NONE;
         if (top == JSON_FIND_NONE)
             top = t;
         if (t == JSON_FIND_OBJECT || t == JSON_FIND_ARRAY) {
-            if (depth == JSON_FIND_MAX_DEPTH) {
-                s.i--; /* the bracket one too deep is the wrong byte */
-                goto wrong;
+            if (depth == max_depth) {
+                s->i--; /* the bracket one too deep is the wrong byte */
+                return JSON_FIND_NONE;
             }
             if (t == JSON_FIND_OBJECT)
                 open[depth / 8] |= (uint8_t)(1u << (depth % 8));
             else
                 open[depth / 8] &= (uint8_t)~(1u << (depth % 8));
             depth++;
-            skip_ws(&s);
+            skip_ws(s);
             char close = t == JSON_FIND_OBJECT ? '}' : ']';
-            if (s.i < s.n && s.p[s.i] == close) {
-                s.i++;
+            if (s->i < s->n && s->p[s->i] == close) {
+                s->i++;
                 depth--;
             } else {
                 if (t == JSON_FIND_OBJECT) {
-                    if (s.i >= s.n || s.p[s.i] != '"' || !check_string(&s))
-                        goto wrong;
-                    skip_ws(&s);
-                    if (s.i >= s.n || s.p[s.i] != ':')
-                        goto wrong;
-                    s.i++;
-                    skip_ws(&s);
+                    if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
+                        return JSON_FIND_NONE;
+                    skip_ws(s);
+                    if (s->i >= s->n || s->p[s->i] != ':')
+                        return JSON_FIND_NONE;
+                    s->i++;
+                    skip_ws(s);
                 }
                 continue; /* the container's first value */
             }
@@ -181,35 +181,43 @@ int json_valid(const char *text, size_t len, size_t *at)
         /* After a value: a comma (then the next member or element), or
          * the containers that end here. */
         for (;;) {
-            skip_ws(&s);
-            if (depth == 0) {
-                if (s.i != s.n)
-                    goto wrong;
+            if (depth == 0)
                 return top;
-            }
+            skip_ws(s);
             bool object = open[(depth - 1) / 8] & (1u << ((depth - 1) % 8));
-            if (s.i < s.n && s.p[s.i] == (object ? '}' : ']')) {
-                s.i++;
+            if (s->i < s->n && s->p[s->i] == (object ? '}' : ']')) {
+                s->i++;
                 depth--;
                 continue;
             }
-            if (s.i >= s.n || s.p[s.i] != ',')
-                goto wrong;
-            s.i++;
-            skip_ws(&s);
+            if (s->i >= s->n || s->p[s->i] != ',')
+                return JSON_FIND_NONE;
+            s->i++;
+            skip_ws(s);
             if (object) {
-                if (s.i >= s.n || s.p[s.i] != '"' || !check_string(&s))
-                    goto wrong;
-                skip_ws(&s);
-                if (s.i >= s.n || s.p[s.i] != ':')
-                    goto wrong;
-                s.i++;
-                skip_ws(&s);
+                if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
+                    return JSON_FIND_NONE;
+                skip_ws(s);
+                if (s->i >= s->n || s->p[s->i] != ':')
+                    return JSON_FIND_NONE;
+                s->i++;
+                skip_ws(s);
             }
             break;
         }
     }
-wrong:
+}
+
+int json_valid(const char *text, size_t len, size_t *at)
+{
+    struct scan s = {text, len, 0};
+    skip_ws(&s);
+    int t = check_value(&s, JSON_FIND_MAX_DEPTH);
+    if (t != JSON_FIND_NONE) {
+        skip_ws(&s);
+        if (s.i == s.n)
+            return t;
+    }
     if (at)
         *at = s.i < s.n ? s.i : s.n;
     return JSON_FIND_NONE;
@@ -387,38 +395,57 @@ int json_scan(const char *text, size_t len, const char *paths, size_t paths_len,
         np++;
         i += n + 1;
     }
-    int top = json_valid(text, len, at);
-    if (top != JSON_FIND_OBJECT) {
+    struct scan s = {text, len, 0};
+    skip_ws(&s);
+    if (s.i >= s.n || s.p[s.i] != '{') {
+        int top = json_valid(text, len, at);
         for (size_t k = 0; top != JSON_FIND_NONE && k < np; k++)
             types[k] = json_find(text, len, ps[k].head, ps[k].len, &spans[2 * k], &spans[2 * k + 1]);
         return top;
     }
-    /* An object: its members walked once, each path's first name noted. */
-    struct scan s = {text, len, 0};
+    /* An object: checked member by member (as json_valid would, one level
+     * less deep inside), each path's first name noted on the way. */
+    s.i++;
     skip_ws(&s);
-    s.i++; /* { */
-    for (;;) {
-        skip_ws(&s);
-        if (s.i >= s.n || s.p[s.i] != '"')
-            break; /* } */
-        size_t key = s.i + 1;
-        skip_string(&s);
-        size_t key_len = s.i - 1 - key;
-        skip_ws(&s);
-        s.i++; /* : */
-        skip_ws(&s);
-        size_t v = s.i;
-        skip_value(&s);
-        for (size_t k = 0; k < np; k++)
-            if (ps[k].end == 0 && ps[k].head_len == key_len && memcmp(text + key, ps[k].head, key_len) == 0) {
-                ps[k].at = v;
-                ps[k].end = s.i;
-            }
-        skip_ws(&s);
-        if (s.i >= s.n || s.p[s.i] != ',')
-            break;
+    if (s.i < s.n && s.p[s.i] == '}') {
         s.i++;
+    } else {
+        for (;;) {
+            if (s.i >= s.n || s.p[s.i] != '"')
+                goto wrong;
+            size_t key = s.i + 1;
+            if (!check_string(&s))
+                goto wrong;
+            size_t key_len = s.i - 1 - key;
+            skip_ws(&s);
+            if (s.i >= s.n || s.p[s.i] != ':')
+                goto wrong;
+            s.i++;
+            skip_ws(&s);
+            size_t v = s.i;
+            if (check_value(&s, JSON_FIND_MAX_DEPTH - 1) == JSON_FIND_NONE)
+                goto wrong;
+            for (size_t k = 0; k < np; k++)
+                if (ps[k].end == 0 && ps[k].head_len == key_len && memcmp(text + key, ps[k].head, key_len) == 0) {
+                    ps[k].at = v;
+                    ps[k].end = s.i;
+                }
+            skip_ws(&s);
+            if (s.i < s.n && s.p[s.i] == ',') {
+                s.i++;
+                skip_ws(&s);
+                continue;
+            }
+            if (s.i < s.n && s.p[s.i] == '}') {
+                s.i++;
+                break;
+            }
+            goto wrong;
+        }
     }
+    skip_ws(&s);
+    if (s.i != s.n)
+        goto wrong;
     /* Each path found: inside its member's value (an empty path is the
      * whole object). */
     for (size_t k = 0; k < np; k++) {
@@ -434,5 +461,9 @@ int json_scan(const char *text, size_t len, const char *paths, size_t paths_len,
         if (types[k] == JSON_FIND_NONE)
             spans[2 * k] = spans[2 * k + 1] = 0;
     }
-    return top;
+    return JSON_FIND_OBJECT;
+wrong:
+    if (at)
+        *at = s.i < s.n ? s.i : s.n;
+    return JSON_FIND_NONE;
 }

@@ -138,6 +138,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         require(t == first_type(text, size), "json_check.h accepts a text json_valid does not (or another type)");
     if (t == JSON_FIND_NONE) {
         require(at <= size, "the wrong byte is outside the text");
+        int types[2];
+        size_t spans[4], at_scan = SIZE_MAX;
+        require(json_scan(text, size, "a\0b.0", 5, types, spans, &at_scan) == JSON_FIND_NONE && at_scan == at &&
+                    types[0] == JSON_FIND_NONE && types[1] == JSON_FIND_NONE,
+                "json_scan refuses a text otherwise than json_valid");
         size_t off, vlen;
         json_find(text, size, "a.0.b", 5, &off, &vlen); /* memory-safe only */
     } else {
