@@ -2,6 +2,7 @@
  * read with the HTML report's readers (html_internal.h), which name the
  * field of the first error. */
 #include "result_load.h"
+#include "result_load_internal.h"
 
 #include "html_internal.h"
 #include "metrics.h"
@@ -79,11 +80,8 @@ static const char *join(char *buf, size_t len, const char *parent, const char *k
     return buf;
 }
 
-/* The histogram parent.key's "hdr" decoded (parent at path), with its
- * exact figures, and merged into into (a missing optional one leaves it
- * empty). */
-static void load_hist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
-                      bool required, struct hist *into)
+void result_load_hist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
+                      bool required, double scale, struct hist *into)
 {
     const struct json *obj = html_rd_of(rd, parent, path, key, JSON_OBJECT, required);
     if (!obj)
@@ -93,10 +91,17 @@ static void load_hist(struct html_rd *rd, const struct json *parent, const char 
     struct hist h;
     if (!html_rd_hist(rd, obj, at, &h))
         return;
-    load_exact(rd, obj, at, 1e3, &h); /* min and max in us */
+    load_exact(rd, obj, at, scale, &h);
     if (!rd->failed && hist_merge(into, &h) < 0)
         html_rd_fail(rd, at, "hdr", "a histogram of another configuration, or whose sums overflow");
     hist_free(&h);
+}
+
+/* A histogram of ns, its figures in us. */
+static void load_hist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
+                      bool required, struct hist *into)
+{
+    result_load_hist(rd, parent, path, key, required, 1e3, into);
 }
 
 /* parent.status (parent at path) into status[]. */
@@ -536,5 +541,6 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_names(&rd, root, s);
     load_counts(&rd, root, s);
     load_flow(&rd, root, &s->flow);
+    result_load_stream(&rd, root, &s->stream);
     return rd.failed ? -1 : 0;
 }

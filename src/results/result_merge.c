@@ -223,6 +223,17 @@ static const char *count_over(const struct stats *s, char *buf, size_t len)
         if (over(most))
             return snprintf(buf, len, "names.%.60s", n->name), buf;
     }
+    const struct stats_stream *st = &s->stream;
+    const struct {
+        const char *name;
+        uint64_t v;
+    } streams[] = {
+        {"stream.streams", st->streams}, {"stream.events", st->events}, {"stream.tokens_out", st->tokens_out},
+        {"stream.tokens_in", st->tokens_in}, {"stream.peak", st->peak}, {"stream.too_large", st->too_large},
+    };
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
+        if (over(streams[i].v))
+            return snprintf(buf, len, "%s", streams[i].name), buf;
     return flow_over(&s->flow, buf, len);
 }
 
@@ -398,7 +409,12 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->start_epoch = start;
     if (sums_over(&a->stats, &b->stats, err, errlen))
         return -1;
+    /* The shards' streams were open at once at most all together: the sum
+     * of their peaks is an upper bound (stats_stream_merge keeps the
+     * larger, a run's workers' rule). */
+    uint64_t peak = a->stats.stream.peak + b->stats.stream.peak;
     stats_merge(&a->stats, &b->stats);
+    a->stats.stream.peak = peak;
     char field[160];
     if (count_over(&a->stats, field, sizeof field)) {
         snprintf(err, errlen, "%s: added to the other shards', more than %.0f, the most a result counts: not a "
