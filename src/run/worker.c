@@ -195,14 +195,17 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         }
     }
     if (cfg->hlog_interval_ns) {
-        unsigned tags = IV_BIT(IV_LATENCY);
+        /* Any response may stream: the streams' tags are always there,
+         * and written from their first value on (IV_LAZY). */
+        unsigned tags = IV_BIT(IV_LATENCY) | (IV_LAZY & ~IV_BIT(IV_SERVICE_TTFT));
         if (cfg->rate && !flow) /* a flow's requests are not the schedule's: no service or send lag */
-            tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG);
+            tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG) | IV_BIT(IV_SERVICE_TTFT);
         if (flow)
             tags |= IV_BIT(IV_ITERATION);
         intervals_init(&w->intervals, cfg->hlog_interval_ns, tags);
         w->stats.intervals = &w->intervals;
         w->stats.flow.intervals = flow ? &w->intervals : NULL;
+        w->stats.stream.intervals = &w->intervals;
     }
     /* --targets: every target's name has its figures from the start (after
      * the intervals and -R's open model, which a name's figures take on). */

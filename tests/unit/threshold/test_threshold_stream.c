@@ -115,7 +115,7 @@ static void test_eval(void)
     stats_stream_end(st, &a);
     stats_stream_end(st, &b);
     st->events = 8;
-    stats_stream_gap(st, 10 * MS);
+    stats_stream_gap(st, 0, 10 * MS);
     CHECK(holds(&s, "streams == 2", &v, &nodata) && v == 2);
     CHECK(holds(&s, "events == 8", &v, &nodata) && v == 8);
     CHECK(holds(&s, "tokens == 8", &v, &nodata) && v == 8);
