@@ -81,6 +81,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     /* One without --show-errors: the report's first error body. */
     errsamples_init(&w->stats.shown, cfg->show_errors ? cfg->show_errors : 1, cfg->show_errors > 0);
     w->stats.series = &w->series;
+    w->stats.stream.series = &w->series;
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
     memset(&w->res, 0, sizeof w->res);

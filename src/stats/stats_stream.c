@@ -74,6 +74,8 @@ void stats_stream_end(struct stats_stream *s, const struct stream_end *e)
     s->tokens_out += e->tokens;
     s->tokens_in += e->prompt_tokens;
     hist_record(&s->ttft, e->tok_first - e->start);
+    if (s->series)
+        series_rec_ttft(s->series, e->end, e->tok_first - e->start);
     hist_record(&s->e2el, e->end - e->start);
     if (s->intervals) {
         intervals_record(s->intervals, e->end, IV_TTFT, e->tok_first - e->start);

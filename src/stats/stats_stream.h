@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "intervals.h"
+#include "series.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,6 +43,8 @@ struct stats_stream {
                             * / (output tokens - 1) */
     struct hist e2el;      /* a completed token stream: from the start to its end */
     struct hist e2el_service; /* -R: from the first byte written */
+    struct series_rec *series;   /* the worker's per-second recorder, where ttft and itl go too
+                                  * (set by worker.c; not owned, not merged) */
     struct intervals *intervals; /* --hlog: the worker's interval histograms, where first,
                                   * gap, ttft (and -R's ttft_service), itl and e2el are
                                   * recorded too (set by worker.c; not owned, not merged) */
@@ -94,6 +97,8 @@ static inline void stats_stream_gap(struct stats_stream *s, int64_t now, int64_t
 static inline void stats_stream_itl(struct stats_stream *s, int64_t now, int64_t gap)
 {
     hist_record(&s->itl, gap);
+    if (s->series)
+        series_rec_itl(s->series, now, gap);
     if (s->intervals)
         intervals_record(s->intervals, now, IV_ITL, gap);
 }
