@@ -107,6 +107,30 @@ RC=0
 "$VOLLEY" report "$T/one.json" --threshold 'e2el.count == 20' --threshold 'itl.count < 60' > /dev/null 2>&1 || RC=$?
 check_eq "$RC" 99 "report: thresholds judged again (itl.count < 60 fails)"
 
+# Edited results are refused with one line naming the field.
+python3 - "$T" <<'PY'
+import json, sys
+T = sys.argv[1]
+r = json.load(open(T + "/one.json"))
+r["stream"]["streams"] = 21
+json.dump(r, open(T + "/bad1.json", "w"))
+r = json.load(open(T + "/one.json"))
+r["stream"]["closed"] = 30
+json.dump(r, open(T + "/bad2.json", "w"))
+r = json.load(open(T + "/one.json"))
+r["stream"]["ttft"]["hdr"] = r["stream"]["itl"]["hdr"]
+json.dump(r, open(T + "/bad3.json", "w"))
+PY
+for bad in "bad1:stream\.events_per_stream: its histogram holds 20 values, but its count is 21$" \
+           "bad2:stream\.streams: fewer than its closed" "bad3:stream\.ttft\.count: 20, but its histogram \(hdr\) holds 60 values$"; do
+    f=${bad%%:*}
+    RC=0
+    "$VOLLEY" report "$T/$f.json" > /dev/null 2> "$T/$f.err" || RC=$?
+    check_eq "$RC" 1 "$f: volley report's exit status"
+    check_eq "$(wc -l < "$T/$f.err")" 1 "$f: one line"
+    check_grep "$T/$f.err" "${bad#*:}" "$f: the field named"
+done
+
 # 3. Two shards, merged.
 for i in 0 1; do
     run_volley "s$i" -q -n 20 -c 2 -t 1 --shard "$i/2" --run-id streams -s "$SCRIPT" "$url"
