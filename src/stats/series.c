@@ -19,7 +19,9 @@ static_assert(SERIES_CODES == STATS_STATUS_MAX, "the totals count every status c
 #define SERIES_DIGITS 2
 
 /* Spare histograms a recorder starts with: one second handed over and not
- * yet given back, for latency and send lag, and one more. */
+ * yet given back, for latency and send lag, and one more. A run with
+ * streams hands over TTFT and ITL too: its first seconds make the spares
+ * that needs, given back and kept from then on (SERIES_SPARES). */
 #define SPARES_AT_START 3
 
 static void lat_init(struct hist *h)

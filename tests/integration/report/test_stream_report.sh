@@ -8,7 +8,8 @@
 #     the text report's Streams block, the series' events and tokens
 #     adding up, done()'s summary.stream and summary.cpu, thresholds on
 #     stream figures passing and failing (exit 99), --hlog's stream tags
-#     adding up to the JSON's histograms, the HTML's Streams section;
+#     adding up to the JSON's histograms, the HTML's Streams section; a
+#     count (events) stopping a run in progress (abort);
 #  2. volley report of that JSON: the same text, the same JSON;
 #  3. two shards merged: every counter the sum, each histogram bucket for
 #     bucket the shards' sum, peak the sum of the shards' peaks;
@@ -90,6 +91,16 @@ for th in 'events < 1' 'ttft.max < 1ns' 'streams != 20'; do
     run_volley fail -q -n 20 -c 2 -s "$SCRIPT" --threshold "$th" "$url"
     check_eq "$RC" 99 "threshold $th: exit status ($(head -c 300 "$T/fail.err"))"
 done
+# A count the series carries stops a run in progress (abort).
+run_volley abort -q -d 20s -c 2 -s "$SCRIPT" --threshold 'events < 10 abort' "$url"
+check_eq "$RC" 99 "abort: exit status ($(head -c 300 "$T/abort.err"))"
+python3 - "$T/abort.json" <<'PY' > "$T/abort.chk" 2>&1 && ok || fail "abort: $(tail -3 "$T/abort.chk")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["thresholds"][0]
+assert t["aborted"] and not t["pass"] and t["observed"] >= 10, t
+assert r["duration"] < 20, r["duration"]  # stopped, not run out
+PY
 run_volley html -q -n 20 -c 2 -s "$SCRIPT" --html "$T/one.html" "$url"
 check_eq "$RC" 0 "html: exit status"
 for id in stream stream-histograms stream-percentiles stream-rate stream-latency; do
