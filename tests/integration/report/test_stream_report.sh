@@ -91,6 +91,24 @@ for th in 'events < 1' 'ttft.max < 1ns' 'streams != 20'; do
     run_volley fail -q -n 20 -c 2 -s "$SCRIPT" --threshold "$th" "$url"
     check_eq "$RC" 99 "threshold $th: exit status ($(head -c 300 "$T/fail.err"))"
 done
+# -R: the service twins, from the first byte written, in every output.
+run_volley open -n 20 -c 2 -R 200 -s "$SCRIPT" --hlog "$T/open.hlog" --threshold 'service.ttft.p99 < 10s' "$url"
+check_rate_rc "open: exit status ($(head -c 300 "$T/open.err"))"
+python3 - "$T/open.json" <<'PY' > "$T/open.chk" 2>&1 && ok || fail "open: the service twins: $(tail -3 "$T/open.chk")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["stream"]
+for k in ("service_first_event", "service_ttft", "service_e2el"):
+    assert s[k]["count"] == 20, (k, s[k]["count"])
+# from the first byte written, never before the scheduled send time
+assert s["service_ttft"]["min"] <= s["ttft"]["min"] and s["service_e2el"]["max"] <= s["e2el"]["max"], s
+assert r["thresholds"][0]["pass"], r["thresholds"]
+PY
+for line in "Svc first" "Svc TTFT " "Svc E2EL "; do
+    check_grep "$T/open.out" "^  $line" "open: the report's $line line"
+done
+check_grep "$T/open.hlog" "^Tag=service_ttft,0\.000," "open: --hlog's service_ttft tag"
+
 # A count the series carries stops a run in progress (abort).
 run_volley abort -q -d 20s -c 2 -s "$SCRIPT" --threshold 'events < 10 abort' "$url"
 check_eq "$RC" 99 "abort: exit status ($(head -c 300 "$T/abort.err"))"
