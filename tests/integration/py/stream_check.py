@@ -14,7 +14,9 @@ stream tests (tests/integration/stream/):
     is after the write; request() ran before the server read the request;
   - the time to first token as volley measured it less the server's
     (first token write - request read), and per token gap the same: printed
-    as p50/p99/max (never asserted: the bound is the benchmark's).
+    as p50/p99/max (never asserted: the bound is the benchmark's), with
+    the two parts of the TTFT error one can see from outside: request()
+    to the server's read, and an event's write to its hook's call.
 
 CLI: stream_check.py TRUTH CLIENT [--prefix] [--requests N]
 Prints `requests R events E` and the error lines; one `FAIL: ...` line per
@@ -64,7 +66,7 @@ def main(argv):
     if a.requests is not None and len(done) != a.requests:
         fails.append("%d responses completed, %d expected" % (len(done), a.requests))
     events = 0
-    ttft_err, gap_err = [], []
+    ttft_err, gap_err, send, late = [], [], [], []
     for i in sorted(done):
         c, t = client[i], truth.get(i)
         if t is None:
@@ -80,17 +82,15 @@ def main(argv):
         events += len(kinds)
         if c["q"] * 1000 > t.q_ns:
             fails.append("%s: request() ran at %.0f ns, after the server read it (%d)" % (i, c["q"] * 1000, t.q_ns))
-        first = None
+        send.append(t.q_ns - c["q"] * 1000)
         for (k, t_us, now_us), (_, w_ns, _) in zip(c["events"], t.events):
+            late.append(now_us * 1000 - w_ns)
             if round(t_us * 1000) < w_ns - t.q_ns:
                 fails.append("%s: event %s at %.3f us from the start, written %d ns after the request was read"
                              % (i, k, t_us, w_ns - t.q_ns))
             if now_us * 1000 < w_ns:
                 fails.append("%s: event %s handed to the hook at %.0f ns, before it was written (%d)"
                              % (i, k, now_us * 1000, w_ns))
-            if k.isdigit() and int(k) >= 1:
-                if first is None:
-                    first = (int(k), t_us)
         toks = [(int(k), t_us) for k, t_us, _ in c["events"] if k.isdigit() and int(k) >= 1]
         twrite = dict(t.tokens())
         if toks and toks[0][0] == 1 and t.ttft_ns() is not None:
@@ -99,7 +99,8 @@ def main(argv):
             if k2 == k1 + 1 and k1 in twrite and k2 in twrite:
                 gap_err.append(round((t2 - t1) * 1000) - (twrite[k2] - twrite[k1]))
     print("requests %d events %d" % (len(done), events))
-    for name, v in (("ttft_err_us", ttft_err), ("itl_err_us", gap_err)):
+    for name, v in (("ttft_err_us", ttft_err), ("itl_err_us", gap_err), ("request_to_server_us", send),
+                    ("write_to_hook_us", late)):
         p = llm_truth.percentiles(v)
         if p["n"]:
             print("%s n=%d p50=%.1f p99=%.1f max=%.1f" % (name, p["n"], p["p50"] / 1e3, p["p99"] / 1e3, p["max"] / 1e3))
