@@ -12,7 +12,8 @@
 -- Settings from the environment: STREAM_KNOBS (JSON fields added to the
 -- body, e.g. "max_tokens":5,"vt_gap_ms":1), STREAM_PATH
 -- (/v1/chat/completions), STREAM_CLOSE_AT (event() returns "close" at that
--- event of each stream), STREAM_FAIL_AT (returns false, "bad event K").
+-- event of each stream), STREAM_FAIL_AT (returns false, "bad event K"):
+-- both for chat completions only (a stream is told by its "id").
 -- HTTP/1.1 only for the log (one request at a time per connection: conn
 -- knows the request's id).
 local s = {}
@@ -36,7 +37,7 @@ end
 function s.request(conn)
   n = n + 1
   local id = "t" .. volley.thread .. "-" .. n
-  conn.rid, conn.seen = id, 0
+  conn.rid = id
   if OUT then LINES[#LINES + 1] = string.format("%s q %.3f", id, volley.now()) end
   local body = '{"stream":true,"user":"' .. id .. '"' .. (KNOBS ~= "" and "," .. KNOBS or "") .. "}"
   return { method = "POST", path = PATH, headers = { ["Content-Type"] = "application/json" }, body = body }
@@ -53,14 +54,22 @@ local function kind(d)
   return "?"
 end
 
+-- Events seen per stream, by the server's completion id ("id":"chatcmpl-N",
+-- in every event but [DONE]): over HTTP/2 a connection's streams interleave.
+local seen = {}
+
 function s.event(conn, ev)
   volley.counter("events")
-  conn.seen = conn.seen + 1
   if OUT then
     LINES[#LINES + 1] = string.format("%s e %s %.3f %.3f", conn.rid, kind(ev.data), ev.t, volley.now())
   end
-  if conn.seen == CLOSE_AT then return "close" end
-  if conn.seen == FAIL_AT then return false, "bad event " .. FAIL_AT end
+  if CLOSE_AT or FAIL_AT then
+    local key = ev.data:match('"id":"([^"]+)"') or conn.rid
+    local k = (seen[key] or 0) + 1
+    seen[key] = k
+    if k == CLOSE_AT then return "close" end
+    if k == FAIL_AT then return false, "bad event " .. FAIL_AT end
+  end
 end
 
 function s.response(conn, res)
