@@ -39,11 +39,6 @@ void conn_stream_free(struct conn_stream *s)
     free(s);
 }
 
-bool conn_stream_asked(const struct conn *c)
-{
-    return c->sh->script_event || c->stream_asked;
-}
-
 void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start, int64_t t_due, int64_t t_sent)
 {
     struct conn_shared *sh = s->c->sh;
@@ -61,12 +56,9 @@ void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start
     count_open(sh, 1);
 }
 
-void conn_stream_reset(struct conn_stream *s)
+void conn_stream_end(struct conn_stream *s)
 {
-    if (!s)
-        return;
-    if (s->on)
-        count_open(s->c->sh, -1);
+    count_open(s->c->sh, -1);
     s->on = false;
 }
 
@@ -105,7 +97,7 @@ static int call_hook(struct conn_stream *s, const struct sse_event *ev)
         if (s->tok_first == 0)
             s->tok_first = s->now;
         else
-            stats_stream_itl(&sh->stats->stream, s->now - s->tok_last);
+            stats_stream_itl(&sh->stats->stream, s->now, s->now - s->tok_last);
         s->tok_last = s->now;
         s->tokens += (uint64_t)e->tokens;
     }
@@ -131,7 +123,7 @@ static int on_event(void *ctx, const struct sse_event *ev)
     if (s->events++ == 0)
         s->first = s->now;
     else
-        stats_stream_gap(&sh->stats->stream, s->now - s->last);
+        stats_stream_gap(&sh->stats->stream, s->now, s->now - s->last);
     s->last = s->now;
     return (sh->flow ? s->call : sh->script_event) ? call_hook(s, ev) : 0;
 }

@@ -57,9 +57,6 @@ static inline bool conn_stream_on(const struct conn_stream *s)
     return s && s->on;
 }
 
-/* Whether c's request asks for its response to stream whatever its type
- * (the script's event() hook, or the request's stream = true). */
-bool conn_stream_asked(const struct conn *c);
 
 /* The response's head is whole and it streams: event_stream, its
  * Content-Type is text/event-stream (else it is read line by line). Its
@@ -87,7 +84,14 @@ static inline bool conn_stream_stopped(const struct conn_stream *s)
 void conn_stream_record(const struct conn_stream *s, struct stats_stream *st, int64_t now);
 
 /* The response is over (completed, failed or cut off): s is ready for the
- * next one. Nothing for a response that did not stream (or s NULL). */
-void conn_stream_reset(struct conn_stream *s);
+ * next one. Nothing for a response that did not stream (or s NULL): inline,
+ * as every response passes here. */
+void conn_stream_end(struct conn_stream *s);
+
+static inline void conn_stream_reset(struct conn_stream *s)
+{
+    if (s && s->on)
+        conn_stream_end(s);
+}
 
 #endif

@@ -143,6 +143,14 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now);
  * arrivals, in flight, started, batches, its name. */
 void conn_count_started(struct conn *c, unsigned depth, uint64_t cost);
 
+/* Whether c's request asks for its response to stream whatever its type
+ * (the script's event() hook, or the request's stream = true;
+ * conn_stream.h). */
+static inline bool conn_stream_asked(const struct conn *c)
+{
+    return c->sh->script_event || c->stream_asked;
+}
+
 /* The transport's calls on c's socket. */
 static inline enum net_status conn_io_read(struct conn *c, char *buf, size_t cap, size_t *n)
 {

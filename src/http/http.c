@@ -178,12 +178,6 @@ void http_rx_init(struct http_rx *rx, bool head)
     rx->mode = RX_FRESH;
 }
 
-void http_rx_stream(struct http_rx *rx, http_sink sink, bool asked)
-{
-    rx->sink = sink;
-    rx->stream_asked = asked;
-}
-
 void http_rx_init_parser_only(struct http_rx *rx, bool head)
 {
     http_rx_init(rx, head);
@@ -434,14 +428,10 @@ static enum http_rx_result parser_feed(struct http_rx *rx, const char *buf, size
     return HTTP_RX_MORE;
 }
 
-/* Counts body bytes of a fast-path response (the len at buf + consumed),
- * and streams them when it streams; consumed counts what came before them
- * in this buffer. */
-static enum http_rx_result body_feed(struct http_rx *rx, const char *buf, size_t consumed, size_t len,
-                                     size_t *used)
+/* Counts body bytes of a fast-path response; consumed counts what came
+ * before them in this buffer. */
+static enum http_rx_result body_feed(struct http_rx *rx, size_t consumed, size_t len, size_t *used)
 {
-    if (rx->streaming && len > 0)
-        rx->sink(rx, buf + consumed, len < rx->body_left ? len : (size_t)rx->body_left);
     if (len >= rx->body_left) {
         *used = consumed + (size_t)rx->body_left;
         rx->body_left = 0;
@@ -516,14 +506,16 @@ enum http_rx_result http_rx_feed(struct http_rx *rx, const char *buf, size_t len
             *used = head;
             return HTTP_RX_HEAD;
         }
-        return body_feed(rx, buf, head, len - head, used);
+        return body_feed(rx, head, len - head, used);
     }
     case RX_BODY:
         if (len == 0) {
             rx->eof = 1;
             return HTTP_RX_ERROR;
         }
-        return body_feed(rx, buf, 0, len, used);
+        if (rx->streaming) /* its head came alone (HTTP_RX_HEAD): the body goes on from buf */
+            rx->sink(rx, buf, len < rx->body_left ? len : (size_t)rx->body_left);
+        return body_feed(rx, 0, len, used);
     default:
         return parser_feed(rx, buf, len, used);
     }

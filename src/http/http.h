@@ -68,7 +68,11 @@ void http_rx_init_parser_only(struct http_rx *rx, bool head);
  * text/event-stream, or any response when asked, streams its body to sink
  * (HTTP_RX_HEAD first) instead of only counting it; one with no body (a
  * reply to HEAD, 204, 304, Content-Length: 0) does not. */
-void http_rx_stream(struct http_rx *rx, http_sink sink, bool asked);
+static inline void http_rx_stream(struct http_rx *rx, http_sink sink, bool asked)
+{
+    rx->sink = sink;
+    rx->stream_asked = asked;
+}
 
 /* Feeds len bytes of the response stream; len == 0 means the peer closed
  * (a read-until-close body ends there). On HTTP_RX_DONE, *used is how many of
