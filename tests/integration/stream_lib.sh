@@ -58,3 +58,21 @@ check_json_stream() {
         check_eq "$(jget "$T/$1.json" "stream.$2")" "$3" "$4"
     fi
 }
+
+# check_json_ttft NAME TRUTH N: the JSON's stream.ttft (volley's own, from
+# the token marks) has N streams, and its smallest is at least the truth
+# log's smallest (first token write - request read): each stream's TTFT is
+# at least its own truth's (the histogram keeps 3 significant digits: 0.1 %
+# of slack).
+check_json_ttft() {
+    python3 - "$STREAM_DIR/py" "$T/$1.json" "$2" "$3" <<'PY' && ok || fail "$1: JSON stream.ttft against the truth log"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import llm_truth
+h = json.load(open(sys.argv[2]))["stream"]["ttft"]
+truth = [r.ttft_ns() for r in llm_truth.read_truth(sys.argv[3]) if r.ttft_ns() is not None]
+assert h["count"] == int(sys.argv[4]), h["count"]
+assert h["min"] * 1000 >= min(truth) * 0.999, (h["min"], min(truth))
+print("JSON ttft min %.1f us >= truth's min %.1f us" % (h["min"], min(truth) / 1e3))
+PY
+}

@@ -1,7 +1,8 @@
 -- The stream tests' client (tests/integration/stream/): POSTs OpenAI-style
 -- streaming requests to the LLM test servers, each with its own request id
 -- in "user" (t<thread>-<n>), counts every event it is handed
--- (volley.counter "events", and res.events summed in "res_events"), and,
+-- (volley.counter "events", and res.events summed in "res_events"), marks
+-- each token event as one token (ev.tokens = 1: the JSON's ttft, itl), and,
 -- with STREAM_OUT set, keeps one line per fact, written to STREAM_OUT by
 -- done() (tests/integration/py/stream_check.py reads it):
 --     ID q NOW_US                  request() built the request (volley.now())
@@ -60,6 +61,7 @@ local seen = {}
 
 function s.event(conn, ev)
   volley.counter("events")
+  if ev.data:find('"tok%d+ ') then ev.tokens = 1 end
   if OUT then
     LINES[#LINES + 1] = string.format("%s e %s %.3f %.3f", conn.rid, kind(ev.data), ev.t, volley.now())
   end

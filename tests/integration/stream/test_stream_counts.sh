@@ -29,6 +29,8 @@ check_counts() {
     check_eq "$(counter "$name" res_events)" $((n * PER)) "$name: res.events summed"
     check_json_stream "$name" events $((n * PER)) "$name: JSON stream.events"
     check_json_stream "$name" streams "$n" "$name: JSON stream.streams"
+    check_json_stream "$name" tokens_out $((n * TOK)) "$name: JSON stream.tokens_out"
+    check_json_stream "$name" ttft.count "$n" "$name: JSON stream.ttft.count"
 }
 
 # 1. HTTP/1.1, each framing: 40 streams over 4 kept-alive connections (the
@@ -84,6 +86,8 @@ if start_nginx_h2 "location /v1/ { proxy_pass http://127.0.0.1:$PORT; proxy_http
     check_eq "$(counter h2 events)" $((80 * PER)) "h2: event() calls"
     check_eq "$(counter h2 res_events)" $((80 * PER)) "h2: res.events summed"
     check_json_stream h2 events $((80 * PER)) "h2: JSON stream.events"
+    check_json_stream h2 streams 80 "h2: JSON stream.streams"
+    check_json_stream h2 tokens_out $((80 * TOK)) "h2: JSON stream.tokens_out"
     check_grep "$T/h2.stats" '"llm_streams":80,"llm_done":80,"llm_events":'$((80 * TOK))',"llm_cut":0' "h2: the server's counters"
 else
     fail "nginx (HTTP/2 + TLS) did not start"

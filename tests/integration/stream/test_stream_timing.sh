@@ -34,6 +34,8 @@ for c in 1 100 2000; do
     check_stream "$name" "$T/$name.truth" --requests "$n"
     check_eq "$CHECKED_EVENTS" $((n * PER)) "$name: events matched to the truth log"
     check_eq "$(counter "$name" events)" $((n * PER)) "$name: event() calls"
+    check_json_stream "$name" events $((n * PER)) "$name: JSON stream.events"
+    check_json_ttft "$name" "$T/$name.truth" "$n"
     check_grep "$T/$name.stats" '"llm_streams":'$n',"llm_done":'$n',' "$name: the server's counters"
     echo "TTFT error at $c streams at once: $(awk '$1 == "ttft_err_us" { print $3, $4, $5 }' "$T/$name.chk") (us)"
 done
