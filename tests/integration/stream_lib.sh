@@ -1,4 +1,4 @@
-# Helpers for the stream tests (tests/integration/stream/), on top of
+# Helpers for the stream tests (tests/integration/conn/test_stream_*.sh), on top of
 # lib.sh and tls_lib.sh (source it after both): volley runs
 # tests/integration/lua/stream_log.lua (OpenAI-style streaming POSTs, each
 # with its own request id; every event counted, and with STREAM_OUT one line

@@ -1,4 +1,4 @@
--- The stream tests' client (tests/integration/stream/): POSTs OpenAI-style
+-- The stream tests' client (tests/integration/conn/test_stream_*.sh): POSTs OpenAI-style
 -- streaming requests to the LLM test servers, each with its own request id
 -- in "user" (t<thread>-<n>), counts every event it is handed
 -- (volley.counter "events", and res.events summed in "res_events"), marks

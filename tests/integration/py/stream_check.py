@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """What volley saw of a run of streams (tests/integration/lua/stream_log.lua's
 client log) against the server's truth log (llm_truth.py reads it), for the
-stream tests (tests/integration/stream/):
+stream tests (tests/integration/conn/test_stream_*.sh):
 
   - every response volley completed (an `r` line) is a request of the truth
     log, and volley was handed exactly the events the server wrote for it,

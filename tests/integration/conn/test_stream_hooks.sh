@@ -182,6 +182,11 @@ if start_nginx_h2 "location /v1/ { proxy_pass http://127.0.0.1:$PORT; proxy_http
     "location /chunked/ { proxy_pass http://127.0.0.1:$PORT; proxy_http_version 1.1; proxy_set_header Connection \"\"; }"; then
     run_volley flowh2 --http2=strict --iterations 10 -c 2 -t 1 -s flow.lua "$h2url/"
     check_flow flowh2
+    # the hook that raises, with 8 streams open on each connection
+    run_volley raiseh2 --http2=strict --streams 8 -n 100 -c 2 -t 2 -s raise.lua "$h2url/"
+    check_eq "$RC" 1 "raise (HTTP/2): exit status"
+    check_eq "$(grep -c . "$T/raiseh2.err")" 1 "raise (HTTP/2): one line on stderr ($(head -c 300 "$T/raiseh2.err"))"
+    check_grep "$T/raiseh2.err" '^volley: raise\.lua:4: in event\(\): boom at tok3$' "raise (HTTP/2): the script's line"
 
     stop_wait "$H2_PID"
 else
