@@ -45,6 +45,18 @@ check_grep "$T/close.stats" '"llm_streams":20,"llm_done":0,.*"llm_cut":20' "clos
 check_json_stream close closed 20 "close: JSON stream.closed"
 check_json_stream close events 60 "close: JSON stream.events"
 
+# 1b. The same with no gap between the events, so that those after the
+#     third come in the same reads: they are neither handed to the hook nor
+#     counted (the stream's figures stop at "close").
+start_target
+STREAM_CLOSE_AT=3 STREAM_KNOBS='"max_tokens":10' run_volley closefast -s "$STREAM_LUA" -n 50 -c 2 -t 1 \
+    "http://127.0.0.1:$PORT/"
+stop_wait "$TPID"
+check_eq "$RC" 0 "closefast: exit status ($(tail -n 2 "$T/closefast.err"))"
+check_eq "$(counter closefast events):$(counter closefast res_events)" 150:150 "closefast: 3 events each"
+check_json_stream closefast events 150 "closefast: JSON stream.events"
+check_json_stream closefast closed 50 "closefast: JSON stream.closed"
+
 # 2. false, "reason" at the second event: 20 validation failures with that
 #    reason, 2 events each; response() not called for them.
 start_target --llm-log "$T/fail.truth" --stats-file "$T/fail.stats"
@@ -182,6 +194,14 @@ if start_nginx_h2 "location /v1/ { proxy_pass http://127.0.0.1:$PORT; proxy_http
     "location /chunked/ { proxy_pass http://127.0.0.1:$PORT; proxy_http_version 1.1; proxy_set_header Connection \"\"; }"; then
     run_volley flowh2 --http2=strict --iterations 10 -c 2 -t 1 -s flow.lua "$h2url/"
     check_flow flowh2
+    # "close" at the third event with no gap: the stream's later DATA, in
+    # the same reads, is not counted
+    STREAM_CLOSE_AT=3 STREAM_KNOBS='"max_tokens":200' run_volley closefasth2 -s "$STREAM_LUA" \
+        --http2=strict --streams 8 -n 100 -c 2 -t 2 "$h2url/"
+    check_eq "$RC" 0 "closefasth2: exit status ($(tail -n 2 "$T/closefasth2.err"))"
+    check_eq "$(counter closefasth2 events):$(counter closefasth2 res_events)" 300:300 "closefasth2: 3 events each"
+    check_json_stream closefasth2 events 300 "closefasth2: JSON stream.events"
+    check_json_stream closefasth2 closed 100 "closefasth2: JSON stream.closed"
     # the hook that raises, with 8 streams open on each connection
     run_volley raiseh2 --http2=strict --streams 8 -n 100 -c 2 -t 2 -s raise.lua "$h2url/"
     check_eq "$RC" 1 "raise (HTTP/2): exit status"
@@ -194,14 +214,14 @@ else
 fi
 stop_wait "$TPID"
 
-# 7. "close" over HTTP/2 at the third event of streams of 30 tokens 50 ms
+# 7. "close" over HTTP/2 at the third event of streams of 30 tokens 100 ms
 #    apart, 4 at once on one connection: each stream is cancelled, the
 #    connection stays (all 20 on one connection of nginx's, each having
 #    sent a few of its events, not 30), and the server sees each client go.
 start_target --llm-log "$T/closeh2.truth"
 rm -f "$T/nginx_h2.access" # the flows' nginx wrote there
 if start_nginx_h2 "location /v1/ { proxy_pass http://127.0.0.1:$PORT; proxy_http_version 1.1; proxy_buffering off; proxy_set_header Connection \"\"; }"; then
-    STREAM_CLOSE_AT=3 STREAM_KNOBS='"max_tokens":30,"vt_gap_ms":50' run_volley closeh2 -s "$STREAM_LUA" \
+    STREAM_CLOSE_AT=3 STREAM_KNOBS='"max_tokens":30,"vt_gap_ms":100' run_volley closeh2 -s "$STREAM_LUA" \
         --http2=strict --streams 4 -n 20 -c 1 -t 1 "$h2url/"
     wait_stat llm_cut 20
     check_eq "$(target_stat llm_cut)" 20 "closeh2: the server saw each client go while nginx was up"
