@@ -7,11 +7,13 @@
 # latest event); 100,000 events in a second or so are all counted, memory
 # flat; a stream cut in its middle (no 0 chunk, a short Content-Length) is
 # a read failure with its reason; an error event and a stream without
-# [DONE] are complete responses, counted exactly. Memory is compared within
+# [DONE] are complete responses, counted exactly; the same over HTTP/2
+# through nginx. Memory is compared within
 # the test (never an absolute figure), and not under the sanitizers, whose
 # allocator keeps freed memory.
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
+source "$(dirname "$TESTLIB")/h2_lib.sh"
 source "$(dirname "$TESTLIB")/stream_lib.sh"
 
 wait_stat() {
@@ -139,5 +141,29 @@ check_stream nodone "$T/nodone.truth" --requests 10
 # the role, 6 tokens, finish
 check_eq "$CHECKED_EVENTS" 80 "vt_nodone: events matched to the truth log"
 check_eq "$(grep -c ' nodone$' "$T/nodone.truth")" 10 "vt_nodone: ended without [DONE]"
+
+# 7. The same over HTTP/2 (nginx in front of volley-target, 4 streams a
+#    connection): the endless event fails as too large (its stream
+#    cancelled, the others go on), silence is a timeout, a slow stream
+#    outlives --timeout, a cut is nginx's RST_STREAM.
+start_target
+if start_nginx_h2 "location /v1/ { proxy_pass http://127.0.0.1:$PORT; proxy_http_version 1.1; proxy_buffering off; proxy_set_header Connection \"\"; }"; then
+    h2=(-s "$STREAM_LUA" --http2=strict --streams 4 -n 8 -c 2 -t 2 --max-body 64k --timeout 1s "$h2url/")
+    STREAM_KNOBS='"vt_huge":true' run_volley hugeh2 "${h2[@]}"
+    check_no_response hugeh2 "vt_huge (HTTP/2)" "8 requests failed: validation 8"
+    check_json_stream hugeh2 too_large 8 "vt_huge (HTTP/2): JSON stream.too_large"
+    STREAM_KNOBS='"vt_comments_only":true' run_volley pingh2 "${h2[@]}"
+    check_no_response pingh2 "vt_comments_only (HTTP/2)" "8 requests failed: timeout 8"
+    STREAM_KNOBS='"max_tokens":15,"vt_gap_ms":200' run_volley slowh2 "${h2[@]}"
+    check_eq "$RC" 0 "slow stream under --timeout 1s (HTTP/2): exit status ($(tail -n 2 "$T/slowh2.err"))"
+    check_eq "$(counter slowh2 events)" $((8 * 18)) "slow stream (HTTP/2): every event"
+    STREAM_KNOBS='"max_tokens":10,"vt_cut_at":4' run_volley cuth2 "${h2[@]}"
+    check_no_response cuth2 "cut (HTTP/2)" "8 requests failed: protocol 8"
+    check_eq "$(counter cuth2 events)" 32 "cut (HTTP/2): 4 events each"
+    stop_wait "$H2_PID"
+else
+    fail "nginx (HTTP/2 + TLS) did not start"
+fi
+stop_wait "$TPID"
 
 finish
