@@ -66,7 +66,7 @@ def main(argv):
     if a.requests is not None and len(done) != a.requests:
         fails.append("%d responses completed, %d expected" % (len(done), a.requests))
     events = 0
-    ttft_err, gap_err, send, late = [], [], [], []
+    compared, send, late = {}, [], []
     for i in sorted(done):
         c, t = client[i], truth.get(i)
         if t is None:
@@ -92,12 +92,12 @@ def main(argv):
                 fails.append("%s: event %s handed to the hook at %.0f ns, before it was written (%d)"
                              % (i, k, now_us * 1000, w_ns))
         toks = [(int(k), t_us) for k, t_us, _ in c["events"] if k.isdigit() and int(k) >= 1]
-        twrite = dict(t.tokens())
-        if toks and toks[0][0] == 1 and t.ttft_ns() is not None:
-            ttft_err.append(round(toks[0][1] * 1000) - t.ttft_ns())
-        for (k1, t1), (k2, t2) in zip(toks, toks[1:]):
-            if k2 == k1 + 1 and k1 in twrite and k2 in twrite:
-                gap_err.append(round((t2 - t1) * 1000) - (twrite[k2] - twrite[k1]))
+        if toks:
+            compared[i] = toks
+    # the errors as llm_truth.py computes them (its client log's form)
+    rows, _ = llm_truth.compare([truth[i] for i in compared], compared)
+    ttft_err = [r["ttft_err_ns"] for r in rows]
+    gap_err = [e for r in rows for e in r["itl_err_ns"]]
     print("requests %d events %d" % (len(done), events))
     for name, v in (("ttft_err_us", ttft_err), ("itl_err_us", gap_err), ("request_to_server_us", send),
                     ("write_to_hook_us", late)):
