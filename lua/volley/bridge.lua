@@ -436,9 +436,11 @@ local event_fields = {
   prompt_tokens = function(e) if e.prompt >= 0 then return e.prompt end end,
 }
 
+-- Raised at the script's assignment: count_of (1) <- event_set's setter
+-- (2) <- __newindex (3) <- the script (4).
 local function count_of(k, v)
   if type(v) ~= "number" or v ~= v or v < 0 or v >= 2 ^ 31 or v % 1 ~= 0 then
-    error(("ev.%s must be a whole number from 0 to 2^31 - 1, not %s"):format(k, tostring(v)), 3)
+    error(("ev.%s must be a whole number from 0 to 2^31 - 1, not %s"):format(k, tostring(v)), 4)
   end
   return v
 end

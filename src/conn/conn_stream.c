@@ -97,7 +97,7 @@ static int call_hook(struct conn_stream *s, const struct sse_event *ev)
         if (s->tok_first == 0)
             s->tok_first = s->now;
         else
-            stats_stream_itl(&sh->stats->stream, s->now - s->tok_last);
+            stats_stream_itl(&sh->stats->stream, s->now, s->now - s->tok_last);
         s->tok_last = s->now;
         s->tokens += (uint64_t)e->tokens;
     }
@@ -123,7 +123,7 @@ static int on_event(void *ctx, const struct sse_event *ev)
     if (s->events++ == 0)
         s->first = s->now;
     else
-        stats_stream_gap(&sh->stats->stream, s->now - s->last);
+        stats_stream_gap(&sh->stats->stream, s->now, s->now - s->last);
     s->last = s->now;
     return (sh->flow ? s->call : sh->script_event) ? call_hook(s, ev) : 0;
 }

@@ -29,6 +29,11 @@ void html_thresholds(FILE *out, struct html_rd *rd, const struct json *r);
  * reason), the checks table and the groups table; nothing for other runs. */
 void html_flow(FILE *out, struct html_rd *rd, const struct json *r);
 
+/* Streamed responses' section (the result's "stream" an object): their
+ * counts, a table of their histograms and their distributions by
+ * percentile; nothing for a run without streams (html_stream.c). */
+void html_stream(FILE *out, struct html_rd *rd, const struct json *r);
+
 /* One line of a chart: n values (NAN leaves a gap), drawn in colour
  * `color` (0..7) and named in the legend. x NULL: at the chart's x (n
  * values); else at its own x[0..n), so lines of different lengths (two
@@ -108,6 +113,11 @@ struct html_bin {
      * points had each (0: none) */
     double target, conns;
     int ntarget, nconns;
+    /* streams: the points' events and tokens summed; their TTFT and ITL
+     * counts summed and percentiles the highest point's (a point has no
+     * histogram of them: for one point per column, its own) */
+    uint64_t events, tokens, ttft_count, itl_count;
+    double ttft_p50, ttft_p99, itl_p99; /* us; 0 with no count */
 };
 
 

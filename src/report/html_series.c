@@ -29,6 +29,18 @@ static void add_point(struct html_rd *rd, const struct json *p, const char *path
     if (!isnan(cn))
         b->conns += cn, b->nconns++;
     char sub[96];
+    html_rd_add_count(rd, p, path, "events", &b->events);
+    html_rd_add_count(rd, p, path, "tokens", &b->tokens);
+    snprintf(sub, sizeof sub, "%s.ttft", path);
+    const struct json *tt = html_rd_of(rd, p, path, "ttft", JSON_OBJECT, false);
+    if (tt && html_rd_add_count(rd, tt, sub, "count", &b->ttft_count)) {
+        b->ttft_p50 = fmax(b->ttft_p50, html_rd_num(rd, tt, sub, "p50", true));
+        b->ttft_p99 = fmax(b->ttft_p99, html_rd_num(rd, tt, sub, "p99", true));
+    }
+    snprintf(sub, sizeof sub, "%s.itl", path);
+    const struct json *it = html_rd_of(rd, p, path, "itl", JSON_OBJECT, false);
+    if (it && html_rd_add_count(rd, it, sub, "count", &b->itl_count))
+        b->itl_p99 = fmax(b->itl_p99, html_rd_num(rd, it, sub, "p99", true));
     snprintf(sub, sizeof sub, "%s.status", path);
     const struct json *st = html_rd_of(rd, p, path, "status", JSON_OBJECT, false);
     for (int k = 0; k < 6; k++)
@@ -268,6 +280,36 @@ void html_series(FILE *out, struct html_rd *rd, const struct json *result)
         chart(out, flow ? "Iterations started per second against the target rate (-R)"
                         : "Requests sent per second against the target rate (-R)",
               "sent", false, false, flow ? "iterations/s" : "requests/s", &cols, lines, flow ? 2 : 3);
+    }
+    /* streams: events (and tokens) per second, TTFT and ITL over time */
+    bool events = false, tokens = false, ttft = false, itl = false;
+    for (size_t i = 0; i < n; i++) {
+        events |= b[i].events > 0;
+        tokens |= b[i].tokens > 0;
+        ttft |= b[i].ttft_count > 0;
+        itl |= b[i].itl_count > 0;
+    }
+    if (events) {
+        for (size_t i = 0; i < n; i++) {
+            y[0 * n + i] = (double)b[i].events / b[i].secs;
+            y[1 * n + i] = (double)b[i].tokens / b[i].secs;
+        }
+        lines[0] = (struct html_line){"events", &y[0], 0, false, NULL, 0};
+        lines[1] = (struct html_line){"output tokens", &y[n], 2, false, NULL, 0};
+        chart(out, "Stream events per second", "stream-rate", false, false, "per second", &cols, lines,
+              tokens ? 2 : 1);
+    }
+    if (ttft || itl) {
+        for (size_t i = 0; i < n; i++) {
+            y[0 * n + i] = b[i].ttft_count ? b[i].ttft_p50 / 1e3 : NAN;
+            y[1 * n + i] = b[i].ttft_count ? b[i].ttft_p99 / 1e3 : NAN;
+            y[2 * n + i] = b[i].itl_count ? b[i].itl_p99 / 1e3 : NAN;
+        }
+        lines[0] = (struct html_line){"TTFT p50", &y[0], 0, false, NULL, 0};
+        lines[1] = (struct html_line){"TTFT p99", &y[n], 1, false, NULL, 0};
+        lines[2] = (struct html_line){"ITL p99", &y[2 * n], 2, true, NULL, 0};
+        chart(out, "Time to first token and inter-token latency over time", "stream-latency", false, true,
+              "ms (log scale)", &cols, lines, 3);
     }
     /* --stages without -R: the connections asked for and those open */
     bool conns = false;

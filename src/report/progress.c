@@ -73,8 +73,9 @@ static const struct series_point *last_second(const struct series *s)
 
 /* "12345 req/s (target 20000)  errors 3  p50 1.2ms  p99 4.5ms": the rate
  * given (rps < 0: none yet), the errors so far, the last second's
- * percentiles; a flow's iterations so far after the rate
- * ("iterations 120 done, 3 failed"). */
+ * percentiles; once streams were seen, the last second's events and
+ * tokens after the rate ("812 ev/s  640 tok/s"); a flow's iterations so
+ * far ("iterations 120 done, 3 failed"). */
 static void figures(const struct progress *p, const struct series *s, double rps, int64_t elapsed_ns, size_t holding,
                     size_t nth, char *buf, size_t len)
 {
@@ -88,6 +89,11 @@ static void figures(const struct progress *p, const struct series *s, double rps
                       shard_rate(st ? stages_value(st, elapsed_ns) : (double)p->o->rate, p->o->shard));
     else if (st && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, "  connections %.0f", floor(stages_value(st, elapsed_ns)));
+    /* streams seen so far: the last second's events (and tokens, when marked) */
+    if (s->total.events && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "  %" PRIu64 " ev/s", pt ? pt->c.events : 0);
+    if (s->total.tokens && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, "  %" PRIu64 " tok/s", pt ? pt->c.tokens : 0);
     if (p->o->flow && n >= 0 && (size_t)n < len) {
         uint64_t done, failed;
         series_iterations(s, &done, &failed);

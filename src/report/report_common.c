@@ -38,13 +38,14 @@ void report_hist_line(FILE *out, const char *name, const struct hist *h)
     report_clamped_note(out, h->clamped, fmt_time(b, sizeof b, (double)h->highest));
 }
 
-/* ", \"key\": " and a histogram's figure (ns) in us; null when the
- * histogram is empty: a 0 there would read as a fast response. */
-static void hist_figure(FILE *out, const char *key, const struct hist *h, double ns)
+/* ", \"key\": " and a histogram's figure v divided by scale (ns into us:
+ * 1e3; a count: 1); null when the histogram is empty: a 0 there would
+ * read as a fast response. */
+static void hist_figure(FILE *out, const char *key, const struct hist *h, double v, double scale)
 {
     fprintf(out, ", \"%s\": ", key);
     if (h->count)
-        json_out_num(out, ns / 1e3, 3);
+        json_out_num(out, v / scale, 3);
     else
         fputs("null", out);
 }
@@ -66,16 +67,21 @@ void report_json_hist(FILE *out, const char *name, const struct hist *h, int las
 
 void report_json_hist_obj(FILE *out, const struct hist *h)
 {
+    report_json_hist_scaled(out, h, 1e3);
+}
+
+void report_json_hist_scaled(FILE *out, const struct hist *h, double scale)
+{
     static const struct { const char *key; double p; } ps[] = {
         {"p50", 50}, {"p75", 75}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}, {"p99.99", 99.99},
     };
     fprintf(out, "{\"count\": %" PRId64, h->count);
-    hist_figure(out, "min", h, (double)h->min);
-    hist_figure(out, "max", h, (double)h->max);
-    hist_figure(out, "mean", h, hist_mean(h));
-    hist_figure(out, "stdev", h, hist_stdev(h));
+    hist_figure(out, "min", h, (double)h->min, scale);
+    hist_figure(out, "max", h, (double)h->max, scale);
+    hist_figure(out, "mean", h, hist_mean(h), scale);
+    hist_figure(out, "stdev", h, hist_stdev(h), scale);
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++)
-        hist_figure(out, ps[i].key, h, (double)hist_percentile(h, ps[i].p));
+        hist_figure(out, ps[i].key, h, (double)hist_percentile(h, ps[i].p), scale);
     fprintf(out, ", \"clamped\": %" PRId64, h->clamped);
     report_json_exact_sums(out, h);
     fputs(", \"hdr\": ", out);

@@ -36,8 +36,12 @@ bool report_rate_met(const struct options *o, const struct run_result *r, double
 /* "  \"name\": {...}" with a comma unless last, and a newline. */
 void report_json_hist(FILE *out, const char *name, const struct hist *h, int last);
 
-/* A histogram's JSON object alone, "{\"count\": ...}". */
+/* A histogram's JSON object alone, "{\"count\": ...}": its figures (min,
+ * max, mean, stdev, percentiles) in us; the _scaled form divides the
+ * recorded values by scale instead (1: a count, written as recorded).
+ * "sum", "sum_sq" and "hdr" are the recorded values either way. */
 void report_json_hist_obj(FILE *out, const struct hist *h);
+void report_json_hist_scaled(FILE *out, const struct hist *h, double scale);
 
 /* ", \"sum\": \"N\", \"sum_sq\": \"N\"": the exact sums the mean and
  * the standard deviation come from, which the "hdr" encoding leaves out;

@@ -37,6 +37,12 @@ void report_names_json(FILE *out, const struct options *o, const struct run_resu
 void report_flow_text(FILE *out, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* Streamed responses (stats_stream.h): the text report's "Streams" block
+ * and the JSON's "stream" member (null when no stream was seen), followed
+ * by ",\n". */
+void report_stream_text(FILE *out, const struct run_result *r);
+void report_stream_json(FILE *out, const struct run_result *r);
+
 /* "    KIND: REASON (N)" lines for a failure kind counted by reason (tls,
  * protocol), and the JSON members "reasons": [...], "other": N. */
 void report_kind_reasons(FILE *out, const struct stats *s, enum stats_error kind);

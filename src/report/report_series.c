@@ -10,9 +10,34 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+/* ", \"key\": " and ns in us. */
+static void us(FILE *out, const char *key, int64_t ns)
+{
+    fprintf(out, ", \"%s\": ", key);
+    json_out_num(out, (double)ns / 1e3, 3);
+}
+
+/* The streams' figures of a second: events, tokens and streams completed,
+ * and the TTFT's p50 and p99 and the inter-token gaps' p99 (us). */
+static void stream_json(FILE *out, const struct series_point *p)
+{
+    fprintf(out, ", \"events\": %" PRIu64 ", \"tokens\": %" PRIu64 ", \"streams\": %" PRIu64
+                 ", \"ttft\": {\"count\": %" PRIu64,
+            p->c.events, p->c.tokens, p->c.streams, p->ttft_count);
+    if (p->ttft_count) {
+        us(out, "p50", p->ttft_p50);
+        us(out, "p99", p->ttft_p99);
+    }
+    fprintf(out, "}, \"itl\": {\"count\": %" PRIu64, p->itl_count);
+    if (p->itl_count)
+        us(out, "p99", p->itl_p99);
+    fputc('}', out);
+}
+
 /* open: the send lag is measured (-R's requests; a flow's -R starts
- * iterations and has none). */
-static void point_json(FILE *out, const struct options *o, bool open, const struct series_point *p, size_t t)
+ * iterations and has none). streams: the run saw streams. */
+static void point_json(FILE *out, const struct options *o, bool open, bool streams, const struct series_point *p,
+                       size_t t)
 {
     fprintf(out, "    {\"t\": %zu, \"requests\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"status\": {", t,
             p->c.requests, p->c.bytes);
@@ -52,6 +77,8 @@ static void point_json(FILE *out, const struct options *o, bool open, const stru
         }
         fprintf(out, "}");
     }
+    if (streams)
+        stream_json(out, p);
     fprintf(out, ", \"latency\": {\"count\": %" PRIu64, p->latency_count);
     if (p->latency_count) {
         fprintf(out, ", \"p50\": ");
@@ -84,7 +111,7 @@ void report_series_json(FILE *out, const struct options *o, const struct run_res
         struct series_point p;
         series_point_get(s, i, &p, &hist, &cap); /* a point that cannot be read is empty (said) */
         fprintf(out, "%s\n", i ? "," : "");
-        point_json(out, o, r->stats.open, &p, i);
+        point_json(out, o, r->stats.open, stats_stream_any(&r->stats.stream), &p, i);
     }
     free(hist);
     fprintf(out, "%s]},\n", s->npoints ? "\n  " : "");

@@ -2,6 +2,7 @@
  * read with the HTML report's readers (html_internal.h), which name the
  * field of the first error. */
 #include "result_load.h"
+#include "result_load_internal.h"
 
 #include "html_internal.h"
 #include "metrics.h"
@@ -11,67 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A decimal string of at most 38 digits ("sum", "sum_sq") into *out;
- * false (with rd failed) when it is not one. */
-static bool load_u128(struct html_rd *rd, const struct json *obj, const char *path, const char *key,
-                      unsigned __int128 *out)
-{
-    size_t len;
-    const char *d = html_rd_str(rd, obj, path, key, true, &len);
-    if (!d)
-        return false;
-    unsigned __int128 v = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (d[i] < '0' || d[i] > '9' || len > 38) { /* 38 digits stay below 2^127 */
-            html_rd_fail(rd, path, key, "expected a string of at most 38 decimal digits");
-            return false;
-        }
-        v = v * 10 + (unsigned)(d[i] - '0');
-    }
-    if (len == 0) {
-        html_rd_fail(rd, path, key, "expected a string of at most 38 decimal digits");
-        return false;
-    }
-    *out = v;
-    return true;
-}
-
-/* The exact figures the "hdr" encoding leaves out, when the file has them
- * ("sum" and "sum_sq", written since 0.1.0's report command): min, max
- * (obj's, scale units of a recorded value each), sum, sum of squares and
- * the clamped count, into h (decoded from the same obj). Without them h
- * keeps hdr_decode's bucket estimates. */
-static void load_exact(struct html_rd *rd, const struct json *obj, const char *path, double scale, struct hist *h)
-{
-    /* The count beside the blob is what the run counted: a blob that holds
-     * another is an edited or damaged one. */
-    const struct json *count = json_in_get(obj, "count");
-    if (count && count->type == JSON_NUMBER && count->num != (double)h->count) {
-        html_rd_fail(rd, path, "count", "%.17g, but its histogram (hdr) holds %lld values", count->num,
-                     (long long)h->count);
-        return;
-    }
-    if (!json_in_get(obj, "sum") || h->count == 0)
-        return;
-    unsigned __int128 sum, sum_sq;
-    if (!load_u128(rd, obj, path, "sum", &sum) || !load_u128(rd, obj, path, "sum_sq", &sum_sq))
-        return;
-    double min = html_rd_num(rd, obj, path, "min", true), max = html_rd_num(rd, obj, path, "max", true);
-    double clamped = html_rd_count(rd, obj, path, "clamped");
-    if (rd->failed)
-        return;
-    int64_t lo = (int64_t)llround(min * scale), hi = (int64_t)llround(max * scale);
-    if (!(min * scale >= 0 && max * scale <= (double)h->highest && lo <= hi)) {
-        html_rd_fail(rd, path, "min", "min and max out of the histogram's range (or min above max)");
-        return;
-    }
-    h->min = lo;
-    h->max = hi;
-    h->sum = (__int128)sum;
-    h->sum_sq = sum_sq;
-    h->clamped = clamped <= (double)h->count ? (int64_t)clamped : h->count;
-}
-
 /* PARENT.KEY, or KEY at the top ("" parent), into buf. */
 static const char *join(char *buf, size_t len, const char *parent, const char *key)
 {
@@ -79,24 +19,11 @@ static const char *join(char *buf, size_t len, const char *parent, const char *k
     return buf;
 }
 
-/* The histogram parent.key's "hdr" decoded (parent at path), with its
- * exact figures, and merged into into (a missing optional one leaves it
- * empty). */
+/* A histogram of ns, its figures in us. */
 static void load_hist(struct html_rd *rd, const struct json *parent, const char *path, const char *key,
                       bool required, struct hist *into)
 {
-    const struct json *obj = html_rd_of(rd, parent, path, key, JSON_OBJECT, required);
-    if (!obj)
-        return;
-    char at[320];
-    join(at, sizeof at, path, key);
-    struct hist h;
-    if (!html_rd_hist(rd, obj, at, &h))
-        return;
-    load_exact(rd, obj, at, 1e3, &h); /* min and max in us */
-    if (!rd->failed && hist_merge(into, &h) < 0)
-        html_rd_fail(rd, at, "hdr", "a histogram of another configuration, or whose sums overflow");
-    hist_free(&h);
+    result_load_hist(rd, parent, path, key, required, 1e3, into);
 }
 
 /* parent.status (parent at path) into status[]. */
@@ -373,7 +300,7 @@ static void load_metrics(struct html_rd *rd, const struct json *root, struct met
         struct hist h;
         if (!html_rd_hist(rd, rec, path, &h))
             return;
-        load_exact(rd, rec, path, METRIC_SCALE, &h);
+        result_load_exact(rd, rec, path, METRIC_SCALE, &h);
         if (!rd->failed && hist_merge(&ms->m[id].values, &h) < 0)
             html_rd_fail(rd, "metrics.records", name,
                          "hdr: a histogram of another configuration, or whose count or sums overflow with the "
@@ -536,5 +463,6 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_names(&rd, root, s);
     load_counts(&rd, root, s);
     load_flow(&rd, root, &s->flow);
+    result_load_stream(&rd, root, &s->stream);
     return rd.failed ? -1 : 0;
 }

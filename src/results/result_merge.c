@@ -236,6 +236,17 @@ static const char *count_over(const struct stats *s, char *buf, size_t len)
         if (over(most))
             return snprintf(buf, len, "names.%.60s", n->name), buf;
     }
+    const struct stats_stream *st = &s->stream;
+    const struct {
+        const char *name;
+        uint64_t v;
+    } streams[] = {
+        {"stream.streams", st->streams}, {"stream.events", st->events}, {"stream.tokens_out", st->tokens_out},
+        {"stream.tokens_in", st->tokens_in}, {"stream.peak", st->peak}, {"stream.too_large", st->too_large},
+    };
+    for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++)
+        if (over(streams[i].v))
+            return snprintf(buf, len, "%s", streams[i].name), buf;
     return flow_over(&s->flow, buf, len);
 }
 
@@ -243,7 +254,8 @@ static const char *count_over(const struct stats *s, char *buf, size_t len)
 static bool point_over(const struct series_point *p)
 {
     const struct series_counts *c = &p->c;
-    bool o = over(c->requests) || over(c->bytes) || over(c->sent) || over(p->sendlag_count);
+    bool o = over(c->requests) || over(c->bytes) || over(c->sent) || over(p->sendlag_count) || over(c->events) ||
+             over(c->tokens) || over(c->streams) || over(p->ttft_count) || over(p->itl_count);
     for (int i = 0; i < SERIES_CLASSES; i++)
         o |= over(c->status[i]);
     for (int e = 0; e < SERIES_KINDS; e++)
@@ -282,10 +294,24 @@ static int add_hist_text(struct hist **acc, const char *text, char *err, size_t 
     return rc;
 }
 
+/* A per-second figure without a histogram in a saved result: its count
+ * the sum, each percentile the higher shard's (an upper bound). */
+static void add_bound(uint64_t *count, int64_t *pa, int64_t *pb, uint64_t n, int64_t a, int64_t b)
+{
+    if (!n)
+        return;
+    *count += n;
+    if (a > *pa)
+        *pa = a;
+    if (pb && b > *pb)
+        *pb = b;
+}
+
 /* One second of both series: counts added, latencies merged (the
- * percentiles from the merged histogram). The send lag has no histogram
- * per second in a saved result: its count is the sum, its p50 and p99 the
- * higher shard's (an upper bound, said in docs/distributed.md). */
+ * percentiles from the merged histogram). The send lag, the TTFT and the
+ * inter-token gaps have no histogram per second in a saved result: their
+ * counts are the sums, their p50 and p99 the higher shard's (an upper
+ * bound, said in docs/distributed.md). */
 static int add_point(struct series_point *acc, struct hist **h, const struct series_point *p, char *err,
                      size_t errlen)
 {
@@ -297,6 +323,8 @@ static int add_point(struct series_point *acc, struct hist **h, const struct ser
         if (p->sendlag_p99 > acc->sendlag_p99)
             acc->sendlag_p99 = p->sendlag_p99;
     }
+    add_bound(&acc->ttft_count, &acc->ttft_p50, &acc->ttft_p99, p->ttft_count, p->ttft_p50, p->ttft_p99);
+    add_bound(&acc->itl_count, &acc->itl_p99, NULL, p->itl_count, p->itl_p99, 0);
     if (point_over(acc)) {
         snprintf(err, errlen, "a count, added to the other shards' in that second, is more than %.0f, the most a "
                  "result counts: not a real result", HTML_COUNT_MAX);
@@ -415,7 +443,12 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     a->start_epoch = start;
     if (sums_over(&a->stats, &b->stats, err, errlen))
         return -1;
+    /* The shards' streams were open at once at most all together: the sum
+     * of their peaks is an upper bound (stats_stream_merge keeps the
+     * larger, a run's workers' rule). */
+    uint64_t peak = a->stats.stream.peak + b->stats.stream.peak;
     stats_merge(&a->stats, &b->stats);
+    a->stats.stream.peak = peak;
     char field[160];
     if (count_over(&a->stats, field, sizeof field)) {
         snprintf(err, errlen, "%s: added to the other shards', more than %.0f, the most a result counts: not a "

@@ -330,6 +330,22 @@ static void load_point(struct html_rd *rd, const struct json *p, const char *pat
         pt->sendlag_p50 = rd_us(rd, lag, sub, "p50");
         pt->sendlag_p99 = rd_us(rd, lag, sub, "p99");
     }
+    pt->c.events = (uint64_t)html_rd_count(rd, p, path, "events");
+    pt->c.tokens = (uint64_t)html_rd_count(rd, p, path, "tokens");
+    pt->c.streams = (uint64_t)html_rd_count(rd, p, path, "streams");
+    const struct json *ttft = html_rd_of(rd, p, path, "ttft", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.ttft", path);
+    if (ttft) {
+        pt->ttft_count = (uint64_t)html_rd_count(rd, ttft, sub, "count");
+        pt->ttft_p50 = rd_us(rd, ttft, sub, "p50");
+        pt->ttft_p99 = rd_us(rd, ttft, sub, "p99");
+    }
+    const struct json *itl = html_rd_of(rd, p, path, "itl", JSON_OBJECT, false);
+    snprintf(sub, sizeof sub, "%s.itl", path);
+    if (itl) {
+        pt->itl_count = (uint64_t)html_rd_count(rd, itl, sub, "count");
+        pt->itl_p99 = rd_us(rd, itl, sub, "p99");
+    }
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
     snprintf(sub, sizeof sub, "%s.latency", path);
     if (lat) {

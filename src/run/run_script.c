@@ -85,6 +85,11 @@ int run_done(struct script *main_script, const struct run_result *res, char *err
 {
     if (!main_script)
         return 0;
-    return script_done(main_script, &res->stats, res->duration_ns, res->interrupted,
+    int64_t cpu = 0, wall = 0;
+    for (uint32_t i = 0; i < res->nworkers; i++) {
+        cpu += res->workers[i].cpu_ns;
+        wall += res->workers[i].wall_ns;
+    }
+    return script_done(main_script, &res->stats, res->duration_ns, cpu, wall, res->interrupted,
                        res->tls_known ? &res->tls : NULL, err, errlen);
 }

@@ -81,6 +81,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     /* One without --show-errors: the report's first error body. */
     errsamples_init(&w->stats.shown, cfg->show_errors ? cfg->show_errors : 1, cfg->show_errors > 0);
     w->stats.series = &w->series;
+    w->stats.stream.series = &w->series;
     w->rbuf = xmalloc(READ_BUFFER_SIZE);
     w->conn_done = xcalloc(nconns, sizeof *w->conn_done);
     memset(&w->res, 0, sizeof w->res);
@@ -196,14 +197,17 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         }
     }
     if (cfg->hlog_interval_ns) {
-        unsigned tags = IV_BIT(IV_LATENCY);
+        /* Any response may stream: the streams' tags are always there,
+         * and written from their first value on (IV_LAZY). */
+        unsigned tags = IV_BIT(IV_LATENCY) | (IV_LAZY & ~IV_BIT(IV_SERVICE_TTFT));
         if (cfg->rate && !flow) /* a flow's requests are not the schedule's: no service or send lag */
-            tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG);
+            tags |= IV_BIT(IV_SERVICE) | IV_BIT(IV_SENDLAG) | IV_BIT(IV_SERVICE_TTFT);
         if (flow)
             tags |= IV_BIT(IV_ITERATION);
         intervals_init(&w->intervals, cfg->hlog_interval_ns, tags);
         w->stats.intervals = &w->intervals;
         w->stats.flow.intervals = flow ? &w->intervals : NULL;
+        w->stats.stream.intervals = &w->intervals;
     }
     /* --targets: every target's name has its figures from the start (after
      * the intervals and -R's open model, which a name's figures take on). */

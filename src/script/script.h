@@ -268,11 +268,13 @@ int script_options(struct script *s, char *const *args, int nargs, char ***words
 int script_setup(struct script *s, struct script_thread *t, char *err, size_t errlen);
 
 /* Main state: calls done() with the run's results: done(result) for a
- * scenario, done(summary, latency, requests) in wrk style. tls: what the
- * probe's handshake agreed on (https), or NULL. The thread
- * objects given to setup() still reach their states. Returns 0, or -1. */
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted,
-                const struct tls_info *tls, char *err, size_t errlen);
+ * scenario, done(summary, latency, requests) in wrk style. cpu_ns and
+ * wall_ns: the worker threads' CPU time and their spans, summed (the
+ * table's cpu). tls: what the probe's handshake agreed on (https), or
+ * NULL. The thread objects given to setup() still reach their states.
+ * Returns 0, or -1. */
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, int64_t cpu_ns, int64_t wall_ns,
+                bool interrupted, const struct tls_info *tls, char *err, size_t errlen);
 
 /* The request a connection sends: the request() hook's result (a string;
  * nil: the default request; a table: merged with the defaults), or, with no

@@ -386,6 +386,7 @@ static void push_errors(lua_State *L, const struct stats *st, bool wrk)
 struct done_args {
     const struct stats *st;
     int64_t duration_ns;
+    int64_t cpu_ns, wall_ns; /* the worker threads' CPU time and spans, summed */
     bool interrupted;
     bool scenario;
     int bridge;       /* registry reference of the volley.bridge module */
@@ -417,6 +418,45 @@ static void push_tls(lua_State *L, const struct done_args *a, int stats_new)
     lua_setfield(L, -2, "handshake");
 }
 
+/* .stream (streamed responses' counters, and their histograms as stats
+ * objects: times in us, events per stream as counts) and .cpu (the worker
+ * threads' CPU time, in s, and its share of their spans) into the table on
+ * top. */
+static void push_stream_cpu(lua_State *L, const struct done_args *a, int stats_new)
+{
+    const struct stats_stream *ss = &a->st->stream;
+    lua_newtable(L);
+    const struct {
+        const char *name;
+        uint64_t v;
+    } counts[] = {
+        {"streams", ss->streams}, {"events", ss->events}, {"closed", ss->closed}, {"no_event", ss->no_event},
+        {"too_large", ss->too_large}, {"token_streams", ss->token_streams}, {"usage_streams", ss->usage_streams},
+        {"tokens_out", ss->tokens_out}, {"tokens_in", ss->tokens_in}, {"peak", ss->peak},
+    };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        set_number(L, counts[i].name, (double)counts[i].v);
+    const struct {
+        const char *name;
+        const struct hist *h;
+        double scale;
+    } hists[] = {
+        {"first_event", &ss->first, 1e3}, {"service_first_event", &ss->first_service, 1e3},
+        {"event_gap", &ss->gap, 1e3}, {"events_per_stream", &ss->count, 1}, {"duration", &ss->duration, 1e3},
+        {"ttft", &ss->ttft, 1e3}, {"service_ttft", &ss->ttft_service, 1e3}, {"itl", &ss->itl, 1e3},
+        {"tpot", &ss->tpot, 1e3}, {"e2el", &ss->e2el, 1e3}, {"service_e2el", &ss->e2el_service, 1e3},
+    };
+    for (size_t i = 0; i < sizeof hists / sizeof hists[0]; i++) {
+        push_stats(L, stats_new, hists[i].h, hists[i].scale, false);
+        lua_setfield(L, -2, hists[i].name);
+    }
+    lua_setfield(L, -2, "stream");
+    lua_newtable(L);
+    set_number(L, "seconds", (double)a->cpu_ns / 1e9);
+    set_number(L, "share", a->wall_ns > 0 ? (double)a->cpu_ns / (double)a->wall_ns : 0);
+    lua_setfield(L, -2, "cpu");
+}
+
 /* Pushes result (scenario) or summary, latency, requests (wrk). */
 static int push_done_args(lua_State *L, const struct done_args *a, int stats_new)
 {
@@ -428,6 +468,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
         set_number(L, "bytes", (double)st->bytes_read);
         push_errors(L, st, true);
         lua_setfield(L, -2, "errors");
+        push_stream_cpu(L, a, stats_new);
         push_stats(L, stats_new, &st->latency, 1e3, true);
         push_stats(L, stats_new, &st->rate, 1, true);
         return 3;
@@ -474,6 +515,7 @@ static int push_done_args(lua_State *L, const struct done_args *a, int stats_new
     lua_setfield(L, -2, "waiting");
     push_stats(L, stats_new, &st->rate, 1, false);
     lua_setfield(L, -2, "rate");
+    push_stream_cpu(L, a, stats_new);
     if (a->tls) {
         push_tls(L, a, stats_new);
         lua_setfield(L, -2, "tls");
@@ -531,12 +573,12 @@ static int call_done(lua_State *L)
     return 0;
 }
 
-int script_done(struct script *s, const struct stats *st, int64_t duration_ns, bool interrupted,
-                const struct tls_info *tls, char *err, size_t errlen)
+int script_done(struct script *s, const struct stats *st, int64_t duration_ns, int64_t cpu_ns, int64_t wall_ns,
+                bool interrupted, const struct tls_info *tls, char *err, size_t errlen)
 {
     if (!script_has(s, SCRIPT_DONE))
         return 0;
-    struct done_args a = {st, duration_ns, interrupted, s->scenario, s->bridge, tls};
+    struct done_args a = {st, duration_ns, cpu_ns, wall_ns, interrupted, s->scenario, s->bridge, tls};
     script_set_phase(s, "done");
     lua_pushcfunction(s->L, call_done);
     lua_rawgeti(s->L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_DONE]);

@@ -31,8 +31,20 @@ enum interval_tag {
     IV_SERVICE,   /* Tag=service: first byte written -> last byte read (-R only) */
     IV_SENDLAG,   /* Tag=sendlag: actual send - intended send (-R only) */
     IV_ITERATION, /* Tag=iteration: a flow's completed iterations' durations */
+    /* Streams (stats_stream.h), each written from the first interval that
+     * holds a value of it on (a run without streams has none of them): */
+    IV_FIRST_EVENT,   /* Tag=first_event: a completed stream's time to its first event */
+    IV_EVENT_GAP,     /* Tag=event_gap: between two events of a stream */
+    IV_TTFT,          /* Tag=ttft: a token stream's time to its first token event */
+    IV_SERVICE_TTFT,  /* Tag=service_ttft: the same from the first byte written (-R only) */
+    IV_ITL,           /* Tag=itl: between two token events of a stream */
+    IV_E2EL,          /* Tag=e2el: a token stream from its start to its end */
     IV_TAGS
 };
+
+/* The tags whose lines start at their first value (the streams'). */
+#define IV_LAZY (IV_BIT(IV_FIRST_EVENT) | IV_BIT(IV_EVENT_GAP) | IV_BIT(IV_TTFT) | IV_BIT(IV_SERVICE_TTFT) | \
+                 IV_BIT(IV_ITL) | IV_BIT(IV_E2EL))
 
 /* The set of tags a run records: a bit per enum interval_tag. */
 #define IV_BIT(tag) (1u << (tag))
@@ -163,6 +175,8 @@ struct intervals_log {
     size_t n;
     int64_t t0, len_ns;
     unsigned tags;           /* the workers' set of tags */
+    uint64_t first[IV_TAGS]; /* by tag: the first interval with a line (IV_LAZY's: the first
+                              * with a value; UINT64_MAX: none yet; the others: 0) */
     uint64_t next;           /* the first interval not written yet */
     struct interval_queue {  /* per worker: intervals taken, not written yet */
         struct interval_blob *b;

@@ -16,7 +16,8 @@
 /* The Java log processor's default unit: the log's max column in ms. */
 #define HLOG_MAX_RATIO 1e6
 
-static const char *const tag_names[IV_TAGS] = {NULL, "service", "sendlag", "iteration"};
+static const char *const tag_names[IV_TAGS] = {NULL,        "service",      "sendlag", "iteration", "first_event",
+                                               "event_gap", "ttft",        "service_ttft", "itl",     "e2el"};
 
 void intervals_tag(const char *prefix, const char *name, char *buf, size_t len)
 {
@@ -70,6 +71,8 @@ void intervals_log_start(struct intervals_log *l, FILE *f, struct intervals **iv
     l->len_ns = ivs[0]->len_ns;
     l->tags = ivs[0]->tags;
     l->q = xcalloc(n, sizeof *l->q);
+    for (int t = 0; t < IV_TAGS; t++)
+        l->first[t] = IV_LAZY & IV_BIT(t) ? UINT64_MAX : 0;
     hist_init_default(&l->sum);
     keyed_start(&l->names, names);
     keyed_start(&l->groups, groups);
@@ -94,7 +97,8 @@ static void take(struct intervals_log *l, size_t w)
         iv->nblobs = 0;
     }
     pthread_mutex_unlock(&iv->lock);
-    /* A name's (a group's) lines start at its first interval with a value:
+    /* A name's (a group's, a stream tag's) lines start at its first
+     * interval with a value:
      * an interval every worker is past has been taken whole, so this is
      * known before that interval is written. */
     for (size_t i = from; i < q->n; i++) {
@@ -103,6 +107,8 @@ static void take(struct intervals_log *l, size_t w)
             keyed_seen(&l->groups, (uint32_t)(t - IV_GROUP(0)), q->b[i].index);
         else if (t >= IV_NAME(0))
             keyed_seen(&l->names, (uint32_t)(t - IV_NAME(0)), q->b[i].index);
+        else if (q->b[i].index < l->first[t])
+            l->first[t] = q->b[i].index;
     }
 }
 
@@ -150,7 +156,7 @@ static void write_below(struct intervals_log *l, uint64_t below, int64_t end)
     size_t *pos = xcalloc(l->n, sizeof *pos); /* each queue's first blob not written */
     for (; l->next < below; l->next++) {
         for (int t = 0; t < IV_TAGS && !l->err[0]; t++)
-            if (l->tags & IV_BIT(t))
+            if ((l->tags & IV_BIT(t)) && l->first[t] <= l->next)
                 write_line(l, pos, l->next, t, end);
         for (uint32_t id = 0; id < l->names.n && !l->err[0]; id++)
             if (l->names.first[id] <= l->next)

@@ -19,7 +19,9 @@ static_assert(SERIES_CODES == STATS_STATUS_MAX, "the totals count every status c
 #define SERIES_DIGITS 2
 
 /* Spare histograms a recorder starts with: one second handed over and not
- * yet given back, for latency and send lag, and one more. */
+ * yet given back, for latency and send lag, and one more. A run with
+ * streams hands over TTFT and ITL too: its first seconds make the spares
+ * that needs, given back and kept from then on (SERIES_SPARES). */
 #define SPARES_AT_START 3
 
 static void lat_init(struct hist *h)
@@ -45,6 +47,9 @@ static void counts_of(const struct stats *s, struct series_counts *c)
     c->bytes = s->bytes_read;
     c->sent = s->arrivals;
     c->conn_samples = s->conn_samples;
+    c->events = s->stream.events;
+    c->tokens = s->stream.tokens_out;
+    c->streams = s->stream.streams;
     for (int e = 0; e < STATS_ERR_KINDS; e++)
         c->errors[e] = s->errors[e];
 }
@@ -63,6 +68,9 @@ static void counts_sub(struct series_counts *dst, const struct series_counts *a,
     dst->bytes = a->bytes - b->bytes;
     dst->sent = a->sent - b->sent;
     dst->conn_samples = a->conn_samples - b->conn_samples;
+    dst->events = a->events - b->events;
+    dst->tokens = a->tokens - b->tokens;
+    dst->streams = a->streams - b->streams;
     for (int i = 0; i < SERIES_CLASSES; i++)
         dst->status[i] = a->status[i] - b->status[i];
     for (int e = 0; e < SERIES_KINDS; e++)
@@ -81,6 +89,8 @@ void series_rec_init(struct series_rec *r, const struct stats *cum)
     r->cum = cum;
     lat_init(&r->lat);
     lat_init(&r->lag);
+    lat_init(&r->ttft);
+    lat_init(&r->itl);
     while (r->nspare < SPARES_AT_START)
         r->spare[r->nspare++] = hist_new();
     pthread_mutex_init(&r->lock, NULL);
@@ -128,11 +138,15 @@ void series_rec_free(struct series_rec *r)
 {
     hist_free(&r->lat);
     hist_free(&r->lag);
+    hist_free(&r->ttft);
+    hist_free(&r->itl);
     for (size_t i = 0; i < r->nspare; i++)
         hist_drop(&r->spare[i]);
     for (size_t i = 0; i < r->nout; i++) {
         hist_drop(&r->out[i].latency);
         hist_drop(&r->out[i].sendlag);
+        hist_drop(&r->out[i].ttft);
+        hist_drop(&r->out[i].itl);
     }
     free(r->out);
     pthread_mutex_destroy(&r->lock);
@@ -145,14 +159,14 @@ static void hand_over(struct series_rec *r)
 {
     struct series_counts now;
     counts_of(r->cum, &now);
-    struct series_sec sec = {.index = r->cur, .latency = NULL, .sendlag = NULL};
+    struct series_sec sec = {.index = r->cur};
     counts_sub(&sec.c, &now, &r->base);
     r->base = now;
     for (int i = 0; i < SERIES_CODES; i++)
         sec.codes[i] = r->cum->status[i] - r->base_codes[i];
     memcpy(r->base_codes, r->cum->status, sizeof r->base_codes);
     classes_of(sec.codes, sec.c.status);
-    if (!r->dirty && !r->lag_dirty && counts_zero(&sec.c))
+    if (!r->dirty && !r->lag_dirty && !r->ttft_dirty && !r->itl_dirty && counts_zero(&sec.c))
         return;
     /* The histograms go with the record; spares take their places. */
     pthread_mutex_lock(&r->lock);
@@ -160,7 +174,11 @@ static void hand_over(struct series_rec *r)
         sec.latency = hist_swap(r, &r->lat);
     if (r->lag_dirty)
         sec.sendlag = hist_swap(r, &r->lag);
-    r->dirty = r->lag_dirty = false;
+    if (r->ttft_dirty)
+        sec.ttft = hist_swap(r, &r->ttft);
+    if (r->itl_dirty)
+        sec.itl = hist_swap(r, &r->itl);
+    r->dirty = r->lag_dirty = r->ttft_dirty = r->itl_dirty = false;
     if (r->nout == r->cap) {
         r->cap = xgrow(r->cap, r->nout + 1, 16);
         r->out = xrealloc(r->out, r->cap * sizeof *r->out);
@@ -214,6 +232,9 @@ void series_snapshot(const struct series *s, struct stats *snap)
     snap->started = t->requests + failed;
     memcpy(snap->status, s->total_codes, sizeof snap->status);
     snap->latency = s->total_latency; /* a shallow copy: read only */
+    snap->stream.events = t->events;
+    snap->stream.tokens_out = t->tokens;
+    snap->stream.streams = t->streams;
 }
 
 uint64_t series_ended(const struct series *s)
@@ -246,6 +267,8 @@ void series_free(struct series *s)
     for (size_t i = 0; i < s->npend; i++) {
         hist_drop(&s->pend[i].h);
         hist_drop(&s->pend[i].lag);
+        hist_drop(&s->pend[i].ttft);
+        hist_drop(&s->pend[i].itl);
     }
     free(s->pend);
     free(s->taken);
@@ -293,6 +316,8 @@ static void take(struct series *s, struct series_sec *sec)
         series_counts_add(&p->c, &sec->c);
         merge_into(&p->h, sec->latency);
         merge_into(&p->lag, sec->sendlag);
+        merge_into(&p->ttft, sec->ttft);
+        merge_into(&p->itl, sec->itl);
     }
 }
 
@@ -327,6 +352,17 @@ static void complete_one(struct series *s)
             pt.sendlag_p50 = hist_percentile(p->lag, 50);
             pt.sendlag_p99 = hist_percentile(p->lag, 99);
             hist_drop(&p->lag);
+        }
+        if (p->ttft) {
+            pt.ttft_count = (uint64_t)p->ttft->count;
+            pt.ttft_p50 = hist_percentile(p->ttft, 50);
+            pt.ttft_p99 = hist_percentile(p->ttft, 99);
+            hist_drop(&p->ttft);
+        }
+        if (p->itl) {
+            pt.itl_count = (uint64_t)p->itl->count;
+            pt.itl_p99 = hist_percentile(p->itl, 99);
+            hist_drop(&p->itl);
         }
         memmove(s->pend, s->pend + 1, (s->npend - 1) * sizeof *s->pend);
         s->npend--;
@@ -402,6 +438,8 @@ void series_collect(struct series *s, bool all)
             take(s, &s->taken[i]);
             give_back(r, &s->taken[i].latency);
             give_back(r, &s->taken[i].sendlag);
+            give_back(r, &s->taken[i].ttft);
+            give_back(r, &s->taken[i].itl);
         }
         if (!finished && below < complete_below)
             complete_below = below;

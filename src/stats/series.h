@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SERIES_SPARES 6        /* a recorder's spare histograms, at most */
+#define SERIES_SPARES 10       /* a recorder's spare histograms, at most */
 
 struct stats; /* stats_counters.h: a worker's counters, read by its recorder */
 
@@ -38,6 +38,7 @@ struct series_sec {
     uint64_t codes[SERIES_CODES]; /* responses by status code, as stats.status */
     struct hist *latency;  /* owned by whoever holds the record */
     struct hist *sendlag;  /* -R: likewise */
+    struct hist *ttft, *itl; /* streams: likewise */
 };
 
 /* A worker's recorder. Fields are series.c's; the worker's thread records,
@@ -49,6 +50,8 @@ struct series_rec {
     struct hist lat;           /* its latencies */
     struct hist lag;           /* -R: its send lags */
     bool lag_dirty;
+    struct hist ttft, itl;     /* streams: its TTFTs and inter-token gaps */
+    bool ttft_dirty, itl_dirty;
     struct series_counts base; /* the cumulative counts when it began */
     uint64_t base_codes[SERIES_CODES];
     bool dirty;                /* a latency was recorded in it */
@@ -101,6 +104,24 @@ static inline void series_rec_sendlag(struct series_rec *r, int64_t now, int64_t
     r->lag_dirty = true;
 }
 
+/* A stream's TTFT (ns), recorded when it ended at now; an inter-token gap
+ * read at now. As series_rec_latency. */
+static inline void series_rec_ttft(struct series_rec *r, int64_t now, int64_t ttft)
+{
+    if (now >= r->cur_end)
+        series_rec_roll(r, now);
+    hist_record(&r->ttft, ttft);
+    r->ttft_dirty = true;
+}
+
+static inline void series_rec_itl(struct series_rec *r, int64_t now, int64_t gap)
+{
+    if (now >= r->cur_end)
+        series_rec_roll(r, now);
+    hist_record(&r->itl, gap);
+    r->itl_dirty = true;
+}
+
 /* The worker has stopped: its last second is handed over. */
 void series_rec_finish(struct series_rec *r);
 
@@ -124,7 +145,7 @@ struct series {
      * them): merged here, from second npoints on. */
     struct pending {
         struct series_counts c;
-        struct hist *h, *lag;
+        struct hist *h, *lag, *ttft, *itl;
     } *pend;
     size_t npend;
     struct series_sec *taken; /* series_collect's copy of a recorder's out */
@@ -170,8 +191,9 @@ void series_iterations(const struct series *s, uint64_t *done, uint64_t *failed)
 
 /* A view of what has been handed over so far as run totals, for checks
  * during the run (thresholds that abort): requests started (= ended),
- * completed, failed by kind, statuses and the latency histogram (2
- * significant digits; it points into s: valid until the next collect).
+ * completed, failed by kind, statuses, the latency histogram (2
+ * significant digits; it points into s: valid until the next collect) and
+ * the streams' counts (events, output tokens, streams completed).
  * Everything else in *snap is zero. Not to be stats_free'd. */
 void series_snapshot(const struct series *s, struct stats *snap);
 

@@ -17,6 +17,9 @@ void series_counts_add(struct series_counts *dst, const struct series_counts *sr
     dst->bytes += src->bytes;
     dst->sent += src->sent;
     dst->conn_samples += src->conn_samples;
+    dst->events += src->events;
+    dst->tokens += src->tokens;
+    dst->streams += src->streams;
     for (int i = 0; i < SERIES_CLASSES; i++)
         dst->status[i] += src->status[i];
     for (int e = 0; e < SERIES_KINDS; e++)

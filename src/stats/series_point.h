@@ -28,6 +28,9 @@ struct series_counts {
     uint64_t sent;     /* -R: arrivals sent */
     uint64_t conn_samples; /* --stages without -R: connections open, summed over the
                             * worker's 100 ms samples (a second's / 10 = its mean) */
+    uint64_t events;   /* streams' events received */
+    uint64_t tokens;   /* output tokens of the token streams that completed */
+    uint64_t streams;  /* streams that completed */
 };
 
 /* dst += src, count by count. */
@@ -40,6 +43,10 @@ struct series_point {
     int64_t p50, p90, p99, max; /* ns; 0 without latencies */
     uint64_t sendlag_count;     /* -R: send lags recorded */
     int64_t sendlag_p50, sendlag_p99; /* ns */
+    uint64_t ttft_count;        /* token streams' times to first token recorded (at their end) */
+    int64_t ttft_p50, ttft_p99; /* ns */
+    uint64_t itl_count;         /* gaps between token events */
+    int64_t itl_p99;            /* ns */
     char *hist;             /* the second's latencies, HdrHistogram V2 (hdr_codec), or NULL */
     int64_t span_ns;        /* the time it covers: SERIES_NS, but for the run's last point,
                              * which may end within its second (series_point_get sets it) */

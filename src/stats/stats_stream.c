@@ -61,6 +61,8 @@ void stats_stream_end(struct stats_stream *s, const struct stream_end *e)
         s->no_event++;
     } else {
         hist_record(&s->first, e->first - e->start);
+        if (s->intervals)
+            intervals_record(s->intervals, e->end, IV_FIRST_EVENT, e->first - e->start);
         if (e->sent)
             hist_record(&s->first_service, e->first - e->sent);
         hist_record(&s->duration, e->end - e->first);
@@ -72,10 +74,18 @@ void stats_stream_end(struct stats_stream *s, const struct stream_end *e)
     s->tokens_out += e->tokens;
     s->tokens_in += e->prompt_tokens;
     hist_record(&s->ttft, e->tok_first - e->start);
+    if (s->series)
+        series_rec_ttft(s->series, e->end, e->tok_first - e->start);
     hist_record(&s->e2el, e->end - e->start);
+    if (s->intervals) {
+        intervals_record(s->intervals, e->end, IV_TTFT, e->tok_first - e->start);
+        intervals_record(s->intervals, e->end, IV_E2EL, e->end - e->start);
+    }
     if (e->sent) {
         hist_record(&s->ttft_service, e->tok_first - e->sent);
         hist_record(&s->e2el_service, e->end - e->sent);
+        if (s->intervals && (s->intervals->tags & IV_BIT(IV_SERVICE_TTFT)))
+            intervals_record(s->intervals, e->end, IV_SERVICE_TTFT, e->tok_first - e->sent);
     }
     if (e->tokens > 1)
         hist_record(&s->tpot, (e->tok_last - e->tok_first) / (int64_t)(e->tokens - 1));

@@ -7,6 +7,8 @@
 #define VOLLEY_STATS_STREAM_H
 
 #include "hist.h"
+#include "intervals.h"
+#include "series.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +43,11 @@ struct stats_stream {
                             * / (output tokens - 1) */
     struct hist e2el;      /* a completed token stream: from the start to its end */
     struct hist e2el_service; /* -R: from the first byte written */
+    struct series_rec *series;   /* the worker's per-second recorder, where ttft and itl go too
+                                  * (set by worker.c; not owned, not merged) */
+    struct intervals *intervals; /* --hlog: the worker's interval histograms, where first,
+                                  * gap, ttft (and -R's ttft_service), itl and e2el are
+                                  * recorded too (set by worker.c; not owned, not merged) */
 };
 
 void stats_stream_init(struct stats_stream *s);
@@ -72,18 +79,28 @@ struct stream_end {
     bool closed;           /* ended by the client */
 };
 
-/* A stream completed, as e says. No allocation. */
+/* A stream completed, as e says (with --hlog, into the interval holding
+ * e->end too). No allocation (but an --hlog interval's hand-over). */
 void stats_stream_end(struct stats_stream *s, const struct stream_end *e);
 
-/* The gap between two events of a stream; a token event's gap too (itl). */
-static inline void stats_stream_gap(struct stats_stream *s, int64_t gap)
+/* The gap between two events of a stream, the later read at now
+ * (monotonic ns); a token event's gap too (itl). With --hlog, into the
+ * interval holding now as well. No allocation (but an --hlog interval's
+ * hand-over, as stats_complete). */
+static inline void stats_stream_gap(struct stats_stream *s, int64_t now, int64_t gap)
 {
     hist_record(&s->gap, gap);
+    if (s->intervals)
+        intervals_record(s->intervals, now, IV_EVENT_GAP, gap);
 }
 
-static inline void stats_stream_itl(struct stats_stream *s, int64_t gap)
+static inline void stats_stream_itl(struct stats_stream *s, int64_t now, int64_t gap)
 {
     hist_record(&s->itl, gap);
+    if (s->series)
+        series_rec_itl(s->series, now, gap);
+    if (s->intervals)
+        intervals_record(s->intervals, now, IV_ITL, gap);
 }
 
 #endif

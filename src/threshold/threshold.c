@@ -92,6 +92,9 @@ static int parse_plain(struct threshold_parser *ps, const char *fig, const char 
     int flow = threshold_flow_parse(th, fig, shown, why, sizeof why);
     if (flow <= 0)
         return flow < 0 ? threshold_fail(ps, "%s", why) : 0;
+    int stream = threshold_stream_parse(th, fig, shown, open_model, why, sizeof why);
+    if (stream <= 0)
+        return stream < 0 ? threshold_fail(ps, "%s", why) : 0;
     for (int i = 0; i < THRESHOLD_HISTS; i++) {
         size_t n = strlen(threshold_hist_names[i]);
         if (strncmp(fig, threshold_hist_names[i], n) != 0 || fig[n] != '.')

@@ -35,6 +35,7 @@ enum threshold_source {
     THRESHOLD_ITERATION,  /* a flow's iteration durations (a histogram's figures) */
     THRESHOLD_CHECKS,     /* the share of a flow's checks that passed, all or one name's */
     THRESHOLD_GROUP,      /* one group's durations (a histogram's figures) or failed runs */
+    THRESHOLD_STREAM,     /* streamed responses: a histogram's figure or a count (stream) */
 };
 
 /* Which figure of a histogram (or of a record). */
@@ -87,6 +88,7 @@ struct threshold {
     bool status_class;          /* status is a class (status.5xx) */
     char *name;                 /* metric name, failure reason, or a flow's check or group
                                  * name (checks{name=...}, group{name=...}) (owned), else NULL */
+    int stream;                 /* THRESHOLD_STREAM: which figure (threshold_stream.c's) */
     char *request_name;         /* FIGURE{name="NAME"}: the figure of the requests named NAME
                                  * (stats_name); NULL: of the whole run (owned) */
     enum threshold_kind kind;

@@ -4,6 +4,7 @@
  * p99 > 50ms: p99 <= 50ms must hold). A figure without data never passes
  * silently, under either word: only "or nodata" (--threshold) lets it. */
 #include "threshold.h"
+#include "threshold_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -67,6 +68,12 @@ static double hist_figure(const struct threshold *th, const struct hist *h, bool
     default:
         return hist_stdev(h) / scale;
     }
+}
+
+/* A histogram of ns's figure (threshold_stream_figure's reader). */
+static double time_figure(const struct threshold *th, const struct hist *h)
+{
+    return h->counts ? hist_figure(th, h, false) : NAN;
 }
 
 /* n as a count, or as a percentage of of (NAN when of is 0: no data). */
@@ -187,6 +194,8 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
     case THRESHOLD_CHECKS:
     case THRESHOLD_GROUP:
         return flow_figure(th, &s->flow);
+    case THRESHOLD_STREAM:
+        return threshold_stream_figure(th, &s->stream, time_figure);
     }
     return NAN;
 }
@@ -259,6 +268,8 @@ static bool only_grows(const struct threshold *th)
     case THRESHOLD_REASON:
     case THRESHOLD_ITERATIONS:
         return true;
+    case THRESHOLD_STREAM: /* events, tokens, streams; a histogram's count */
+        return th->stat == THRESHOLD_TOTAL || th->stat == THRESHOLD_COUNT;
     case THRESHOLD_GROUP:
         return th->stat == THRESHOLD_FAILED || th->stat == THRESHOLD_COUNT;
     default:

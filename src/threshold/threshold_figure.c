@@ -15,9 +15,12 @@ void threshold_suggest(const char *fig, char *buf, size_t len)
 {
     static const char *const families[] = {"latency",  "service",  "connect",   "waiting",    "errors",
                                            "status",   "metric",   "failures",  "requests",   "rps",
-                                           "iteration", "iterations", "checks", "group"};
+                                           "iteration", "iterations", "checks", "group",
+                                           "first_event", "event_gap", "stream_events", "stream",
+                                           "ttft", "itl", "tpot", "e2el"};
     static const char *const bare[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "min", "stdev",
-                                       "errors", "rps", "requests", "iterations", "checks"};
+                                       "errors", "rps", "requests", "iterations", "checks",
+                                       "events", "tokens", "streams"};
     buf[0] = '\0';
     if (fig[0] == 'p' && isdigit((unsigned char)fig[1])) {
         snprintf(buf, len, "p99");
@@ -134,6 +137,11 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
         snprintf(buf, len, th->source == THRESHOLD_CHECKS ? "checks" : "group");
         append_label(buf, len, th->name);
         if (th->source == THRESHOLD_GROUP)
+            append_stat(buf, len, th);
+        break;
+    case THRESHOLD_STREAM:
+        snprintf(buf, len, "%s", threshold_stream_name(th));
+        if (threshold_stream_is_hist(th))
             append_stat(buf, len, th);
         break;
     case THRESHOLD_METRIC: {

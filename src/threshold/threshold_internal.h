@@ -1,6 +1,7 @@
 /* Shared by the threshold*.c files only: threshold.c (the grammar's
  * entry and its figures), threshold_value.c (what follows the figure),
- * threshold_flow.c (a flow's figures), threshold_figure.c (figures as
+ * threshold_flow.c (a flow's figures), threshold_stream.c (streams'),
+ * threshold_figure.c (figures as
  * text), and below them all threshold_lex.c (the parser's pieces). */
 #ifndef VOLLEY_THRESHOLD_INTERNAL_H
 #define VOLLEY_THRESHOLD_INTERNAL_H
@@ -71,6 +72,25 @@ bool threshold_name_char(char c);
  * `--threshold "EXPR": ` or `--fail-if "EXPR": `; shown is the figure as
  * written). */
 int threshold_flow_parse(struct threshold *th, const char *fig, const char *shown, char *why, size_t len);
+
+/* A streamed response's figure (threshold_stream.c: first_event.STAT,
+ * ttft.STAT, ..., events, tokens, streams), fig without its labels, as
+ * threshold_flow_parse: 1 when fig is none (th untouched), 0 with th's
+ * source, stream, stat and kind set, or -1 with why. open_model: -R was
+ * given (service.ttft and the other twins need it). */
+int threshold_stream_parse(struct threshold *th, const char *fig, const char *shown, bool open_model, char *why,
+                           size_t len);
+
+/* Whether th is a stream histogram's figure (not a count). */
+bool threshold_stream_is_hist(const struct threshold *th);
+
+/* The figure's family as written ("service.ttft", "events"). */
+const char *threshold_stream_name(const struct threshold *th);
+
+/* th's figure on s, through hist_figure for a histogram (threshold_eval.c's
+ * reading of a STAT); NAN when the run saw no stream. */
+double threshold_stream_figure(const struct threshold *th, const struct stats_stream *s,
+                               double (*hist_figure)(const struct threshold *, const struct hist *));
 
 /* A figure close to fig (a typo), into buf; "" when none is close. */
 void threshold_suggest(const char *fig, char *buf, size_t len);

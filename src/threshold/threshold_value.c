@@ -145,6 +145,11 @@ int threshold_parse_tail(struct threshold_parser *ps)
         w = threshold_next_word(ps, &n);
     }
     if (threshold_is_word(w, n, "abort")) {
+        /* A run in progress is judged on what the series has handed over
+         * (series_snapshot): the stream counts, not the stream histograms. */
+        if (threshold_stream_is_hist(th))
+            return threshold_fail(ps, "abort: a stream histogram's figure is judged at the end of the run only "
+                                      "(events, tokens and streams can stop it)");
         th->abort = true;
         w = threshold_next_word(ps, &n);
         if (threshold_is_word(w, n, "after")) {

@@ -120,6 +120,79 @@ memory_mode() {
 	awk -v s="$s" -v i="$i" -v n="$MEM_STREAMS" 'BEGIN {printf "\nper stream above an idle connection: %.3f KiB (goal: at most 2 KB)\n\n", (s - i) / n}'
 }
 
+# The truth's TTFT p99 in ms (first token written - request read, by the server's log).
+truth_ttft_p99() {
+	/usr/bin/python3 - "$1" "$TOP/tests/integration/py" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+import llm_truth
+reqs = llm_truth.read_truth(sys.argv[1])
+v = sorted(r.ttft_ns() for r in reqs if r.ttft_ns() is not None)
+print("%.3f" % (v[min(len(v) - 1, int(round(0.99 * (len(v) - 1))))] / 1e6) if v else "nan")
+PY
+}
+
+# One volley llm and one peer run against a fresh target (flags: $1 first ms,
+# $2 gap ms), N prompts at RATE with CONC; sets V_CPU V_TOK V_TTFT P_CPU P_TOK P_TTFT T_V T_P.
+llm_pair() {
+	local first=$1 gap=$2 n=$3 rate=$4 conc=$5
+	start_target --llm-first-ms "$first" --llm-gap-ms "$gap" --llm-usage on --llm-log "$work/truth.v"
+	V_CPU=$(cpu_of "$VOLLEY" llm --base-url "http://127.0.0.1:$PORT" --backend openai-chat --model m \
+		--num-prompts "$n" --request-rate "$rate" --max-concurrency "$conc" --random-input-len 16 \
+		--random-output-len 32 --ignore-eos --json "$work/llm.json" --timeout 60s)
+	cp "$work/out" "$work/llm.out"
+	stop_target
+	read -r V_TOK V_TTFT < <(/usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stream"]
+t = s.get("service_ttft") or s["ttft"]; print(s["tokens_out"], t["p99"] / 1e3)' "$work/llm.json")
+	T_V=$(truth_ttft_p99 "$work/truth.v")
+	start_target --llm-first-ms "$first" --llm-gap-ms "$gap" --llm-usage on --llm-log "$work/truth.p"
+	P_CPU=$(cpu_of /usr/bin/python3 "$PEER" --url "http://127.0.0.1:$PORT/v1/chat/completions" --num-prompts "$n" \
+		--request-rate "$rate" --max-concurrency "$conc" --output-len 32 --input-words 16)
+	cp "$work/out" "$work/peer.out"
+	stop_target
+	read -r P_TOK P_TTFT < <(/usr/bin/python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+print(d["tokens"], d["ttft_ms"]["p99"])' "$work/peer.out")
+	T_P=$(truth_ttft_p99 "$work/truth.p")
+}
+
+llm_mode() {
+	[[ -f $PEER ]] || die "no peer at $PEER (set PEER)"
+	/usr/bin/python3 -c 'import aiohttp' 2>/dev/null || die "the peer needs python3-aiohttp"
+	local vc=() pc=()
+	for r in $(seq "$ROUNDS"); do
+		log "round $r: CPU per token, 200 at most at once, 100 requests/s of 32 tokens 10 ms apart"
+		llm_pair 20 10 600 100 200
+		vc+=("$(awk -v c="$V_CPU" -v t="$V_TOK" 'BEGIN {printf "%.3f", c / t * 1e6}')")
+		pc+=("$(awk -v c="$P_CPU" -v t="$P_TOK" 'BEGIN {printf "%.3f", c / t * 1e6}')")
+		log "volley ${vc[-1]} µs/token ($V_TOK tokens), peer ${pc[-1]} µs/token ($P_TOK tokens)"
+	done
+	local vm pm
+	vm=$(printf '%s\n' "${vc[@]}" | median)
+	pm=$(printf '%s\n' "${pc[@]}" | median)
+	echo "### volley llm against the Python peer (llm-peer.py, measuring as vLLM's bench serve does)"
+	echo
+	echo "CPU per token (user + sys of the whole client process, /usr/bin/time), 600 requests at 100/s (Poisson),"
+	echo "at most 200 at once, 32 tokens each 10 ms apart, usage on; median of $ROUNDS:"
+	echo
+	echo "| client | µs CPU per token | rounds |"
+	echo "|---|---|---|"
+	echo "| volley llm | $vm | ${vc[*]} |"
+	echo "| llm-peer.py | $pm | ${pc[*]} |"
+	awk -v a="$vm" -v b="$pm" 'BEGIN {printf "\nvolley / peer: %.4fx (goal: at most 0.05x)\n\n", a / b}'
+	log "at scale: $LLM_CONC streams, $LLM_RATE requests/s of 32 tokens (40,000 tokens/s)"
+	llm_pair 50 50 "$LLM_PROMPTS" "$LLM_RATE" "$LLM_CONC"
+	echo "At scale: $LLM_PROMPTS requests at $LLM_RATE/s, at most $LLM_CONC at once, 32 tokens 50 ms apart after 50 ms"
+	echo "(about 40,000 tokens/s). TTFT p99 as each client measured it from its send (volley: service_ttft) against"
+	echo "the server's truth for the same run (first token written - request read, --llm-log):"
+	echo
+	echo "| client | TTFT p99 ms | truth p99 ms | error ms | tokens | CPU s |"
+	echo "|---|---|---|---|---|---|"
+	awk -v a="$V_TTFT" -v b="$T_V" -v t="$V_TOK" -v c="$V_CPU" 'BEGIN {printf "| volley llm | %.3f | %.3f | %.3f | %d | %.2f |\n", a, b, a - b, t, c}'
+	awk -v a="$P_TTFT" -v b="$T_P" -v t="$P_TOK" -v c="$P_CPU" 'BEGIN {printf "| llm-peer.py | %.3f | %.3f | %.3f | %d | %.2f |\n", a, b, a - b, t, c}'
+	echo
+	echo "(goal: volley's error under 1 ms)"
+}
+
 case $MODE in
 events | "")
 	events_mode
