@@ -107,8 +107,7 @@ function s.event(conn, ev)
   if st.plain then return plain(st, d) end
   local r, why = take(st, d, ev)
   if r == 1 then
-    ev.tokens = 1
-    if st.n > 1 then record("llm_itl_ms", st.gap / 1000) end
+    ev.tokens = 1 -- volley's stream figures time it: TTFT, ITL (the gaps), TPOT, E2EL
   elseif r == nil then
     return false, why
   end

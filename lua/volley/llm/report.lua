@@ -116,10 +116,11 @@ function M.block(f)
 end
 
 -- The block's figures from a run's result (done()'s): the counters and
--- records scripts/llm.lua keeps, and volley's stream figures
--- (result.stream, µs) where the run has them: their ITL (the same gaps,
--- without a record per token) and their TTFT and E2EL from each request's
--- due time (-R), exact where the records' are the response's lag added.
+-- records scripts/llm.lua keeps per request, and volley's stream figures
+-- (result.stream, µs): the ITL (every gap between token marks, recorded by
+-- volley as they come), the peak of streams, and with -R TTFT and E2EL
+-- from each request's due time (exact; without them, the records' made
+-- from the response's lag).
 function M.figures(o, result)
   local m = result.metrics or {}
   local c, rec = m.counters or {}, m.records or {}
@@ -142,7 +143,7 @@ function M.figures(o, result)
   end
   local cs = result.stream
   local function has(h) return cs and h and h.count > 0 end
-  if has(cs and cs.itl) then f.metrics.itl = M.metric(cs.itl, o.percentiles, 0.001) end
+  f.metrics.itl = M.metric(cs and cs.itl, o.percentiles, 0.001)
   if cs and (cs.streams or 0) > 0 and cs.peak then f.peak = cs.peak end
   -- CO-free (-R): { ttft, e2el } as { p50, p99 } in ms.
   if o.rate ~= math.huge then

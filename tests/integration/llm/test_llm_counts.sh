@@ -20,6 +20,8 @@ check_eq "$(report_value c 'Maximum request concurrency')" 5 "completions: concu
 check_grep "$T/c.out" '^============ Serving Benchmark Result ============$' "completions: vLLM's header"
 check_grep "$T/c.out" '^Tokens: from the server.s usage' "completions: tokens from usage"
 check_grep "$T/c.out" '^P99 ITL \(ms\): +[0-9.]+ *$' "completions: ITL block"
+check_grep "$T/c.out" '^Peak concurrent requests: +[1-5]\.00 *$' "completions: at most 5 streams at once"
+check_grep "$T/c.out" '^Client headroom: event loop CPU [0-9.]+%$' "completions: the headroom line (no -R: no send lag)"
 check_eq "$(jget "$T/c.json" requests.completed)" 30 "completions: volley's JSON"
 stop_target
 # The truth log: one q line per request, ids c-0 .. c-29 each once; its
