@@ -133,7 +133,7 @@ function s.response(conn, res)
   if o.rate ~= math.huge then
     -- From the request's intended arrival (-R): res.latency counts from it,
     -- the stream's times from its start; the end is [DONE]'s read.
-    local lag = res.latency - (st.t_end >= 0 and st.t_end or st.last)
+    local lag = res.latency - (st.t_end >= 0 and st.t_end or st.last_choice)
     if lag < 0 then lag = 0 end
     record("llm_ttft_arrival_ms", (ttft + lag) / 1000)
     record("llm_e2el_arrival_ms", (e2el + lag) / 1000)

@@ -218,30 +218,43 @@ describe("volley.llm.chunk", function()
   local fin = '{"choices":[{"index":0,"delta":{},"finish_reason":"length"}]}'
   local usage = '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2,"total_tokens":7}}'
 
-  it("times every chunk with choices, as vLLM's client does", function()
+  it("times the chunks with output; the finish chunk ends E2EL", function()
     local st = chunk.reset(nil, 9)
-    assert.equal(1, chunk.take(st, role, ev(100)))
+    assert.equal(0, chunk.take(st, role, ev(100)))   -- the role is no token
     assert.equal(1, chunk.take(st, tok, ev(150)))
-    assert.equal(50, st.gap)
     assert.equal(1, chunk.take(st, tok, ev(400)))
-    assert.equal(1, chunk.take(st, fin, ev(410)))
+    assert.equal(250, st.gap)
+    assert.equal(0, chunk.take(st, fin, ev(410)))    -- no output: no token, but the end of E2EL
     assert.is_true(st.finish)
     assert.equal(2, chunk.take(st, usage, ev(410)))
     assert.equal(0, chunk.take(st, "[DONE]", ev(420)))
     assert.is_nil(chunk.verdict(st, 200))
     local ttft, e2el, tpot, out, inp = chunk.figures(st)
-    assert.equal(100, ttft)
+    assert.equal(150, ttft)
     assert.equal(410, e2el)
-    assert.equal(2, out)     -- usage's count wins over the 4 chunks
+    assert.equal(2, out)     -- usage's count
     assert.equal(5, inp)
-    assert.equal(310, tpot)  -- (410 - 100) / (2 - 1)
+    assert.equal(260, tpot)  -- (410 - 150) / (2 - 1)
+    assert.equal(4, st.choices)
   end)
 
-  it("counts the chunks and the prompt's words without usage", function()
+  it("takes text, reasoning and tool calls as output", function()
+    local st = chunk.reset()
+    assert.equal(1, chunk.take(st, '{"choices":[{"index":0,"text":"a"}]}', ev(1)))
+    assert.equal(0, chunk.take(st, '{"choices":[{"index":0,"text":""}]}', ev(2)))
+    assert.equal(1, chunk.take(st, '{"choices":[{"delta":{"reasoning_content":"hm"}}]}', ev(3)))
+    assert.equal(1, chunk.take(st, '{"choices":[{"delta":{"tool_calls":[{"index":0}]}}]}', ev(4)))
+    assert.equal(0, chunk.take(st, '{"choices":[{"delta":{"tool_calls":[]}}]}', ev(5)))
+    assert.equal(3, st.n)
+  end)
+
+  it("counts the token arrivals and the prompt's words without usage", function()
     local st = chunk.reset(nil, 9)
+    chunk.take(st, role, ev(5))
     chunk.take(st, tok, ev(10))
     chunk.take(st, tok, ev(20))
     chunk.take(st, tok, ev(50))
+    chunk.take(st, fin, ev(50))
     chunk.take(st, "[DONE]", ev(50))
     local ttft, e2el, tpot, out, inp = chunk.figures(st)
     assert.same({ 10, 50, 20, 3, 9 }, { ttft, e2el, tpot, out, inp })
@@ -257,6 +270,8 @@ describe("volley.llm.chunk", function()
     assert.equal("a data: line is not a JSON object (invalid JSON at byte 2)", why)
     st = chunk.reset()
     assert.equal("no chunk with choices (no token to time)", chunk.verdict(st, 200))
+    chunk.take(st, role, ev(1))
+    assert.equal("no chunk with output (no token to time)", chunk.verdict(st, 200))
     chunk.take(st, tok, ev(1))
     assert.equal("the stream ended without [DONE] or a finish_reason", chunk.verdict(st, 200))
     chunk.take(st, fin, ev(2))
@@ -392,7 +407,7 @@ describe("volley.llm.report", function()
       .. " E2EL median 12.00 ms, p99 12.00 ms\n"
       .. "Peak concurrent streams: 3\n"
       .. "Client headroom: event loop CPU 12.5%; send lag p99 3.00 ms, max 3.00 ms\n"
-      .. "Tokens: counted as the chunks with choices (no stream had usage); prompts in words\n",
+      .. "Tokens: counted as the chunks with output (no stream had usage); prompts in words\n",
       report.volley_lines(o, result, f))
     assert.matches("Peak concurrent requests:                3.00      \n", (report.block(f)))
   end)

@@ -1,16 +1,19 @@
 -- volley llm's reading of a stream: each `data:` event of an OpenAI
--- streamed completion classified as vLLM bench serve's client does it
--- (vllm/benchmarks/lib/endpoint_request_func.py), and the stream's verdict
--- when it ends.
+-- streamed completion classified, and the stream's verdict when it ends.
 --
--- A chunk whose "choices" list is not empty is a token arrival: the first
--- gives TTFT, each next one an ITL gap, the last one the end of E2EL.
--- That includes a chat stream's role chunk and the finish chunk (empty
--- delta, a finish_reason), as in vLLM. A chunk with "usage" gives the
+-- A chunk whose first choice carries output (a non-empty delta.content or
+-- text, reasoning_content, or a tool call) is a token arrival: the first
+-- gives TTFT, each next one an ITL gap. The last chunk with choices (the
+-- finish chunk, as vLLM's client counts it) ends E2EL. vLLM's client
+-- (vllm/benchmarks/lib/endpoint_request_func.py) times every chunk with
+-- choices, a chat stream's role chunk included: against vLLM's server,
+-- which sends the role with the first token, that is the same TTFT;
+-- against a server that sends the role at once, it would time the role
+-- and not the first token (docs/llm.md). A chunk with "usage" gives the
 -- server's counts (completion_tokens, prompt_tokens). "[DONE]" ends the
 -- stream. An "error" object, or a data: line that is not JSON, fails the
--- request; so does a stream that ends with no chunk with choices, or with
--- neither [DONE] nor a finish_reason.
+-- request; so does a stream that ends with no token, or with neither
+-- [DONE] nor a finish_reason.
 --
 -- The per-stream state is one table per connection, reset per request.
 -- In volley each chunk is checked and searched in place in C, in one call
@@ -29,10 +32,12 @@ local at = ffi.new("size_t[2]")
 -- A fresh state, or st made fresh again.
 function M.reset(st, prompt_len)
   st = st or {}
-  st.n = 0          -- chunks with choices (token arrivals)
+  st.n = 0          -- token arrivals (chunks with output)
   st.first = 0      -- µs from the request's start to the first of them
   st.last = 0       -- ... to the last of them
   st.gap = 0        -- the gap the latest one closed (µs)
+  st.choices = 0    -- chunks with choices (token arrivals, the role and finish chunks)
+  st.last_choice = 0 -- µs to the last of them: E2EL's end
   st.t_end = -1     -- ... to [DONE]
   st.done = false   -- [DONE] seen
   st.finish = false -- a finish_reason seen
@@ -52,13 +57,20 @@ local function clip(s, n)
 end
 M.clip = clip
 
--- A token arrival at ev.t: TTFT, the gap, the count.
-local function arrival(st, ev)
+-- A chunk with choices at ev.t; a token arrival when it has output: TTFT,
+-- the gap, the count.
+local function arrival(st, ev, output)
   local t = ev.t
+  st.choices = st.choices + 1
+  st.last_choice = t
+  if not output then return 0 end
   if st.n == 0 then st.first = t else st.gap = t - st.last end
   st.last = t
   st.n = st.n + 1
+  return 1
 end
+
+local function nonempty(v) return type(v) == "string" and v ~= "" end
 
 local NOT_OBJECT = "a data: line is not a JSON object"
 
@@ -75,10 +87,12 @@ local function take_decoded(st, d, ev)
   local r = 0
   local ch = v.choices
   if type(ch) == "table" and ch[1] ~= nil then
-    arrival(st, ev)
     local c = ch[1]
+    local delta = type(c) == "table" and type(c.delta) == "table" and c.delta or {}
+    local output = type(c) == "table" and (nonempty(c.text) or nonempty(delta.content)
+      or nonempty(delta.reasoning_content) or (type(delta.tool_calls) == "table" and delta.tool_calls[1] ~= nil))
+    r = arrival(st, ev, output)
     if type(c) == "table" and c.finish_reason ~= nil and c.finish_reason ~= null then st.finish = true end
-    r = 1
   end
   local u = v.usage
   if type(u) == "table" then
@@ -92,10 +106,16 @@ end
 -- The paths a chunk is read at, in one json_scan call (one crossing into C
 -- per event): their types land in types[0..4], their spans in spans.
 local PATHS = "error\0error.message\0choices.0\0choices.0.finish_reason\0usage.completion_tokens\0"
-  .. "usage.prompt_tokens"
-local ERROR, MESSAGE, CHOICE, FINISH, OUT, INP = 0, 1, 2, 3, 4, 5
-local types = ffi.new("int[6]")
-local spans = ffi.new("size_t[12]")
+  .. "usage.prompt_tokens\0choices.0.delta.content\0choices.0.text\0choices.0.delta.reasoning_content\0"
+  .. "choices.0.delta.tool_calls.0"
+local ERROR, MESSAGE, CHOICE, FINISH, OUT, INP, CONTENT, TEXT, REASONING, TOOL = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
+local types = ffi.new("int[10]")
+local spans = ffi.new("size_t[20]")
+
+-- Whether path k is a string with something in it ("" is 2 bytes).
+local function filled(k)
+  return types[k] == J.string and spans[2 * k + 1] > 2
+end
 
 -- The text of path k's value, decoded when a string.
 local function text_of(d, k)
@@ -118,10 +138,9 @@ local function take_c(st, d, ev, c)
   end
   local r = 0
   if types[CHOICE] ~= 0 then
-    arrival(st, ev)
+    r = arrival(st, ev, filled(CONTENT) or filled(TEXT) or filled(REASONING) or types[TOOL] ~= 0)
     local f = types[FINISH]
     if f ~= 0 and f ~= J.null then st.finish = true end
-    r = 1
   end
   if types[OUT] == J.number then
     st.out = tonumber(text_of(d, OUT))
@@ -162,19 +181,21 @@ function M.verdict(st, status)
     return ("status %d: %s"):format(status, clip(st.text or "", 100))
   end
   if st.plain then return "not an event stream (Content-Type is not text/event-stream)" end
-  if st.n == 0 then return "no chunk with choices (no token to time)" end
+  if st.choices == 0 then return "no chunk with choices (no token to time)" end
+  if st.n == 0 then return "no chunk with output (no token to time)" end
   if not st.done and not st.finish then return "the stream ended without [DONE] or a finish_reason" end
   return nil
 end
 
--- The request's figures in µs (vLLM's): ttft, e2el (to the last chunk with
--- choices), tpot ((e2el - ttft) / (tokens - 1), 0 for one token), and its
--- output and input tokens (usage's, else the chunks and the prompt's words).
+-- The request's figures in µs (vLLM's): ttft (to the first token
+-- arrival), e2el (to the last chunk with choices), tpot ((e2el - ttft) /
+-- (tokens - 1), 0 for one token), and its output and input tokens
+-- (usage's, else the token arrivals and the prompt's words).
 function M.figures(st)
   local out = st.out >= 0 and st.out or st.n
   local inp = st.inp >= 0 and st.inp or st.prompt_len
-  local tpot = out > 1 and (st.last - st.first) / (out - 1) or 0
-  return st.first, st.last, tpot, out, inp
+  local tpot = out > 1 and (st.last_choice - st.first) / (out - 1) or 0
+  return st.first, st.last_choice, tpot, out, inp
 end
 
 -- Whether a request with those figures (µs) meets the goodput SLOs (ms).

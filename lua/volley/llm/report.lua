@@ -197,9 +197,9 @@ function M.volley_lines(o, result, f)
     if f.usage_streams >= f.completed then
       out[#out + 1] = "Tokens: from the server's usage (every stream had it)\n"
     elseif f.usage_streams == 0 then
-      out[#out + 1] = "Tokens: counted as the chunks with choices (no stream had usage); prompts in words\n"
+      out[#out + 1] = "Tokens: counted as the chunks with output (no stream had usage); prompts in words\n"
     else
-      out[#out + 1] = ("Tokens: usage in %d of %d streams, chunks with choices counted in the others\n"):format(
+      out[#out + 1] = ("Tokens: usage in %d of %d streams, chunks with output counted in the others\n"):format(
         f.usage_streams, f.completed)
     end
   end

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # volley llm against volley-target's OpenAI endpoints: the requests and
 # tokens it reports are the server's (its counters and truth log), with the
-# server's usage and without it (chunks with choices counted, as the report
+# server's usage and without it (chunks with output counted, as the report
 # says), for /v1/completions and /v1/chat/completions; each prompt is sent
 # once.
 source "$TESTLIB"
@@ -42,16 +42,16 @@ print(int(json.load(open(sys.argv[1]))["metrics"]["counters"]["llm_input_tokens"
 PY
 )" "completions: input tokens"
 
-# Chat without usage: 10 streams of 6 tokens; the chunks with choices
-# are the role chunk, 6 tokens and the finish chunk: 8 each.
+# Chat without usage: 10 streams of 6 tokens; the chunks with output are
+# the 6 tokens (not the role chunk, nor the finish chunk).
 start_target --llm-usage off --llm-tokens 6 --stats-file "$T/stats2"
 run_llm chat --backend openai-chat --base-url "http://127.0.0.1:$PORT" --num-prompts 10 \
     --random-input-len 3 --random-output-len 6 --max-concurrency 2
 check_eq "$RC" 0 "chat: exit status"
 check_eq "$(report_value chat 'Successful requests')" 10 "chat: successful"
-check_eq "$(report_value chat 'Total generated tokens')" 80 "chat: chunks with choices counted"
+check_eq "$(report_value chat 'Total generated tokens')" 60 "chat: chunks with output counted"
 check_eq "$(report_value chat 'Total input tokens')" 30 "chat: prompts in words"
-check_grep "$T/chat.out" '^Tokens: counted as the chunks with choices \(no stream had usage\)' "chat: the report says how"
+check_grep "$T/chat.out" '^Tokens: counted as the chunks with output \(no stream had usage\)' "chat: the report says how"
 stop_target
 check_eq "$(jget "$T/stats2" llm_events)" 60 "chat: the server's token events"
 
