@@ -23,8 +23,7 @@ local report = require("volley.llm.report")
 local s = {}
 
 local o            -- the settings (main state: from options(); threads: from init())
-local rows_file    -- main state: the rows' file, removed in done()
-local remover      -- main state: removes it when collected (kept by done())
+local rows_file    -- main state: the rows' file (loaded, then removed, in options())
 local rows         -- a thread's data object of the rows
 
 local function fail_usage(line)
@@ -45,13 +44,15 @@ function s.options(args)
   samples, err = dataset.build(o)
   if not samples then fail_usage(err) end
   rows_file = os.tmpname()
-  -- Removed when the main state closes, also when the run never starts (an
-  -- unreachable server) and done() does not run.
-  remover = newproxy(true)
-  getmetatable(remover).__gc = function() os.remove(rows_file) end
   local f = assert(io.open(rows_file, "wb"))
   for k, sample in ipairs(samples) do f:write(body.row(o, sample, k - 1), "\n") end
   f:close()
+  -- Loaded here into the process's one copy (volley.data keeps each file
+  -- by its path), which the threads' volley.data.lines then find: the
+  -- file itself can go at once, so that no run, killed or not, leaves it.
+  local ok, err_open = pcall(volley.data.lines, rows_file, { mode = "per_iteration" })
+  os.remove(rows_file)
+  if not ok then error(err_open, 0) end
   -- What vLLM prints before its run.
   io.stdout:write("Traffic request rate: ", report.pyfloat(o.rate), "\n",
     ("Burstiness factor: %s (%s)\n"):format(report.pyfloat(o.burstiness),
@@ -174,8 +175,6 @@ local function save(r)
 end
 
 function s.done(result)
-  if rows_file then os.remove(rows_file) end
-  remover = nil
   local f = report.figures(o, result)
   io.stdout:write(report.failure_lines(result))
   local text, r = report.block(f)
