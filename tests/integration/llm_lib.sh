@@ -1,7 +1,5 @@
-# Helpers for the volley llm tests (tests/integration/llm/): needs lib.sh.
-# They need volley-target's OpenAI endpoints; a target without them (before
-# they were built) skips the test (77).
-"$VOLLEY_TARGET" --help 2>&1 | grep -q -- --llm-tokens || { echo "volley-target has no /v1 endpoints: skipped"; exit 77; }
+# Helpers for the volley llm tests (tests/integration/llm/), against
+# volley-target's OpenAI endpoints: needs lib.sh.
 
 # run_llm NAME [volley llm args]: `volley llm ARGS --json $T/NAME.json`,
 # stdout in $T/NAME.out, stderr in $T/NAME.err; sets RC. At most 60 s.

@@ -219,25 +219,7 @@ class Runner:
         for (d, key), why in SKIP.items():
             if d == doc and key in first:
                 return why
-        if re.search(r"volley (-s )?llm\b", first) and not self.target_llm():
-            return "volley llm needs volley-target's /v1 endpoints, which this one has not"
         return None
-
-    def target_llm(self):
-        """Whether the test's volley-target streams /v1/completions (asked once)."""
-        if not hasattr(self, "has_llm"):
-            import socket
-            body = b'{"stream": true, "max_tokens": 1}'
-            try:
-                s = socket.create_connection(("127.0.0.1", int(os.environ["DOCX_TARGET"])), timeout=5)
-                s.sendall(b"POST /v1/completions HTTP/1.0\r\nContent-Type: application/json\r\n"
-                          b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-                head = s.recv(4096)
-                s.close()
-                self.has_llm = b"text/event-stream" in head
-            except OSError:
-                self.has_llm = False
-        return self.has_llm
 
     def run_bash(self, where, script, expect, scripts):
         """Queues script (shell): run_jobs runs it in a directory of its
