@@ -2,7 +2,8 @@
 # volley llm's failed requests, each kind against volley-target's knobs
 # (given in each body with --extra-body): a status other than 200, an
 # error event, a data: line that is not JSON, a stream cut before its end,
-# a stream that never sends an event (--timeout); each a failed request
+# a stream that never sends an event (--timeout), a 200 that is not an
+# event stream; each a failed request
 # with its reason, never a hang. A stream with a finish_reason and no
 # [DONE] succeeds.
 source "$TESTLIB"
@@ -29,6 +30,7 @@ kind error '{"vt_error_at":3}' 'error event: injected error before token 3 \(vt_
 kind badjson '{"vt_bad_json":true}' 'a data: line is not a JSON object \(invalid JSON at byte 2\)'
 kind cut '{"vt_cut_at":3}' 'read error'
 kind silent '{"vt_comments_only":true}' 'timeout error' -- --timeout 300ms
+kind nostream '{"stream":false}' 'not an event stream \(Content-Type is not text/event-stream\)'
 
 run_llm nodone --base-url "$URL" --num-prompts 4 --random-input-len 3 --random-output-len 5 \
     --extra-body '{"vt_nodone":true}'
