@@ -114,7 +114,6 @@ local IGNORED = {
   ["--prefix-repetition-prefix-len"] = 1, ["--prefix-repetition-suffix-len"] = 1,
   ["--prefix-repetition-num-prefixes"] = 1, ["--prefix-repetition-output-len"] = 1,
   ["--sonnet-input-len"] = 1, ["--sonnet-output-len"] = 1, ["--sonnet-prefix-len"] = 1,
-  ["--burstgpt-*"] = 1,
 }
 
 local BACKENDS = { openai = "completions", vllm = "completions", ["openai-chat"] = "chat" }
