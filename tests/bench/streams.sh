@@ -13,7 +13,7 @@
 # Env: ROUNDS (3), STREAMS (100), TOKENS (1000: per stream; one event each,
 #      1 ms apart: 100,000 events/s), MEM_STREAMS (10000), LLM_PROMPTS (4000),
 #      LLM_RATE (1250: requests/s, 32 tokens each: 40,000 tokens/s),
-#      LLM_CONC (2000), VOLLEY (<repo>/build/volley), VOLLEY_TARGET
+#      LLM_CONC (2000), LLM_THREADS (1: volley llm's -t), VOLLEY (<repo>/build/volley), VOLLEY_TARGET
 #      (<repo>/build/volley-target), PEER (shared/bench/llm-peer.py).
 # Prints a markdown report on stdout, progress on stderr. A report, not a
 # test: exits 0 whether or not the goals are met.
@@ -27,6 +27,7 @@ MEM_STREAMS=${MEM_STREAMS:-10000}
 LLM_PROMPTS=${LLM_PROMPTS:-4000}
 LLM_RATE=${LLM_RATE:-1250}
 LLM_CONC=${LLM_CONC:-2000}
+LLM_THREADS=${LLM_THREADS:-1} # one core for the server, one for the client (the peer has one thread)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null) || TOP=$(cd "$HERE/../.." && pwd)
 VOLLEY=${VOLLEY:-$TOP/build/volley}
@@ -139,7 +140,7 @@ llm_pair() {
 	start_target --llm-first-ms "$first" --llm-gap-ms "$gap" --llm-usage on --llm-log "$work/truth.v"
 	V_CPU=$(cpu_of "$VOLLEY" llm --base-url "http://127.0.0.1:$PORT" --backend openai-chat --model m \
 		--num-prompts "$n" --request-rate "$rate" --max-concurrency "$conc" --random-input-len 16 \
-		--random-output-len 32 --ignore-eos --json "$work/llm.json" --timeout 60s)
+		--random-output-len 32 --ignore-eos --json "$work/llm.json" --timeout 60s -t "$LLM_THREADS")
 	cp "$work/out" "$work/llm.out"
 	stop_target
 	read -r V_TOK V_TTFT < <(/usr/bin/python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stream"]
@@ -158,27 +159,37 @@ print(d["tokens"], d["ttft_ms"]["p99"])' "$work/peer.out")
 llm_mode() {
 	[[ -f $PEER ]] || die "no peer at $PEER (set PEER)"
 	/usr/bin/python3 -c 'import aiohttp' 2>/dev/null || die "the peer needs python3-aiohttp"
-	local vc=() pc=()
+	local vc=() pc=() fc=()
+	cc -O2 -o "$work/sse_floor" "$HERE/sse_floor.c" || die "cannot build sse_floor.c"
+	# The floor at the same pace: 33 streams at once (100/s of 0.33 s streams), a token each 10 ms.
+	local fbody='{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":300,"stream":true,"vt_gap_ms":10,"vt_framing":"close"}'
+	printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
+		${#fbody} "$fbody" >"$work/freq"
 	for r in $(seq "$ROUNDS"); do
+		start_target
+		fc+=("$(awk -v c="$(cpu_of "$work/sse_floor" "$PORT" 33 "$work/freq")" 'BEGIN {printf "%.3f", c / (33 * 303) * 1e6}')")
+		stop_target
 		log "round $r: CPU per token, 200 at most at once, 100 requests/s of 32 tokens 10 ms apart"
 		llm_pair 20 10 600 100 200
 		vc+=("$(awk -v c="$V_CPU" -v t="$V_TOK" 'BEGIN {printf "%.3f", c / t * 1e6}')")
 		pc+=("$(awk -v c="$P_CPU" -v t="$P_TOK" 'BEGIN {printf "%.3f", c / t * 1e6}')")
 		log "volley ${vc[-1]} µs/token ($V_TOK tokens), peer ${pc[-1]} µs/token ($P_TOK tokens)"
 	done
-	local vm pm
+	local vm pm fm
 	vm=$(printf '%s\n' "${vc[@]}" | median)
 	pm=$(printf '%s\n' "${pc[@]}" | median)
+	fm=$(printf '%s\n' "${fc[@]}" | median)
 	echo "### volley llm against the Python peer (llm-peer.py, measuring as vLLM's bench serve does)"
 	echo
-	echo "CPU per token (user + sys of the whole client process, /usr/bin/time), 600 requests at 100/s (Poisson),"
+	echo "CPU per token (user + sys of the whole client process, /usr/bin/time; volley llm -t $LLM_THREADS), 600 requests at 100/s (Poisson),"
 	echo "at most 200 at once, 32 tokens each 10 ms apart, usage on; median of $ROUNDS:"
 	echo
 	echo "| client | µs CPU per token | rounds |"
 	echo "|---|---|---|"
 	echo "| volley llm | $vm | ${vc[*]} |"
 	echo "| llm-peer.py | $pm | ${pc[*]} |"
-	awk -v a="$vm" -v b="$pm" 'BEGIN {printf "\nvolley / peer: %.4fx (goal: at most 0.05x)\n\n", a / b}'
+	echo "| floor (sse_floor.c: 33 streams, an event each 10 ms, read and split only) | $fm | ${fc[*]} |"
+	awk -v a="$vm" -v b="$pm" -v f="$fm" 'BEGIN {printf "\nvolley / peer: %.4fx (goal: at most 0.05x); floor / peer: %.4fx\n\n", a / b, f / b}'
 	log "at scale: $LLM_CONC streams, $LLM_RATE requests/s of 32 tokens (40,000 tokens/s)"
 	llm_pair 50 50 "$LLM_PROMPTS" "$LLM_RATE" "$LLM_CONC"
 	echo "At scale: $LLM_PROMPTS requests at $LLM_RATE/s, at most $LLM_CONC at once, 32 tokens 50 ms apart after 50 ms"
