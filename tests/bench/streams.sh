@@ -58,12 +58,18 @@ start_target() { # extra flags...
 }
 stop_target() { kill "$tpid" 2>/dev/null; wait "$tpid" 2>/dev/null || true; tpid=; }
 
-# CPU seconds (user + sys) of a command, its output kept in $work/out.
+# CPU seconds (user + sys) of a command, its output kept in $work/out; its
+# max RSS (KiB) then in $work/time. getrusage of the child, to the
+# microsecond (/usr/bin/time prints hundredths: too coarse for the floor).
 cpu_of() {
-	/usr/bin/time -f "%U %S %M" -o "$work/time" "$@" >"$work/out" 2>&1 || true
-	awk '{printf "%.4f", $1 + $2}' "$work/time"
+	/usr/bin/python3 -c 'import resource, subprocess, sys
+with open(sys.argv[1], "w") as out:
+    subprocess.run(sys.argv[3:], stdout=out, stderr=subprocess.STDOUT)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+open(sys.argv[2], "w").write("%.6f %d\n" % (r.ru_utime + r.ru_stime, r.ru_maxrss))
+print("%.6f" % (r.ru_utime + r.ru_stime))' "$work/out" "$work/time" "$@"
 }
-maxrss_of() { awk '{print $3}' "$work/time"; }
+maxrss_of() { awk '{print $2}' "$work/time"; }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
@@ -181,7 +187,7 @@ llm_mode() {
 	fm=$(printf '%s\n' "${fc[@]}" | median)
 	echo "### volley llm against the Python peer (llm-peer.py, measuring as vLLM's bench serve does)"
 	echo
-	echo "CPU per token (user + sys of the whole client process, /usr/bin/time; volley llm -t $LLM_THREADS), 600 requests at 100/s (Poisson),"
+	echo "CPU per token (user + sys of the whole client process, getrusage; volley llm -t $LLM_THREADS), 600 requests at 100/s (Poisson),"
 	echo "at most 200 at once, 32 tokens each 10 ms apart, usage on; median of $ROUNDS:"
 	echo
 	echo "| client | µs CPU per token | rounds |"
