@@ -208,6 +208,42 @@ llm_mode() {
 	awk -v a="$P_TTFT" -v b="$T_P" -v t="$P_TOK" -v c="$P_CPU" 'BEGIN {printf "| llm-peer.py | %.3f | %.3f | %.3f | %d | %.2f |\n", a, b, a - b, t, c}'
 	echo
 	echo "(goal: volley's error under 1 ms)"
+	log "at scale: the TTFT error split per request (ttft_probe.lua)"
+	start_target --llm-first-ms 50 --llm-gap-ms 48 --llm-log "$work/truth.s"
+	PROBE_DIR=$work cpu_of "$VOLLEY" -t "$LLM_THREADS" -R "$LLM_RATE" -n "$LLM_PROMPTS" -c $((LLM_CONC + LLM_CONC / 10)) \
+		-s "$HERE/ttft_probe.lua" --timeout 60s "http://127.0.0.1:$PORT/" >/dev/null
+	stop_target
+	echo
+	echo "The error per request, split (volley, a per-connection script that marks the same tokens and writes, for"
+	echo "each request's first token, volley.now() in event() and ev.t; the same rate, 48 ms gaps): the server's wait"
+	echo "is its request read minus the client's start (start = now - ev.t), volley's its event() run minus the"
+	echo "server's write (an upper bound on the read's wait: event() runs after the read and the parse):"
+	echo
+	/usr/bin/python3 - "$work" "$TOP/tests/integration/py" <<'PY'
+import glob, sys
+sys.path.insert(0, sys.argv[2])
+import llm_truth
+reqs = {r.id: r for r in llm_truth.read_truth(sys.argv[1] + "/truth.s")}
+rows = {"volley's wait (event() - write)": [], "the server's wait (read - start)": [], "TTFT error (ev.t - truth)": []}
+for f in glob.glob(sys.argv[1] + "/probe.*"):
+    for line in open(f):
+        i, now_us, t_us = line.split()
+        r = reqs.get(i)
+        if not r or not r.tokens():
+            continue
+        now, t = float(now_us) * 1e3, float(t_us) * 1e3
+        rows["volley's wait (event() - write)"].append(now - r.tokens()[0][1])
+        rows["the server's wait (read - start)"].append(r.q_ns - (now - t))
+        rows["TTFT error (ev.t - truth)"].append(t - r.ttft_ns())
+def p(v, q):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(q * (len(v) - 1))))] / 1e6
+print("| per request | n | p50 ms | p90 ms | p99 ms | max ms |")
+print("|---|---|---|---|---|---|")
+for k, v in rows.items():
+    if v:
+        print("| %s | %d | %.3f | %.3f | %.3f | %.3f |" % (k, len(v), p(v, .5), p(v, .9), p(v, .99), p(v, 1)))
+PY
 }
 
 case $MODE in
