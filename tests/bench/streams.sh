@@ -215,25 +215,26 @@ llm_mode() {
 	stop_target
 	echo
 	echo "The error per request, split (volley, a per-connection script that marks the same tokens and writes, for"
-	echo "each request's first token, volley.now() in event() and ev.t; the same rate, 48 ms gaps): the server's wait"
-	echo "is its request read minus the client's start (start = now - ev.t), volley's its event() run minus the"
-	echo "server's write (an upper bound on the read's wait: event() runs after the read and the parse):"
+	echo "each request's first token, ev.t and volley.now() in request(), just after the request's start: t0): volley's"
+	echo "wait for the read is at most t0 + ev.t - the server's write, the server's wait for the request at least its read"
+	echo "- t0; the same rate, 48 ms gaps:"
 	echo
 	/usr/bin/python3 - "$work" "$TOP/tests/integration/py" <<'PY'
 import glob, sys
 sys.path.insert(0, sys.argv[2])
 import llm_truth
 reqs = {r.id: r for r in llm_truth.read_truth(sys.argv[1] + "/truth.s")}
-rows = {"volley's wait (event() - write)": [], "the server's wait (read - start)": [], "TTFT error (ev.t - truth)": []}
+rows = {"volley's wait for the read (at most)": [], "the server's wait for the request (at least)": [],
+        "TTFT error (ev.t - truth)": []}
 for f in glob.glob(sys.argv[1] + "/probe.*"):
     for line in open(f):
-        i, now_us, t_us = line.split()
+        i, now_us, t_us, t0_us = line.split()
         r = reqs.get(i)
         if not r or not r.tokens():
             continue
-        now, t = float(now_us) * 1e3, float(t_us) * 1e3
-        rows["volley's wait (event() - write)"].append(now - r.tokens()[0][1])
-        rows["the server's wait (read - start)"].append(r.q_ns - (now - t))
+        t, t0 = float(t_us) * 1e3, float(t0_us) * 1e3
+        rows["volley's wait for the read (at most)"].append(t0 + t - r.tokens()[0][1])
+        rows["the server's wait for the request (at least)"].append(r.q_ns - t0)
         rows["TTFT error (ev.t - truth)"].append(t - r.ttft_ns())
 def p(v, q):
     v = sorted(v)

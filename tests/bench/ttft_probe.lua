@@ -1,7 +1,8 @@
 -- The TTFT split probe of tests/bench/streams.sh --llm: each request sends
 -- its id (the body's "user"), marks the token events, and writes for its
--- first token: the id, volley.now() as event() runs (µs) and ev.t (µs from
--- the request's start to the read), one line a request, to
+-- first token: the id, volley.now() as event() runs (µs), ev.t (µs from
+-- the request's start to the read) and volley.now() in request() (just
+-- after the request's start), one line a request, to
 -- $PROBE_DIR/probe.THREAD; the bench compares them with the server's log.
 local s = {}
 local n, f = 0, nil
@@ -13,6 +14,7 @@ function s.request(conn)
   local id = volley.thread .. "-" .. n
   conn.id_ = id
   conn.seen = false
+  conn.t0 = volley.now() -- just after the request's start (begin_request reads the clock before request())
   return { method = "POST", path = "/v1/chat/completions", headers = { ["Content-Type"] = "application/json" },
     body = '{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":32,"stream":true,"user":"' .. id .. '"}' }
 end
@@ -22,7 +24,7 @@ function s.event(conn, ev)
     ev.tokens = 1
     if not conn.seen then
       conn.seen = true
-      f:write(conn.id_, " ", volley.now(), " ", ev.t, "\n")
+      f:write(conn.id_, " ", volley.now(), " ", ev.t, " ", conn.t0, "\n")
     end
   end
 end
