@@ -12,41 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STATS ".p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count"
-
-static __attribute__((format(printf, 3, 4))) int say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* FAMILY (fig's first len bytes) followed by '.' or its end. */
-static bool family(const char *fig, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(fig, name, n) == 0 && (fig[n] == '\0' || fig[n] == '.');
-}
-
-/* ".STAT" at rest as a duration histogram's figure (a time, or count). */
-static int duration_stat(struct threshold *th, const char *rest, const char *shown, const char *what, char *why,
-                         size_t len)
-{
-    if (rest[0] != '.' || threshold_parse_stat(rest + 1, th) < 0)
-        return say(why, len, "unknown figure \"%s\" (%s takes " STATS ")", shown, what);
-    if (th->stat == THRESHOLD_PCT && th->pct > 100)
-        return say(why, len, "%s: a percentile is 0..100", shown);
-    th->kind = th->stat == THRESHOLD_COUNT ? THRESHOLD_NUM : THRESHOLD_TIME;
-    return 0;
-}
-
 int threshold_flow_parse(struct threshold *th, const char *fig, const char *shown, char *why, size_t len)
 {
-    if (family(fig, "iterations") || family(fig, "iteration")) {
+    if (threshold_family(fig, "iterations") || threshold_family(fig, "iteration")) {
         if (th->request_name)
-            return say(why, len, "%s: iterations are not kept per name (checks{name=\"NAME\"} and "
+            return threshold_say(why, len, "%s: iterations are not kept per name (checks{name=\"NAME\"} and "
                                  "group{name=\"NAME\"} are a check's and a group's)", shown);
         if (strcmp(fig, "iterations") == 0 || strcmp(fig, "iterations.failed") == 0) {
             th->source = THRESHOLD_ITERATIONS;
@@ -55,14 +25,14 @@ int threshold_flow_parse(struct threshold *th, const char *fig, const char *show
             return 0;
         }
         if (fig[9] == 's') /* iterations.p99: the durations are iteration's */
-            return say(why, len, "unknown figure \"%s\" (iterations counts completed iterations, "
+            return threshold_say(why, len, "unknown figure \"%s\" (iterations counts completed iterations, "
                                  "iterations.failed failed ones; their durations are iteration.p99 ...)", shown);
         th->source = THRESHOLD_ITERATION;
-        return duration_stat(th, fig + 9, shown, "iteration", why, len);
+        return threshold_hist_stat(th, fig + 9, shown, "iteration", why, len);
     }
-    if (family(fig, "checks")) {
+    if (threshold_family(fig, "checks")) {
         if (fig[6])
-            return say(why, len, "unknown figure \"%s\" (checks is the share of checks that passed, "
+            return threshold_say(why, len, "unknown figure \"%s\" (checks is the share of checks that passed, "
                                  "checks{name=\"NAME\"} one check's)", shown);
         th->source = THRESHOLD_CHECKS;
         th->kind = THRESHOLD_SHARE;
@@ -70,10 +40,10 @@ int threshold_flow_parse(struct threshold *th, const char *fig, const char *show
         th->request_name = NULL;
         return 0;
     }
-    if (!family(fig, "group"))
+    if (!threshold_family(fig, "group"))
         return 1;
     if (!th->request_name)
-        return say(why, len, "%s: which group? (group{name=\"NAME\"}.p95, group{name=\"NAME\"}.failed)", shown);
+        return threshold_say(why, len, "%s: which group? (group{name=\"NAME\"}.p95, group{name=\"NAME\"}.failed)", shown);
     th->source = THRESHOLD_GROUP;
     th->name = th->request_name;
     th->request_name = NULL;
@@ -83,8 +53,8 @@ int threshold_flow_parse(struct threshold *th, const char *fig, const char *show
         return 0;
     }
     if (!fig[5])
-        return say(why, len, "%s: which figure of the group? (" STATS ", .failed)", shown);
-    return duration_stat(th, fig + 5, shown, "group{name=\"NAME\"}", why, len);
+        return threshold_say(why, len, "%s: which figure of the group? (" THRESHOLD_STATS ", .failed)", shown);
+    return threshold_hist_stat(th, fig + 5, shown, "group{name=\"NAME\"}", why, len);
 }
 
 bool threshold_is_flow(const struct threshold *th)

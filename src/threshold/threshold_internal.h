@@ -64,6 +64,22 @@ char *threshold_unquote(const char *s, const char **end);
  * '_' or '-'. */
 bool threshold_name_char(char c);
 
+/* The statistics a histogram's figure takes, for messages. */
+#define THRESHOLD_STATS ".p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count"
+
+/* why (len bytes) as printf formats it; returns -1 (the figure parsers'
+ * refusal). */
+__attribute__((format(printf, 3, 4))) int threshold_say(char *why, size_t len, const char *fmt, ...);
+
+/* fig begins with name, followed by '.' or its end. */
+bool threshold_family(const char *fig, const char *name);
+
+/* ".STAT" at rest as the figure of a histogram called what (in messages):
+ * th's stat, and its kind a count for .count, else a time. Returns 0, or
+ * -1 with why (an unknown figure, a percentile above 100). */
+int threshold_hist_stat(struct threshold *th, const char *rest, const char *shown, const char *what, char *why,
+                        size_t len);
+
 /* A flow's figure (iterations, iterations.failed, iteration.STAT, checks,
  * group.STAT, group.failed), fig without its labels and th->request_name
  * the {name="..."} label's text if any (moved into th->name for checks

@@ -122,3 +122,29 @@ bool threshold_name_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_' || c == '-';
 }
+
+int threshold_say(char *why, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+bool threshold_family(const char *fig, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(fig, name, n) == 0 && (fig[n] == '\0' || fig[n] == '.');
+}
+
+int threshold_hist_stat(struct threshold *th, const char *rest, const char *shown, const char *what, char *why,
+                        size_t len)
+{
+    if (rest[0] != '.' || threshold_parse_stat(rest + 1, th) < 0)
+        return threshold_say(why, len, "unknown figure \"%s\" (%s takes " THRESHOLD_STATS ")", shown, what);
+    if (th->stat == THRESHOLD_PCT && th->pct > 100)
+        return threshold_say(why, len, "%s: a percentile is 0..100", shown);
+    th->kind = th->stat == THRESHOLD_COUNT ? THRESHOLD_NUM : THRESHOLD_TIME;
+    return 0;
+}

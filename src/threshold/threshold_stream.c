@@ -8,12 +8,8 @@
 #include "threshold_internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
-
-#define STATS ".p50, .p99.9, .p(N), .mean, .min, .max, .stdev, .count"
 
 /* The histograms, by th->stream (an index into this table). */
 static const struct {
@@ -36,22 +32,6 @@ static const struct {
 /* The counts, by th->stream - NHISTS. */
 static const char *const counts[] = {"events", "tokens", "streams"};
 
-static __attribute__((format(printf, 3, 4))) int say(char *why, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* NAME followed by '.' or the end of fig. */
-static bool family(const char *fig, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(fig, name, n) == 0 && (fig[n] == '\0' || fig[n] == '.');
-}
-
 int threshold_stream_parse(struct threshold *th, const char *fig, const char *shown, bool open_model, char *why,
                            size_t len)
 {
@@ -59,7 +39,7 @@ int threshold_stream_parse(struct threshold *th, const char *fig, const char *sh
         if (strcmp(fig, counts[i]) != 0)
             continue;
         if (th->request_name)
-            return say(why, len, "%s: stream figures are not kept per request name", shown);
+            return threshold_say(why, len, "%s: stream figures are not kept per request name", shown);
         th->source = THRESHOLD_STREAM;
         th->stream = (int)(NHISTS + i);
         th->stat = THRESHOLD_TOTAL;
@@ -68,20 +48,18 @@ int threshold_stream_parse(struct threshold *th, const char *fig, const char *sh
     }
     /* the longest name first: "service.ttft" before "service" (threshold.c's) */
     for (size_t i = 0; i < NHISTS; i++) {
-        if (!family(fig, hists[i].name))
+        if (!threshold_family(fig, hists[i].name))
             continue;
         if (th->request_name)
-            return say(why, len, "%s: stream figures are not kept per request name", shown);
-        const char *rest = fig + strlen(hists[i].name);
-        if (rest[0] != '.' || threshold_parse_stat(rest + 1, th) < 0)
-            return say(why, len, "unknown figure \"%s\" (%s takes " STATS ")", shown, hists[i].name);
-        if (th->stat == THRESHOLD_PCT && th->pct > 100)
-            return say(why, len, "%s: a percentile is 0..100", shown);
+            return threshold_say(why, len, "%s: stream figures are not kept per request name", shown);
+        if (threshold_hist_stat(th, fig + strlen(hists[i].name), shown, hists[i].name, why, len) < 0)
+            return -1;
         if (hists[i].open_only && !open_model)
-            return say(why, len, "%s: service times are kept only with -R (the open model)", shown);
+            return threshold_say(why, len, "%s: service times are kept only with -R (the open model)", shown);
         th->source = THRESHOLD_STREAM;
         th->stream = (int)i;
-        th->kind = th->stat == THRESHOLD_COUNT || hists[i].count ? THRESHOLD_NUM : THRESHOLD_TIME;
+        if (hists[i].count)
+            th->kind = THRESHOLD_NUM;
         return 0;
     }
     return 1;
