@@ -316,13 +316,8 @@ static int add_point(struct series_point *acc, struct hist **h, const struct ser
                      size_t errlen)
 {
     series_counts_add(&acc->c, &p->c);
-    if (p->sendlag_count) {
-        acc->sendlag_count += p->sendlag_count;
-        if (p->sendlag_p50 > acc->sendlag_p50)
-            acc->sendlag_p50 = p->sendlag_p50;
-        if (p->sendlag_p99 > acc->sendlag_p99)
-            acc->sendlag_p99 = p->sendlag_p99;
-    }
+    add_bound(&acc->sendlag_count, &acc->sendlag_p50, &acc->sendlag_p99, p->sendlag_count, p->sendlag_p50,
+              p->sendlag_p99);
     add_bound(&acc->ttft_count, &acc->ttft_p50, &acc->ttft_p99, p->ttft_count, p->ttft_p50, p->ttft_p99);
     add_bound(&acc->itl_count, &acc->itl_p99, NULL, p->itl_count, p->itl_p99, 0);
     if (point_over(acc)) {

@@ -293,6 +293,23 @@ static int64_t rd_us(struct html_rd *rd, const struct json *obj, const char *pat
     return (int64_t)llround(v * 1e3);
 }
 
+/* A point's {count, p50, p99} under key (the send lag, TTFT, ITL: no
+ * histogram per second is saved for them), if it has one; p50 NULL: the
+ * point keeps no p50 of it. */
+static void read_quantiles(struct html_rd *rd, const struct json *p, const char *path, const char *key,
+                           uint64_t *count, int64_t *p50, int64_t *p99)
+{
+    const struct json *q = html_rd_of(rd, p, path, key, JSON_OBJECT, false);
+    if (!q)
+        return;
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s.%s", path, key);
+    *count = (uint64_t)html_rd_count(rd, q, sub, "count");
+    if (p50)
+        *p50 = rd_us(rd, q, sub, "p50");
+    *p99 = rd_us(rd, q, sub, "p99");
+}
+
 /* last: the point is the series' last, the only one that may cover part
  * of its second ("span", seconds; pt->span_ns, SERIES_NS without). */
 static void load_point(struct html_rd *rd, const struct json *p, const char *path, bool last,
@@ -323,29 +340,12 @@ static void load_point(struct html_rd *rd, const struct json *p, const char *pat
     snprintf(sub, sizeof sub, "%s.errors", path);
     for (int k = 0; er && k < SERIES_KINDS; k++)
         pt->c.errors[k] = (uint64_t)html_rd_count(rd, er, sub, stats_error_name(k));
-    const struct json *lag = html_rd_of(rd, p, path, "sendlag", JSON_OBJECT, false);
-    snprintf(sub, sizeof sub, "%s.sendlag", path);
-    if (lag) {
-        pt->sendlag_count = (uint64_t)html_rd_count(rd, lag, sub, "count");
-        pt->sendlag_p50 = rd_us(rd, lag, sub, "p50");
-        pt->sendlag_p99 = rd_us(rd, lag, sub, "p99");
-    }
+    read_quantiles(rd, p, path, "sendlag", &pt->sendlag_count, &pt->sendlag_p50, &pt->sendlag_p99);
     pt->c.events = (uint64_t)html_rd_count(rd, p, path, "events");
     pt->c.tokens = (uint64_t)html_rd_count(rd, p, path, "tokens");
     pt->c.streams = (uint64_t)html_rd_count(rd, p, path, "streams");
-    const struct json *ttft = html_rd_of(rd, p, path, "ttft", JSON_OBJECT, false);
-    snprintf(sub, sizeof sub, "%s.ttft", path);
-    if (ttft) {
-        pt->ttft_count = (uint64_t)html_rd_count(rd, ttft, sub, "count");
-        pt->ttft_p50 = rd_us(rd, ttft, sub, "p50");
-        pt->ttft_p99 = rd_us(rd, ttft, sub, "p99");
-    }
-    const struct json *itl = html_rd_of(rd, p, path, "itl", JSON_OBJECT, false);
-    snprintf(sub, sizeof sub, "%s.itl", path);
-    if (itl) {
-        pt->itl_count = (uint64_t)html_rd_count(rd, itl, sub, "count");
-        pt->itl_p99 = rd_us(rd, itl, sub, "p99");
-    }
+    read_quantiles(rd, p, path, "ttft", &pt->ttft_count, &pt->ttft_p50, &pt->ttft_p99);
+    read_quantiles(rd, p, path, "itl", &pt->itl_count, NULL, &pt->itl_p99);
     const struct json *lat = html_rd_of(rd, p, path, "latency", JSON_OBJECT, false);
     snprintf(sub, sizeof sub, "%s.latency", path);
     if (lat) {

@@ -137,6 +137,20 @@ static int check_start(struct scan *s)
     }
 }
 
+/* An object member's key and its colon at s->i, checked; s->i is left at
+ * the value after them. false with s->i at the wrong byte. */
+static bool member_key(struct scan *s)
+{
+    if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
+        return false;
+    skip_ws(s);
+    if (s->i >= s->n || s->p[s->i] != ':')
+        return false;
+    s->i++;
+    skip_ws(s);
+    return true;
+}
+
 /* The value at s->i, checked, at most max_depth containers deep; s->i is
  * left past it. Its type, or JSON_FIND_NONE with s->i at the wrong byte. */
 static int check_value(struct scan *s, int max_depth)
@@ -166,15 +180,8 @@ static int check_value(struct scan *s, int max_depth)
                 s->i++;
                 depth--;
             } else {
-                if (t == JSON_FIND_OBJECT) {
-                    if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
-                        return JSON_FIND_NONE;
-                    skip_ws(s);
-                    if (s->i >= s->n || s->p[s->i] != ':')
-                        return JSON_FIND_NONE;
-                    s->i++;
-                    skip_ws(s);
-                }
+                if (t == JSON_FIND_OBJECT && !member_key(s))
+                    return JSON_FIND_NONE;
                 continue; /* the container's first value */
             }
         }
@@ -194,15 +201,8 @@ static int check_value(struct scan *s, int max_depth)
                 return JSON_FIND_NONE;
             s->i++;
             skip_ws(s);
-            if (object) {
-                if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
-                    return JSON_FIND_NONE;
-                skip_ws(s);
-                if (s->i >= s->n || s->p[s->i] != ':')
-                    return JSON_FIND_NONE;
-                s->i++;
-                skip_ws(s);
-            }
+            if (object && !member_key(s))
+                return JSON_FIND_NONE;
             break;
         }
     }
