@@ -66,7 +66,6 @@ struct conn_shared {
     struct script_res *res;      /* the worker's, filled for each response() call */
     bool script_event;           /* it has an event() hook: every response streams (conn_stream.h) */
     struct script_event *event;  /* the worker's, filled for each event() call */
-    uint64_t event_too_large;    /* streams failed for an event larger than max_body */
     _Atomic int64_t *streams_now, *streams_peak; /* streams open at once in the process, and
                                   * the most (the run's; NULL: not counted) */
     uint32_t *conn_done;         /* per slot: responses completed on the open connection */

@@ -105,10 +105,7 @@ bool conn_completed(struct conn *c, const struct conn_response *r, int64_t now)
     struct res_info info = {latency, connect, r->waiting, st ? st->events : 0};
     bool failed = false, hook_ok = true;
     if (r->too_large || (st && st->verdict == STREAM_TOO_LARGE)) {
-        if (r->too_large)
-            sh->too_large++;
-        else
-            sh->event_too_large++;
+        sh->too_large += r->too_large; /* an event's: stats.stream.too_large, counted as it came */
         failed = true;
         if (sh->flow)
             conn_flow_failed(c, r->item, STATS_ERR_VALIDATION);

@@ -39,18 +39,18 @@ void conn_stream_free(struct conn_stream *s)
     free(s);
 }
 
-void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start, int64_t t_due, int64_t t_sent)
+void conn_stream_begin(struct conn_stream *s, bool event_stream, const struct stream_request *r)
 {
     struct conn_shared *sh = s->c->sh;
     sse_init(&s->sse, event_stream ? SSE_EVENTS : SSE_LINES, sh->max_body);
     s->on = true;
     s->verdict = STREAM_ON;
     s->usage = false;
-    s->call = false;
-    s->item = -1;
-    s->t_start = t_start;
-    s->t_due = t_due;
-    s->t_sent = t_sent;
+    s->call = r->call;
+    s->item = r->item;
+    s->t_start = r->t_start;
+    s->t_due = sh->sched ? r->t_intended : r->t_start;
+    s->t_sent = r->t_sent;
     s->first = s->last = s->tok_first = s->tok_last = 0;
     s->events = s->tokens = s->prompt_tokens = 0;
     count_open(sh, 1);

@@ -57,13 +57,18 @@ static inline bool conn_stream_on(const struct conn_stream *s)
     return s && s->on;
 }
 
+/* The request a streamed response answers, as its framing keeps it. */
+struct stream_request {
+    int64_t t_start, t_intended, t_sent; /* started, due (-R), first byte written (0: unknown) */
+    int32_t item;                        /* a flow's batch item, -1: none */
+    bool call;                           /* a flow: its stream function takes the events */
+};
 
 /* The response's head is whole and it streams: event_stream, its
- * Content-Type is text/event-stream (else it is read line by line). Its
- * request started at t_start, was due at t_due (-R; else t_start) and
- * sent from t_sent (0: unknown). A flow's framing sets call and item after
- * (its request's). */
-void conn_stream_begin(struct conn_stream *s, bool event_stream, int64_t t_start, int64_t t_due, int64_t t_sent);
+ * Content-Type is text/event-stream (else it is read line by line); r its
+ * request (the figures count from its due time with -R, else from its
+ * start). */
+void conn_stream_begin(struct conn_stream *s, bool event_stream, const struct stream_request *r);
 
 /* n more bytes of its body, read at s->now. */
 void conn_stream_feed(struct conn_stream *s, const char *p, size_t n);

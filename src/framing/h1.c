@@ -319,10 +319,8 @@ static size_t feed(struct conn *c, char *p, size_t n, int64_t now)
             return 0;
         }
         conn_stream_of(&h->stream, c)->now = now;
-        conn_stream_begin(h->stream, h->rx.event_stream, c->t_start, sh->sched ? c->t_intended : c->t_start,
-                          c->t_sent);
-        h->stream->call = c->stream_call;
-        h->stream->item = c->item;
+        struct stream_request sr = {c->t_start, c->t_intended, c->t_sent, c->item, c->stream_call};
+        conn_stream_begin(h->stream, h->rx.event_stream, &sr);
         return used;
     case HTTP_RX_MORE:
         h->rx_bytes += n;

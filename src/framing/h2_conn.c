@@ -130,7 +130,7 @@ static void add(struct conn *c, int64_t now)
     st->timeout_ns = c->timeout_ns;
     st->item = c->item;
     st->name = c->name;
-    st->stream_asked = c->stream_asked;
+    st->stream_asked = conn_stream_asked(c);
     st->stream_call = c->stream_call;
     st->retries = 0;
     st->t_retry = 0;

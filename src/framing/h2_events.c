@@ -135,11 +135,9 @@ static void on_data(void *conn, void *stream, const char *data, size_t len)
     struct conn *c = conn;
     struct conn_shared *sh = c->sh;
     struct h2_stream *st = stream;
-    if (!st->body_started && (st->msg.event_stream || st->stream_asked || sh->script_event)) {
-        int64_t due = sh->sched ? st->t_intended : st->t_start;
-        conn_stream_begin(conn_stream_of(&st->stream, c), st->msg.event_stream, st->t_start, due, st->t_sent);
-        st->stream->call = st->stream_call;
-        st->stream->item = st->item;
+    if (!st->body_started && (st->msg.event_stream || st->stream_asked)) {
+        struct stream_request sr = {st->t_start, st->t_intended, st->t_sent, st->item, st->stream_call};
+        conn_stream_begin(conn_stream_of(&st->stream, c), st->msg.event_stream, &sr);
     }
     end_head(c, st);
     st->rx_bytes += len;

@@ -40,7 +40,7 @@ struct h2_stream {
     int64_t timeout_ns;     /* its deadline after its start (the connection's, when it was made) */
     int32_t item;           /* a flow's batch: the item it carries (conn.item when it was made), -1: none */
     struct errsample *shown; /* its response's sample (conn_sample_open), or NULL */
-    bool stream_asked;      /* its request asks for its response to stream (conn.stream_asked) */
+    bool stream_asked;      /* its response streams whatever its type (conn_stream_asked) */
     bool stream_call;       /* a flow: a function of its request takes the events (conn.stream_call) */
     struct conn_stream *stream; /* its response, when it streams (conn_stream.h; made at the
                              * slot's first) */

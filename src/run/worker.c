@@ -435,8 +435,8 @@ static void *worker_main(void *arg)
         script_take_reasons(w->script, &w->stats);
     if (w->shared.too_large)
         stats_add_reason(&w->stats, "response larger than --max-body", w->shared.too_large);
-    if (w->shared.event_too_large)
-        stats_add_reason(&w->stats, "an event larger than --max-body", w->shared.event_too_large);
+    if (w->stats.stream.too_large)
+        stats_add_reason(&w->stats, "an event larger than --max-body", w->stats.stream.too_large);
     for (uint32_t i = 0; i < w->stats.nnames; i++)
         if (w->stats.names[i] && w->stats.names[i]->too_large)
             stats_name_reason(&w->stats, i, "response larger than --max-body", w->stats.names[i]->too_large);

@@ -225,17 +225,24 @@ static int wrk_response(struct script *s, bool *failed, char *err, size_t errlen
     return 0;
 }
 
+/* Calls the bridge's wrapper ref (bind_response's, bind_event's) with the
+ * conn table of slot, protected as hook: its one result is left on the
+ * stack. Returns 0, or -1 with err (nothing left). */
+static int call_with_conn(struct script *s, int ref, unsigned slot, const char *hook, char *err, size_t errlen)
+{
+    lua_rawgeti(s->L, LUA_REGISTRYINDEX, ref);
+    push_conn(s, slot);
+    return script_pcall(s, 1, 1, hook, err, errlen);
+}
+
 int script_response(struct script *s, unsigned slot, bool *failed, char *err, size_t errlen)
 {
-    lua_State *L = s->L;
     if (!s->scenario)
         return wrk_response(s, failed, err, errlen);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->response);
-    push_conn(s, slot);
-    if (script_pcall(s, 1, 1, "response", err, errlen) < 0)
+    if (call_with_conn(s, s->response, slot, "response", err, errlen) < 0)
         return -1;
-    *failed = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    *failed = lua_toboolean(s->L, -1);
+    lua_pop(s->L, 1);
     return 0;
 }
 
@@ -246,13 +253,10 @@ bool script_request_streams(struct script *s)
 
 int script_event(struct script *s, unsigned slot, int *verdict, char *err, size_t errlen)
 {
-    lua_State *L = s->L;
-    lua_rawgeti(L, LUA_REGISTRYINDEX, s->event);
-    push_conn(s, slot);
-    if (script_pcall(s, 1, 1, "event", err, errlen) < 0)
+    if (call_with_conn(s, s->event, slot, "event", err, errlen) < 0)
         return -1;
-    *verdict = (int)lua_tointeger(L, -1);
-    lua_pop(L, 1);
+    *verdict = (int)lua_tointeger(s->L, -1);
+    lua_pop(s->L, 1);
     return 0;
 }
 

@@ -95,31 +95,31 @@ static inline void series_rec_latency(struct series_rec *r, int64_t now, int64_t
     r->dirty = true;
 }
 
-/* -R: records the send lag (ns) of a request that ended at now. */
-static inline void series_rec_sendlag(struct series_rec *r, int64_t now, int64_t lag)
+/* v into the second's histogram h (of r), at now; *dirty: h holds values. */
+static inline void series_rec_into(struct series_rec *r, int64_t now, struct hist *h, bool *dirty, int64_t v)
 {
     if (now >= r->cur_end)
         series_rec_roll(r, now);
-    hist_record(&r->lag, lag);
-    r->lag_dirty = true;
+    hist_record(h, v);
+    *dirty = true;
+}
+
+/* -R: records the send lag (ns) of a request that ended at now. */
+static inline void series_rec_sendlag(struct series_rec *r, int64_t now, int64_t lag)
+{
+    series_rec_into(r, now, &r->lag, &r->lag_dirty, lag);
 }
 
 /* A stream's TTFT (ns), recorded when it ended at now; an inter-token gap
  * read at now. As series_rec_latency. */
 static inline void series_rec_ttft(struct series_rec *r, int64_t now, int64_t ttft)
 {
-    if (now >= r->cur_end)
-        series_rec_roll(r, now);
-    hist_record(&r->ttft, ttft);
-    r->ttft_dirty = true;
+    series_rec_into(r, now, &r->ttft, &r->ttft_dirty, ttft);
 }
 
 static inline void series_rec_itl(struct series_rec *r, int64_t now, int64_t gap)
 {
-    if (now >= r->cur_end)
-        series_rec_roll(r, now);
-    hist_record(&r->itl, gap);
-    r->itl_dirty = true;
+    series_rec_into(r, now, &r->itl, &r->itl_dirty, gap);
 }
 
 /* The worker has stopped: its last second is handed over. */
