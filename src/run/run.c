@@ -6,6 +6,7 @@
 
 #include "arrivals.h"
 #include "clock.h"
+#include "fdtable.h"
 #include "http.h"
 #include "progress.h"
 #include "schedule.h"
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <ev.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -230,12 +232,17 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
     rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
     uint32_t conns = (uint32_t)shard_part(o->connections, o->shard); /* this process's */
     rlim_t need = (rlim_t)conns + (rlim_t)o->threads * per_worker + FD_RESERVE;
-    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need)
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return 0;
-    if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need) {
+    if (rl.rlim_cur < need && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need)) {
         rl.rlim_cur = need;
-        if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
-            return 0;
+        if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+            rl.rlim_cur = 0;
+    }
+    if (rl.rlim_cur >= need) {
+        /* Now, with one thread: a growth in a worker would stall it (fdtable.h). */
+        fdtable_reserve(need > INT_MAX ? INT_MAX : (int)need);
+        return 0;
     }
     char which[64] = "";
     if (o->shard.count > 1)

@@ -71,8 +71,9 @@ void run_tls_config(const struct options *o, const struct target *t, struct tls_
 
 /* Checks that every descriptor the run needs (o's connections, each
  * worker's loop, wake-up and timer, the main thread's) fits the open-file
- * limit, raising the soft limit up to the hard one if needed. Returns 0, or
- * -1 with err naming -c and -t. */
+ * limit, raising the soft limit up to the hard one if needed, and sizes
+ * the descriptor table for them (fdtable_reserve: call it before any
+ * thread starts). Returns 0, or -1 with err naming -c and -t. */
 int run_check_fd_limit(const struct options *o, char *err, size_t errlen);
 
 /* The libev volley runs with, "libev 4.33" into buf (--version). Returns
