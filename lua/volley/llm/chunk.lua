@@ -28,7 +28,7 @@ local ffi = require("ffi")
 
 local M = {}
 
-local decode, null, type, tonumber = json.decode, json.null, type, tonumber
+local decode, null, type, tonumber, sub = json.decode, json.null, type, tonumber, string.sub
 local J = api.JSON
 local at = ffi.new("size_t[2]")
 
@@ -120,37 +120,32 @@ local function filled(k)
   return types[k] == J.string and spans[2 * k + 1] > 2
 end
 
--- The text of path k's value in the chunk p[0..n), decoded when a string
--- (for a failure's reason and the usage counts: once a stream at most).
-local function text_of(p, k)
-  local text = ffi.string(p + spans[2 * k], spans[2 * k + 1])
+-- The text of path k's value in the chunk d (a string, or a const char *
+-- to volley's bytes), decoded when a string (for a failure's reason and
+-- the usage counts: once a stream at most).
+local function text_of(d, k)
+  local off, len = spans[2 * k], spans[2 * k + 1]
+  local text
+  if type(d) == "string" then
+    text = sub(d, tonumber(off) + 1, tonumber(off + len))
+  else
+    text = ffi.string(d + off, len)
+  end
   if types[k] == J.string then return decode(text) or text end
   return text
 end
 
--- Whether p[0..n) is "[DONE]", compared in place.
-local function is_done(p, n)
-  return n == 6 and p[0] == 91 and p[1] == 68 and p[2] == 79 and p[3] == 78 and p[4] == 69 and p[5] == 93
-end
-
-local function done(st, ev)
-  st.done = true
-  st.t_end = ev.t
-  return 0
-end
-
--- take() in C: the chunk p[0..n) (a const char *, valid during the call)
--- checked and its paths found in one call.
-local function take_c(st, p, n, ev, c)
-  if is_done(p, n) then return done(st, ev) end
-  local t = c.json_scan(p, n, PATHS, #PATHS, types, spans, at)
+-- take() in C: the chunk d[0..n) (a string, or a const char * valid
+-- during the call) checked and its paths found in one call.
+local function take_c(st, d, n, ev, c)
+  local t = c.json_scan(d, n, PATHS, #PATHS, types, spans, at)
   if t ~= J.object then
     if t == 0 then return nil, NOT_OBJECT .. (" (invalid JSON at byte %d)"):format(tonumber(at[0]) + 1) end
     return nil, NOT_OBJECT
   end
   local e = types[ERROR]
   if e ~= 0 and e ~= J.null then
-    return nil, "error event: " .. clip(text_of(p, types[MESSAGE] ~= 0 and MESSAGE or ERROR), 80)
+    return nil, "error event: " .. clip(text_of(d, types[MESSAGE] ~= 0 and MESSAGE or ERROR), 80)
   end
   local r = 0
   if types[CHOICE] ~= 0 then
@@ -159,24 +154,33 @@ local function take_c(st, p, n, ev, c)
     if f ~= 0 and f ~= J.null then st.finish = true end
   end
   if types[OUT] == J.number then
-    st.out = tonumber(text_of(p, OUT))
+    st.out = tonumber(text_of(d, OUT))
     if r == 0 then r = 2 end
   end
-  if types[INP] == J.number then st.inp = tonumber(text_of(p, INP)) end
+  if types[INP] == J.number then st.inp = tonumber(text_of(d, INP)) end
   return r
 end
 
-local cstr = ffi.typeof("const char *")
+local function done(st, ev)
+  st.done = true
+  st.t_end = ev.t
+  return 0
+end
 
 -- Takes event data d (a string) of a stream in state st; ev gives ev.t
 -- (µs since the request started) when it is read. Returns 1 for a token
 -- arrival, 0 for another event, 2 for a usage chunk (st.out / st.inp
 -- set), or nil and the reason the request fails.
 function M.take(st, d, ev)
-  local c = api.c
-  if c then return take_c(st, cstr(d), #d, ev, c) end -- d, a local here, outlives the pointer's use
   if d == "[DONE]" then return done(st, ev) end
+  local c = api.c
+  if c then return take_c(st, d, #d, ev, c) end
   return take_decoded(st, d, ev)
+end
+
+-- Whether p[0..n) is "[DONE]", compared in place.
+local function is_done(p, n)
+  return n == 6 and p[0] == 91 and p[1] == 68 and p[2] == 79 and p[3] == 78 and p[4] == 69 and p[5] == 93
 end
 
 -- take() of volley's ev (a struct volley_event, api.lua) during its
@@ -184,8 +188,10 @@ end
 -- never made a string. Without volley's C, take(st, ev.data, ev).
 function M.take_event(st, ev)
   local c = api.c
-  if c then return take_c(st, ev.data_, ev.data_len, ev, c) end
-  return M.take(st, ev.data, ev)
+  if not c then return M.take(st, ev.data, ev) end
+  local p, n = ev.data_, ev.data_len
+  if is_done(p, n) then return done(st, ev) end
+  return take_c(st, p, n, ev, c)
 end
 
 -- A line of a body that is not an event stream (an error's JSON): its
