@@ -96,17 +96,18 @@ function s.request(conn)
   return { body = text, headers = { ["X-Request-Id"] = (o.request_id_prefix or "volley-llm-") .. k } }
 end
 
-local take, plain = chunk.take, chunk.plain
+local take_event, plain = chunk.take_event, chunk.plain
 local record = volley.record
 
 -- Per event: classify the chunk, mark a token arrival (ev.tokens) and the
 -- server's counts (ev.total_tokens, ev.prompt_tokens) for volley's figures.
+-- The chunk is read in place (chunk.take_event): ev.data, a string, only
+-- for a body that is not an event stream.
 function s.event(conn, ev)
   local st = conn.llm
-  local d = ev.data
   if st.plain == nil then st.plain = ev.type == "line" end
-  if st.plain then return plain(st, d) end
-  local r, why = take(st, d, ev)
+  if st.plain then return plain(st, ev.data) end
+  local r, why = take_event(st, ev)
   if r == 1 then
     ev.tokens = 1 -- volley's stream figures time it: TTFT, ITL (the gaps), TPOT, E2EL
   elseif r == nil then

@@ -425,10 +425,25 @@ end
 -- C for each event): its strings made when first read, and what the hook
 -- may set (tokens, total_tokens, prompt_tokens). Every field goes through
 -- here, so that an ev kept past its call raises.
+--
+-- Nothing on this path ends in a tail call of a builtin (return
+-- ffi.string(...)): LuaJIT records a builtin's return as a return from
+-- the function that tail-called it, without the Lua function it knows
+-- how to leave a trace from, so a trace that starts in __index or in a
+-- getter (each is hot before the hook that reads ev is) and reaches
+-- such a return below its start aborts ("NYI: return to lower frame":
+-- the frame below is the continuation of the metamethod call, lj_record.c
+-- lj_record_ret), and the field's reads stay in the interpreter until a
+-- trace from further out takes them in.
+local function str(p, len)
+  local s = ffi.string(p, len)
+  return s
+end
+
 local event_fields = {
-  type = function(e) return ffi.string(e.type_, e.type_len) end,
-  data = function(e) return ffi.string(e.data_, e.data_len) end,
-  id = function(e) return ffi.string(e.id_, e.id_len) end,
+  type = function(e) return str(e.type_, e.type_len) end,
+  data = function(e) return str(e.data_, e.data_len) end,
+  id = function(e) return str(e.id_, e.id_len) end,
   t = function(e) return e.t_ end,
   retry = function(e) if e.retry_ >= 0 then return e.retry_ end end,
   tokens = function(e) return e.tokens_ end,
@@ -462,7 +477,8 @@ ffi.metatype("struct volley_event", {
     local get = event_fields[k]
     if get == nil then return nil end
     event_live(e, k)
-    return get(e)
+    local v = get(e) -- not a tail call: see event_fields
+    return v
   end,
   __newindex = function(e, k, v)
     local set = event_set[k]

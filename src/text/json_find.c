@@ -1,6 +1,7 @@
 /* JSON checked and searched in place (json_find.h): one pass over the
  * bytes, with the open containers kept in a bit stack instead of a
- * recursion, so that a hostile nesting costs no C stack. */
+ * recursion, so that a hostile nesting costs no C stack (json_scan
+ * recurses only as deep as its paths' names lead it). */
 #include "json_find.h"
 
 #include "utf8.h"
@@ -29,11 +30,35 @@ static bool hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+/* The bytes a string's plain run stops at: '"', '\\', control
+ * characters and the bytes of UTF-8 sequences (0x80 and up). */
+#define X16 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
+#define O16 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+static const uint8_t string_stop[256] = {
+    X16, X16,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x20: '"' */
+    O16, O16,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, /* 0x50: '\\' */
+    O16, O16,
+    X16, X16, X16, X16, X16, X16, X16, X16,
+};
+#undef X16
+#undef O16
+
 /* A string at s->i (its opening quote); false at the first wrong byte. */
 static bool check_string(struct scan *s)
 {
     s->i++;
     while (s->i < s->n) {
+        /* A run of printable ASCII other than '"' and '\\' (most of a
+         * string), in locals. */
+        const char *p = s->p;
+        size_t i = s->i, n = s->n;
+        while (i < n && !string_stop[(unsigned char)p[i]])
+            i++;
+        s->i = i;
+        if (i >= n)
+            break;
         unsigned char c = (unsigned char)s->p[s->i];
         if (c == '"') {
             s->i++;
@@ -367,12 +392,174 @@ int json_find(const char *text, size_t len, const char *path, size_t path_len, s
     return t;
 }
 
-/* One path of json_scan: its first member name and the rest. */
+/* One path of json_scan, followed during its pass: at is where the
+ * path's next member name or index begins, as in json_find (nothing is
+ * left when at reaches len), n that name's length and next where the one
+ * after it begins. */
 struct scan_path {
-    const char *head, *rest;
-    size_t len, head_len, rest_len; /* len: the whole path's */
-    size_t at, end; /* the first member's value named head: its bytes; end 0: none */
+    const char *p;
+    size_t len, at, n, next;
 };
+
+/* What json_scan fills: each path's type and span. */
+struct scan_out {
+    struct scan_path *ps;
+    int *types;
+    size_t *spans;
+};
+
+/* Path sp at its name or index from at: n and next found (once per
+ * name, not once per member it is compared with). */
+static void path_at(struct scan_path *sp, size_t at)
+{
+    size_t end = at;
+    while (end < sp->len && sp->p[end] != '.') /* names are short: no memchr call */
+        end++;
+    sp->at = at;
+    sp->n = end - at;
+    sp->next = end < sp->len ? end + 1 : end;
+}
+
+static int scan_value(struct scan *s, int max_depth, struct scan_out *o, uint32_t live);
+
+/* After a member or an element: past the comma and the whitespace after
+ * it (1), past the closing bracket (0), or -1 at anything else. */
+static int next_item(struct scan *s, char close)
+{
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == ',') {
+        s->i++;
+        skip_ws(s);
+        return 1;
+    }
+    if (s->i < s->n && s->p[s->i] == close) {
+        s->i++;
+        return 0;
+    }
+    return -1;
+}
+
+/* The object at s->i, checked as check_value checks it; each path of
+ * deeper whose next name is a member's key (as written) goes into the
+ * first such member, as json_find goes. */
+static int scan_object(struct scan *s, int max_depth, struct scan_out *o, uint32_t deeper)
+{
+    s->i++; /* { */
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == '}') {
+        s->i++;
+        return JSON_FIND_OBJECT;
+    }
+    for (;;) {
+        if (s->i >= s->n || s->p[s->i] != '"')
+            return JSON_FIND_NONE;
+        size_t key = s->i + 1;
+        if (!check_string(s))
+            return JSON_FIND_NONE;
+        size_t key_len = s->i - 1 - key;
+        skip_ws(s);
+        if (s->i >= s->n || s->p[s->i] != ':')
+            return JSON_FIND_NONE;
+        s->i++;
+        skip_ws(s);
+        uint32_t into = 0;
+        for (uint32_t left = deeper; left; left &= left - 1) {
+            struct scan_path *sp = &o->ps[__builtin_ctz(left)];
+            if (sp->n == key_len && (key_len == 0 || (sp->p[sp->at] == s->p[key] &&
+                                                      memcmp(sp->p + sp->at, s->p + key, key_len) == 0))) {
+                path_at(sp, sp->next);
+                into |= left & -left;
+            }
+        }
+        deeper &= ~into;
+        if ((into ? scan_value(s, max_depth - 1, o, into) : check_value(s, max_depth - 1)) == JSON_FIND_NONE)
+            return JSON_FIND_NONE;
+        int more = next_item(s, '}');
+        if (more < 0)
+            return JSON_FIND_NONE;
+        if (more == 0)
+            return JSON_FIND_OBJECT;
+    }
+}
+
+/* The array at s->i, checked; each path of deeper whose next part is an
+ * index (digits) goes into that element. */
+static int scan_array(struct scan *s, int max_depth, struct scan_out *o, uint32_t deeper)
+{
+    size_t idx[JSON_FIND_MAX_PATHS];
+    for (uint32_t left = deeper; left; left &= left - 1) {
+        int k = __builtin_ctz(left);
+        struct scan_path *sp = &o->ps[k];
+        idx[k] = 0;
+        for (size_t c = sp->at; c < sp->at + sp->n; c++) {
+            if (sp->p[c] < '0' || sp->p[c] > '9' || idx[k] > SIZE_MAX / 10 - 1) {
+                deeper &= ~(1u << k); /* a name, or too large: no element (json_find's rule) */
+                break;
+            }
+            idx[k] = idx[k] * 10 + (size_t)(sp->p[c] - '0');
+        }
+        if (sp->n == 0)
+            deeper &= ~(1u << k);
+        else
+            path_at(sp, sp->next);
+    }
+    s->i++; /* [ */
+    skip_ws(s);
+    if (s->i < s->n && s->p[s->i] == ']') {
+        s->i++;
+        return JSON_FIND_ARRAY;
+    }
+    for (size_t e = 0;; e++) {
+        uint32_t into = 0;
+        for (uint32_t left = deeper; left; left &= left - 1)
+            if (idx[__builtin_ctz(left)] == e)
+                into |= left & -left;
+        deeper &= ~into;
+        if ((into ? scan_value(s, max_depth - 1, o, into) : check_value(s, max_depth - 1)) == JSON_FIND_NONE)
+            return JSON_FIND_NONE;
+        int more = next_item(s, ']');
+        if (more < 0)
+            return JSON_FIND_NONE;
+        if (more == 0)
+            return JSON_FIND_ARRAY;
+    }
+}
+
+/* The value at s->i, checked as check_value(s, max_depth) checks it, with
+ * the paths of live that lead here: those with nothing left name it (its
+ * type and span are noted), the others are followed into it. The
+ * recursion goes only as deep as the paths' names lead, and at most
+ * max_depth: the text's own nesting is checked by check_value's loop. */
+static int scan_value(struct scan *s, int max_depth, struct scan_out *o, uint32_t live)
+{
+    uint32_t here = 0, deeper = 0;
+    for (uint32_t left = live; left; left &= left - 1) {
+        const struct scan_path *sp = &o->ps[__builtin_ctz(left)];
+        if (sp->at >= sp->len)
+            here |= left & -left;
+        else
+            deeper |= left & -left;
+    }
+    size_t start = s->i;
+    int t;
+    char c = s->i < s->n ? s->p[s->i] : 0;
+    if (deeper == 0 || (c != '{' && c != '['))
+        t = check_value(s, max_depth);
+    else if (max_depth == 0)
+        t = JSON_FIND_NONE; /* one container too deep */
+    else if (c == '{')
+        t = scan_object(s, max_depth, o, deeper);
+    else
+        t = scan_array(s, max_depth, o, deeper);
+    if (t != JSON_FIND_NONE)
+        for (uint32_t left = here; left; left &= left - 1) {
+            int k = __builtin_ctz(left);
+            o->types[k] = t;
+            o->spans[2 * k] = start;
+            o->spans[2 * k + 1] = s->i - start;
+        }
+    return t;
+}
 
 int json_scan(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
               size_t *at)
@@ -382,88 +569,26 @@ int json_scan(const char *text, size_t len, const char *paths, size_t paths_len,
     while (i < paths_len && np < JSON_FIND_MAX_PATHS) {
         const char *end = memchr(paths + i, '\0', paths_len - i);
         size_t n = end ? (size_t)(end - (paths + i)) : paths_len - i;
-        const char *dot = memchr(paths + i, '.', n);
-        struct scan_path *p = &ps[np];
-        p->head = paths + i;
-        p->len = n;
-        p->head_len = dot ? (size_t)(dot - p->head) : n;
-        p->rest = dot ? dot + 1 : paths + i + n;
-        p->rest_len = dot ? n - p->head_len - 1 : 0;
-        p->at = p->end = 0;
+        ps[np] = (struct scan_path){.p = paths + i, .len = n};
+        path_at(&ps[np], 0);
         types[np] = JSON_FIND_NONE;
         spans[2 * np] = spans[2 * np + 1] = 0;
         np++;
         i += n + 1;
     }
     struct scan s = {text, len, 0};
+    struct scan_out o = {ps, types, spans};
     skip_ws(&s);
-    if (s.i >= s.n || s.p[s.i] != '{') {
-        int top = json_valid(text, len, at);
-        for (size_t k = 0; top != JSON_FIND_NONE && k < np; k++)
-            types[k] = json_find(text, len, ps[k].head, ps[k].len, &spans[2 * k], &spans[2 * k + 1]);
-        return top;
-    }
-    /* An object: checked member by member (as json_valid would, one level
-     * less deep inside), each path's first name noted on the way. */
-    s.i++;
+    int t = scan_value(&s, JSON_FIND_MAX_DEPTH, &o, np ? (uint32_t)((1ull << np) - 1) : 0);
     skip_ws(&s);
-    if (s.i < s.n && s.p[s.i] == '}') {
-        s.i++;
-    } else {
-        for (;;) {
-            if (s.i >= s.n || s.p[s.i] != '"')
-                goto wrong;
-            size_t key = s.i + 1;
-            if (!check_string(&s))
-                goto wrong;
-            size_t key_len = s.i - 1 - key;
-            skip_ws(&s);
-            if (s.i >= s.n || s.p[s.i] != ':')
-                goto wrong;
-            s.i++;
-            skip_ws(&s);
-            size_t v = s.i;
-            if (check_value(&s, JSON_FIND_MAX_DEPTH - 1) == JSON_FIND_NONE)
-                goto wrong;
-            for (size_t k = 0; k < np; k++)
-                if (ps[k].end == 0 && ps[k].head_len == key_len && memcmp(text + key, ps[k].head, key_len) == 0) {
-                    ps[k].at = v;
-                    ps[k].end = s.i;
-                }
-            skip_ws(&s);
-            if (s.i < s.n && s.p[s.i] == ',') {
-                s.i++;
-                skip_ws(&s);
-                continue;
-            }
-            if (s.i < s.n && s.p[s.i] == '}') {
-                s.i++;
-                break;
-            }
-            goto wrong;
-        }
-    }
-    skip_ws(&s);
-    if (s.i != s.n)
-        goto wrong;
-    /* Each path found: inside its member's value (an empty path is the
-     * whole object). */
+    if (t != JSON_FIND_NONE && s.i == s.n)
+        return t;
+    /* Not JSON: no path has a value, and json_valid names the wrong byte. */
     for (size_t k = 0; k < np; k++) {
-        if (ps[k].len == 0) {
-            types[k] = json_find(text, len, "", 0, &spans[2 * k], &spans[2 * k + 1]);
-            continue;
-        }
-        if (ps[k].end == 0)
-            continue;
-        size_t off = 0, n = ps[k].end - ps[k].at;
-        types[k] = json_find(text + ps[k].at, n, ps[k].rest, ps[k].rest_len, &off, &spans[2 * k + 1]);
-        spans[2 * k] = ps[k].at + off;
-        if (types[k] == JSON_FIND_NONE)
-            spans[2 * k] = spans[2 * k + 1] = 0;
+        types[k] = JSON_FIND_NONE;
+        spans[2 * k] = spans[2 * k + 1] = 0;
     }
-    return JSON_FIND_OBJECT;
-wrong:
     if (at)
-        *at = s.i < s.n ? s.i : s.n;
+        json_valid(text, len, at);
     return JSON_FIND_NONE;
 }

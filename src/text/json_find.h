@@ -41,7 +41,9 @@ int json_valid(const char *text, size_t len, size_t *at);
 int json_find(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
 
 /* json_valid, then json_find for each of n paths, in one call (one
- * crossing from a script instead of n + 1): paths[0..paths_len) holds the
+ * crossing from a script instead of n + 1) and one pass over the text:
+ * the paths are followed while it is checked, so that no byte is read
+ * twice however many paths lead through it. paths[0..paths_len) holds the
  * paths, each ended by a NUL byte. types[k] is path k's type, and
  * spans[2k], spans[2k + 1] its offset and length; all 0 when the text is
  * not valid. Returns json_valid's answer (with *at, when not NULL, on a

@@ -17,8 +17,11 @@
 --
 -- The per-stream state is one table per connection, reset per request.
 -- In volley each chunk is checked and searched in place in C, in one call
--- (api.lua's json_scan: no table per token); without volley's C (the
--- specs) it is decoded by volley.json, with the same verdicts.
+-- (api.lua's json_scan: no table per token), and take_event reads it
+-- where volley's C holds it: no Lua string per token either (interning
+-- one, and collecting it, was most of the Lua time per token). Without
+-- volley's C (the specs) it is decoded by volley.json, with the same
+-- verdicts.
 local json = require("volley.json")
 local api = require("volley.api")
 local ffi = require("ffi")
@@ -117,17 +120,25 @@ local function filled(k)
   return types[k] == J.string and spans[2 * k + 1] > 2
 end
 
--- The text of path k's value, decoded when a string.
+-- The text of path k's value in the chunk d (a string, or a const char *
+-- to volley's bytes), decoded when a string (for a failure's reason and
+-- the usage counts: once a stream at most).
 local function text_of(d, k)
-  local first = tonumber(spans[2 * k]) + 1
-  local text = sub(d, first, first + tonumber(spans[2 * k + 1]) - 1)
+  local off, len = spans[2 * k], spans[2 * k + 1]
+  local text
+  if type(d) == "string" then
+    text = sub(d, tonumber(off) + 1, tonumber(off + len))
+  else
+    text = ffi.string(d + off, len)
+  end
   if types[k] == J.string then return decode(text) or text end
   return text
 end
 
--- take() in C: the chunk checked and its paths found in one call.
-local function take_c(st, d, ev, c)
-  local t = c.json_scan(d, #d, PATHS, #PATHS, types, spans, at)
+-- take() in C: the chunk d[0..n) (a string, or a const char * valid
+-- during the call) checked and its paths found in one call.
+local function take_c(st, d, n, ev, c)
+  local t = c.json_scan(d, n, PATHS, #PATHS, types, spans, at)
   if t ~= J.object then
     if t == 0 then return nil, NOT_OBJECT .. (" (invalid JSON at byte %d)"):format(tonumber(at[0]) + 1) end
     return nil, NOT_OBJECT
@@ -150,19 +161,37 @@ local function take_c(st, d, ev, c)
   return r
 end
 
--- Takes event data d of a stream in state st; ev gives ev.t (µs since the
--- request started) when it is read. Returns 1 for a token arrival, 0 for
--- another event, 2 for a usage chunk (st.out / st.inp set), or nil and
--- the reason the request fails.
+local function done(st, ev)
+  st.done = true
+  st.t_end = ev.t
+  return 0
+end
+
+-- Takes event data d (a string) of a stream in state st; ev gives ev.t
+-- (µs since the request started) when it is read. Returns 1 for a token
+-- arrival, 0 for another event, 2 for a usage chunk (st.out / st.inp
+-- set), or nil and the reason the request fails.
 function M.take(st, d, ev)
-  if d == "[DONE]" then
-    st.done = true
-    st.t_end = ev.t
-    return 0
-  end
+  if d == "[DONE]" then return done(st, ev) end
   local c = api.c
-  if c then return take_c(st, d, ev, c) end
+  if c then return take_c(st, d, #d, ev, c) end
   return take_decoded(st, d, ev)
+end
+
+-- Whether p[0..n) is "[DONE]", compared in place.
+local function is_done(p, n)
+  return n == 6 and p[0] == 91 and p[1] == 68 and p[2] == 79 and p[3] == 78 and p[4] == 69 and p[5] == 93
+end
+
+-- take() of volley's ev (a struct volley_event, api.lua) during its
+-- event() call: its data read where C holds it (ev.data_, ev.data_len),
+-- never made a string. Without volley's C, take(st, ev.data, ev).
+function M.take_event(st, ev)
+  local c = api.c
+  if not c then return M.take(st, ev.data, ev) end
+  local p, n = ev.data_, ev.data_len
+  if is_done(p, n) then return done(st, ev) end
+  return take_c(st, p, n, ev, c)
 end
 
 -- A line of a body that is not an event stream (an error's JSON): its

@@ -6,6 +6,7 @@
 
 #include "../check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,15 +41,38 @@ static void invalid(const char *text, size_t want_at)
     check_ctx(NULL);
 }
 
+/* json_find's answer at path, and json_scan's in one pass: for path
+ * alone, and among other paths (the same one again, the whole value, and
+ * two that lead through the same members or nowhere). */
 static void find(const char *text, const char *path, int want, const char *value)
 {
     check_ctx("find %s in %s", path, text);
-    size_t off = 0, len = 0;
-    CHECK(json_valid(text, strlen(text), NULL) != JSON_FIND_NONE);
-    int t = json_find(text, strlen(text), path, strlen(path), &off, &len);
+    size_t n = strlen(text), off = 0, len = 0;
+    CHECK(json_valid(text, n, NULL) != JSON_FIND_NONE);
+    int t = json_find(text, n, path, strlen(path), &off, &len);
     CHECK_INT(t, want);
     if (want != JSON_FIND_NONE)
         CHECK_MEM(text + off, len, value, strlen(value));
+    char paths[256];
+    size_t plen = (size_t)snprintf(paths, sizeof paths, "%s%c%s%c%c%s.0%cx.%s", path, 0, path, 0, 0, path, 0, path);
+    int types[5];
+    size_t spans[10];
+    CHECK_INT(json_scan(text, n, paths, strlen(path) + 1, types, spans, NULL), json_valid(text, n, NULL));
+    CHECK_INT(types[0], want);
+    if (want != JSON_FIND_NONE)
+        CHECK_MEM(text + spans[0], spans[1], value, strlen(value));
+    CHECK_INT(json_scan(text, n, paths, plen, types, spans, NULL), json_valid(text, n, NULL));
+    CHECK_INT(types[0], want);
+    CHECK_INT(types[1], want);
+    if (want != JSON_FIND_NONE)
+        CHECK_MEM(text + spans[2], spans[3], value, strlen(value));
+    CHECK_INT(types[2], json_valid(text, n, NULL));
+    size_t o2, l2;
+    char sub[128];
+    snprintf(sub, sizeof sub, "%s.0", path);
+    CHECK_INT(types[3], json_find(text, n, sub, strlen(sub), &o2, &l2));
+    snprintf(sub, sizeof sub, "x.%s", path);
+    CHECK_INT(types[4], json_find(text, n, sub, strlen(sub), &o2, &l2));
     check_ctx(NULL);
 }
 
@@ -95,6 +119,25 @@ int main(void)
         size_t at = 0;
         CHECK_INT(json_valid(deep, 2 * JSON_FIND_MAX_DEPTH + 2, &at), JSON_FIND_NONE);
         CHECK_UINT(at, JSON_FIND_MAX_DEPTH);
+        /* json_scan follows a path as deep as the text goes, and no
+         * deeper than json_valid accepts. */
+        char path[2 * JSON_FIND_MAX_DEPTH];
+        for (int k = 0; k < JSON_FIND_MAX_DEPTH; k++) {
+            path[2 * k] = '0';
+            path[2 * k + 1] = k + 1 < JSON_FIND_MAX_DEPTH ? '.' : 0;
+        }
+        int types[1];
+        size_t spans[2];
+        CHECK_INT(json_scan(deep, 2 * JSON_FIND_MAX_DEPTH + 2, path, sizeof path, types, spans, &at), JSON_FIND_NONE);
+        CHECK_INT(types[0], JSON_FIND_NONE);
+        char seven[2 * JSON_FIND_MAX_DEPTH + 1]; /* [[[...[7]...]]] */
+        memset(seven, '[', JSON_FIND_MAX_DEPTH);
+        seven[JSON_FIND_MAX_DEPTH] = '7';
+        memset(seven + JSON_FIND_MAX_DEPTH + 1, ']', JSON_FIND_MAX_DEPTH);
+        CHECK_INT(json_scan(seven, sizeof seven, path, sizeof path, types, spans, NULL), JSON_FIND_ARRAY);
+        CHECK_INT(types[0], JSON_FIND_NUMBER);
+        CHECK_UINT(spans[0], JSON_FIND_MAX_DEPTH);
+        CHECK_UINT(at, JSON_FIND_MAX_DEPTH);
     }
 
     const char *chunk = "{\"id\":\"c-1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a \\\"b\\\" ,]}\"},"
@@ -116,6 +159,17 @@ int main(void)
     find("{\"a\":1,\"a\":2}", "a", JSON_FIND_NUMBER, "1");
     find("{\"choices\":[]}", "choices.0", JSON_FIND_NONE, "");
     find("{\"e\":{\"\":[-1.5e3]}}", "e..0", JSON_FIND_NUMBER, "-1.5e3");
+    /* The first of repeated names wins, even when only a later one has
+     * the rest of the path; an index counts elements of any type. */
+    find("{\"a\":{\"x\":1},\"a\":{\"b\":2}}", "a.b", JSON_FIND_NONE, "");
+    find("{\"a\":[{},[0,{\"b\":[true]}],3]}", "a.1.1.b.0", JSON_FIND_TRUE, "true");
+    find("{\"a\":[{},[0,{\"b\":[true]}],3]}", "a.01", JSON_FIND_ARRAY, "[0,{\"b\":[true]}]");
+    find("{\"a\":[1,2]}", "a.", JSON_FIND_ARRAY, "[1,2]");
+    find("{\"a\":[1,2]}", "a.-1", JSON_FIND_NONE, "");
+    find("{\"a\":[1,2]}", "a.99999999999999999999999", JSON_FIND_NONE, "");
+    find("{\"a\\\"b\":5}", "a\\\"b", JSON_FIND_NUMBER, "5");
+    find("[{\"a\":1},{\"a\":2}]", "1.a", JSON_FIND_NUMBER, "2");
+    find(" \"s\" ", "", JSON_FIND_STRING, "\"s\"");
     {
         /* json_scan: the same answers as json_find, path by path, in one call. */
         const char paths[] = "error\0choices.0\0choices.0.finish_reason\0usage.completion_tokens";
