@@ -61,26 +61,52 @@ check_eq "$(jget "$T/closed.json" model)" closed "closed: model in the JSON"
 within "$(pct closed latency p99)" 0 20 "closed: p99 hides the stalls"
 within "$(pct closed latency max)" 250 5000 "closed: max shows them"
 
-# 3. A fixed server delay d at 500/s: min >= d (a hard bound), p50 in
-#    [d, d + 0.5 ms]. The upper bound is timing on a shared machine: a case
-#    that misses it is run once more, and the sanitizer build, several times
-#    slower, gets 1.5 ms.
-margin=0.5
-[ "${SANITIZED:-OFF}" = ON ] && margin=1.5
-p50_ok() { python3 -c "import sys; a,d,m=map(float,sys.argv[1:4]); sys.exit(0 if d <= a <= d + m else 1)" "$1" "$2" "$3"; }
+# 3. A fixed server delay d at 500/s, with connections to spare (80 >
+#    500/s x 100 ms): the latency from the intended send time is the
+#    server's delay plus what volley measured on its own side, nothing more.
+#    What the server was told bounds the figures from below, as a loaded
+#    machine can only add: latency and service min >= d. Above, no absolute
+#    window: a p50 window of [d, d + 0.5 ms] failed on a loaded 2-core
+#    machine (the send lag and the service time both grow there, p50 up
+#    to d + 0.95 ms with two busy loops beside the test). Instead, relations
+#    that hold request by request however busy the machine is: latency =
+#    send lag + service, so their exact sums (ns) add up, each latency
+#    percentile is at least the service's, and the latency p50 is at most
+#    service p75 + send lag p75 (at most a quarter of the requests exceed
+#    each), give or take the histogram's resolution. They fail if the
+#    latency were counted from the write (no correction: the sum misses the
+#    send lag), from any other start than the send lag's, or recorded in
+#    another scale than the other two; a response stamped before the
+#    server's delay ran out fails the minimum.
+delay_check() { # delay_check NAME D: the relations above, on NAME.json
+    python3 - "$T/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = float(sys.argv[2]) * 1000  # us, the JSON's unit
+lat, svc, lag, q = r["latency"], r["service"], r["sendlag"], r["requests"]
+n = q["completed"]
+assert n > 0 and lat["count"] == svc["count"] == lag["count"] == n, ("counts", n, lat["count"], svc["count"], lag["count"])
+assert lat["min"] >= d and svc["min"] >= d, ("min below the server's delay", d, lat["min"], svc["min"])
+assert 0 <= lag["min"], ("negative send lag", lag["min"])
+# The sums are exact integers (ns), written as strings.
+assert int(lat["sum"]) == int(svc["sum"]) + int(lag["sum"]), ("latency sum is not service + send lag", lat["sum"], svc["sum"], lag["sum"])
+for p in ("p50", "p90", "p99"):
+    assert lat[p] >= svc[p] >= d, ("latency below the service time", p, lat[p], svc[p])
+# A percentile is its bucket's highest value (3 significant digits): the
+# latency's may stand up to a bucket width (< 0.1 %) above the true value.
+assert lat["p50"] <= svc["p75"] + lag["p75"] + lat["p50"] / 1000, ("latency p50 above service p75 + send lag p75",
+                                                                   lat["p50"], svc["p75"], lag["p75"])
+print("delay %g ms: latency p50 %.3f ms, service p50 %.3f ms, send lag p50 %.3f ms, p75 %.3f ms" % (
+    d / 1000, lat["p50"] / 1000, svc["p50"] / 1000, lag["p50"] / 1000, lag["p75"] / 1000))
+PY
+}
 for d in 1 10 100; do
-    for attempt in 1 2; do
-        start_target --delay-ms "$d"
-        run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
-        stop_target
-        p50=$(pct "delay$d" latency p50)
-        [ "$RC" = 0 ] && p50_ok "$p50" "$d" "$margin" && break
-        echo "delay $d: attempt $attempt: exit $RC, p50 $p50 ms"
-    done
-    check_eq "$RC" 0 "delay $d: exit status"
-    within "$(pct "delay$d" latency min)" "$d" $((d + 50)) "delay $d: min"
-    within "$p50" "$d" "$(python3 -c "print($d + $margin)")" "delay $d: p50"
-    within "$(pct "delay$d" service min)" "$d" $((d + 50)) "delay $d: service min"
+    start_target --delay-ms "$d"
+    run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
+    stop_target
+    check_rate_rc "delay $d: exit status"
+    delay_check "delay$d" "$d" > "$T/delay$d.py" 2>&1 && ok || fail "delay $d: $(tail -1 "$T/delay$d.py")"
+    cat "$T/delay$d.py"
 done
 
 # 4. Failures are not omitted: 1 request in 100 is never answered; it times
