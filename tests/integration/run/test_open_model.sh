@@ -58,8 +58,12 @@ stop_target
 check_eq "$RC" 0 "closed: exit status"
 check_grep "$T/closed.out" "^  1 thread and 10 connections, keep-alive, closed loop$" "closed: labelled"
 check_eq "$(jget "$T/closed.json" model)" closed "closed: model in the JSON"
-within "$(pct closed latency p99)" 0 20 "closed: p99 hides the stalls"
-within "$(pct closed latency max)" 250 5000 "closed: max shows them"
+# Not p99 under an absolute 20 ms, which a loaded machine's own delays
+# approach: under half the max, which shows a stall (the server was told
+# 300 ms; load only adds to it).
+within "$(pct closed latency max)" 250 60000 "closed: max shows them"
+within "$(pct closed latency p99)" 0 "$(python3 -c "import sys; print(float(sys.argv[1]) / 2)" "$(pct closed latency max)")" \
+    "closed: p99 hides the stalls (under half the max)"
 
 # 3. A fixed server delay d at 500/s, with connections to spare (80 >
 #    500/s x 100 ms): the latency from the intended send time is the
@@ -111,13 +115,20 @@ done
 
 # 4. Failures are not omitted: 1 request in 100 is never answered; it times
 #    out after 1 s and enters the corrected histogram at its time to failure.
+#    -n, not -d: with -d 3s the 6th drop is the last arrival, due 5 ms before
+#    the schedule's end, and its timeout (1 s from its actual send) raced the
+#    run's cut at -d + --timeout: sent more than 5 ms late, as on a loaded
+#    machine, it is cut off instead (the likely cause of 5 timeouts for 6
+#    drops in one run beside busy loops). With -n the run ends when every
+#    request has ended, each by its own timeout at the latest.
 start_target --drop-every 100
-run_volley drop -R 200 -d 3s -c 20 -t 1 --timeout 1s "http://127.0.0.1:$PORT/"
+run_volley drop -R 200 -n 600 -c 20 -t 1 --timeout 1s "http://127.0.0.1:$PORT/"
 ignored=$(target_stat ignored)
 stop_target
 check_eq "$RC" 0 "drop: exit status"
 check_eq "$(jget "$T/drop.json" errors.timeout)" "$ignored" "drop: every unanswered request is a timeout"
 check_eq "$(jget "$T/drop.json" requests.started)" 600 "drop: all sent"
+check_eq "$(jget "$T/drop.json" requests.cut_off)" 0 "drop: none cut off"
 python3 - "$T/drop.json" <<'PY' && ok || fail "drop: timeouts in the corrected histogram"
 import json, sys
 r = json.load(open(sys.argv[1]))
