@@ -58,40 +58,77 @@ stop_target
 check_eq "$RC" 0 "closed: exit status"
 check_grep "$T/closed.out" "^  1 thread and 10 connections, keep-alive, closed loop$" "closed: labelled"
 check_eq "$(jget "$T/closed.json" model)" closed "closed: model in the JSON"
-within "$(pct closed latency p99)" 0 20 "closed: p99 hides the stalls"
-within "$(pct closed latency max)" 250 5000 "closed: max shows them"
+# Not p99 under an absolute 20 ms, which a loaded machine's own delays
+# approach: under half the max, which shows a stall (the server was told
+# 300 ms; load only adds to it).
+within "$(pct closed latency max)" 250 60000 "closed: max shows them"
+within "$(pct closed latency p99)" 0 "$(python3 -c "import sys; print(float(sys.argv[1]) / 2)" "$(pct closed latency max)")" \
+    "closed: p99 hides the stalls (under half the max)"
 
-# 3. A fixed server delay d at 500/s: min >= d (a hard bound), p50 in
-#    [d, d + 0.5 ms]. The upper bound is timing on a shared machine: a case
-#    that misses it is run once more, and the sanitizer build, several times
-#    slower, gets 1.5 ms.
-margin=0.5
-[ "${SANITIZED:-OFF}" = ON ] && margin=1.5
-p50_ok() { python3 -c "import sys; a,d,m=map(float,sys.argv[1:4]); sys.exit(0 if d <= a <= d + m else 1)" "$1" "$2" "$3"; }
+# 3. A fixed server delay d at 500/s, with connections to spare (80 >
+#    500/s x 100 ms): the latency from the intended send time is the
+#    server's delay plus what volley measured on its own side, nothing more.
+#    What the server was told bounds the figures from below, as a loaded
+#    machine can only add: latency and service min >= d. Above, no absolute
+#    window: a p50 window of [d, d + 0.5 ms] failed on a loaded 2-core
+#    machine (the send lag and the service time both grow there, p50 up
+#    to d + 0.95 ms with two busy loops beside the test). Instead, relations
+#    that hold request by request however busy the machine is: latency =
+#    send lag + service, so their exact sums (ns) add up, each latency
+#    percentile is at least the service's, and the latency p50 is at most
+#    service p75 + send lag p75 (at most a quarter of the requests exceed
+#    each), give or take the histogram's resolution. They fail if the
+#    latency were counted from the write (no correction: the sum misses the
+#    send lag), from any other start than the send lag's, or recorded in
+#    another scale than the other two; a response stamped before the
+#    server's delay ran out fails the minimum.
+delay_check() { # delay_check NAME D: the relations above, on NAME.json
+    python3 - "$T/$1.json" "$2" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = float(sys.argv[2]) * 1000  # us, the JSON's unit
+lat, svc, lag, q = r["latency"], r["service"], r["sendlag"], r["requests"]
+n = q["completed"]
+assert n > 0 and lat["count"] == svc["count"] == lag["count"] == n, ("counts", n, lat["count"], svc["count"], lag["count"])
+assert lat["min"] >= d and svc["min"] >= d, ("min below the server's delay", d, lat["min"], svc["min"])
+assert 0 <= lag["min"], ("negative send lag", lag["min"])
+# The sums are exact integers (ns), written as strings.
+assert int(lat["sum"]) == int(svc["sum"]) + int(lag["sum"]), ("latency sum is not service + send lag", lat["sum"], svc["sum"], lag["sum"])
+for p in ("p50", "p90", "p99"):
+    assert lat[p] >= svc[p] >= d, ("latency below the service time", p, lat[p], svc[p])
+# A percentile is its bucket's highest value (3 significant digits): the
+# latency's may stand up to a bucket width (< 0.1 %) above the true value.
+assert lat["p50"] <= svc["p75"] + lag["p75"] + lat["p50"] / 1000, ("latency p50 above service p75 + send lag p75",
+                                                                   lat["p50"], svc["p75"], lag["p75"])
+print("delay %g ms: latency p50 %.3f ms, service p50 %.3f ms, send lag p50 %.3f ms, p75 %.3f ms" % (
+    d / 1000, lat["p50"] / 1000, svc["p50"] / 1000, lag["p50"] / 1000, lag["p75"] / 1000))
+PY
+}
 for d in 1 10 100; do
-    for attempt in 1 2; do
-        start_target --delay-ms "$d"
-        run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
-        stop_target
-        p50=$(pct "delay$d" latency p50)
-        [ "$RC" = 0 ] && p50_ok "$p50" "$d" "$margin" && break
-        echo "delay $d: attempt $attempt: exit $RC, p50 $p50 ms"
-    done
-    check_eq "$RC" 0 "delay $d: exit status"
-    within "$(pct "delay$d" latency min)" "$d" $((d + 50)) "delay $d: min"
-    within "$p50" "$d" "$(python3 -c "print($d + $margin)")" "delay $d: p50"
-    within "$(pct "delay$d" service min)" "$d" $((d + 50)) "delay $d: service min"
+    start_target --delay-ms "$d"
+    run_volley "delay$d" -R 500 -d 2s -c 80 -t 2 "http://127.0.0.1:$PORT/"
+    stop_target
+    check_rate_rc "delay $d: exit status"
+    delay_check "delay$d" "$d" > "$T/delay$d.py" 2>&1 && ok || fail "delay $d: $(tail -1 "$T/delay$d.py")"
+    cat "$T/delay$d.py"
 done
 
 # 4. Failures are not omitted: 1 request in 100 is never answered; it times
 #    out after 1 s and enters the corrected histogram at its time to failure.
+#    -n, not -d: with -d 3s the 6th drop is the last arrival, due 5 ms before
+#    the schedule's end, and its timeout (1 s from its actual send) raced the
+#    run's cut at -d + --timeout: sent more than 5 ms late, as on a loaded
+#    machine, it is cut off instead (the likely cause of 5 timeouts for 6
+#    drops in one run beside busy loops). With -n the run ends when every
+#    request has ended, each by its own timeout at the latest.
 start_target --drop-every 100
-run_volley drop -R 200 -d 3s -c 20 -t 1 --timeout 1s "http://127.0.0.1:$PORT/"
+run_volley drop -R 200 -n 600 -c 20 -t 1 --timeout 1s "http://127.0.0.1:$PORT/"
 ignored=$(target_stat ignored)
 stop_target
 check_eq "$RC" 0 "drop: exit status"
 check_eq "$(jget "$T/drop.json" errors.timeout)" "$ignored" "drop: every unanswered request is a timeout"
 check_eq "$(jget "$T/drop.json" requests.started)" 600 "drop: all sent"
+check_eq "$(jget "$T/drop.json" requests.cut_off)" 0 "drop: none cut off"
 python3 - "$T/drop.json" <<'PY' && ok || fail "drop: timeouts in the corrected histogram"
 import json, sys
 r = json.load(open(sys.argv[1]))
