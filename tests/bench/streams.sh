@@ -75,6 +75,7 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 
 events_mode() {
 	cc -O2 -o "$work/sse_floor" "$HERE/sse_floor.c" || die "cannot build sse_floor.c"
+	cc -O2 -o "$work/wake_late" "$HERE/wake_late.c" || die "cannot build wake_late.c"
 	start_target
 	local body='{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":'$TOKENS',"stream":true,"vt_gap_ms":1,"vt_framing":"close"}'
 	printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
@@ -167,6 +168,7 @@ llm_mode() {
 	/usr/bin/python3 -c 'import aiohttp' 2>/dev/null || die "the peer needs python3-aiohttp"
 	local vc=() pc=() fc=()
 	cc -O2 -o "$work/sse_floor" "$HERE/sse_floor.c" || die "cannot build sse_floor.c"
+	cc -O2 -o "$work/wake_late" "$HERE/wake_late.c" || die "cannot build wake_late.c"
 	# The floor at the same pace: 33 streams at once (100/s of 0.33 s streams), a token each 10 ms.
 	local fbody='{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":300,"stream":true,"vt_gap_ms":10,"vt_framing":"close"}'
 	printf 'POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' \
@@ -209,9 +211,16 @@ llm_mode() {
 	echo
 	echo "(goal: volley's error under 1 ms)"
 	log "at scale: the TTFT error split per request (ttft_probe.lua)"
+	local quiet busy secs
+	secs=$(awk -v n="$LLM_PROMPTS" -v r="$LLM_RATE" 'BEGIN {printf "%.1f", n / r + 1.5}')
+	quiet=$("$work/wake_late" "$secs")
 	start_target --llm-first-ms 50 --llm-gap-ms 48 --llm-log "$work/truth.s"
+	"$work/wake_late" "$secs" >"$work/wake" &
+	local wpid=$!
 	PROBE_DIR=$work cpu_of "$VOLLEY" -t "$LLM_THREADS" -R "$LLM_RATE" -n "$LLM_PROMPTS" -c $((LLM_CONC + LLM_CONC / 10)) \
 		-s "$HERE/ttft_probe.lua" --timeout 60s "http://127.0.0.1:$PORT/" >/dev/null
+	wait "$wpid" || true
+	busy=$(cat "$work/wake")
 	stop_target
 	echo
 	echo "The error per request, split (volley, a per-connection script that marks the same tokens and writes, for"
@@ -245,6 +254,14 @@ for k, v in rows.items():
     if v:
         print("| %s | %d | %.3f | %.3f | %.3f | %.3f |" % (k, len(v), p(v, .5), p(v, .9), p(v, .99), p(v, 1)))
 PY
+	echo
+	echo "The machine's own lateness (wake_late.c: a process that only sleeps 1 ms at a time, measuring how late each"
+	echo "wake-up comes; it does no work, so its lateness is the scheduler's and the hypervisor's), $secs s:"
+	echo
+	echo "| wake_late | waits, late > 1 ms, late > 5 ms, p99 ms, max ms, lost ms |"
+	echo "|---|---|"
+	echo "| alone, the machine quiet | $quiet |"
+	echo "| beside the probe run above | $busy |"
 }
 
 case $MODE in
