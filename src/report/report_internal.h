@@ -29,6 +29,10 @@ const char *report_name_cell(char *buf, const char *name);
  * request was named) and the JSON's "names" member (null then), followed
  * by ",\n". */
 void report_names_text(FILE *out, const struct run_result *r);
+/* The text report's last line when requests sent without a name ran past
+ * the run's default names (a row NAMES_OVERFLOW): how many, and how to
+ * name them. Nothing otherwise. */
+void report_names_overflow_text(FILE *out, const struct run_result *r);
 void report_names_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* A flow (user(u)): the text report's iterations line, checks and groups

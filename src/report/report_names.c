@@ -4,6 +4,7 @@
  * quote.h, the JSON through json_out. */
 #include "fmt.h"
 #include "json_out.h"
+#include "names.h"
 #include "quote.h"
 #include "report_internal.h"
 
@@ -46,6 +47,18 @@ static void status_summary(FILE *out, const uint64_t *status)
         fputc('-', out);
 }
 
+/* Whether the text lists name n, *shown names being listed before it: the
+ * first TEXT_NAMES, and NAMES_OVERFLOW's row wherever it is (the note at
+ * the report's end speaks of it). */
+static bool listed(const struct stats_name *n, uint32_t *shown)
+{
+    if (*shown < TEXT_NAMES || strcmp(n->name, NAMES_OVERFLOW) == 0) {
+        ++*shown;
+        return true;
+    }
+    return false;
+}
+
 void report_names_text(FILE *out, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -53,18 +66,24 @@ void report_names_text(FILE *out, const struct run_result *r)
         return;
     char name[REPORT_NAME_WIDTH + 1];
     int width = 4; /* "Names" less the rows' two more spaces of indent, at least */
-    for (uint32_t i = 0, k = 0; i < s->nnames && k < TEXT_NAMES; i++) {
-        int n = s->names[i] ? (k++, (int)strlen(report_name_cell(name, s->names[i]->name))) : 0;
+    for (uint32_t i = 0, k = 0; i < s->nnames; i++) {
+        if (!s->names[i] || !listed(s->names[i], &k))
+            continue;
+        int n = (int)strlen(report_name_cell(name, s->names[i]->name));
         if (n > width)
             width = n;
     }
     fprintf(out, "  %-*s %9s %7s %9s %9s %9s %9s  %s\n", width + 2, "Names", "requests", "failed", "p50", "p90",
             "p99", "max", "status");
-    uint32_t shown = 0;
+    uint32_t shown = 0, more = 0;
     for (uint32_t i = 0; i < s->nnames; i++) {
         const struct stats_name *n = s->names[i];
-        if (!n || shown++ >= TEXT_NAMES)
+        if (!n)
             continue;
+        if (!listed(n, &shown)) {
+            more++;
+            continue;
+        }
         report_name_cell(name, n->name);
         fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, name, n->completed, stats_name_failed(n));
         static const double ps[] = {50, 90, 99};
@@ -76,8 +95,20 @@ void report_names_text(FILE *out, const struct run_result *r)
         status_summary(out, n->status);
         fputc('\n', out);
     }
-    if (shown > TEXT_NAMES)
-        fprintf(out, "    (%" PRIu32 " more names: the JSON has every name)\n", shown - TEXT_NAMES);
+    if (more)
+        fprintf(out, "    (%" PRIu32 " more names: the JSON has every name)\n", more);
+}
+
+void report_names_overflow_text(FILE *out, const struct run_result *r)
+{
+    const struct stats_name *n = stats_name_find(&r->stats, NAMES_OVERFLOW);
+    if (!n)
+        return;
+    fprintf(out,
+            "Note: %" PRIu64 " request%s sent without a name went past the %d distinct \"METHOD path\" names a run "
+            "makes and %s counted as \"" NAMES_OVERFLOW "\"; name them (name = \"GET /items/:id\") to see them "
+            "apart\n",
+            n->started, n->started == 1 ? "" : "s", NAMES_DEFAULT_MAX, n->started == 1 ? "is" : "are");
 }
 
 void report_names_json(FILE *out, const struct options *o, const struct run_result *r)

@@ -125,6 +125,7 @@ void script_free(struct script *s)
         return;
     lua_close(s->L);
     script_flow_free(s);
+    names_cache_free(&s->names.cache);
     free(s);
 }
 

@@ -209,7 +209,17 @@ struct script_names {
                            * stream = true); taken by script_request_streams */
     struct names *names;
     struct stats *stats;
+    struct names_cache cache; /* default names met by this worker (script_default_name) */
 };
+
+/* The default name of the request req[0..len) that a script's request()
+ * or a flow sent unnamed: "METHOD path" (the path without its query and
+ * fragment), a default name of the run's names (names_intern_default,
+ * bounded: past NAMES_DEFAULT_MAX, NAMES_OVERFLOW), its figures made in
+ * the worker's stats. Returns its id + 1, or 0 (left unnamed) when req has
+ * no request line or the run has NAMES_MAX names. No malloc for a text
+ * the worker met before. */
+uint32_t script_default_name(struct script_names *sn, const char *req, size_t len);
 
 /* Binds a worker's state to its thread, connections and metrics; from now
  * on volley.counter/record work and the phase is "init". */

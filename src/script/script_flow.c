@@ -150,6 +150,8 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->act = SCRIPT_FLOW_REQUEST;
         st->req = lua_tolstring(co, 2, &st->len); /* stays on co's stack until the next resume */
         st->name = (uint32_t)lua_tointeger(co, 3);
+        if (!st->name) /* unnamed: its "METHOD path" (script_default_name) */
+            st->name = script_default_name(&s->names, st->req, st->len);
         st->timeout_ns = units_ms_to_ns(lua_tonumber(co, 4)); /* clamped: any number is safe */
         flags_of(lua_tointeger(co, 5), &st->check, &st->stream);
         return 0;
@@ -179,6 +181,8 @@ void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script
     int at = 3 + 4 * (int)i; /* (BATCH, n, then req, name, timeout_ms, check per request) */
     it->req = lua_tolstring(co, at, &it->len);
     it->name = (uint32_t)lua_tointeger(co, at + 1);
+    if (!it->name)
+        it->name = script_default_name(&s->names, it->req, it->len);
     it->timeout_ns = units_ms_to_ns(lua_tonumber(co, at + 2));
     flags_of(lua_tointeger(co, at + 3), &it->check, &it->stream);
 }

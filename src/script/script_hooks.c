@@ -31,7 +31,7 @@ void script_bind(struct script *s, const struct script_worker *w)
     lua_State *L = s->L;
     s->thread = w->thread;
     s->res = w->res;
-    s->names = (struct script_names){0, 0, w->names, w->stats};
+    s->names = (struct script_names){0, 0, w->names, w->stats, {.ns = w->names}};
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->bridge);
     lua_pushlightuserdata(L, w->res);
     lua_pushcclosure(L, c_headers, 1);
@@ -161,6 +161,12 @@ int script_request(struct script *s, unsigned slot, const char **req, size_t *le
         snprintf(err, errlen, "%s: in request(): returned an empty string (a request expected)", s->name);
         return -1;
     }
+    /* A request() hook's requests are the script's choice: unnamed, they
+     * count under their "METHOD path". Without the hook every request is
+     * the command line's (or init()'s) one request: its row would be the
+     * run's totals, so it stays unnamed (docs/scripting.md#request-names). */
+    if (!*name && script_has(s, SCRIPT_REQUEST))
+        *name = script_default_name(&s->names, *req, *len);
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->anchors);
     lua_insert(L, -2);                              /* anchors str */
     lua_rawseti(L, -2, (int)slot + 1);
