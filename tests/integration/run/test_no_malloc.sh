@@ -74,6 +74,31 @@ LUA
 small=$(count 1000 -s "$T/named.lua")
 large=$(count 20000 -s "$T/named.lua")
 same_count "$small" "$large" "named requests: 20000 vs 1000"
+# Default names (requests sent unnamed count under "METHOD path"): a path
+# met before is a lookup in the worker's cache; past the run's 100 default
+# names a new path goes to "(other paths)" without allocating either.
+cat > "$T/unnamed.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  return { path = "/p" .. conn.n % 7 .. "?q=" .. conn.n }
+end
+return s
+LUA
+small=$(count 1000 -s "$T/unnamed.lua")
+large=$(count 20000 -s "$T/unnamed.lua")
+same_count "$small" "$large" "unnamed requests, 7 paths: 20000 vs 1000"
+cat > "$T/distinct.lua" <<'LUA'
+local s = {}
+function s.request(conn)
+  conn.n = (conn.n or 0) + 1
+  return { path = "/items/" .. conn.id .. "-" .. conn.n }
+end
+return s
+LUA
+small=$(count 1000 -s "$T/distinct.lua")
+large=$(count 20000 -s "$T/distinct.lua")
+same_count "$small" "$large" "unnamed requests, a path each (past the bound): 20000 vs 1000"
 stop_target
 
 # https keep-alive: volley's own path allocates nothing, but OpenSSL 3.0's

@@ -10,7 +10,7 @@
 # on names (a script error naming the name and the cap; the report of
 # what was done); wrk style (volley.name, the table form of wrk.format,
 # a default request named in init()); thresholds on a name; the HTML
-# table; HTTP/2 streams (nginx, if present); and unnamed runs unchanged.
+# table; HTTP/2 streams (nginx, if present); and runs without a script unchanged.
 source "$TESTLIB"
 PYDIR="$(dirname "$TESTLIB")/py"
 S=$T/scripts
@@ -276,14 +276,15 @@ check_grep "$T/shop.html" '<tr><td>login</td><td class="n">[0-9]+</td><td class=
 "$VOLLEY" report "$T/html.json" > "$T/html.r.out" 2> /dev/null || true
 if cmp -s "$T/html.out" "$T/html.r.out"; then ok; else fail "report: the text differs: $(diff "$T/html.out" "$T/html.r.out" | head -4)"; fi
 
-# 8. Unnamed runs are as before: no table, "names": null.
+# 8. A run without a script is as before: no table, "names": null. A
+# script's unnamed requests count under "METHOD path" (test_default_names.sh).
 run_volley plain -n 200 -c 2 "$url/"
 if grep -q "Names" "$T/plain.out"; then fail "plain: a names table"; else ok; fi
 check_eq "$(jget "$T/plain.json" names)" null "plain: names is null"
-printf 'local s = {}\nfunction s.request(conn) return {path = "/x"} end\nreturn s\n' > "$S/unnamed.lua"
+printf 'local s = {}\nfunction s.request(conn) return {path = "/x?y=1"} end\nreturn s\n' > "$S/unnamed.lua"
 run_volley unnamed -n 200 -c 2 -s "$S/unnamed.lua" "$url/"
-check_eq "$(jget "$T/unnamed.json" names)" null "unnamed script: names is null"
-if grep -q "Names" "$T/unnamed.out"; then fail "unnamed script: a names table"; else ok; fi
+check_eq "$(jget "$T/unnamed.json" "names.GET /x.requests.completed")" 200 "unnamed script: named GET /x"
+check_grep "$T/unnamed.out" '^    GET /x +200 +0 ' "unnamed script: GET /x's row"
 stop_target
 
 # 9. HTTP/2 (h2c): each stream keeps its own name, GOAWAY retries included.
