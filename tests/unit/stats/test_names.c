@@ -138,10 +138,48 @@ static void test_merge(void)
     stats_free(&all);
 }
 
+/* Default names through two workers' caches: one id per "METHOD path"
+ * whoever met it first, a given name of the same text shared, the bound
+ * (NAMES_DEFAULT_MAX) then NAMES_OVERFLOW for new texts in both caches,
+ * old and given names still found. */
+static void test_default(void)
+{
+    struct names ns;
+    names_init(&ns);
+    struct names_cache a = {.ns = &ns}, b = {.ns = &ns};
+    CHECK_INT(names_intern(&ns, "GET /given", 10), 0);
+    CHECK_INT(names_cache_default(&a, "GET", 3, "/x", 2), 1);
+    CHECK_STR(ns.name[1], "GET /x");
+    CHECK_INT(names_cache_default(&a, "GET", 3, "/x", 2), 1);
+    CHECK_INT(names_cache_default(&b, "GET", 3, "/x", 2), 1);     /* made by a, found by b */
+    CHECK_INT(names_cache_default(&b, "POST", 4, "/x", 2), 2);
+    CHECK_INT(names_cache_default(&a, "GET", 3, "/given", 6), 0); /* a given name of that text */
+    char buf[32];
+    for (int i = 2; i < NAMES_DEFAULT_MAX; i++) {
+        snprintf(buf, sizeof buf, "/p%d", i);
+        CHECK_INT(names_cache_default(i % 2 ? &a : &b, "GET", 3, buf, strlen(buf)), i + 1);
+    }
+    CHECK(!names_default_full(&ns));
+    int over = names_cache_default(&a, "GET", 3, "/one/more", 9);
+    CHECK_INT(over, NAMES_DEFAULT_MAX + 1);
+    CHECK_STR(ns.name[over], NAMES_OVERFLOW);
+    CHECK(names_default_full(&ns));
+    CHECK_INT(names_cache_default(&b, "GET", 3, "/another", 8), over);
+    CHECK_INT(names_cache_default(&a, "GET", 3, "/one/more", 9), over);
+    CHECK_INT(names_cache_default(&b, "POST", 4, "/x", 2), 2);    /* old ones still resolve */
+    CHECK_INT(names_intern(&ns, "GET /late", 9), over + 1);        /* a given name made after */
+    CHECK_INT(names_cache_default(&b, "GET", 3, "/late", 5), over + 1);
+    CHECK_UINT(ns.ndefault, NAMES_DEFAULT_MAX);
+    names_cache_free(&a);
+    names_cache_free(&b);
+    names_free(&ns);
+}
+
 int main(void)
 {
     test_intern();
     test_threads();
     test_merge();
+    test_default();
     return check_exit("test_names");
 }
