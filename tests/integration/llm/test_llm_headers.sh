@@ -4,8 +4,8 @@
 # OPENAI_API_KEY (the environment only), the --header pairs, an
 # X-Request-Id per prompt, volley's User-Agent unless --header gives one,
 # and vLLM's body (chat: messages, max_completion_tokens, stream,
-# stream_options.include_usage, model, ignore_eos). The server is a few lines of Python that keeps each
-# request and answers one token with usage.
+# stream_options.include_usage, model, ignore_eos). The server is a few
+# lines of Python that keeps each request and answers one token with usage.
 source "$TESTLIB"
 source "$(dirname "$0")/../llm_lib.sh"
 
