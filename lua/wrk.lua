@@ -75,7 +75,7 @@ end
 
 -- The default User-Agent, made with the default Host (after the chunk has
 -- run, before init()): unless wrk.headers has a User-Agent (in any case:
--- -H's, options()' or the chunk's own), it becomes volley's. wrk sends
+-- from -H, options() or the chunk), it becomes volley's. wrk sends
 -- none; volley's goes out with every request built from wrk.headers (the
 -- default request, request tables, flows), never in a string or a
 -- wrk.format call given its own headers table, which are sent as made.

@@ -442,8 +442,9 @@ local USER_NAMES = "id thread data responses target headers now"
 -- id (u.id, 1), thread (u.thread, 1), data (u.data; a function is
 -- called with the iteration's number each iteration), target (the run's
 -- URL, "http://127.0.0.1:8080"), headers (the command line's -H; Host is
--- the target's and User-Agent testing.USER_AGENT unless given), now (wall seconds for the cookie jar,
--- os.time). A spec error is raised at the caller's line.
+-- the target's and User-Agent testing.USER_AGENT unless given), now (wall
+-- seconds for the cookie jar, os.time). A spec error is raised at the
+-- caller's line.
 function testing.user(spec)
   if type(spec) ~= "table" then error("testing.user: a table expected", 2) end
   for k, v in pairs(spec) do
