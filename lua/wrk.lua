@@ -65,6 +65,29 @@ function wrk._set_host()
   headers["Host"] = host
 end
 
+-- volley's User-Agent value (volley/VERSION), set by volley before the
+-- script loads (wrk._set_user_agent); nil outside volley (a spec).
+local user_agent = nil
+
+function wrk._set_user_agent(ua)
+  user_agent = ua
+end
+
+-- The default User-Agent, made with the default Host (after the chunk has
+-- run, before init()): unless wrk.headers has a User-Agent (in any case:
+-- from -H, options() or the chunk), it becomes volley's. wrk sends
+-- none; volley's goes out with every request built from wrk.headers (the
+-- default request, request tables, flows), never in a string or a
+-- wrk.format call given its own headers table, which are sent as made.
+function wrk._set_user_agent_header()
+  local headers = wrk.headers
+  if user_agent == nil or type(headers) ~= "table" then return end
+  for name in pairs(headers) do
+    if type(name) == "string" and #name == 10 and name:lower() == "user-agent" then return end
+  end
+  headers["User-Agent"] = user_agent
+end
+
 local function is_name(name, lower)
   return #name == #lower and name:lower() == lower
 end

@@ -193,9 +193,13 @@ function bridge.set_target(scheme, host, port, path, shard, shards)
 end
 
 -- A worker's state, after its chunk and before init(): the default Host
--- header from wrk.host and wrk.port, as wrk makes it (wrk._set_host; kept
--- here, so that a script that changes the wrk table still gets it).
-bridge.set_host = wrk._set_host
+-- header from wrk.host and wrk.port, as wrk makes it (wrk._set_host), and
+-- volley's User-Agent unless the headers have one (kept here, so that a
+-- script that changes the wrk table still gets them).
+function bridge.set_defaults()
+  wrk._set_host()
+  wrk._set_user_agent_header()
+end
 
 function bridge.set_phase(phase)
   bridge.phase = phase

@@ -429,6 +429,10 @@ local function target_of(url)
   return { scheme = scheme, host = host, port = port }
 end
 
+-- The User-Agent a fake user sends unless spec.headers has one (volley
+-- sends volley/VERSION).
+testing.USER_AGENT = "volley/testing"
+
 local USER_KEYS = { id = "number", thread = "number", data = "any", responses = "table", target = "string",
                     headers = "table", now = "function" }
 local USER_NAMES = "id thread data responses target headers now"
@@ -438,8 +442,9 @@ local USER_NAMES = "id thread data responses target headers now"
 -- id (u.id, 1), thread (u.thread, 1), data (u.data; a function is
 -- called with the iteration's number each iteration), target (the run's
 -- URL, "http://127.0.0.1:8080"), headers (the command line's -H; Host is
--- the target's unless given), now (wall seconds for the cookie jar,
--- os.time). A spec error is raised at the caller's line.
+-- the target's and User-Agent testing.USER_AGENT unless given), now (wall
+-- seconds for the cookie jar, os.time). A spec error is raised at the
+-- caller's line.
 function testing.user(spec)
   if type(spec) ~= "table" then error("testing.user: a table expected", 2) end
   for k, v in pairs(spec) do
@@ -454,11 +459,15 @@ function testing.user(spec)
   local url = spec.target or "http://127.0.0.1:8080"
   local t = target_of(url)
   if not t then error(("testing.user: target %q is not an http(s)://host[:port] URL"):format(url), 2) end
-  local headers, has_host = {}, false
+  local headers, has_host, has_agent = {}, false, false
   for name, value in pairs(spec.headers or {}) do
     headers[name] = value
     has_host = has_host or lower(name) == "host"
+    has_agent = has_agent or lower(name) == "user-agent"
   end
+  -- volley's own is volley/VERSION; outside the binary the version is
+  -- not known, and the header says where the request was made
+  if not has_agent then headers["User-Agent"] = testing.USER_AGENT end
   if not has_host then
     -- as volley's: the port only when the URL names one
     local h = t.host:find(":", 1, true) and "[" .. t.host .. "]" or t.host

@@ -21,12 +21,16 @@ static bool has_header(const struct http_request_spec *s, const char *name)
 char *http_request_encode(const struct http_request_spec *s, size_t *len)
 {
     size_t cap = strlen(s->method) + strlen(s->path) + strlen(s->host_header) + s->body_len + 128;
+    if (s->user_agent)
+        cap += strlen(s->user_agent) + 14;
     for (size_t i = 0; i < s->nheaders; i++)
         cap += strlen(s->headers[i]) + 2;
     char *buf = xmalloc(cap);
     size_t n = (size_t)snprintf(buf, cap, "%s %s HTTP/1.%c\r\n", s->method, s->path, s->http10 ? '0' : '1');
     if (!has_header(s, "Host"))
         n += (size_t)snprintf(buf + n, cap - n, "Host: %s\r\n", s->host_header);
+    if (s->user_agent && !has_header(s, "User-Agent"))
+        n += (size_t)snprintf(buf + n, cap - n, "User-Agent: %s\r\n", s->user_agent);
     for (size_t i = 0; i < s->nheaders; i++)
         n += (size_t)snprintf(buf + n, cap - n, "%s\r\n", s->headers[i]);
     if (s->body_len && !has_header(s, "Content-Length"))

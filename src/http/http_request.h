@@ -12,6 +12,7 @@ struct http_request_spec {
     const char *method;
     const char *path;        /* path and query */
     const char *host_header; /* used unless headers hold a Host header */
+    const char *user_agent;  /* used unless headers hold a User-Agent header; NULL: none */
     const char **headers;    /* "Name: value" lines without CRLF */
     size_t nheaders;
     const char *body;
@@ -26,10 +27,15 @@ struct http_req {
     size_t len;
 };
 
-/* Encodes one request: request line, Host, the given headers, Content-Length
- * when there is a body (unless given), Connection: close when !keepalive on
- * HTTP/1.1 (unless a Connection header is given), blank line, body. Returns a
- * malloc'd buffer (caller frees) and its length in *len. */
+/* volley's own User-Agent value: what `volley --version` names. */
+#define HTTP_USER_AGENT "volley/" VOLLEY_VERSION
+
+/* Encodes one request: request line, Host, User-Agent (when user_agent is
+ * set), the given headers (a Host or User-Agent among them, in any case,
+ * replaces the default), Content-Length when there is a body (unless
+ * given), Connection: close when !keepalive on HTTP/1.1 (unless a
+ * Connection header is given), blank line, body. Returns a malloc'd buffer
+ * (caller frees) and its length in *len. */
 char *http_request_encode(const struct http_request_spec *spec, size_t *len);
 
 /* One HTTP/1 request string taken apart, for HTTP/2 (pointers into the

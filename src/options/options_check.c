@@ -86,6 +86,7 @@ struct http_request_spec options_request(const struct options *o)
 {
     return (struct http_request_spec){
         .method = o->method,
+        .user_agent = HTTP_USER_AGENT,
         .headers = o->headers,
         .nheaders = o->nheaders,
         .body = o->body,

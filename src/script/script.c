@@ -173,8 +173,9 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     else
         lua_pushnil(L);
     lua_setfield(L, -2, "body");
-    /* No default Host yet: script_init makes it once the chunk has run,
-     * from the wrk.host and wrk.port the chunk may have changed. */
+    /* No default Host or User-Agent yet: script_init makes them once the
+     * chunk has run, from the wrk.host, wrk.port and wrk.headers the chunk
+     * may have changed. */
     lua_newtable(L);                                /* wrk headers */
     for (size_t i = 0; i < r->nheaders; i++)
         set_header(L, r->headers[i]);
@@ -184,6 +185,12 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     lua_pushboolean(L, r->http10);
     lua_pushboolean(L, r->keepalive);
     lua_call(L, 2, 0); /* sets two upvalues: cannot fail */
+    lua_getfield(L, -1, "_set_user_agent");
+    if (r->user_agent)
+        lua_pushstring(L, r->user_agent);
+    else
+        lua_pushnil(L);
+    lua_call(L, 1, 0); /* sets an upvalue: cannot fail */
     lua_setglobal(L, "wrk");
     script_push_bridge(s, "set_target");
     lua_pushstring(L, w->scheme);
@@ -208,7 +215,7 @@ int script_seed(struct script *s, double seed, char *err, size_t errlen)
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
 {
     lua_State *L = s->L;
-    script_push_bridge(s, "set_host");
+    script_push_bridge(s, "set_defaults");
     if (script_pcall(s, 0, 0, NULL, err, errlen) < 0)
         return -1;
     if (!script_has(s, SCRIPT_INIT))

@@ -84,9 +84,10 @@ struct script_wrk {
     const char *port;        /* NULL when the URL names no port, as in wrk */
     unsigned port_number;    /* the port used (volley.target.port) */
     unsigned shard, shards;  /* volley.shard.index and .count (--shard; 0 and 1 without) */
-    const struct http_request_spec *req; /* method, path, headers, body, protocol (its
-                                          * host_header is not used: script_init
-                                          * makes headers.Host from host and port) */
+    const struct http_request_spec *req; /* method, path, headers, body, protocol,
+                                          * user_agent (its host_header is not used:
+                                          * script_init makes headers.Host from host
+                                          * and port) */
 };
 
 /* Creates the global wrk table of s from w (call before script_load).
@@ -99,8 +100,9 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
 int script_seed(struct script *s, double seed, char *err, size_t errlen);
 
 /* A worker's state after its chunk has run, as wrk's wrk.init: sets the
- * default wrk.headers.Host from wrk.host and wrk.port (unless the headers
- * have one), then calls init(args) if the script has it: args[0] is url,
+ * default wrk.headers.Host from wrk.host and wrk.port, and User-Agent from
+ * req->user_agent (each unless the headers have one, in any case), then
+ * calls init(args) if the script has it: args[0] is url,
  * args[1..n] the script arguments. Returns 0, or -1 with err. */
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen);
 

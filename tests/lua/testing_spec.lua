@@ -111,8 +111,31 @@ describe("volley.testing", function()
       assert.are.equal("127.0.0.1:9292", req.headers.host)
       assert.are.equal("7", req.headers["x-run"])
       assert.are.equal("1", req.headers["X-One"])
-      assert.are.equal(http.build("u:put", "PUT", "/doc", { ["X-One"] = "1" },
-        { ["X-Run"] = "7", Host = "127.0.0.1:9292" }, '{"a":1}', "application/json", nil, 1), req.raw)
+      -- the same lines (the base headers' order is pairs')
+      local function lines(raw)
+        local t = {}
+        for l in raw:gmatch("[^\n]*\n?") do t[#t + 1] = l end
+        table.sort(t)
+        return t
+      end
+      assert.are.same(lines(http.build("u:put", "PUT", "/doc", { ["X-One"] = "1" },
+        { ["X-Run"] = "7", Host = "127.0.0.1:9292", ["User-Agent"] = "volley/testing" }, '{"a":1}',
+        "application/json", nil, 1)), lines(req.raw))
+    end)
+
+    it("sends User-Agent volley/testing unless the headers or opts.headers give one, in any case", function()
+      local u = testing.user{ responses = { ["GET /*"] = { body = "" } } }
+      local res = testing.run(flow(function(u)
+        u:get("/a")
+        u:get("/b", { headers = { ["user-AGENT"] = "mine" } })
+      end), u)
+      assert.are.equal("volley/testing", res.requests[1].headers["user-agent"])
+      assert.are.equal("mine", res.requests[2].headers["user-agent"])
+      assert.are.equal(1, select(2, res.requests[2].raw:lower():gsub("\r\nuser%-agent:", "")))
+      u = testing.user{ headers = { ["USER-AGENT"] = "cli" }, responses = { ["GET /*"] = { body = "" } } }
+      res = testing.run(flow(function(u) u:get("/a") end), u)
+      assert.are.equal("cli", res.requests[1].headers["user-agent"])
+      assert.are.equal(1, select(2, res.requests[1].raw:lower():gsub("\r\nuser%-agent:", "")))
     end)
 
     it("takes an absolute URL of the target, and refuses another origin as volley does", function()

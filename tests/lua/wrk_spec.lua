@@ -168,3 +168,42 @@ describe("wrk._set_host, the default Host as wrk.init makes it", function()
     assert.has_error(function() wrk._set_host() end, "wrk.host is a table (a string expected)")
   end)
 end)
+
+describe("wrk._set_user_agent_header, volley's default User-Agent", function()
+  after_each(function()
+    wrk._set_user_agent(nil)
+    wrk.headers = {}
+  end)
+
+  it("is none outside volley (no value set)", function()
+    wrk.headers = { Host = "h" }
+    wrk._set_user_agent_header()
+    assert.are.same({ Host = "h" }, wrk.headers)
+  end)
+
+  it("adds the value volley set, and wrk.format of wrk.headers sends it", function()
+    wrk._set_user_agent("volley/9.9")
+    wrk.method, wrk.path, wrk.body, wrk.headers = "GET", "/", nil, { Host = "h" }
+    wrk._set_user_agent_header()
+    assert.are.same({ Host = "h", ["User-Agent"] = "volley/9.9" }, wrk.headers)
+    assert.truthy(wrk.format():find("\r\nUser-Agent: volley/9.9\r\n", 1, true))
+    -- wrk.format given its own headers sends those (and Host) only, as wrk
+    assert.are.equal("GET / HTTP/1.1\r\nHost: h\r\n\r\n", wrk.format(nil, nil, {}))
+  end)
+
+  it("keeps a User-Agent the headers have, in any case (one header, never two)", function()
+    wrk._set_user_agent("volley/9.9")
+    wrk.headers = { ["user-AGENT"] = "mine" }
+    wrk._set_user_agent_header()
+    assert.are.same({ ["user-AGENT"] = "mine" }, wrk.headers)
+  end)
+
+  it("is replaced by a request table's own, in any case", function()
+    wrk._set_user_agent("volley/9.9")
+    wrk.method, wrk.path, wrk.body, wrk.headers = "GET", "/", nil, { Host = "h" }
+    wrk._set_user_agent_header()
+    local r = wrk.format({ headers = { ["USER-AGENT"] = "t/1" } })
+    assert.truthy(r:find("\r\nUSER-AGENT: t/1\r\n", 1, true))
+    assert.falsy(r:find("volley/9.9", 1, true))
+  end)
+end)

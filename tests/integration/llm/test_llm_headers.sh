@@ -2,10 +2,10 @@
 # volley llm's requests as the server sees them: POST to the endpoint,
 # Content-Type: application/json, Authorization: Bearer from
 # OPENAI_API_KEY (the environment only), the --header pairs, an
-# X-Request-Id per prompt, and vLLM's body (chat: messages,
-# max_completion_tokens, stream, stream_options.include_usage, model,
-# ignore_eos). The server is a few lines of Python that keeps each
-# request and answers one token with usage.
+# X-Request-Id per prompt, volley's User-Agent unless --header gives one,
+# and vLLM's body (chat: messages, max_completion_tokens, stream,
+# stream_options.include_usage, model, ignore_eos). The server is a few
+# lines of Python that keeps each request and answers one token with usage.
 source "$TESTLIB"
 source "$(dirname "$0")/../llm_lib.sh"
 
@@ -58,7 +58,8 @@ OPENAI_API_KEY=sk-test run_llm h --backend openai-chat --base-url "http://127.0.
 check_eq "$RC" 0 "exit status"
 check_eq "$(report_value h 'Successful requests')" 3 "successful"
 check_eq "$(report_value h 'Total generated tokens')" 3 "tokens from usage"
-/usr/bin/python3 - "$T/requests" <<'PY' || fail "the requests as sent"
+UA="volley/$("$VOLLEY" --version | awk 'NR == 1 { print $2 }')"
+/usr/bin/python3 - "$T/requests" "$UA" <<'PY' || fail "the requests as sent"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(reqs) == 3, reqs
@@ -70,6 +71,8 @@ for r in reqs:
     assert h["content-type"] == "application/json", h
     assert h["authorization"] == "Bearer sk-test", h
     assert h["x-a"] == "1" and h["x-b"] == "two", h
+    agents = [l for l in lines[1:] if l.lower().startswith("user-agent:")]
+    assert agents == ["User-Agent: " + sys.argv[2]], agents
     ids.add(h["x-request-id"])
     b = r["body"]
     assert b["model"] == "org/m" and b["stream"] is True and b["stream_options"] == {"include_usage": True}, b
@@ -78,6 +81,13 @@ for r in reqs:
 assert ids == {"r-0", "r-1", "r-2"}, ids
 PY
 ok
+# --header User-Agent=... replaces volley's (one User-Agent, the given one).
+: > "$T/requests"
+run_llm ua --backend openai-chat --base-url "http://127.0.0.1:$PORT" --model org/m \
+    --num-prompts 2 --random-input-len 3 --random-output-len 5 --max-concurrency 1 --header user-agent=bench/1
+check_eq "$RC" 0 "--header user-agent: exit status"
+check_eq "$(grep -o '[Uu]ser-[Aa]gent: [^\]*' "$T/requests" | sort | uniq -c | awk '{ $1 = $1; print }')" \
+    "2 user-agent: bench/1" "--header user-agent: replaces volley's"
 # The key is never a command-line option.
 run_llm key --base-url "http://127.0.0.1:$PORT" --api-key sk-x --num-prompts 1
 check_eq "$RC" 2 "--api-key: not an option (exit 2)"

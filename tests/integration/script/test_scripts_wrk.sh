@@ -103,13 +103,15 @@ if [ -d "$wrk_examples" ]; then
     check_eq "$(awk '{ seq[$1] = seq[$1] " " $3 } END { for (s in seq) print seq[s] }' "$T/pipeline.log" | sort -u)" \
         "$(for i in 1 2 3 4 5; do printf ' /?foo /?bar /?baz'; done)" "pipeline.lua: order in each batch"
 
-    # post.lua: POST with its body and Content-Type. The request's size is
-    # known exactly (the header order does not change it).
+    # post.lua: POST with its body and Content-Type, and volley's default
+    # User-Agent (wrk.headers has it; wrk sends none). The request's size
+    # is known exactly (the header order does not change it).
     log_target post
     runv post -n 20 -c 2 -t 2 -s "$wrk_examples/post.lua" "$url/"
     check_eq "$RC" 0 "post.lua: exit status"
     check_eq "$(jv post status.200)" 20 "post.lua: completed"
-    req="POST / HTTP/1.1\r\nHost: 127.0.0.1:$PORT\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 16\r\n\r\nfoo=bar&baz=quux"
+    ua="volley/$("$VOLLEY" --version | awk 'NR == 1 { print $2 }')"
+    req="POST / HTTP/1.1\r\nHost: 127.0.0.1:$PORT\r\nUser-Agent: $ua\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 16\r\n\r\nfoo=bar&baz=quux"
     check_eq "$(jv post bytes.written)" $((20 * $(printf "$req" | wc -c))) "post.lua: method, headers and body"
     stop_target
     check_eq "$(grep -c ' POST /$' "$T/post.log")" 20 "post.lua: the server saw POSTs"

@@ -49,6 +49,25 @@ static void test_encode(void)
     s.nheaders = 1;
     expect_request(&s, S("GET / HTTP/1.1\r\nHost: h:8080\r\nHostname: x\r\n\r\n"), __LINE__);
 
+    /* user_agent: sent after Host, unless a User-Agent header is given (any
+     * case, empty or not: it is sent in place instead); a name that only
+     * starts with "User-Agent" is another header. */
+    struct http_request_spec u = {.method = "GET", .path = "/", .host_header = "h", .user_agent = HTTP_USER_AGENT,
+                                  .keepalive = true};
+    expect_request(&u, S("GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: volley/" VOLLEY_VERSION "\r\n\r\n"), __LINE__);
+    const char *ua[] = {"X-A: 1", "user-AGENT: mine/1"};
+    u.headers = ua;
+    u.nheaders = 2;
+    expect_request(&u, S("GET / HTTP/1.1\r\nHost: h\r\nX-A: 1\r\nuser-AGENT: mine/1\r\n\r\n"), __LINE__);
+    const char *ua_empty[] = {"User-Agent:"};
+    u.headers = ua_empty;
+    u.nheaders = 1;
+    expect_request(&u, S("GET / HTTP/1.1\r\nHost: h\r\nUser-Agent:\r\n\r\n"), __LINE__);
+    const char *ua_other[] = {"User-Agents: x"};
+    u.headers = ua_other;
+    expect_request(&u, S("GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: volley/" VOLLEY_VERSION "\r\nUser-Agents: x\r\n\r\n"),
+                   __LINE__);
+
     /* A body adds Content-Length, unless given; the body is bytes. */
     struct http_request_spec p = {.method = "POST", .path = "/p", .host_header = "h", .body = "a\0b\r\n",
                                   .body_len = 5, .keepalive = true};
