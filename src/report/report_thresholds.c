@@ -14,6 +14,8 @@
  * is written whole on a line of its own, and its figures follow on the
  * next line, in their columns (as report_name_lead's long names). */
 #define EXPR_WIDTH 60
+/* Where the expression starts: after "  --threshold  " (the word's column). */
+#define EXPR_AT 15
 /* Failed expressions the stderr line names; the rest are counted. */
 #define LINE_EXPRS 5
 
@@ -35,10 +37,10 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
         size_t cols = quote_columns(th->expr);
-        fprintf(out, "  %-11s  ", threshold_word_option(th->word));
+        fprintf(out, "  %-*s  ", EXPR_AT - 4, threshold_word_option(th->word));
         quote_write(out, th->expr);
         if (cols > (size_t)ew) { /* whole, and the figures under the column's end */
-            fprintf(out, "\n%*s", 15, "");
+            fprintf(out, "\n%*s", EXPR_AT, "");
             cols = 0;
         }
         fprintf(out, "%*s  %*s  %s", ew - (int)cols, "", ow, threshold_observed_text(obs, sizeof obs, th, res),
