@@ -54,20 +54,18 @@ static void checks_text(FILE *out, const struct stats_flow *f)
 {
     if (!f->nchecks)
         return;
-    char name[REPORT_NAME_WIDTH + 1];
     int width = 6;
     for (uint32_t i = 0; i < f->nchecks; i++)
-        if (f->checks[i].name && (int)strlen(report_name_cell(name, f->checks[i].name)) > width)
-            width = (int)strlen(name);
+        if (f->checks[i].name && report_name_width(f->checks[i].name) > width)
+            width = report_name_width(f->checks[i].name);
     fprintf(out, "  %-*s %9s %9s %8s\n", width + 2, "Checks", "passed", "failed", "passed%");
     for (uint32_t i = 0; i < f->nchecks; i++) {
         const struct stats_check *c = &f->checks[i];
         if (!c->name)
             continue;
         uint64_t n = c->pass + c->fail;
-        fprintf(out, "    %-*s %9" PRIu64 " %9" PRIu64 " %7.2f%%\n", width, report_name_cell(name, c->name), c->pass,
-                c->fail,
-                n ? 100.0 * (double)c->pass / (double)n : 0.0);
+        report_name_lead(out, 4, width, c->name);
+        fprintf(out, " %9" PRIu64 " %9" PRIu64 " %7.2f%%\n", c->pass, c->fail, n ? 100.0 * (double)c->pass / (double)n : 0.0);
     }
 }
 
@@ -75,18 +73,18 @@ static void groups_text(FILE *out, const struct stats_flow *f)
 {
     if (!f->ngroups)
         return;
-    char name[REPORT_NAME_WIDTH + 1];
     int width = 6;
     for (uint32_t i = 0; i < f->ngroups; i++)
-        if (f->groups[i] && (int)strlen(report_name_cell(name, f->groups[i]->name)) > width)
-            width = (int)strlen(name);
+        if (f->groups[i] && report_name_width(f->groups[i]->name) > width)
+            width = report_name_width(f->groups[i]->name);
     fprintf(out, "  %-*s %9s %7s %9s %9s %9s %9s %9s\n", width + 2, "Groups", "count", "failed", "p50", "p90", "p95",
             "p99", "max");
     for (uint32_t i = 0; i < f->ngroups; i++) {
         const struct stats_group *g = f->groups[i];
         if (!g)
             continue;
-        fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, report_name_cell(name, g->name), g->count, g->failed);
+        report_name_lead(out, 4, width, g->name);
+        fprintf(out, " %9" PRIu64 " %7" PRIu64, g->count, g->failed);
         percentiles(out, &g->duration);
         fputc('\n', out);
     }

@@ -16,14 +16,21 @@
 #include <stdio.h>
 
 /* The widest name column of the text report's tables (request names,
- * checks, groups); longer names are cut with "..." (the JSON has them
- * whole). */
+ * checks, groups). A longer name is written whole on a line of its own,
+ * and its row's figures follow on the next line, in their columns
+ * (report_name_lead). */
 #define REPORT_NAME_WIDTH 32
 
-/* name escaped (quote.h) into buf (REPORT_NAME_WIDTH + 1 bytes): whole
- * when that takes at most REPORT_NAME_WIDTH characters, else cut with
- * "...". Returns buf. */
-const char *report_name_cell(char *buf, const char *name);
+/* The columns name's cell takes in a table: its escaped (quote.h) length,
+ * at most REPORT_NAME_WIDTH. A table's name column is the widest of its
+ * rows'. */
+int report_name_width(const char *name);
+
+/* A table row's lead: indent blanks, then name escaped (quote.h), whole,
+ * padded to width columns. A name wider than width ends its line, and
+ * the row goes on under it, at the column after width, so that every
+ * row's figures stay in their columns and no name is cut. */
+void report_name_lead(FILE *out, int indent, int width, const char *name);
 
 /* Request names: the text report's per-name table (nothing when no
  * request was named) and the JSON's "names" member (null then), followed

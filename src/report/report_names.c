@@ -16,12 +16,22 @@
 /* Names the text lists (the first used); then how many more the JSON has. */
 #define TEXT_NAMES 100
 
-const char *report_name_cell(char *buf, const char *name)
+int report_name_width(const char *name)
 {
-    char whole[4 * REPORT_NAME_WIDTH + 8];
-    if (strlen(quote_printable(whole, sizeof whole, name)) <= REPORT_NAME_WIDTH)
-        return memcpy(buf, whole, strlen(whole) + 1);
-    return quote_printable(buf, REPORT_NAME_WIDTH + 1, name);
+    size_t n = quote_columns(name);
+    return n > REPORT_NAME_WIDTH ? REPORT_NAME_WIDTH : (int)n;
+}
+
+void report_name_lead(FILE *out, int indent, int width, const char *name)
+{
+    size_t n = quote_columns(name);
+    fprintf(out, "%*s", indent, "");
+    quote_write(out, name);
+    if (n > (size_t)width) {
+        fprintf(out, "\n%*s", indent, "");
+        n = 0;
+    }
+    fprintf(out, "%*s", width - (int)n, "");
 }
 
 /* "  200: 4  404: 1" (at most NAME_CODES codes, then "+N more"), or "-". */
@@ -64,12 +74,11 @@ void report_names_text(FILE *out, const struct run_result *r)
     const struct stats *s = &r->stats;
     if (!s->nnames)
         return;
-    char name[REPORT_NAME_WIDTH + 1];
     int width = 4; /* "Names" less the rows' two more spaces of indent, at least */
     for (uint32_t i = 0, k = 0; i < s->nnames; i++) {
         if (!s->names[i] || !listed(s->names[i], &k))
             continue;
-        int n = (int)strlen(report_name_cell(name, s->names[i]->name));
+        int n = report_name_width(s->names[i]->name);
         if (n > width)
             width = n;
     }
@@ -84,8 +93,8 @@ void report_names_text(FILE *out, const struct run_result *r)
             more++;
             continue;
         }
-        report_name_cell(name, n->name);
-        fprintf(out, "    %-*s %9" PRIu64 " %7" PRIu64, width, name, n->completed, stats_name_failed(n));
+        report_name_lead(out, 4, width, n->name);
+        fprintf(out, " %9" PRIu64 " %7" PRIu64, n->completed, stats_name_failed(n));
         static const double ps[] = {50, 90, 99};
         char b[32];
         for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++)

@@ -10,9 +10,12 @@
 
 #include <string.h>
 
-/* Longest expression the text block shows whole (escaped); longer ones
- * are cut with "..." and the columns stay aligned. */
+/* The widest the expression column grows (escaped); a longer expression
+ * is written whole on a line of its own, and its figures follow on the
+ * next line, in their columns (as report_name_lead's long names). */
 #define EXPR_WIDTH 60
+/* Where the expression starts: after "  --threshold  " (the word's column). */
+#define EXPR_AT 15
 /* Failed expressions the stderr line names; the rest are counted. */
 #define LINE_EXPRS 5
 
@@ -20,10 +23,11 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
 {
     if (!o->nthresholds)
         return;
-    char expr[EXPR_WIDTH + 5], obs[64];
+    char obs[64];
     int ew = 0, ow = 0;
     for (size_t i = 0; i < o->nthresholds; i++) {
-        int e = (int)strlen(quote_printable(expr, sizeof expr, o->thresholds[i].expr));
+        size_t cols = quote_columns(o->thresholds[i].expr);
+        int e = cols > EXPR_WIDTH ? EXPR_WIDTH : (int)cols;
         int w = (int)strlen(threshold_observed_text(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
         ew = e > ew ? e : ew;
         ow = w > ow ? w : ow;
@@ -32,9 +36,15 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
     for (size_t i = 0; i < o->nthresholds; i++) {
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
-        fprintf(out, "  %-11s  %-*s  %*s  %s", threshold_word_option(th->word), ew,
-                quote_printable(expr, sizeof expr, th->expr), ow,
-                threshold_observed_text(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
+        size_t cols = quote_columns(th->expr);
+        fprintf(out, "  %-*s  ", EXPR_AT - 4, threshold_word_option(th->word));
+        quote_write(out, th->expr);
+        if (cols > (size_t)ew) { /* whole, and the figures under the column's end */
+            fprintf(out, "\n%*s", EXPR_AT, "");
+            cols = 0;
+        }
+        fprintf(out, "%*s  %*s  %s", ew - (int)cols, "", ow, threshold_observed_text(obs, sizeof obs, th, res),
+                res->pass ? "pass" : "FAIL");
         if (res->note)
             fprintf(out, " (the metric is %s)", res->note);
         else if (res->aborted)

@@ -71,3 +71,18 @@ void quote_write(FILE *out, const char *src)
         n -= used;
     }
 }
+
+size_t quote_columns(const char *src)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t n = strlen(src), cols = 0;
+    while (n > 0) {
+        char esc[16];
+        size_t used = escape_next(s, n, esc);
+        for (const unsigned char *e = (const unsigned char *)esc; *e; e++)
+            cols += (*e & 0xc0) != 0x80; /* not a continuation byte: a character starts */
+        s += used;
+        n -= used;
+    }
+    return cols;
+}

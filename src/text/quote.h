@@ -22,4 +22,9 @@ char *quote_printable(char *dst, size_t len, const char *src);
 /* Writes src to out escaped as above, whole. */
 void quote_write(FILE *out, const char *src);
 
+/* The characters (code points) quote_write writes for src: the columns it
+ * takes on a terminal, where each character takes one (text tables pad
+ * with it; printf's %-*s counts bytes). */
+size_t quote_columns(const char *src);
+
 #endif

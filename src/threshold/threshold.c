@@ -124,6 +124,14 @@ static int parse_plain(struct threshold_parser *ps, const char *fig, const char 
             snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", e ? ", " : "", stats_error_name(e));
         return threshold_fail(ps, "unknown error kind \"%s\" in %s (%s)", fig + 7, shown, kinds);
     }
+    if (strcmp(fig, "failed") == 0) {
+        th->source = THRESHOLD_FAILED_SHARE;
+        th->kind = THRESHOLD_SHARE;
+        return 0;
+    }
+    if (strncmp(fig, "failed.", 7) == 0)
+        return threshold_fail(ps, "unknown figure \"%s\" (failed is the share of ended requests that failed, every "
+                                  "kind together; one kind's is errors.KIND with %%)", shown);
     if (strcmp(fig, "rps") == 0) {
         th->source = THRESHOLD_RPS;
         th->kind = THRESHOLD_RATE;
@@ -230,8 +238,8 @@ static int parse_figure(struct threshold_parser *ps, const char *fig, bool open_
                                           [THRESHOLD_METRIC] = "metrics"};
     if (th->source == THRESHOLD_CONNECT || th->source == THRESHOLD_WAITING || th->source == THRESHOLD_METRIC)
         return threshold_fail(ps,
-                    "%s: %s are not kept per request name (latency, service, errors, requests, rps, status and "
-                    "failures are)",
+                    "%s: %s are not kept per request name (latency, service, errors, failed, requests, rps, "
+                    "status and failures are)",
                     fig, unnamed[th->source]);
     return 0;
 }

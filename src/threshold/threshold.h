@@ -26,6 +26,8 @@ enum threshold_source {
     THRESHOLD_CONNECT,
     THRESHOLD_WAITING,
     THRESHOLD_ERRORS,   /* failed requests, all kinds or one */
+    THRESHOLD_FAILED_SHARE, /* failed requests (all kinds) over the requests that ended:
+                             * completed or failed (k6's http_req_failed) */
     THRESHOLD_RPS,      /* completed per second over the run */
     THRESHOLD_REQUESTS, /* completed */
     THRESHOLD_STATUS,   /* responses of a class or of one code */
@@ -71,7 +73,7 @@ enum threshold_kind {
     THRESHOLD_NUM,   /* a count; VALUE plain, or % where percent is allowed */
     THRESHOLD_RATE,  /* requests per second; VALUE plain */
     THRESHOLD_VALUE, /* a metric in the script's own unit; VALUE plain, may be negative */
-    THRESHOLD_SHARE, /* a share (checks passed): VALUE plain 0..1, or 0..100 with % */
+    THRESHOLD_SHARE, /* a share (checks passed, failed): VALUE plain 0..1, or 0..100 with % */
 };
 
 /* One parsed expression. Read-only to callers; made by threshold_parse. */
@@ -97,7 +99,8 @@ struct threshold {
                                  * with percent, else as written */
     bool percent;               /* VALUE ended in %: a share of started (errors,
                                  * failures) requests, of responses (status), of started
-                                 * iterations, of a group's runs, or of checks (checks) */
+                                 * iterations, of a group's runs, of checks (checks), or
+                                 * of ended requests (failed) */
     const char *unit;           /* the unit as written ("ms", "%"), NULL for none */
     double unit_ns;             /* THRESHOLD_TIME: nanoseconds per unit; else 1 */
     bool or_nodata;             /* "or nodata": a figure without data passes */

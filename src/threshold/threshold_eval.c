@@ -172,6 +172,12 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             n += th->error_kind < 0 || th->error_kind == e ? v.errors[e] : 0;
         return count_or_share(th, n, v.started);
+    case THRESHOLD_FAILED_SHARE: /* of the requests that ended: cut off ones neither failed nor not */
+        for (int e = 0; e < STATS_ERR_KINDS; e++)
+            n += v.errors[e];
+        if (v.completed + n == 0)
+            return NAN;
+        return (th->percent ? 100.0 : 1.0) * (double)n / (double)(v.completed + n);
     case THRESHOLD_RPS:
         return duration_ns > 0 ? (double)v.completed * 1e9 / (double)duration_ns : NAN;
     case THRESHOLD_REQUESTS:

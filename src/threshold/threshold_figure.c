@@ -13,13 +13,13 @@
 
 void threshold_suggest(const char *fig, char *buf, size_t len)
 {
-    static const char *const families[] = {"latency",  "service",  "connect",   "waiting",    "errors",
+    static const char *const families[] = {"latency",  "service",  "connect",   "waiting",    "errors", "failed",
                                            "status",   "metric",   "failures",  "requests",   "rps",
                                            "iteration", "iterations", "checks", "group",
                                            "first_event", "event_gap", "stream_events", "stream",
                                            "ttft", "itl", "tpot", "e2el"};
     static const char *const bare[] = {"p50", "p90", "p99", "p99.9", "max", "mean", "min", "stdev",
-                                       "errors", "rps", "requests", "iterations", "checks",
+                                       "errors", "failed", "rps", "requests", "iterations", "checks",
                                        "events", "tokens", "streams"};
     buf[0] = '\0';
     if (fig[0] == 'p' && isdigit((unsigned char)fig[1])) {
@@ -106,9 +106,10 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
         if (th->error_kind >= 0)
             snprintf(buf + strlen(buf), len - strlen(buf), ".%s", stats_error_name(th->error_kind));
         break;
+    case THRESHOLD_FAILED_SHARE:
     case THRESHOLD_RPS:
     case THRESHOLD_REQUESTS:
-        snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : "requests");
+        snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : th->source == THRESHOLD_REQUESTS ? "requests" : "failed");
         append_label(buf, len, th->request_name);
         break;
     case THRESHOLD_STATUS:

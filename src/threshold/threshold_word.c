@@ -37,6 +37,7 @@ static bool lower_is_better(const struct threshold *th)
         return true;
     switch (th->source) {
     case THRESHOLD_ERRORS:
+    case THRESHOLD_FAILED_SHARE:
     case THRESHOLD_REASON:
         return true;
     case THRESHOLD_ITERATIONS:

@@ -2,7 +2,7 @@
  * CR, LF, other C0 controls, DEL, C1 controls and bytes outside well-formed
  * UTF-8 come out as escapes; printable ASCII and well-formed UTF-8 as they
  * were; quote_printable truncates with "..."; escaping twice changes
- * nothing. */
+ * nothing; quote_columns counts the characters quote_write writes. */
 #include "quote.h"
 
 #include "../check.h"
@@ -49,5 +49,11 @@ int main(void)
     CHECK_STR(quote_printable(small, sizeof small, "0123456789abcdef"), "0123456...");
     CHECK_STR(quote_printable(small, sizeof small, "\x1b\x1b\x1b"), "\\x1b...");
     CHECK_STR(quote_printable(small, sizeof small, "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac"), "\xe2\x82\xac\xe2\x82\xac...");
+    /* Columns: characters, not bytes; an escape is as long as it is written. */
+    CHECK_INT(quote_columns(""), 0);
+    CHECK_INT(quote_columns("plain"), 5);
+    CHECK_INT(quote_columns("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), 8);
+    CHECK_INT(quote_columns("a\tb\x1b"), 8);         /* a \t b \x1b */
+    CHECK_INT(quote_columns("\xc2\x9b" "1 \xff"), 14); /* \xc2\x9b 1 blank \xff */
     return check_exit("test_quote");
 }

@@ -554,11 +554,11 @@ static void test_named(void)
     }
     parse_bad("connect{name=\"x\"}.p99 < 1s", false,
               "connect{name=\"x\"}.p99: connect times are not kept per request name (latency, service, errors, "
-              "requests, rps, status and failures are)",
+              "failed, requests, rps, status and failures are)",
               __LINE__);
     parse_bad("metric{name=\"x\"}.y < 1", false,
-              "metric{name=\"x\"}.y: metrics are not kept per request name (latency, service, errors, requests, rps, "
-              "status and failures are)",
+              "metric{name=\"x\"}.y: metrics are not kept per request name (latency, service, errors, failed, requests, "
+              "rps, status and failures are)",
               __LINE__);
     parse_bad("latency{nom=\"x\"}.p99 < 1s", false,
               "\"latency{nom=\"x\"}.p99\": unknown label \"nom\" (expected name=\"NAME\")", __LINE__);
