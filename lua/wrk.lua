@@ -34,14 +34,22 @@ function wrk._set_protocol(http10, keepalive)
   close = not http10 and not keepalive
 end
 
+local function is_name(name, lower)
+  return #name == #lower and name:lower() == lower
+end
+
+-- The value of headers' header named lower (a lower-case name), whatever
+-- its case; nil when it has none.
+local function header_of(headers, lower)
+  for name, value in pairs(headers) do
+    if type(name) == "string" and is_name(name, lower) then return value end
+  end
+end
+
 -- The Host header of wrk.headers, whatever its case.
 local function default_host()
   local host = wrk.headers["Host"]
-  if host == nil then
-    for name, value in pairs(wrk.headers) do
-      if #name == 4 and name:lower() == "host" then return value end
-    end
-  end
+  if host == nil then return header_of(wrk.headers, "host") end
   return host
 end
 
@@ -81,15 +89,8 @@ end
 -- wrk.format call given its own headers table, which are sent as made.
 function wrk._set_user_agent_header()
   local headers = wrk.headers
-  if user_agent == nil or type(headers) ~= "table" then return end
-  for name in pairs(headers) do
-    if type(name) == "string" and #name == 10 and name:lower() == "user-agent" then return end
-  end
+  if user_agent == nil or type(headers) ~= "table" or header_of(headers, "user-agent") ~= nil then return end
   headers["User-Agent"] = user_agent
-end
-
-local function is_name(name, lower)
-  return #name == #lower and name:lower() == lower
 end
 
 -- CR, LF or NUL in the method, path or a header would end the request line

@@ -21,15 +21,20 @@
  * (report_name_lead). */
 #define REPORT_NAME_WIDTH 32
 
-/* The columns name's cell takes in a table: its escaped (quote.h) length,
- * at most REPORT_NAME_WIDTH. A table's name column is the widest of its
- * rows'. */
+/* The columns text's cell takes in a table: its escaped (quote.h)
+ * length, at most max. A table's column is the widest of its rows'. */
+int report_cell_width(const char *text, int max);
+
+/* A table's cell at column at (the cursor is there): text escaped
+ * (quote.h), whole, padded to width columns. A text wider than width
+ * ends its line, and the row goes on under it, at column at + width, so
+ * that every row's next cells stay in their columns and nothing is cut. */
+void report_cell(FILE *out, int at, int width, const char *text);
+
+/* report_cell_width for a name column (at most REPORT_NAME_WIDTH). */
 int report_name_width(const char *name);
 
-/* A table row's lead: indent blanks, then name escaped (quote.h), whole,
- * padded to width columns. A name wider than width ends its line, and
- * the row goes on under it, at the column after width, so that every
- * row's figures stay in their columns and no name is cut. */
+/* A table row's lead: indent blanks, then name's cell (report_cell). */
 void report_name_lead(FILE *out, int indent, int width, const char *name);
 
 /* Request names: the text report's per-name table (nothing when no

@@ -16,22 +16,32 @@
 /* Names the text lists (the first used); then how many more the JSON has. */
 #define TEXT_NAMES 100
 
+int report_cell_width(const char *text, int max)
+{
+    size_t n = quote_columns(text);
+    return n > (size_t)max ? max : (int)n;
+}
+
+void report_cell(FILE *out, int at, int width, const char *text)
+{
+    size_t n = quote_columns(text);
+    quote_write(out, text);
+    if (n > (size_t)width) {
+        fprintf(out, "\n%*s", at, "");
+        n = 0;
+    }
+    fprintf(out, "%*s", width - (int)n, "");
+}
+
 int report_name_width(const char *name)
 {
-    size_t n = quote_columns(name);
-    return n > REPORT_NAME_WIDTH ? REPORT_NAME_WIDTH : (int)n;
+    return report_cell_width(name, REPORT_NAME_WIDTH);
 }
 
 void report_name_lead(FILE *out, int indent, int width, const char *name)
 {
-    size_t n = quote_columns(name);
     fprintf(out, "%*s", indent, "");
-    quote_write(out, name);
-    if (n > (size_t)width) {
-        fprintf(out, "\n%*s", indent, "");
-        n = 0;
-    }
-    fprintf(out, "%*s", width - (int)n, "");
+    report_cell(out, indent, width, name);
 }
 
 /* "  200: 4  404: 1" (at most NAME_CODES codes, then "+N more"), or "-". */

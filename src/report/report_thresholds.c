@@ -26,8 +26,7 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
     char obs[64];
     int ew = 0, ow = 0;
     for (size_t i = 0; i < o->nthresholds; i++) {
-        size_t cols = quote_columns(o->thresholds[i].expr);
-        int e = cols > EXPR_WIDTH ? EXPR_WIDTH : (int)cols;
+        int e = report_cell_width(o->thresholds[i].expr, EXPR_WIDTH);
         int w = (int)strlen(threshold_observed_text(obs, sizeof obs, &o->thresholds[i], &r->thresholds[i]));
         ew = e > ew ? e : ew;
         ow = w > ow ? w : ow;
@@ -36,15 +35,9 @@ void report_thresholds_text(FILE *out, const struct options *o, const struct run
     for (size_t i = 0; i < o->nthresholds; i++) {
         const struct threshold *th = &o->thresholds[i];
         const struct threshold_result *res = &r->thresholds[i];
-        size_t cols = quote_columns(th->expr);
         fprintf(out, "  %-*s  ", EXPR_AT - 4, threshold_word_option(th->word));
-        quote_write(out, th->expr);
-        if (cols > (size_t)ew) { /* whole, and the figures under the column's end */
-            fprintf(out, "\n%*s", EXPR_AT, "");
-            cols = 0;
-        }
-        fprintf(out, "%*s  %*s  %s", ew - (int)cols, "", ow, threshold_observed_text(obs, sizeof obs, th, res),
-                res->pass ? "pass" : "FAIL");
+        report_cell(out, EXPR_AT, ew, th->expr);
+        fprintf(out, "  %*s  %s", ow, threshold_observed_text(obs, sizeof obs, th, res), res->pass ? "pass" : "FAIL");
         if (res->note)
             fprintf(out, " (the metric is %s)", res->note);
         else if (res->aborted)

@@ -163,11 +163,17 @@ static int check_start(struct scan *s)
 }
 
 /* An object member's key and its colon at s->i, checked; s->i is left at
- * the value after them. false with s->i at the wrong byte. */
-static bool member_key(struct scan *s)
+ * the value after them, and the key's text (without its quotes, as
+ * written) is s->p[*key, *key + *key_len). false with s->i at the wrong
+ * byte. */
+static bool member_key(struct scan *s, size_t *key, size_t *key_len)
 {
-    if (s->i >= s->n || s->p[s->i] != '"' || !check_string(s))
+    if (s->i >= s->n || s->p[s->i] != '"')
         return false;
+    *key = s->i + 1;
+    if (!check_string(s))
+        return false;
+    *key_len = s->i - 1 - *key;
     skip_ws(s);
     if (s->i >= s->n || s->p[s->i] != ':')
         return false;
@@ -182,6 +188,7 @@ static int check_value(struct scan *s, int max_depth)
 {
     uint8_t open[JSON_FIND_MAX_DEPTH / 8]; /* bit set: an object at that depth */
     int depth = 0, top = JSON_FIND_NONE;
+    size_t key, key_len; /* member_key's: not needed here */
     /* Each turn reads one value (or closes containers), then what follows it. */
     for (;;) {
         int t = check_start(s);
@@ -205,7 +212,7 @@ static int check_value(struct scan *s, int max_depth)
                 s->i++;
                 depth--;
             } else {
-                if (t == JSON_FIND_OBJECT && !member_key(s))
+                if (t == JSON_FIND_OBJECT && !member_key(s, &key, &key_len))
                     return JSON_FIND_NONE;
                 continue; /* the container's first value */
             }
@@ -226,7 +233,7 @@ static int check_value(struct scan *s, int max_depth)
                 return JSON_FIND_NONE;
             s->i++;
             skip_ws(s);
-            if (object && !member_key(s))
+            if (object && !member_key(s, &key, &key_len))
                 return JSON_FIND_NONE;
             break;
         }
@@ -451,17 +458,9 @@ static int scan_object(struct scan *s, int max_depth, struct scan_out *o, uint32
         return JSON_FIND_OBJECT;
     }
     for (;;) {
-        if (s->i >= s->n || s->p[s->i] != '"')
+        size_t key, key_len;
+        if (!member_key(s, &key, &key_len))
             return JSON_FIND_NONE;
-        size_t key = s->i + 1;
-        if (!check_string(s))
-            return JSON_FIND_NONE;
-        size_t key_len = s->i - 1 - key;
-        skip_ws(s);
-        if (s->i >= s->n || s->p[s->i] != ':')
-            return JSON_FIND_NONE;
-        s->i++;
-        skip_ws(s);
         uint32_t into = 0;
         for (uint32_t left = deeper; left; left &= left - 1) {
             struct scan_path *sp = &o->ps[__builtin_ctz(left)];

@@ -76,6 +76,15 @@ static double time_figure(const struct threshold *th, const struct hist *h)
     return h->counts ? hist_figure(th, h, false) : NAN;
 }
 
+/* n of of as a share: a fraction, or a percentage with % (NAN when of is
+ * 0: no data). */
+static double share(const struct threshold *th, uint64_t n, uint64_t of)
+{
+    if (of == 0)
+        return NAN;
+    return (th->percent ? 100.0 : 1.0) * (double)n / (double)of;
+}
+
 /* n as a count, or as a percentage of of (NAN when of is 0: no data). */
 static double count_or_share(const struct threshold *th, uint64_t n, uint64_t of)
 {
@@ -133,9 +142,7 @@ static double flow_figure(const struct threshold *th, const struct stats_flow *f
         } else {
             stats_flow_check_totals(f, &pass, &fail);
         }
-        if (pass + fail == 0)
-            return NAN;
-        return (th->percent ? 100.0 : 1.0) * (double)pass / (double)(pass + fail);
+        return share(th, pass, pass + fail);
     default: { /* THRESHOLD_GROUP */
         const struct stats_group *g = stats_flow_group_find(f, th->name);
         if (!g)
@@ -175,9 +182,7 @@ static double figure(const struct threshold *th, const struct stats *s, int64_t 
     case THRESHOLD_FAILED_SHARE: /* of the requests that ended: cut off ones neither failed nor not */
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             n += v.errors[e];
-        if (v.completed + n == 0)
-            return NAN;
-        return (th->percent ? 100.0 : 1.0) * (double)n / (double)(v.completed + n);
+        return share(th, n, v.completed + n);
     case THRESHOLD_RPS:
         return duration_ns > 0 ? (double)v.completed * 1e9 / (double)duration_ns : NAN;
     case THRESHOLD_REQUESTS:
