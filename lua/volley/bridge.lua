@@ -588,14 +588,58 @@ local function name_of(name, prefix, level)
   return id
 end
 
+-- A flow's setup data (docs/scripting.md, Setup data): this state's part.
+-- role: "setup" (its one user's one iteration is setup(u), whose result is
+-- kept as JSON text), "teardown" (teardown(data, u)), or nil (the run's
+-- users). text: setup()'s data as JSON (nil: none), rebuilt read-only as
+-- u.setup (source names it in errors: "setup()", "--setup-data FILE").
+function bridge.set_aside(role, text, source)
+  bridge.aside_role = role
+  if text then
+    local setup_data = require("volley.setup_data")
+    bridge.setup_value = setup_data.decode(text, source)
+    setup_data.install_iterators()
+  end
+end
+
+-- The user() of a setup or teardown state: the scenario's hook, once.
+local function aside_user(role)
+  local hook = bridge.scenario[role]
+  return function(u)
+    if role == "teardown" then
+      hook(bridge.setup_value, u)
+      bridge.aside_done = true
+      return
+    end
+    local text = require("volley.setup_data").encode(hook(u), "setup()")
+    bridge.aside_text, bridge.aside_done = text, true
+  end
+end
+
+-- Whether the scenario has setup(u) / teardown(data, u) (a flow's).
+function bridge.has_aside(role)
+  local t = bridge.scenario
+  return t ~= nil and type(rawget(t, role)) == "function"
+end
+
+-- After a setup or teardown state ran: whether its hook returned, setup's
+-- data as JSON (nil: none), and when it did not return, why (its
+-- iteration's failure).
+function bridge.aside_outcome()
+  if bridge.aside_done then return true, bridge.aside_text end
+  local why = flow and next(flow.iteration_failures)
+  return false, nil, why or "it did not run to its end (the run was stopped)"
+end
+
 function bridge.flow_bind(user, fnames_ptr)
   flow = require("volley.flow")
+  if bridge.aside_role then user = aside_user(bridge.aside_role) end
   bridge.flow_new = flow.new
   bridge.flow_check = flow.check
   bridge.flow_event = function(slot, item) return flow.event(slot, item, event) end
   bridge.iteration_failures = flow.iteration_failures
   flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
-    bridge.scenario and bridge.scenario.data)
+    bridge.scenario and bridge.scenario.data, bridge.setup_value)
 end
 
 -- bridge.flow_new, flow_check and iteration_failures: flow.lua's, set by

@@ -27,6 +27,7 @@ local user_fn, fnames
 local conn_base, thread_no = 0, 0
 local use_name, count_fail -- the bridge's (request names, validation reasons)
 local scenario_data         -- the scenario table's data (volley.data), or nil
+local setup_value           -- setup()'s data, read-only (volley.setup_data), or nil: u.setup
 local bridge_c              -- the bridge (its C closures)
 
 -- Failed iterations by reason (moved into the run's figures at the end),
@@ -332,7 +333,7 @@ function flow.new(slot, lud)
   local u = setmetatable({}, user_mt)
   local st = {
     id = conn_base + slot + 1, thread = thread_no, iteration = 0, seq = 0, failures = 0,
-    res = ffi.cast(res_ptr, lud), lud = lud, jar = cookies.new(),
+    res = ffi.cast(res_ptr, lud), lud = lud, jar = cookies.new(), setup = setup_value,
   }
   -- the host of the Host header sent (-H Host:), else the target's
   st.host = cookies.request_host(nil, wrk.headers, host_only())
@@ -405,14 +406,15 @@ function flow.event(slot, item, ev)
 end
 
 -- A worker's state binds the flow: the scenario's user(), where checks
--- and groups go, and the bridge's own pieces.
-function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, iteration_fn, data)
+-- and groups go, the bridge's own pieces, and setup()'s data (u.setup).
+function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, iteration_fn, data, setup)
   user_fn = user
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn
   count_iteration_failure = iteration_fn
   scenario_data = data
+  setup_value = setup
 end
 
 return flow

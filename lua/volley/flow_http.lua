@@ -446,7 +446,7 @@ function http.states()
 end
 
 -- u's fields the script reads but may not set.
-local READ_ONLY = { id = true, thread = true, iteration = true, data = true, cookies = true }
+local READ_ONLY = { id = true, thread = true, iteration = true, data = true, cookies = true, setup = true }
 
 -- The names of u's methods, for messages.
 http.METHOD_NAMES = "get head delete post put patch request batch sleep check group fail"

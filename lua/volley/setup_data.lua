@@ -163,6 +163,7 @@ function setup_data.decode(text, source)
   if text == nil then return nil end
   local v, err = json.decode(text)
   if v == nil then error(format("%s: %s", source, err), 0) end
+  if v == json.null then return nil end -- setup returned nothing (--setup-only writes null)
   return freeze(v, "", source)
 end
 

@@ -23,6 +23,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "run.h"
+#include "run_setup.h"
 #include "script.h"
 #include "seed.h"
 #include "target.h"
@@ -410,6 +411,21 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    /* A flow's setup(u), once before the load, or its data from
+     * --setup-data; every user gets it as u.setup (run_setup.c). */
+    struct run_setup_state setup;
+    int sr = run_setup_begin(&o, &t, ms, &setup, &r, err, sizeof err);
+    if (sr != 0) {
+        if (sr != -2 && !o.quiet)
+            report_aside_text(stdout, &r); /* what setup or teardown sent */
+        if (sr < 0)
+            status = die(sr == -2 ? 2 : 1, err);
+        else if (r.teardown.failed)
+            status = die(1, err);
+        free(setup.text);
+        run_result_free(&r);
+        goto out;
+    }
     /* --hlog is written as the run goes: opened now that the run goes (a
      * run that never starts leaves the path as it was). */
     struct outfile hlog_of;
@@ -423,6 +439,12 @@ int main(int argc, char **argv)
     bool text = !o.quiet && !json_stdout;
     struct result res = {&o, &t, &r};
     int rc = run_execute(&o, &t, ms, hlog, text ? print_header : NULL, &res, &r, err, sizeof err);
+    /* teardown(data, u) after the last worker stopped; its failure is a
+     * line after the report, which keeps the run's results */
+    char teardown_err[512] = "";
+    if (rc == 0)
+        run_setup_end(&o, &t, ms, &setup, &r, teardown_err, sizeof teardown_err);
+    free(setup.text);
     if (rc < 0) {
         status = die(rc == RUN_LATE ? 4 : 1, err);
         if (hlog)
@@ -453,6 +475,8 @@ int main(int argc, char **argv)
          * that. */
         if (report_stop_reason(stderr, &t, &r) || report_none_completed(stderr, &r))
             status = 1;
+        else if (r.teardown.failed)
+            status = die(1, teardown_err);
         else if (report_interrupted(stderr, &r) && status != 1)
             status = REPORT_INTERRUPTED_STATUS; /* 1 wins; 3 and 99 judged a run cut short */
     }

@@ -27,7 +27,7 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
-       OPT_YIELD_TIMEOUT, OPT_ARRIVALS };
+       OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -90,6 +90,9 @@ static const struct option long_options[] = {
     {"shard", required_argument, NULL, OPT_SHARD},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"run-id", required_argument, NULL, OPT_RUN_ID},
+    {"setup-only", required_argument, NULL, OPT_SETUP_ONLY},
+    {"setup-data", required_argument, NULL, OPT_SETUP_DATA},
+    {"teardown-only", no_argument, NULL, OPT_TEARDOWN_ONLY},
     {NULL, 0, NULL, 0},
 };
 
@@ -443,6 +446,15 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                                     "--run-id", optarg),
                        OPTIONS_ERROR;
             o->run_id = optarg;
+            break;
+        case OPT_SETUP_ONLY:
+            o->setup_only = optarg;
+            break;
+        case OPT_SETUP_DATA:
+            o->setup_data = optarg;
+            break;
+        case OPT_TEARDOWN_ONLY:
+            o->teardown_only = true;
             break;
         case OPT_TLS_RESUME:
             if (strcmp(optarg, "on") != 0 && strcmp(optarg, "off") != 0)

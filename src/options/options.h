@@ -79,6 +79,11 @@ struct options {
     double start_at;       /* --start-at: the start, epoch seconds */
     int64_t start_at_mono; /* --start-at: the same instant on CLOCK_MONOTONIC (ns), converted once */
     const char *run_id;    /* --run-id, NULL: the default (shard_default_id), made at the start */
+    const char *setup_only; /* --setup-only FILE ("-": stdout): run a flow's setup(u) once, write its
+                             * data there as JSON, and stop (a sharded run's once-only setup) */
+    const char *setup_data; /* --setup-data FILE: setup's data from FILE; neither setup nor teardown
+                             * runs in this process */
+    bool teardown_only;    /* --teardown-only: with --setup-data, run teardown(data, u) once, no load */
     bool quiet;            /* -q: no text report (and no progress) */
     enum options_progress {
         OPTIONS_PROGRESS_AUTO,  /* a bar when stderr is a terminal and not -q */

@@ -16,6 +16,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
+/* A flow's setup() and teardown() requests, apart from the run's figures
+ * (report_aside.c; nothing when neither ran in this process). */
+void report_aside_text(FILE *out, const struct run_result *r);
+
 /* Writes "volley: MSG" and a newline on err, MSG with its control
  * characters escaped (quote.h): error messages carry untrusted text, such
  * as the string a script's hook gave error(). */

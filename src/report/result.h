@@ -17,6 +17,25 @@
 
 struct script_thread;
 
+/* A flow's setup(u) or teardown(data, u) (run_setup.c): whether it ran and
+ * how it ended, and its requests, counted apart from the run's figures
+ * (report_aside.c prints them in a block of their own). */
+#define RUN_ASIDE_CODES 16
+struct run_aside {
+    uint32_t runs;            /* how many times it ran: 0 none (no hook, or the data came from
+                               * --setup-data); a merge adds the shards' */
+    bool failed;              /* it did not return (why says): the run did not start, or
+                               * teardown's failure is reported */
+    uint64_t requests;        /* requests it made, answered or failed */
+    uint64_t failed_requests; /* of these, failed (any kind, a failed check included) */
+    uint32_t ncodes;          /* responses by status code, ascending (the first RUN_ASIDE_CODES) */
+    struct run_aside_code {
+        uint16_t code;
+        uint64_t n;
+    } codes[RUN_ASIDE_CODES];
+    char why[512];
+};
+
 struct run_result {
     struct stats stats;  /* merged over workers; stats_free when done */
     double start_epoch;  /* wall clock at the start, seconds since the epoch (--start-at's
@@ -60,6 +79,7 @@ struct run_result {
     } saved_conns;
     bool little_legacy;   /* a saved result from before stats.flight_ns and its kin: Little's
                            * law from the completed requests' rate and mean latency */
+    struct run_aside setup, teardown; /* a flow's setup(u) and teardown(data, u) */
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */
     struct script_thread *threads;

@@ -5,6 +5,7 @@
 #include "run.h"
 
 #include "run_internal.h"
+#include "script_aside.h"
 #include "seed.h"
 #include "worker.h"
 
@@ -65,8 +66,13 @@ int run_prepare_script(const struct options *o, const struct target *t, struct s
                                  .stop = stop_thread,
                                  .stop_arg = w};
     memcpy(&th->addr, sa, len);
-    if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0)
+    if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0 ||
+        script_aside_apply(th->state, main_script, err, errlen) < 0)
         return -1;
+    /* A flow's setup is setup(u), run once apart (run_setup.c), not
+     * setup(thread) for each thread. */
+    if (o->flow)
+        return 0;
     script_set_phase(main_script, "setup");
     return script_setup(main_script, th, err, errlen);
 }

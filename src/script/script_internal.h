@@ -4,6 +4,7 @@
 #define VOLLEY_SCRIPT_INTERNAL_H
 
 #include "script.h"
+#include "script_aside.h"
 
 #include <lua.h>
 #include <stdatomic.h>
@@ -34,6 +35,8 @@ struct script {
     struct script_res *flow_res; /* per slot: the user's response (conn_shared.flow_res) */
     struct script_flow_names flow_names;
     char name[256];          /* the script as the user named it, for messages */
+    const struct script_aside *aside; /* the main state's: what its workers' states are for
+                                       * (script_aside.h); NULL: the run's, no setup data */
     /* script_guard.c: calls into Lua, odd while one runs (written by the
      * worker only), and what other threads ask of the call under way. */
     _Atomic uint64_t calls;

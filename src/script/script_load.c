@@ -18,9 +18,10 @@ static const char *const hook_names[SCRIPT_HOOKS] = {
     "options", "setup", "init", "connect", "request", "delay", "response", "done", "user", "event",
 };
 
-/* Keys of a scenario table that are not hooks: a flow's data file
- * (volley.data, read by the flow when each iteration starts). */
-static const char *const table_fields[] = {"data"};
+/* Keys of a scenario table that are not hooks resolved here: a flow's data
+ * file (volley.data, read by the flow when each iteration starts), and its
+ * teardown(data, u) (bridge.lua reads it from the table, script_aside.c). */
+static const char *const table_fields[] = {"data", "teardown"};
 
 const char *script_hook_name(enum script_hook h)
 {
