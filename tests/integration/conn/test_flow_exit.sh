@@ -17,7 +17,6 @@ url="http://127.0.0.1:$PORT"
 cat > "$T/flow.lua" <<'EOF'
 local s = {}
 local one
-function s.setup(args) one = args[1] == "one" end
 function s.init(args) one = args[1] == "one" end
 function s.user(u)
   local path = (one and u.id == 1 and u.iteration == 1) and "/" or "/status/500"
