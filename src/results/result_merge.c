@@ -1,6 +1,8 @@
 /* Shards' results into the whole run's; see result_merge.h. */
 #include "result_merge.h"
 
+#include "result_aside.h"
+
 #include "hdr_codec.h"
 #include "html_internal.h"
 #include "series.h"
@@ -450,6 +452,7 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
                  "real result", field, HTML_COUNT_MAX);
         return -1;
     }
+    result_aside_add(a, b);
     a->interrupted |= b->interrupted;
     a->little_legacy |= b->little_legacy;
     if (!a->unreachable)

@@ -4,6 +4,8 @@
  * connections, series) and judges the thresholds again. */
 #include "result_run.h"
 
+#include "result_aside.h"
+
 #include "html_internal.h"
 #include "result_load.h"
 #include "seed.h"
@@ -537,6 +539,7 @@ int result_run_load(const struct json *root, const struct threshold_expr *exprs,
     load_workers(&rd, root, r);
     load_conns(&rd, root, r);
     load_series(&rd, root, &r->series);
+    result_aside_load(&rd, root, r);
     return rd.failed ? RESULT_RUN_FILE : judge(&rd, root, exprs, n, &rr->o, r);
 }
 

@@ -90,13 +90,25 @@ check_eq "$(jget "$T/merged.json" requests.completed)" 40 "merge: the requests e
 check_eq "$(jget "$T/merged.json" iterations.completed)" 40 "merge: the iterations exact"
 check_eq "$(jget "$T/merged.json" setup)" null "merge: no setup block (none ran in a shard)"
 
-# 3. A shard without --setup-data runs its own setup and says so.
+# 3. A shard without --setup-data runs its own setup and says so; merge
+# adds the shards' setups up (each sent its login).
 start_server own
-run_volley own -s "$S/login.lua" -c 2 --iterations 4 --shard 1/2 "http://127.0.0.1:$LPORT/"
+for i in 0 1; do
+    run_volley own$i -s "$S/login.lua" -c 2 --iterations 4 --shard $i/2 --run-id own31 "http://127.0.0.1:$LPORT/"
+done
 stop_server
-check_grep "$T/own.err" '^volley: --shard 1/2: setup\(\) runs in this shard, once per shard; for one setup over all shards run --setup-only FILE once and give each shard --setup-data FILE' \
+check_grep "$T/own1.err" '^volley: --shard 1/2: setup\(\) runs in this shard, once per shard; for one setup over all shards run --setup-only FILE once and give each shard --setup-data FILE' \
     "own setup: the one line"
-check_eq "$(jget "$T/own.json" setup.requests)" 1 "own setup: its block"
+check_eq "$(jget "$T/own1.json" setup.requests)" 1 "own setup: its block"
+check_eq "$(count "$T/own.log" '^/login ')" 2 "own setup: a login per shard"
+RC=0
+"$VOLLEY" merge "$T/own0.json" "$T/own1.json" --json "$T/ownm.json" > "$T/ownm.out" 2> "$T/ownm.err" || RC=$?
+check_eq "$RC" 0 "own setup, merge: exit 0"
+check_eq "$(jget "$T/ownm.json" setup.runs) $(jget "$T/ownm.json" setup.requests) $(jget "$T/ownm.json" setup.status.200)" \
+    "2 2 2" "own setup, merge: the shards' setups added up"
+check_eq "$(jget "$T/ownm.json" teardown.requests)" 2 "own setup, merge: and their teardowns"
+check_grep "$T/ownm.out" '^    setup\(\): +2 requests, 0 failed; status 200: 2 \(2 runs, one per shard\)$' \
+    "own setup, merge: the text report"
 
 start_server rest
 url="http://127.0.0.1:$LPORT/"
