@@ -13,7 +13,7 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests --ite
 -q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
 --tls-resume --http2 --http2=strict --h2c --streams --h2-window
---source --shard --start-at --run-id --version -h --help'
+--source --shard --start-at --run-id --setup-only --setup-data --teardown-only --version -h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
 examples.paths examples.shop examples.wrk_migration llm'
@@ -75,7 +75,7 @@ _volley_run()
         _volley_add -
         _volley_files
         return ;;
-    --html | --hlog | --body-file | --cacert | --cert | --key | --targets)
+    --html | --hlog | --body-file | --cacert | --cert | --key | --targets | --setup-only | --setup-data)
         _volley_files
         return ;;
     --progress) _volley_add 'auto bar lines none'; return ;;

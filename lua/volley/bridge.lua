@@ -519,7 +519,7 @@ end
 -- Hooks a scenario table holds that wrk scripts never define as globals
 -- (wrk's own names, request() and the rest, are a wrk script's hooks).
 local SCENARIO_ONLY = { "user", "connect", "options", "tasks", "sequence", "event", "on_start", "on_stop" }
-local SCENARIO_HOOKS = { "user", "request", "response", "connect", "options", "init", "delay", "setup", "done",
+local SCENARIO_HOOKS = { "user", "request", "response", "connect", "options", "init", "delay", "setup", "teardown", "done",
                          "tasks", "sequence", "event", "on_start", "on_stop" }
 
 local function holds_hooks(v)
