@@ -556,6 +556,7 @@ function bridge.run_chunk(chunk)
   -- count hook can stop a user that never yields (script_guard.c): a
   -- compiled loop never looks at hooks. volley's modules stay compiled.
   if type(result) == "table" and type(rawget(result, "user")) == "function" then jit.off(chunk, true) end
+  if type(result) == "table" then bridge.chunk_table = result end
   if result ~= nil then return result end
   if forgotten then
     return nil, ("the script defines %s.%s() but returns nothing: end it with `return %s`")
@@ -616,9 +617,11 @@ local function aside_user(role)
   end
 end
 
--- Whether the scenario has setup(u) / teardown(data, u) (a flow's).
-function bridge.has_aside(role)
+-- Whether the scenario has setup(u) / teardown(data, u) (a flow's);
+-- any = true: whether the script's table has the key at all, flow or not.
+function bridge.has_aside(role, any)
   local t = bridge.scenario
+  if any then return bridge.chunk_table ~= nil and rawget(bridge.chunk_table, role) ~= nil end
   return t ~= nil and type(rawget(t, role)) == "function"
 end
 

@@ -357,6 +357,10 @@ int main(int argc, char **argv)
         status = die(2, "--iterations: the script defines no user(u) (a per-request script is bounded by -n or -d)");
         goto out;
     }
+    if (run_setup_check(&o, ms, err, sizeof err) < 0) {
+        status = die(2, err);
+        goto out;
+    }
     /* A flow's figures, known now that the script is: none without one. */
     if (threshold_check_flow(o.thresholds, o.nthresholds, o.flow, err, sizeof err) < 0) {
         status = die(2, err);
@@ -416,10 +420,10 @@ int main(int argc, char **argv)
     struct run_setup_state setup;
     int sr = run_setup_begin(&o, &t, ms, &setup, &r, err, sizeof err);
     if (sr != 0) {
-        if (sr != -2 && !o.quiet)
+        if (!o.quiet)
             report_aside_text(stdout, &r); /* what setup or teardown sent */
         if (sr < 0)
-            status = die(sr == -2 ? 2 : 1, err);
+            status = die(1, err);
         else if (r.teardown.failed)
             status = die(1, err);
         free(setup.text);

@@ -191,9 +191,10 @@ int run_setup_write(const char *path, const char *text, size_t len, char *err, s
     return 0;
 }
 
-/* The setup options against the script. Returns 0, or -2 with err. */
-static int check_options(const struct options *o, struct script *main_script, char *err, size_t errlen)
+int run_setup_check(const struct options *o, struct script *main_script, char *err, size_t errlen)
 {
+    if (main_script && script_check_teardown(main_script, o->flow, err, errlen) < 0)
+        return -2;
     const char *opt = o->setup_only ? "--setup-only" : o->setup_data ? "--setup-data"
                       : o->teardown_only ? "--teardown-only" : NULL;
     if (!opt)
@@ -219,8 +220,6 @@ int run_setup_begin(const struct options *o, const struct target *t, struct scri
                     struct run_setup_state *st, struct run_result *res, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    if (check_options(o, main_script, err, errlen) < 0)
-        return -2;
     if (o->setup_data) {
         if (run_setup_read(o->setup_data, &st->text, &st->len, err, errlen) < 0)
             return -1;

@@ -46,8 +46,13 @@ struct run_setup_state {
     struct script_aside plan;
 };
 
-/* Before the load: the setup options checked against the script (-2 with
- * err: a bad command line), then setup(u) run once, or its data read from
+/* The setup options (--setup-only, --setup-data, --teardown-only) and a
+ * scenario's teardown checked against the script (o->flow set), before
+ * anything is resolved or sent. Returns 0, or -2 with err: a bad command
+ * line or script (exit 2). */
+int run_setup_check(const struct options *o, struct script *main_script, char *err, size_t errlen);
+
+/* Before the load: setup(u) run once, or its data read from
  * --setup-data, into st; main_script's workers get the data (its plan
  * points into st: keep st until the run is over). With --setup-only the
  * data is written and 1 returned; with --teardown-only teardown runs and 1

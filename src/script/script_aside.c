@@ -11,18 +11,39 @@
 
 static const char *const role_names[] = {NULL, "setup", "teardown"};
 
-bool script_has_aside(struct script *s, enum script_role role)
+/* bridge.has_aside(role, any) */
+static bool has_aside(struct script *s, enum script_role role, bool any)
 {
     if (!s || role == SCRIPT_ROLE_RUN)
         return false;
     char err[256];
     script_push_bridge(s, "has_aside");
     lua_pushstring(s->L, role_names[role]);
-    if (script_pcall(s, 1, 1, NULL, err, sizeof err) < 0)
+    lua_pushboolean(s->L, any);
+    if (script_pcall(s, 2, 1, NULL, err, sizeof err) < 0)
         return false;
     bool has = lua_toboolean(s->L, -1);
     lua_pop(s->L, 1);
     return has;
+}
+
+bool script_has_aside(struct script *s, enum script_role role)
+{
+    return has_aside(s, role, false);
+}
+
+int script_check_teardown(struct script *s, bool flow, char *err, size_t errlen)
+{
+    if (flow ? !has_aside(s, SCRIPT_ROLE_TEARDOWN, true) || has_aside(s, SCRIPT_ROLE_TEARDOWN, false)
+             : !has_aside(s, SCRIPT_ROLE_TEARDOWN, true))
+        return 0;
+    if (flow)
+        snprintf(err, errlen, "%s: teardown is not a function (teardown(data, u) runs once after the load)",
+                 s->name);
+    else
+        snprintf(err, errlen, "%s: teardown(data, u) belongs to flows (a scenario with user(u)); a per-connection "
+                              "script ends with done()", s->name);
+    return -1;
 }
 
 void script_aside_plan(struct script *main, const struct script_aside *plan)

@@ -25,6 +25,11 @@ struct script_aside {
  * (role TEARDOWN). False for a script that is no flow. */
 bool script_has_aside(struct script *s, enum script_role role);
 
+/* A scenario table's teardown key checked: a function in a flow (flow:
+ * the script is one), absent in any other script. Returns 0, or -1 with
+ * err naming the script. */
+int script_check_teardown(struct script *s, bool flow, char *err, size_t errlen);
+
 /* The plan the worker states made from main get (main keeps the pointer,
  * which the caller keeps valid until the run's states are made; NULL:
  * the run's role and no data). */

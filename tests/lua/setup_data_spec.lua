@@ -97,6 +97,11 @@ describe("setup_data.decode", function()
     assert.are.same({ "x", "y", "z" }, c.list)
   end)
 
+  it("reads null at the top as no data (what --setup-only writes for nil)", function()
+    assert.is_nil(setup_data.decode("null", "--setup-data s.json"))
+    assert.is_nil(setup_data.decode(nil, "setup()"))
+  end)
+
   it("refuses text that is not JSON, and null, naming the source", function()
     local ok, e = pcall(setup_data.decode, "{", "--setup-data s.json")
     assert.is_false(ok)

@@ -180,6 +180,10 @@ check_eq "$(cat "$T/td.err")" "volley: $S/td.lua: teardown() failed: $S/td.lua:3
 run_volley noflow -s "$S/td.lua" --teardown-only "$url"
 check_eq "$(cat "$T/noflow.err")" "volley: --teardown-only: needs --setup-data FILE (the data teardown(data, u) is given)" \
     "--teardown-only without --setup-data"
+printf 'local s = {}\nfunction s.request() return nil end\nfunction s.teardown() end\nreturn s\n' > "$S/noflow.lua"
+run_volley tdnoflow -s "$S/noflow.lua" -n 2 "$url"
+check_eq "$RC:$(cat "$T/tdnoflow.err")" "2:volley: $S/noflow.lua: teardown(data, u) belongs to flows (a scenario with user(u)); a per-connection script ends with done()" \
+    "teardown in a per-connection script"
 echo '{"a": ' > "$T/broken.json"
 run_volley broken -s "$S/login.lua" -c 1 --iterations 1 --setup-data "$T/broken.json" "$url"
 check_eq "$RC" 1 "--setup-data not JSON: exit 1"
