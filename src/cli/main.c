@@ -420,8 +420,9 @@ int main(int argc, char **argv)
     struct run_setup_state setup;
     int sr = run_setup_begin(&o, &t, ms, &setup, &r, err, sizeof err);
     if (sr != 0) {
+        /* what setup or teardown sent; on stderr when the data went to stdout */
         if (!o.quiet)
-            report_aside_text(stdout, &r); /* what setup or teardown sent */
+            report_aside_text(o.setup_only && strcmp(o.setup_only, "-") == 0 ? stderr : stdout, &r);
         if (sr < 0)
             status = die(1, err);
         else if (r.teardown.failed)

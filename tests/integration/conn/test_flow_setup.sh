@@ -176,7 +176,12 @@ check_eq "$(jget "$T/td.json" teardown.failed)" True "teardown failing: its bloc
 check_eq "$(cat "$T/td.err")" "volley: $S/td.lua: teardown() failed: $S/td.lua:3: logout went wrong" \
     "teardown failing: the one line"
 
-# 8. The options' mistakes.
+# 8. The options' mistakes, and --setup-only - (the data alone on stdout).
+RC=0
+"$VOLLEY" -s "$S/login.lua" --setup-only - "$url" > "$T/sdash.out" 2> "$T/sdash.err" || RC=$?
+check_grep "$T/sdash.out" '^\{"token":"tok-[0-9]+","who":\["a","b"\]\}$' "--setup-only -: the data on stdout"
+check_eq "$RC:$(wc -l < "$T/sdash.out")" "0:1" "--setup-only -: exit 0, the data alone"
+check_grep "$T/sdash.err" '^    setup\(\): +1 request' "--setup-only -: its block on stderr"
 run_volley noflow -s "$S/td.lua" --teardown-only "$url"
 check_eq "$(cat "$T/noflow.err")" "volley: --teardown-only: needs --setup-data FILE (the data teardown(data, u) is given)" \
     "--teardown-only without --setup-data"
