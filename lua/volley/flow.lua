@@ -117,6 +117,16 @@ function resp_methods.json(r)
   return v
 end
 
+-- r:html(): the body parsed as HTML (volley.html), once per response.
+function resp_methods.html(r)
+  return cached(r, "html", function() return require("volley.html").parse(r.body) end)
+end
+
+-- r:extract(left, right [, "all"]): http.extract on the body.
+function resp_methods.extract(r, left, right, all)
+  return (http.extract(r.body, left, right, all, 2))
+end
+
 local no_field = http.no_field
 
 resp_mt = {
