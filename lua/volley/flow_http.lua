@@ -50,7 +50,10 @@ end
 function http.body(opts, fn, level)
   if opts.json ~= nil then return json_encode(opts.json), "application/json" end
   if opts.form then return http.form_body(opts.form), "application/x-www-form-urlencoded" end
-  if opts.multipart then return multipart.body(fn, opts.multipart, level + 1) end
+  if opts.multipart then
+    local body, ctype = multipart.body(fn, opts.multipart, level + 1)
+    return body, ctype -- not a tail call: level counts this frame
+  end
   return opts.body, nil
 end
 
