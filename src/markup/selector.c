@@ -170,6 +170,8 @@ static int parse_attr(struct parse *p, struct selector_compound *c)
             n = (size_t)(end - (p->s + p->pos));
         } else {
             n = name_len(p);
+            if (n == 0 && p->pos >= p->len)
+                return fail(p, p->pos, "a value expected");
             if (n == 0)
                 return fail(p, p->pos, "a value expected, not %s (quote a value that has other bytes)",
                             here(p, buf, sizeof buf));
@@ -245,8 +247,13 @@ static int parse_complex(struct parse *p)
         skip_space(p);
         if (p->pos >= p->len || p->s[p->pos] == ',')
             break;
+        char ch = p->s[p->pos];
+        if (ch == ':')
+            return fail(p, p->pos, "pseudo-classes (':') are not supported");
+        if (ch == '+' || ch == '~')
+            return fail(p, p->pos, "the combinator '%c' is not supported (' ' and '>' are)", ch);
         uint8_t comb = SEL_DESCENDANT;
-        if (p->s[p->pos] == '>') {
+        if (ch == '>') {
             comb = SEL_CHILD;
             p->pos++;
             skip_space(p);
