@@ -63,7 +63,8 @@ local function find(doc, selector, fn)
 end
 
 function doc_methods.find(doc, selector)
-  return find(doc, selector, "r:html():find")
+  local sel = find(doc, selector, "r:html():find")
+  return sel -- not a tail call: find's errors are at the script's line, 2 frames up
 end
 
 function sel_methods.size(sel) return sel[3] end
