@@ -333,14 +333,15 @@ http.RESPONSE_NAMES = "status failed reason headers body json html extract trail
 -- right, not overlapping (empty when none). Errors at level (as error's,
 -- from the caller).
 function http.extract(body, left, right, all, level)
+  local function shown(v) -- on one line
+    return type(v) == "string" and (("%q"):format(v):gsub("\\\n", "\\n")) or "a " .. type(v)
+  end
   if type(left) ~= "string" or left == "" or type(right) ~= "string" or right == "" then
-    error(("r:extract: left and right must be non-empty strings, not %s and %s"):format(
-      type(left) == "string" and ("%q"):format(left) or "a " .. type(left),
-      type(right) == "string" and ("%q"):format(right) or "a " .. type(right)), level + 1)
+    error(("r:extract: left and right must be non-empty strings, not %s and %s"):format(shown(left), shown(right)),
+      level + 1)
   end
   if all ~= nil and all ~= "all" then
-    error(('r:extract: the third argument is "all" or nothing, not %s'):format(
-      type(all) == "string" and ("%q"):format(all) or "a " .. type(all)), level + 1)
+    error(('r:extract: the third argument is "all" or nothing, not %s'):format(shown(all)), level + 1)
   end
   local out, at = all and {} or nil, 1
   while true do

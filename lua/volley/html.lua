@@ -55,7 +55,7 @@ local function find(doc, selector, fn)
   end
   local n = api.c.html_find(doc[1], selector, #selector, nodes_out, errbuf, ffi.sizeof(errbuf))
   if n < 0 then
-    error(("%s: bad selector %q: %s"):format(fn, selector, ffi.string(errbuf)), 3)
+    error(("%s: bad selector %s: %s"):format(fn, ("%q"):format(selector):gsub("\\\n", "\\n"), ffi.string(errbuf)), 3)
   end
   local nodes = node_array(n)
   if n > 0 then ffi.copy(nodes, nodes_out[0], n * ffi.sizeof("struct html_node *")) end

@@ -29,8 +29,9 @@ FILE.__newindex = function() error("a file is read-only", 2) end
 FILE.__tostring = function(f) return ("file %s (%s)"):format(rawget(f, "path"), rawget(f, "ctype")) end
 FILE.__metatable = false
 
+-- v for a message on one line (%q, with its newlines as \n).
 local function shown(v)
-  return type(v) == "string" and ("%q"):format(v) or "a " .. type(v)
+  return type(v) == "string" and (("%q"):format(v):gsub("\\\n", "\\n")) or "a " .. type(v)
 end
 
 -- The whole file at path read through Lua's io: the reader of a file

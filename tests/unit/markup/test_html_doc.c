@@ -143,7 +143,7 @@ int main(void)
     CHECK_INT(find(d, "html", NULL), 1);
     html_doc_free(d);
     size_t depth = 20000;
-    char *deep = malloc(depth * 5 + 16);
+    char *deep = malloc(depth * 5 + 32);
     char *p = deep;
     for (size_t i = 0; i < depth; i++)
         p += sprintf(p, "<div>");
