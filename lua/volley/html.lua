@@ -2,8 +2,10 @@
 -- src/markup/html_doc.c) into a document, once per response and only when
 -- the script asks; doc:find(selector) returns a selection, as k6's
 -- parseHTML(body).find(selector) does. The parse allocates in C, off the
--- request path; the collector frees the document once neither it nor a
--- selection of it is reachable.
+-- request path. A flow frees a document with its response, when the user
+-- sends its next request (html.release); a document read after that is
+-- an error that says so, as a response is. One never released (volley.testing's)
+-- is freed by the collector.
 local ffi = require("ffi")
 local api = require("volley.api")
 
@@ -34,16 +36,39 @@ sel_mt.__index = function(_, k)
 end
 
 -- A selection: { doc, nodes (a cdata array, 0-based), n }. It keeps its
--- document, so its nodes stay valid.
+-- document, so its nodes stay valid until the document is released.
 local function selection(doc, nodes, n)
   return setmetatable({ doc, nodes, n }, sel_mt)
 end
 
 -- The document of the page s (a string): { cdata struct html_doc * (freed
--- by the collector) }.
+-- by the collector, or by html.release: then false) }.
 function html.parse(s)
   local d = ffi.gc(api.c.html_parse(s, #s), api.c.html_free)
   return setmetatable({ d }, doc_mt)
+end
+
+-- Frees the documents of the list docs now.
+function html.release(docs)
+  for i = 1, #docs do
+    local d = docs[i][1]
+    if d then
+      ffi.gc(d, nil)
+      api.c.html_free(d)
+      docs[i][1] = false
+    end
+  end
+end
+
+-- doc's struct html_doc *, or an error (at level, from the caller) when it
+-- was released.
+local function live(doc, level)
+  local d = doc[1]
+  if not d then
+    error("a page (r:html()) was read after its user sent the next request: it is valid until then"
+      .. " (keep what you need, e.g. local token = doc:find(...):attr(\"value\"))", level + 1)
+  end
+  return d
 end
 
 -- doc:find(selector): the elements that match, in document order; an
@@ -53,7 +78,7 @@ local function find(doc, selector, fn)
   if type(selector) ~= "string" then
     error(("%s: the selector must be a string, not a %s"):format(fn, type(selector)), 3)
   end
-  local n = api.c.html_find(doc[1], selector, #selector, nodes_out, errbuf, ffi.sizeof(errbuf))
+  local n = api.c.html_find(live(doc, 3), selector, #selector, nodes_out, errbuf, ffi.sizeof(errbuf))
   if n < 0 then
     error(("%s: bad selector %s: %s"):format(fn, ("%q"):format(selector):gsub("\\\n", "\\n"), ffi.string(errbuf)), 3)
   end
@@ -73,6 +98,7 @@ function sel_methods.size(sel) return sel[3] end
 -- no such attribute).
 function sel_methods.attr(sel, name)
   if type(name) ~= "string" then error(("sel:attr: the name must be a string, not a %s"):format(type(name)), 2) end
+  live(sel[1], 2)
   if sel[3] == 0 then return nil end
   local p = api.c.html_attr(sel[2][0], lower(name), lenbuf)
   if p == nil then return nil end
@@ -82,8 +108,9 @@ end
 -- The first element's text content (its descendants' text), or nil when
 -- the selection is empty.
 function sel_methods.text(sel)
+  local d = live(sel[1], 2)
   if sel[3] == 0 then return nil end
-  local p = api.c.html_text(sel[1][1], sel[2][0], lenbuf)
+  local p = api.c.html_text(d, sel[2][0], lenbuf)
   return ffi.string(p, lenbuf[0])
 end
 

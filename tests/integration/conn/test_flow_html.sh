@@ -4,7 +4,8 @@
 # of the login form and from <meta name="csrf-token"> (entities decoded:
 # the token holds '&' and '<'), logs in and likes, every count exact and
 # no refusal; a selector that does not parse is one line naming the
-# script's line, the selector and where it goes wrong.
+# script's line, the selector and where it goes wrong; a page read after
+# its user's next request is an error that says so.
 source "$TESTLIB"
 S=$T/scripts
 mkdir -p "$S"
@@ -67,4 +68,25 @@ EOF2
 run_volley bad -s "$S/bad.lua" -c 1 --iterations 1 "http://127.0.0.1:$FPORT/"
 check_grep "$T/bad.out" "failed: .*bad.lua:4: r:html\(\):find: bad selector \"input\[name=\": a value expected at 12 \(1\)$" \
     "bad selector: one line with the line, the selector and the position"
+
+# 3. A page goes with its response (its C memory freed at the user's next
+# request, not whenever the collector runs): read after that, it is an
+# error that says so; what was taken from it before stays.
+cat > "$S/stale.lua" <<'EOF2'
+local s = {}
+function s.user(u)
+  local doc = u:get("/login"):html()
+  local sel = doc:find("input")
+  local token = doc:find("input[name=authenticity_token]"):attr("value")
+  u:get("/login")
+  u:check(sel:size() == 5 and #token > 20, "kept")
+  local v = sel:attr("value")
+  return v
+end
+return s
+EOF2
+run_volley stale -s "$S/stale.lua" -c 1 --iterations 1 "http://127.0.0.1:$FPORT/"
+check_grep "$T/stale.out" "failed: .*stale.lua:8: a page \(r:html\(\)\) was read after its user sent the next request" \
+    "stale: a released page is one line at the script's line"
+check_eq "$(jget "$T/stale.json" checks.names.kept.passed)" 1 "stale: what was taken before stays"
 finish
