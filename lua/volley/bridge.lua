@@ -54,7 +54,7 @@ local lenbuf = ffi.new("size_t[1]")
 -- The volley table.
 
 local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
-  __index = function(t, k) -- volley.data and volley.file, required at their first use
+  __index = function(t, k) -- volley.data, volley.file and volley.multipart, made at their first use
     if k == "data" then
       local data = require("volley.data")
       rawset(t, "data", data)
@@ -63,6 +63,19 @@ local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
       local file = bridge.file_function()
       rawset(t, "file", file)
       return file
+    elseif k == "multipart" then
+      -- volley.multipart(fields): a body and its Content-Type, for the
+      -- per-connection style (wrk.body, request tables)
+      local multipart = require("volley.multipart")
+      local function body_of(fields)
+        if type(fields) ~= "table" then
+          error(("volley.multipart: a table of fields expected, not a %s"):format(type(fields)), 2)
+        end
+        local body, ctype = multipart.body("volley.multipart", fields, 2)
+        return body, ctype -- not a tail call: level 2 is the script's line
+      end
+      rawset(t, "multipart", body_of)
+      return body_of
     end
   end,
 })

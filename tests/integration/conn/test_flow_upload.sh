@@ -3,7 +3,8 @@
 # Python app does: the server's sha256 of every file part and the text
 # fields match, exact counts; a binary file with NULs, CR LF and "--" in
 # it, a file of 3 MB, names with quotes and CR LF, repeated names in a
-# list of pairs; a missing file and multipart with body are one line each.
+# list of pairs; the per-connection style's volley.multipart; a missing
+# file and multipart with body are one line each.
 source "$TESTLIB"
 S=$T/scripts
 mkdir -p "$S"
@@ -56,7 +57,27 @@ assert got.count(two) == 8, [g for g in got if g != one and g != two][:1]
 PY
 ok
 
-# 2. Bad input: one line each, and the run does not start.
+# 2. The per-connection style: volley.multipart's body, made once, sent
+# by every request.
+: > "$T/form.log"
+cat > "$S/wrk_style.lua" <<'EOF2'
+local body, ctype = volley.multipart{ title = "cat", bin = volley.file("bin.dat", "application/x-test") }
+wrk.method, wrk.path, wrk.body = "POST", "/upload", body
+wrk.headers["Content-Type"] = ctype
+EOF2
+run_volley wrk_style -q -s "$S/wrk_style.lua" -n 6 -c 2 -t 1 "http://127.0.0.1:$FPORT/"
+check_eq "$RC" 0 "wrk style: exit status ($(head -c 300 "$T/wrk_style.err"))"
+"$FPY" - "$T/form.log" <<'PY' || fail "wrk style: the server's parts differ"
+import hashlib, json, sys
+data = open("bin.dat", "rb").read()
+want = {"title": "cat", "bin": {"filename": "bin.dat", "type": "application/x-test",
+                                "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}}
+got = [json.loads(l.split(" ", 3)[3]) for l in open(sys.argv[1]) if l.startswith("POST /upload 200 ")]
+assert got == [want] * 6, got[:1]
+PY
+ok
+
+# 3. Bad input: one line each, and the run does not start.
 : > "$T/form.log"
 cat > "$S/missing.lua" <<'EOF2'
 local s = {}
