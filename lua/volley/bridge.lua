@@ -88,7 +88,7 @@ function bridge.file_function()
   local multipart = require("volley.multipart")
   local errbuf = ffi.new("char[512]")
   local function reader(path)
-    local h = api.c.data_open(path, 2, 0, errbuf, ffi.sizeof(errbuf))
+    local h = api.c.data_open(path, 2, 0, errbuf, ffi.sizeof(errbuf)) -- 2: DATA_BYTES (data.h)
     if h == nil then return nil, ffi.string(errbuf) end
     return function()
       local p = api.c.data_cell(h, 0, 0, lenbuf)
