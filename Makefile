@@ -10,7 +10,8 @@ SANITIZE   ?= 0
 # Build and test dependencies, then the peers used by tests and benchmarks.
 PACKAGES = cmake make gcc pkg-config libev-dev libhttp-parser-dev libluajit-5.1-dev luajit \
            lua-busted zlib1g-dev libssl-dev openssl libnghttp2-dev python3 wrk apache2-utils nghttp2-client nghttp2-server python3-h2 nginx-light \
-           default-jre-headless libhdrhistogram-java
+           default-jre-headless libhdrhistogram-java libgumbo-dev
+# libgumbo-dev: the HTML5 parser behind a flow's r:html() (src/markup/html_doc.c).
 # Needed by `make deb`: dpkg-shlibdeps (dpkg-dev) finds the package's Depends.
 DEB_PACKAGES = dpkg-dev
 # Needed by `make test` only (not `make demo`): headless Chromium renders the
@@ -25,8 +26,10 @@ DEB_PACKAGES = dpkg-dev
 TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma python3-aiohttp
 # Needed by the benchmarks only (`make bench`, `make bench-flows`), never by
 # `make test`: Locust, a peer of tests/bench/flows.sh (which installs its
-# other peer, Artillery, from npm into $(BUILD)/artillery itself).
-BENCH_PACKAGES = python3-locust
+# other peer, Artillery, from npm into $(BUILD)/artillery itself);
+# python3-bs4, BeautifulSoup, Locust's HTML parser, beside r:html() in
+# tests/bench/html.sh.
+BENCH_PACKAGES = python3-locust python3-bs4
 # Needed by `make test-long` only: a one-node Slurm cluster (long_slurm.sh).
 LONG_PACKAGES = slurm-wlm munge
 

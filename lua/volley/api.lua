@@ -61,6 +61,8 @@ struct volley_sample {
 };
 
 struct volley_data;
+struct html_doc;
+struct html_node;
 
 struct volley_api {
   int64_t (*now_ns)(void);
@@ -95,6 +97,12 @@ struct volley_api {
   int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
   int (*json_scan)(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
                    size_t *at);
+  struct html_doc *(*html_parse)(const char *s, size_t len);
+  void (*html_free)(struct html_doc *d);
+  int (*html_find)(struct html_doc *d, const char *sel, size_t len, struct html_node *const **nodes, char *err,
+                   size_t errlen);
+  const char *(*html_attr)(const struct html_node *n, const char *name, size_t *len);
+  const char *(*html_text)(struct html_doc *d, const struct html_node *n, size_t *len);
 };
 
 struct volley_flow_names {

@@ -54,14 +54,52 @@ local lenbuf = ffi.new("size_t[1]")
 -- The volley table.
 
 local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
-  __index = function(t, k) -- volley.data, required at its first use
+  __index = function(t, k) -- volley.data, volley.file and volley.multipart, made at their first use
     if k == "data" then
       local data = require("volley.data")
       rawset(t, "data", data)
       return data
+    elseif k == "file" then
+      local file = bridge.file_function()
+      rawset(t, "file", file)
+      return file
+    elseif k == "multipart" then
+      -- volley.multipart(fields): a body and its Content-Type, for the
+      -- per-connection style (wrk.body, request tables)
+      local multipart = require("volley.multipart")
+      local function body_of(fields)
+        if type(fields) ~= "table" then
+          error(("volley.multipart: a table of fields expected, not a %s"):format(type(fields)), 2)
+        end
+        local body, ctype = multipart.body("volley.multipart", fields, 2)
+        return body, ctype -- not a tail call: level 2 is the script's line
+      end
+      rawset(t, "multipart", body_of)
+      return body_of
     end
   end,
 })
+
+-- volley.file(path [, content_type [, filename]]): a file to upload
+-- (volley.multipart). C reads it once per process, whatever number of
+-- states ask (data.c's registry, as a bytes file); each state makes its
+-- Lua string at the file's first upload.
+function bridge.file_function()
+  local multipart = require("volley.multipart")
+  local errbuf = ffi.new("char[512]")
+  local function reader(path)
+    local h = api.c.data_open(path, 2, 0, errbuf, ffi.sizeof(errbuf)) -- 2: DATA_BYTES (data.h)
+    if h == nil then return nil, ffi.string(errbuf) end
+    return function()
+      local p = api.c.data_cell(h, 0, 0, lenbuf)
+      return ffi.string(p, lenbuf[0])
+    end
+  end
+  return function(path, ctype, filename)
+    local f = multipart.file("volley.file", path, ctype, filename, reader, 2)
+    return f -- not a tail call: level 2 is the script's line
+  end
+end
 
 function volley.format(method, path, headers, body)
   if type(method) == "table" then

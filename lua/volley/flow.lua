@@ -118,6 +118,33 @@ function resp_methods.json(r)
   return v
 end
 
+-- r:html(): the body parsed as HTML (volley.html), once per response. Its
+-- C memory goes with the response: at the user's next request
+-- (release_pages), not whenever the collector gets to it (it does not
+-- see that memory: a page's tree is about 18 times its size).
+function resp_methods.html(r)
+  return cached(r, "html", function()
+    local doc = require("volley.html").parse(r.body)
+    local st = r[1]
+    local pages = st.pages or {}
+    pages[#pages + 1] = doc
+    st.pages = pages
+    return doc
+  end)
+end
+
+-- Frees the pages of user st's responses (st.pages): they are no longer
+-- valid once it sends its next request, as its responses are not.
+local function release_pages(st)
+  require("volley.html").release(st.pages)
+  st.pages = nil
+end
+
+-- r:extract(left, right [, "all"]): http.extract on the body.
+function resp_methods.extract(r, left, right, all)
+  return (http.extract(r.body, left, right, all, 2))
+end
+
 local no_field = http.no_field
 
 resp_mt = {
@@ -191,6 +218,7 @@ local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, 
   local cookie = st.jar:header(host, path, secure, now)
   local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
   st.seq = st.seq + 1
+  if st.pages then release_pages(st) end
   st.reason = nil
   st.method, st.path, st.hops = method, path, hops
   yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream))
@@ -248,6 +276,7 @@ local function batch(u, st, list, level)
   end
   st.io = true
   st.seq = st.seq + 1
+  if st.pages then release_pages(st) end
   st.batch_checks, st.batch_reasons, st.batch_streams = checks, {}, streams
   local got = { yield(BATCH, n, unpack(args, 1, 4 * n)) }
   local out = {}

@@ -7,6 +7,7 @@
 -- a misspelt response field or method of u.
 -- Plain Lua (no FFI): volley.testing runs under plain busted.
 local json_encode = require("volley.json").encode
+local multipart = require("volley.multipart")
 local uri = require("volley.uri")
 
 local http = {}
@@ -43,10 +44,16 @@ function http.form_body(t)
 end
 
 -- The body of opts and its Content-Type: opts.body as it is (no type),
--- opts.json encoded (volley.json), opts.form url-encoded.
-function http.body(opts)
+-- opts.json encoded (volley.json), opts.form url-encoded, opts.multipart
+-- as multipart/form-data (volley.multipart; its errors name fn, at level
+-- as error's, from the caller).
+function http.body(opts, fn, level)
   if opts.json ~= nil then return json_encode(opts.json), "application/json" end
   if opts.form then return http.form_body(opts.form), "application/x-www-form-urlencoded" end
+  if opts.multipart then
+    local body, ctype = multipart.body(fn, opts.multipart, level + 1)
+    return body, ctype -- not a tail call: level counts this frame
+  end
   return opts.body, nil
 end
 
@@ -106,9 +113,9 @@ function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
 end
 
 local OPTS = { method = "string", path = "string", headers = "table", body = "string", json = "any",
-               form = "table", name = "string", timeout = "time", redirects = "number", check = "function",
+               form = "table", multipart = "table", name = "string", timeout = "time", redirects = "number", check = "function",
                stream = "stream" }
-http.OPT_NAMES = "method path headers body json form name timeout redirects check stream"
+http.OPT_NAMES = "method path headers body json form multipart name timeout redirects check stream"
 
 -- Times of a flow (u:sleep, opts.timeout) are seconds, as k6's sleep and
 -- Locust's wait_time are (fractions allowed), or a duration string with
@@ -168,8 +175,9 @@ function http.check_opts(fn, opts, level, nearest)
     end
   end
   local body_kinds = (opts.body and 1 or 0) + (opts.json ~= nil and 1 or 0) + (opts.form and 1 or 0)
+    + (opts.multipart and 1 or 0)
   if body_kinds > 1 then
-    error(fn .. ": give one of body, json and form", level + 1)
+    error(fn .. ": give one of body, json, form and multipart", level + 1)
   end
   if opts.redirects and not (opts.redirects >= 0) then
     error(fn .. ": opts.redirects must be >= 0", level + 1)
@@ -224,7 +232,7 @@ function http.prepare(fn, method, path, opts, t, level, nearest)
     error(("%s: %q is not on the run's target (a flow's users talk to the target only)"):format(fn, path),
       level + 1)
   end
-  local body, ctype = http.body(opts)
+  local body, ctype = http.body(opts, fn, level + 1)
   local timeout = opts.timeout and seconds_of(opts.timeout) * 1e3 or 0
   return method, p, body, ctype, timeout
 end
@@ -316,8 +324,37 @@ function http.explain(e, st, nearest)
     near and ("did you mean u:%s?"):format(near) or "its methods are " .. http.METHOD_NAMES)
 end
 
--- The fields (and the method) of a response, for messages.
-http.RESPONSE_NAMES = "status failed reason headers body json trailers latency connect waiting bytes url"
+-- The fields (and the methods) of a response, for messages.
+http.RESPONSE_NAMES = "status failed reason headers body json html extract trailers latency connect waiting bytes url"
+
+-- r:extract(left, right [, "all"]) on body: the text between the first
+-- left and the next right after it (plain strings, not patterns), or nil
+-- when either is absent; with "all", a list of every such text, left to
+-- right, not overlapping (empty when none). Errors at level (as error's,
+-- from the caller).
+function http.extract(body, left, right, all, level)
+  local function shown(v) -- on one line
+    return type(v) == "string" and (("%q"):format(v):gsub("\\\n", "\\n")) or "a " .. type(v)
+  end
+  if type(left) ~= "string" or left == "" or type(right) ~= "string" or right == "" then
+    error(("r:extract: left and right must be non-empty strings, not %s and %s"):format(shown(left), shown(right)),
+      level + 1)
+  end
+  if all ~= nil and all ~= "all" then
+    error(('r:extract: the third argument is "all" or nothing, not %s'):format(shown(all)), level + 1)
+  end
+  local out, at = all and {} or nil, 1
+  while true do
+    local _, e = find(body, left, at, true)
+    if not e then return out end
+    local s2, e2 = find(body, right, e + 1, true)
+    if not s2 then return out end
+    local v = sub(body, e + 1, s2 - 1)
+    if not out then return v end
+    out[#out + 1] = v
+    at = e2 + 1
+  end
+end
 
 -- Other tools' names of a response's fields (Locust's and requests'
 -- status_code, text, content, elapsed, ok; k6's timings, error).

@@ -209,6 +209,18 @@ function response_methods.json(r)
   return (json_of(r.body, "r:json()"))
 end
 
+function response_methods.extract(r, left, right, all)
+  return (http.extract(r.body, left, right, all, 2))
+end
+
+-- r:html() parses in C (volley.html): under volley's own Lua (a script
+-- that requires volley.testing inside a run), not under plain busted.
+function response_methods.html(r)
+  local api = require("volley.api")
+  if not api.c then error("r:html(): parsing HTML needs volley's C side (run under volley, not plain busted)", 2) end
+  return (require("volley.html").parse(r.body))
+end
+
 local FIELDS = { status = true, headers = true, body = true, trailers = true, latency = true, connect = true,
                  waiting = true, bytes = true }
 

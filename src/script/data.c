@@ -351,6 +351,16 @@ static int parse_lines(struct parse *p)
     return 0;
 }
 
+/* A bytes file: one row of one cell, the whole file as it is (NULs, CR
+ * and LF included; empty too). */
+static int whole(struct parse *p)
+{
+    if (add_row(p) < 0)
+        return -1;
+    push_cell(p, 0, p->size);
+    return 0;
+}
+
 /* Reads and parses a file: a new struct data, or NULL with err set. */
 static struct data *load(const char *path, enum data_kind kind, int sep, char *err, size_t errlen)
 {
@@ -358,7 +368,7 @@ static struct data *load(const char *path, enum data_kind kind, int sep, char *e
     if (!(p.buf = read_file(path, &p.size, err, errlen)))
         return NULL;
     uint32_t fields = 1;
-    int rc = kind == DATA_CSV ? parse_csv(&p, &fields) : parse_lines(&p);
+    int rc = kind == DATA_CSV ? parse_csv(&p, &fields) : kind == DATA_LINES ? parse_lines(&p) : whole(&p);
     if (rc < 0) {
         free(p.buf);
         free(p.cells);
@@ -378,8 +388,8 @@ static struct data *load(const char *path, enum data_kind kind, int sep, char *e
 
 struct data *data_open(const char *path, enum data_kind kind, int sep, char *err, size_t errlen)
 {
-    if (kind == DATA_LINES) {
-        sep = 0; /* not part of a lines file's identity */
+    if (kind == DATA_LINES || kind == DATA_BYTES) {
+        sep = 0; /* not part of their identity */
     } else if (sep <= 0 || sep > 255 || sep == '"' || sep == '\r' || sep == '\n') {
         snprintf(err, errlen, "%s: the separator must be one byte other than a quote, CR, LF or NUL", path);
         return NULL;

@@ -1,4 +1,5 @@
-/* Data files for scripts (volley.data.csv and volley.data.lines): a file
+/* Data files for scripts (volley.data.csv and volley.data.lines, and
+ * volley.file's uploads, read whole): a file
  * read and parsed once per process, whatever number of Lua states open it,
  * and shared read-only by all of them. Cells are offsets into the one copy
  * of the file's bytes. Plain C: lua/volley/data.lua reaches it through the
@@ -16,6 +17,7 @@ struct data;
 enum data_kind {
     DATA_CSV = 0,   /* RFC 4180: a header row names the fields */
     DATA_LINES = 1, /* one field per row: the line */
+    DATA_BYTES = 2, /* one row, one field: the file as it is (volley.file's uploads) */
 };
 
 /* The largest data file, and the most rows one may have. */

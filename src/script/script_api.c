@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "data.h"
 #include "hist.h"
+#include "html_doc.h"
 #include "json_find.h"
 #include "http.h"
 #include "metrics.h"
@@ -14,6 +15,7 @@
 #include "names.h"
 #include "stats.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 struct volley_api {
@@ -51,6 +53,13 @@ struct volley_api {
     int (*json_find)(const char *text, size_t len, const char *path, size_t path_len, size_t *off, size_t *vlen);
     int (*json_scan)(const char *text, size_t len, const char *paths, size_t paths_len, int *types, size_t *spans,
                      size_t *at);
+    /* HTML pages (lua/volley/html.lua, html_doc.h): parsed only when a script asks. */
+    struct html_doc *(*html_parse)(const char *s, size_t len);
+    void (*html_free)(struct html_doc *d);
+    int (*html_find)(struct html_doc *d, const char *sel, size_t len, struct html_node *const **nodes, char *err,
+                     size_t errlen);
+    const char *(*html_attr)(const struct html_node *n, const char *name, size_t *len);
+    const char *(*html_text)(struct html_doc *d, const struct html_node *n, size_t *len);
 };
 
 static int metric_id(struct metrics *ms, const char *name, int kind)
@@ -220,6 +229,19 @@ static double select_double(double *a, size_t n, size_t k)
     return a[k];
 }
 
+/* The elements of d that match the selector sel (len bytes): their count,
+ * as html_doc_find's; -1 with one line in err when sel does not parse.
+ * The count is at most INT_MAX: a page is at most a few GB. */
+static int html_find(struct html_doc *d, const char *sel, size_t len, struct html_node *const **nodes, char *err,
+                     size_t errlen)
+{
+    static _Thread_local struct selector s;
+    if (selector_parse(&s, sel, len, err, errlen) < 0)
+        return -1;
+    size_t n = html_doc_find(d, &s, nodes);
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+
 static const struct volley_api api = {
     .now_ns = clock_now_ns,
     .metric_id = metric_id,
@@ -252,6 +274,11 @@ static const struct volley_api api = {
     .json_valid = json_valid,
     .json_find = json_find,
     .json_scan = json_scan,
+    .html_parse = html_doc_parse,
+    .html_free = html_doc_free,
+    .html_find = html_find,
+    .html_attr = html_node_attr,
+    .html_text = html_node_text,
 };
 
 const void *script_api(void)

@@ -155,7 +155,7 @@ describe("volley.testing", function()
       assert.are.equal(("%s:%d: u:get: unknown option \"nmae\" (the options are %s)"):format(HERE, line,
         http.OPT_NAMES), res.reason)
       res = testing.run(flow(function(u) u:get("/", { body = "a", json = {} }) end), u)
-      assert.truthy(res.reason:find("u:get: give one of body, json and form", 1, true))
+      assert.truthy(res.reason:find("u:get: give one of body, json, form and multipart", 1, true))
       res = testing.run(flow(function(u) u:get("/", { timeout = 0 }) end), u)
       assert.truthy(res.reason:find("u:get: opts.timeout 0 is not a time (seconds > 0", 1, true))
       res = testing.run(flow(function(u) u.get(nil, "/") end), u)

@@ -214,6 +214,11 @@ class Runner:
             f.write("".join("user%d\n" % i for i in range(1, 21)))
         with open(os.path.join(w, "body.json"), "w") as f:
             f.write('{"id": 1}\n')
+        # files the upload examples send (volley.file)
+        os.makedirs(os.path.join(w, "photos"))
+        for name in ("cat.jpg", os.path.join("photos", "cat.jpg")):
+            with open(os.path.join(w, name), "wb") as f:
+                f.write(b"\xff\xd8\xff\xe0 not really a JPEG\r\n\0")
 
     def skipped(self, doc, first):
         for (d, key), why in SKIP.items():

@@ -269,6 +269,33 @@ static void test_lines(void)
     CHECK_STR(open_error("le.txt", "a\nb\n\nc\0d\n", 9, DATA_LINES), "le.txt:4: a NUL byte (a data file is text)");
 }
 
+/* A bytes file (volley.file's uploads): one cell, the file as it is, NULs,
+ * CR and LF included; an empty one too; one copy per process, whatever its
+ * other kinds; a missing one names its path. */
+static void test_bytes(void)
+{
+    char err[256];
+    size_t len;
+    put_n("b.bin", "a\0\r\n,\"\n", 7);
+    struct data *d = data_open("b.bin", DATA_BYTES, 0, err, sizeof err);
+    if (!CHECK(d != NULL))
+        return;
+    CHECK_UINT(data_rows(d), 1);
+    CHECK_UINT(data_fields(d), 1);
+    const char *p = data_cell(d, 0, 0, &len);
+    CHECK_MEM(p, len, "a\0\r\n,\"\n", 7);
+    CHECK(data_open("b.bin", DATA_BYTES, ',', err, sizeof err) == d);
+    CHECK(data_open("b.bin", DATA_LINES, 0, err, sizeof err) == NULL); /* as lines, its NUL is refused */
+    put_n("e.bin", "", 0);
+    d = data_open("e.bin", DATA_BYTES, 0, err, sizeof err);
+    if (CHECK(d != NULL)) {
+        CHECK(data_cell(d, 0, 0, &len) != NULL);
+        CHECK_UINT(len, 0);
+    }
+    CHECK(data_open("no.bin", DATA_BYTES, 0, err, sizeof err) == NULL);
+    CHECK_STR(err, "no.bin: No such file or directory");
+}
+
 /* Writes 20000 lines ("0\n" ...) into the FIFO fifo.txt: 108890 bytes,
  * more than the first buffer for a file of unknown size. */
 static void *fill_fifo(void *arg)
@@ -438,6 +465,7 @@ int main(void)
     test_csv_errors();
     test_file_errors();
     test_lines();
+    test_bytes();
     test_fifo();
     test_one_load();
     test_threads();
