@@ -400,10 +400,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         cfg.arrivals = &process;
     }
     struct tls_config tls;
-    if (t->tls) {
-        run_tls_config(o, t, &tls);
+    run_tls_config(o, t, &tls); /* also what another https origin's start from */
+    if (t->tls)
         cfg.tls = &tls;
-    }
+    cfg.hosts = o->allow_hosts;
+    cfg.hosts_tls = &tls;
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
     _Atomic int64_t streams_now = 0, streams_peak = 0;
