@@ -70,6 +70,29 @@ ok
 check_grep "$T/two.out" "^  Hosts +requests +failed$" "two hosts: the text report's Hosts block"
 check_grep "$T/two.out" "^    http://127.0.0.2:$P2 +120 +0$" "two hosts: the second host's row"
 
+# volley report shows the block again from the JSON; volley merge adds
+# two shards' rows by origin.
+"$VOLLEY" report "$T/two.json" > "$T/two.report" 2>&1 || fail "two hosts: volley report"
+check_grep "$T/two.report" "^    http://127.0.0.2:$P2 +120 +0$" "two hosts: volley report's Hosts block"
+start_on 127.0.0.1 s1
+P1=$PORT T1=$TPID
+start_on 127.0.0.2 s2
+P2=$PORT T2=$TPID
+sed -i "s/127.0.0.2:[0-9]*/127.0.0.2:$P2/g" "$S/two.lua"
+for i in 0 1; do
+    "$VOLLEY" -q -s "$S/two.lua" -t 1 -c 4 --iterations 20 --shard "$i/2" --run-id hosts --allow-host "127.0.0.2:$P2" \
+        --json "$T/shard$i.json" "http://127.0.0.1:$P1/" > /dev/null 2>&1 || fail "shard $i: exit status"
+done
+kill "$T1" "$T2"; wait "$T1" "$T2" 2>/dev/null || true
+"$VOLLEY" merge "$T/shard0.json" "$T/shard1.json" --json "$T/merged.json" > /dev/null 2>&1 || fail "merge: exit status"
+python3 - "$T/merged.json" "$P1" "$P2" <<'PY' || fail "merge: the shards' hosts added up"
+import json, sys
+d = json.load(open(sys.argv[1]))
+hosts = [(h["origin"], h["requests"], h["failed"]) for h in d["hosts"]]
+assert hosts == [("http://127.0.0.1:%s" % sys.argv[2], 40, 0), ("http://127.0.0.2:%s" % sys.argv[3], 60, 0)], hosts
+PY
+ok
+
 # 2. A host not allowed: its request fails unsent, one reason line, counted;
 # the flow goes on (each iteration completes).
 start_on 127.0.0.1 deny
