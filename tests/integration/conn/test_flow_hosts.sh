@@ -266,4 +266,33 @@ kill "$T1" "$TC"; wait "$T1" "$TC" 2>/dev/null || true
 check_eq "$RC" 0 "closed by the server: exit status ($(head -c 300 "$T/close.out"))"
 check_eq "$(jget "$T/close.json" requests.completed)" 30 "closed by the server: every request answered"
 check_eq "$(wc -l < "$T/closer.log")" 20 "closed by the server: the second host's requests"
+# 7. An HTTP/2 target (nghttpd, TLS with ALPN h2 under --http2) and an
+# HTTP/1.1 host beside it: the user's HTTP/2 connection waits while its
+# request to the other host is in flight, single requests and batches.
+source "$(dirname "$TESTLIB")/h2_lib.sh"
+if start_nghttpd; then
+    start_on 127.0.0.2 h1side
+    PH=$PORT TH=$TPID
+    cat > "$S/h2.lua" <<EOF
+local s = {}
+function s.user(u)
+  u:get("/")
+  u:get("http://127.0.0.2:$PH/one")
+  local b = u:batch({ "/", "/100k", "http://127.0.0.2:$PH/two", "http://127.0.0.2:$PH/three" })
+  u:check(b[2].status == 200 and #b[2].body == 100000 and b[4].status == 200, "batch")
+end
+return s
+EOF
+    RC=0
+    "$VOLLEY" -s "$S/h2.lua" -t 2 -c 4 --iterations 30 --http2 --allow-host "127.0.0.2:$PH" --json "$T/h2.json" \
+        "$nghttpd_url/" > "$T/h2.out" 2>&1 || RC=$?
+    kill "$TH"; wait "$TH" 2>/dev/null || true
+    check_eq "$RC" 0 "http2 target: exit status ($(head -c 300 "$T/h2.out"))"
+    check_eq "$(jget "$T/h2.json" requests.completed)" 180 "http2 target: every request answered"
+    check_eq "$(jget "$T/h2.json" checks.failed)" 0 "http2 target: the batches' checks"
+    check_eq "$(wc -l < "$T/h1side.log")" 90 "http2 target: the other host's requests"
+    check_eq "$(stats h1side connections)" 4 "http2 target: one connection per user to the other host"
+else
+    echo "http2 target: skipped (nghttpd did not start)"
+fi
 finish
