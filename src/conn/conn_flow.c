@@ -232,20 +232,6 @@ static bool carrier_free(const struct conn *c, uint32_t room)
     return c->pending == 0 && c->state != CONN_BACKOFF;
 }
 
-/* The user's free carriers (its connection, and over HTTP/1.1 its lanes)
- * take the batch's next items; once every item has ended, the user goes
- * on with their responses (room: streams the user's connection may hold).
- *
- * One hand-out at a time per batch. A carry may end its request at once
- * (a connect refused on the spot, no local port left, a write that
- * fails) and come back here through conn_flow_next: that inner call only
- * marks a carrier freed, and the loop below goes round again, so no item
- * is taken twice or past the batch's end, the stack does not grow with
- * the batch, and the user's next step (which may start another batch on
- * the same items) never runs under a loop that is still handing out this
- * one. An HTTP/2 connection's fill inside a carry, which has room for
- * more streams, takes them there (its frames go out together), and
- * leaves the batch's end to the outer call. */
 /* A carrier of the user's free now for item it (room: as hand_out's):
  * for the target, the user's connection or a lane; for another origin,
  * the user's connection to it. NULL: none is. */
@@ -264,6 +250,22 @@ static struct conn *free_carrier(struct conn_user *u, const struct conn_flow_ite
     return NULL;
 }
 
+/* The user's free carriers (its connection, and over HTTP/1.1 its lanes;
+ * its connection to another origin for that origin's items) take the
+ * batch's items not yet sent, in order (an item whose carrier is busy
+ * waits, the later ones may go); once every item has ended, the user goes
+ * on with their responses (room: streams the user's connection may hold).
+ *
+ * One hand-out at a time per batch. A carry may end its request at once
+ * (a connect refused on the spot, no local port left, a write that
+ * fails) and come back here through conn_flow_next: that inner call only
+ * marks a carrier freed, and the loop below goes round again, so no item
+ * is taken twice or past the batch's end, the stack does not grow with
+ * the batch, and the user's next step (which may start another batch on
+ * the same items) never runs under a loop that is still handing out this
+ * one. An HTTP/2 connection's fill inside a carry, which has room for
+ * more streams, takes them there (its frames go out together), and
+ * leaves the batch's end to the outer call. */
 static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
 {
     struct conn *c = u->conn;

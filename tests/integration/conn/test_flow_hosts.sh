@@ -125,6 +125,21 @@ assert [(x["reason"], x["count"]) for x in r] == [("host not allowed: 127.0.0.3:
 PY
 ok
 
+# A script's options() may give the list (allow_host), as --allow-host.
+start_on 127.0.0.2 opt
+PO=$PORT TO=$TPID
+cat > "$S/opt.lua" <<EOF
+local s = {}
+function s.options() return { allow_host = "127.0.0.2:$PO" } end
+function s.user(u) u:get("http://127.0.0.2:$PO/opt") end
+return s
+EOF
+RC=0
+"$VOLLEY" -s "$S/opt.lua" --no-probe -t 1 -c 1 --iterations 3 http://127.0.0.1:9/ > "$T/opt.out" 2>&1 || RC=$?
+kill "$TO"; wait "$TO" 2>/dev/null || true
+check_eq "$RC" 0 "options() allow_host: exit status ($(head -c 300 "$T/opt.out"))"
+check_eq "$(grep -c ' GET /opt$' "$T/opt.log")" 3 "options() allow_host: the host reached"
+
 # Bad values of --allow-host: one line naming the option, exit 2.
 for bad in "" "a b" "127.0.0.2:" "127.0.0.2:99999" "127.0.0.2:x" "[::1" "a,,b"; do
     RC=0
