@@ -369,6 +369,7 @@ static void refuse(struct conn *c, uint32_t name, int32_t item)
 {
     struct stats *s = c->sh->stats;
     s->started++;
+    s->batches++; /* a batch of one, as conn_count_started counts a request */
     stats_name_started(s, name, 1);
     s->errors[STATS_ERR_VALIDATION]++;
     stats_name_fail(s, name, STATS_ERR_VALIDATION, 1, 0, false, 0);
