@@ -224,10 +224,18 @@ end
 -- volley.target, and volley.shard: which shard of the run this process
 -- is (--shard INDEX/COUNT; 0 of 1 without it), so that a script can
 -- take its part of a data set.
-function bridge.set_target(scheme, host, port, path, shard, shards)
+-- allow: --allow-host's hosts, "host port\n" each (port 0: any), or nil;
+-- volley.target.allow gets them as { host, port } pairs (nil: none).
+function bridge.set_target(scheme, host, port, path, shard, shards, allow)
   local t = volley.target
   t.scheme, t.host, t.port, t.path = scheme, host, port, path
   volley.shard.index, volley.shard.count = shard, shards
+  local list
+  for h, p in (allow or ""):gmatch("(%S+) (%d+)\n") do
+    list = list or {}
+    list[#list + 1] = { h, tonumber(p) }
+  end
+  t.allow = list
 end
 
 -- A worker's state, after its chunk and before init(): the default Host
@@ -677,6 +685,7 @@ function bridge.flow_bind(user, fnames_ptr)
   if bridge.aside_role then user = aside_user(bridge.aside_role) end
   bridge.flow_new = flow.new
   bridge.flow_check = flow.check
+  bridge.flow_origin = flow.origin
   bridge.flow_event = function(slot, item) return flow.event(slot, item, event) end
   bridge.iteration_failures = flow.iteration_failures
   flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),

@@ -5,7 +5,11 @@
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u
 -- and its jar. The script's times are seconds (volley.flow_http); C's are
 -- milliseconds. The contract with C is the yield: (REQUEST, bytes, name,
--- timeout_ms, has_check), (BATCH, n, then those four for each request),
+-- timeout_ms, has_check, origin), (BATCH, n, then those five for each
+-- request) (origin: 0 the target, else the worker's number of another
+-- origin, whose scheme, host and port C asks for once: flow.origin; or,
+-- for a request that may not go, the origin's authority, a string: C
+-- counts it failed, unsent),
 -- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
 -- a batch, one light userdata per request: its response's struct
 -- volley_res (the C closures take the same).
@@ -180,15 +184,56 @@ local function keep_cookies(st, lud, host, path, secure, now)
   st.jar:store({ bridge_c.c_flow_values(lud, "set-cookie") }, host, path, secure, now)
 end
 
+-- The other origins this worker's users reached (http.origin's tables),
+-- numbered from 1 in the order first reached: C's number of each (the
+-- yield's origin) and its connections' (one per user, conn_flow.c). At
+-- most MAX_ORIGINS (C's SCRIPT_FLOW_ORIGINS).
+local origin_list = {}
+local MAX_ORIGINS = 16
+
+-- Origin o's number (0: the target), or nil and the reason its request
+-- fails with: not allowed (--allow-host), or one origin too many.
+local function origin_id(o, denied)
+  if not o then return 0 end
+  if denied then return nil, denied end
+  local id = o.id
+  if id then return id end
+  if #origin_list == MAX_ORIGINS then
+    return nil, ("%s: more than %d other hosts in one run"):format(o.key, MAX_ORIGINS)
+  end
+  id = #origin_list + 1
+  origin_list[id] = o
+  o.id = id
+  return id
+end
+
+-- C asks for origin id's scheme ("http", "https"), host and port once.
+function flow.origin(id)
+  local o = origin_list[id]
+  if not o then return nil end
+  return o.scheme, o.host, o.port, o.authority
+end
+
 -- What a request of user st needs before it is built: its method and
--- path (checked: the target's), its body and the body's type, its name's
--- id + 1 (0: none), its timeout in milliseconds (0: --timeout's).
+-- path, its body and the body's type, its name's id + 1 (0: none), its
+-- timeout in milliseconds (0: --timeout's), its origin (nil: the
+-- target) and the origin's number (nil when the request may not go: then
+-- the reason it fails with).
 local function prepare(fn, method, path, opts, level)
-  local body, ctype, timeout
-  method, path, body, ctype, timeout = http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
+  local body, ctype, timeout, o, denied
+  method, path, body, ctype, timeout, o, denied =
+    http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
   local name = 0
   if opts.name then name = use_name(opts.name, fn .. ": ", level + 1) end
-  return method, path, body, ctype, name, timeout
+  local id, why = origin_id(o, denied)
+  return method, path, body, ctype, name, timeout, o, id or why
+end
+
+-- The host the cookies of a request to origin o (nil: the target) are
+-- kept for and sent to (cookies.request_host).
+local function cookie_host(st, opts, o)
+  if o then return cookies.request_host(opts.headers, nil, o.host) end
+  return cookies.request_host(opts.headers, wrk.headers, st.host)
 end
 
 -- The hop after the response of user st's request in flight (st.method,
@@ -197,7 +242,8 @@ end
 -- light userdata; as http.hop's; nil when it is the final response.
 local function hop_of(st, c, lud)
   if c.error_ ~= 0 or REDIRECTS[c.status_] == nil then return nil end
-  return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target)
+  return http.hop(c.status_, (bridge_c.c_flow_values(lud, "location")), st.hops, st.method, st.path, volley.target,
+    st.origin)
 end
 
 -- What C is told of a request besides its bytes (the yield's has_check):
@@ -209,20 +255,31 @@ local function flags_of(check, stream)
   return f
 end
 
--- One exchange of user st's request: built, yielded to C, answered; its
--- cookies kept. Returns the response and whether it ends the request (a
--- failure, a failed check, or no redirect to follow), else the next hop's
--- method, path and whether the body goes.
-local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level)
+-- One exchange of user st's request (to origin o, nil: the target; id:
+-- its number, or the reason it may not go: then C fails it unsent, and
+-- its reason is counted here): built, yielded to C, answered; its
+-- cookies kept. Returns
+-- the response and whether it ends the request (a failure, a failed
+-- check, or no redirect to follow), else the next hop's method, path,
+-- whether the body goes and its origin.
+local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level)
   local now = os.time()
+  local host = cookie_host(st, opts, o)
+  local secure = (o and o.scheme or volley.target.scheme) == "https"
   local cookie = st.jar:header(host, path, secure, now)
-  local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
+  local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1,
+    o and o.authority)
   st.seq = st.seq + 1
   if st.pages then release_pages(st) end
   st.reason = nil
-  st.method, st.path, st.hops = method, path, hops
-  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream))
-  local r = response(st, st.reason, path, st.lud, st.res)
+  st.method, st.path, st.hops, st.origin = method, path, hops, o
+  if type(id) == "string" then
+    count_fail(id, name)
+    yield(REQUEST, bytes, name, timeout, 0, o.authority)
+    return response(st, id, o.key .. path, st.lud, st.res)
+  end
+  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream), id)
+  local r = response(st, st.reason, o and o.key .. path or path, st.lud, st.res)
   local c = st.res
   if c.error_ ~= 0 then return r end
   keep_cookies(st, st.lud, host, path, secure, now)
@@ -234,22 +291,22 @@ end
 -- first exchange is outside the loop of hops: most requests have none, and
 -- a compiled trace of a request should not stop at a loop it never runs.
 local function send(u, st, fn, method, path, opts, level)
-  local body, ctype, name, timeout
-  method, path, body, ctype, name, timeout = prepare(fn, method, path, opts, level + 1)
-  local hops = opts.redirects or 10
-  local secure = volley.target.scheme == "https"
-  local host = cookies.request_host(opts.headers, wrk.headers, st.host)
-  st.check, st.stream = opts.check, opts.stream
+  local body, ctype, name, timeout, o, id
+  method, path, body, ctype, name, timeout, o, id = prepare(fn, method, path, opts, level + 1)
   st.io = true
-  local r, next_method, next_path, drop =
-    exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
+  local hops = opts.redirects or 10
+  st.check, st.stream = opts.check, opts.stream
+  local r, next_method, next_path, drop, to =
+    exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level + 1)
   while next_method do
     if drop then body, ctype = nil, nil end
-    method, path, hops = next_method, next_path, hops - 1
-    r, next_method, next_path, drop =
-      exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
+    method, path, hops, o = next_method, next_path, hops - 1, to
+    id = origin_id(o)
+    if not id then break end -- one origin too many: the redirect is the final response
+    r, next_method, next_path, drop, to =
+      exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level + 1)
   end
-  st.check, st.stream = nil, nil
+  st.check, st.stream, st.origin = nil, nil, nil
   if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
   return r
 end
@@ -259,31 +316,38 @@ end
 local function batch(u, st, list, level)
   local n, item = http.batch_list(list, level + 1)
   if n == 0 then return {} end
-  local args, checks, paths, hosts, streams = {}, {}, {}, {}, {}
-  local secure = volley.target.scheme == "https"
+  local args, checks, paths, urls, hosts, streams, secures, refused = {}, {}, {}, {}, {}, {}, {}, {}
   local now = os.time()
   for i = 1, n do
     local fn, path, opts = item(i)
-    local method, body, ctype, name, timeout
-    method, path, body, ctype, name, timeout = prepare(fn, "GET", path, opts, level + 1)
-    local host = cookies.request_host(opts.headers, wrk.headers, st.host)
+    local method, body, ctype, name, timeout, o, id
+    method, path, body, ctype, name, timeout, o, id = prepare(fn, "GET", path, opts, level + 1)
+    local host = cookie_host(st, opts, o)
+    local secure = (o and o.scheme or volley.target.scheme) == "https"
     local cookie = st.jar:header(host, path, secure, now)
-    local k = 4 * i - 3
-    args[k], args[k + 1], args[k + 2], args[k + 3] =
-      http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
-      timeout, flags_of(opts.check, opts.stream)
-    checks[i], paths[i], hosts[i], streams[i] = opts.check, path, host, opts.stream or false
+    local k = 5 * i - 4
+    local flags = flags_of(opts.check, opts.stream)
+    if type(id) == "string" then -- may not go: C fails it unsent (exchange's)
+      count_fail(id, name)
+      refused[i], flags, id = id, 0, o.authority
+    end
+    args[k], args[k + 1], args[k + 2], args[k + 3], args[k + 4] =
+      http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1, o and o.authority),
+      name, timeout, flags, id
+    checks[i], paths[i], hosts[i], streams[i], secures[i] =
+      not refused[i] and opts.check or nil, path, host, not refused[i] and opts.stream or false, secure
+    urls[i] = o and o.key .. path or path
   end
   st.io = true
   st.seq = st.seq + 1
   if st.pages then release_pages(st) end
-  st.batch_checks, st.batch_reasons, st.batch_streams = checks, {}, streams
-  local got = { yield(BATCH, n, unpack(args, 1, 4 * n)) }
+  st.batch_checks, st.batch_reasons, st.batch_streams = checks, refused, streams
+  local got = { yield(BATCH, n, unpack(args, 1, 5 * n)) }
   local out = {}
   for i = 1, n do
-    local r = response(st, st.batch_reasons[i], paths[i], got[i + 1])
+    local r = response(st, st.batch_reasons[i], urls[i], got[i + 1])
     local c = r[6]
-    if c.error_ == 0 then keep_cookies(st, got[i + 1], hosts[i], paths[i], secure, now) end
+    if c.error_ == 0 then keep_cookies(st, got[i + 1], hosts[i], paths[i], secures[i], now) end
     if r.failed then st.failures = st.failures + 1 end
     out[i] = r
   end

@@ -66,8 +66,10 @@ local version = " HTTP/1.1\r\n"
 -- The request bytes: base's headers (the command line's: wrk.headers,
 -- Host and -H) unless opts.headers names them (in any case), then
 -- headers (opts.headers), the user's cookie header, the body's type and
--- length. Errors name fn, at level (as error's, from the caller).
-function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
+-- length. host (nil: base's) is the Host sent to another origin, in
+-- place of base's. Errors name fn, at level (as error's, from the
+-- caller).
+function http.build(fn, method, path, headers, base, body, ctype, cookie, level, host)
   if bad(method) then refuse(fn, "the method", level) end
   if bad(path) then refuse(fn, "the path", level) end
   buf[1], buf[2], buf[3], buf[4] = method, " ", path, version
@@ -86,9 +88,14 @@ function http.build(fn, method, path, headers, base, body, ctype, cookie, level)
       n = n + 4
     end
   end
+  if host and not (given and given.host) then
+    buf[n + 1], buf[n + 2], buf[n + 3] = "Host: ", host, "\r\n"
+    n = n + 3
+  end
   for name, value in pairs(base) do
     -- per request: the length is tested before any lower() is made
-    if not (given and given[lower(name)]) and not (#name == 14 and lower(name) == "content-length") then
+    if not (given and given[lower(name)]) and not (#name == 14 and lower(name) == "content-length")
+      and not (host and #name == 4 and lower(name) == "host") then
       buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = name, ": ", tostring(value), "\r\n"
       n = n + 4
     end
@@ -184,38 +191,112 @@ function http.check_opts(fn, opts, level, nearest)
   end
 end
 
+-- An absolute http(s) URL's parts: scheme and host in lower case (the
+-- host without IPv6 brackets), port (the scheme's default when none is
+-- given) and path (with its query; at least "/"); nil when url is no
+-- absolute URL.
+local function split(url)
+  local scheme, rest = url:match("^(%a[%w+.-]*)://(.*)$")
+  if not scheme then return nil end
+  local authority, path = rest:match("^([^/?#]*)(.*)$")
+  authority = authority:gsub("^.*@", "") -- userinfo is not sent
+  scheme = lower(scheme)
+  local host, port = authority:match("^(.-):(%d+)$")
+  if not host then
+    host, port = authority, (scheme == "https" and 443 or 80)
+  end
+  host = lower((host:gsub("^%[(.*)%]$", "%1")))
+  if path == "" then path = "/" end
+  if sub(path, 1, 1) ~= "/" then path = "/" .. path end
+  return scheme, host, tonumber(port), path
+end
+
 -- The path of a URL of target ({scheme, host, port}: the run's; same
 -- scheme, host and port), or nil for another origin; a path as it is.
 function http.own_path(url, t)
   if sub(url, 1, 1) == "/" then return url end
-  local scheme, rest = url:match("^(%a[%w+.-]*)://(.*)$")
-  if not scheme then return nil end
-  local authority, path = rest:match("^([^/?#]*)(.*)$")
-  local host, port = authority:match("^(.-):(%d+)$")
-  if not host then
-    host, port = authority, (lower(scheme) == "https" and 443 or 80)
-  end
-  host = host:gsub("^%[(.*)%]$", "%1")
-  if lower(scheme) ~= t.scheme or lower(host) ~= lower(t.host) or tonumber(port) ~= t.port then return nil end
-  if path == "" then path = "/" end
-  if sub(path, 1, 1) ~= "/" then path = "/" .. path end
+  local scheme, host, port, path = split(url)
+  if not scheme or scheme ~= t.scheme or host ~= lower(t.host) or port ~= t.port then return nil end
   return path
 end
 
--- Where a redirect's Location points, as a path of target (with its
--- query, without its fragment), or nil for another origin: the reference
--- resolved (volley.uri, RFC 3986 5.2) against the URL of the request it
--- answered (from: that request's path on t).
-function http.redirect_path(location, from, t)
-  local host = find(t.host, ":", 1, true) and "[" .. t.host .. "]" or t.host
-  local url = uri.resolve(t.scheme .. "://" .. host .. ":" .. t.port .. from, location)
-  return http.own_path(uri.without_fragment(url), t)
+-- Other origins (scheme, host, port), one table each, made at first
+-- sight: { scheme, host, port, authority (host[:port] as a Host header
+-- gives it: brackets for IPv6, no default port), key ("scheme://authority"),
+-- id (flow.lua's number of it in its worker, set there) }.
+local origins = {}
+
+function http.origin(scheme, host, port)
+  local key = scheme .. "://" .. host .. ":" .. port
+  local o = origins[key]
+  if o then return o end
+  local h = find(host, ":", 1, true) and "[" .. host .. "]" or host
+  local authority = port == (scheme == "https" and 443 or 80) and h or h .. ":" .. port
+  o = { scheme = scheme, host = host, port = port, authority = authority, key = scheme .. "://" .. authority }
+  origins[key] = o
+  return o
 end
 
--- A request's method, its path on target t, its body, the body's type
--- and its timeout in milliseconds (0: --timeout's), from a request
--- method's arguments and opts (checked; nearest as check_opts takes it;
--- level: as error's, from the caller).
+-- Where url goes: its path and its origin (nil: the target t), or nil
+-- when url is neither a path nor an absolute http(s) URL.
+function http.locate(url, t)
+  if sub(url, 1, 1) == "/" then return url end
+  local scheme, host, port, path = split(url)
+  if not scheme or (scheme ~= "http" and scheme ~= "https") then return nil end
+  if scheme == t.scheme and host == lower(t.host) and port == t.port then return path end
+  return path, http.origin(scheme, host, port)
+end
+
+-- Whether origin o may be reached: a host of --allow-host (t.allow: a
+-- list of { host, port }, port 0 for any; nil: none) on its port.
+function http.allowed(o, t)
+  local list = t.allow
+  if not list then return false end
+  for i = 1, #list do
+    local a = list[i]
+    if a[1] == o.host and (a[2] == 0 or a[2] == o.port) then return true end
+  end
+  return false
+end
+
+-- The reason a request to an origin not allowed fails with.
+function http.not_allowed(o)
+  local h = find(o.host, ":", 1, true) and "[" .. o.host .. "]" or o.host
+  return ("host not allowed: %s:%d (--allow-host)"):format(h, o.port)
+end
+
+-- Where a redirect's Location points: the reference resolved (volley.uri,
+-- RFC 3986 5.2) against the URL of the request it answered (from: that
+-- request's path on origin o, nil: on t): its path (with its query,
+-- without its fragment) and its origin (nil: t's); nil when it is not
+-- followed (no http(s) URL, or an origin not allowed).
+function http.redirect_to(location, from, t, o)
+  local base
+  if o then
+    base = o.key .. from
+  else
+    local host = find(t.host, ":", 1, true) and "[" .. t.host .. "]" or t.host
+    base = t.scheme .. "://" .. host .. ":" .. t.port .. from
+  end
+  local path, to = http.locate(uri.without_fragment(uri.resolve(base, location)), t)
+  if not path or (to and not http.allowed(to, t)) then return nil end
+  return path, to
+end
+
+-- As redirect_to, for a Location on t: its path, or nil for another
+-- origin.
+function http.redirect_path(location, from, t)
+  local path, to = http.redirect_to(location, from, t)
+  if to then return nil end
+  return path
+end
+
+-- A request's method, its path, its body, the body's type, its timeout
+-- in milliseconds (0: --timeout's) and its origin (nil: the target t),
+-- from a request method's arguments and opts (checked; nearest as
+-- check_opts takes it; level: as error's, from the caller); and, for an
+-- origin --allow-host does not list, the reason the request fails with
+-- (it is not sent).
 function http.prepare(fn, method, path, opts, t, level, nearest)
   http.check_opts(fn, opts, level + 1, nearest)
   method = opts.method or method
@@ -223,18 +304,17 @@ function http.prepare(fn, method, path, opts, t, level, nearest)
   if type(method) ~= "string" or type(path) ~= "string" then
     error(fn .. ": a method and a path (strings) are needed", level + 1)
   end
-  local p = http.own_path(path, t)
+  local p, o = http.locate(path, t)
   if not p then
     -- "items/1": a path without its "/" is no URL either
     if not find(path, "^%a[%w+.-]*:") and sub(path, 1, 2) ~= "//" then
       error(('%s: the path %q lacks its leading "/" (did you mean "/%s"?)'):format(fn, path, path), level + 1)
     end
-    error(("%s: %q is not on the run's target (a flow's users talk to the target only)"):format(fn, path),
-      level + 1)
+    error(("%s: %q is not an http:// or https:// URL"):format(fn, path), level + 1)
   end
   local body, ctype = http.body(opts, fn, level + 1)
   local timeout = opts.timeout and seconds_of(opts.timeout) * 1e3 or 0
-  return method, p, body, ctype, timeout
+  return method, p, body, ctype, timeout, o, o and not http.allowed(o, t) and http.not_allowed(o) or nil
 end
 
 -- The most requests in one u:batch.
@@ -263,27 +343,29 @@ end
 http.REDIRECTS = { [301] = "post", [302] = "post", [303] = "all", [307] = false, [308] = false }
 
 -- The hop after a response of status with location (nil: none) to a
--- request of method and path, hops redirects left: as http.follow's;
--- nil when the response is the final one (no redirect, no hop left, no
--- Location, another origin). A request's check runs on the final one
--- whatever its status.
-function http.hop(status, location, hops, method, path, t)
+-- request of method and path on origin o (nil: the target t), hops
+-- redirects left: as http.follow's; nil when the response is the final
+-- one (no redirect, no hop left, no Location, an origin not allowed). A
+-- request's check runs on the final one whatever its status.
+function http.hop(status, location, hops, method, path, t, o)
   local how = http.REDIRECTS[status]
   if how == nil or hops <= 0 then return nil end
-  return http.follow(how, location, method, path, t)
+  return http.follow(how, location, method, path, t, o)
 end
 
 -- The hop after a redirect of kind how (a REDIRECTS value) from method
--- and path to location (nil: none): its method, its path, and whether
--- the body goes (it does when the method becomes GET); nil when the
--- redirect is not followed (no Location, or another origin).
-function http.follow(how, location, method, path, t)
-  local next_path = location and http.redirect_path(location, path, t)
+-- and path (on origin o, nil: t) to location (nil: none): its method, its
+-- path, whether the body goes (it does when the method becomes GET) and
+-- its origin (nil: t); nil when the redirect is not followed (no
+-- Location, or an origin --allow-host does not list).
+function http.follow(how, location, method, path, t, o)
+  if not location then return nil end
+  local next_path, to = http.redirect_to(location, path, t, o)
   if not next_path then return nil end
   if how == "all" or (how == "post" and method == "POST") then
-    return method == "HEAD" and "HEAD" or "GET", next_path, true
+    return method == "HEAD" and "HEAD" or "GET", next_path, true, to
   end
-  return method, next_path, false
+  return method, next_path, false, to
 end
 
 -- A header table (name -> value) that also finds a name in any case.

@@ -278,16 +278,19 @@ local function answer(st, req, level)
 end
 
 -- What a request needs before it is built: its method, path, body, the
--- body's type and its name (checked as volley.flow's prepare does).
+-- body's type and its name (checked as volley.flow's prepare does), and,
+-- for another origin, the reason it fails with: --allow-host's (the
+-- user's target has no list: every other host is refused, as volley
+-- refuses it without one).
 local function prepare(st, fn, method, path, opts, level)
-  local body, ctype
-  method, path, body, ctype = http.prepare(fn, method, path, opts, st.target, level + 1)
+  local body, ctype, o, denied, _
+  method, path, body, ctype, _, o, denied = http.prepare(fn, method, path, opts, st.target, level + 1)
   local name = opts.name
   if name ~= nil then
     if name == "" then error(fn .. ": a request name must be a non-empty string, not an empty one", level + 1) end
     if name:find("\0", 1, true) then error(fn .. ": a request name cannot hold a NUL byte", level + 1) end
   end
-  return method, path, body, ctype, name
+  return method, path, body, ctype, name, o and (denied or "volley.testing answers the target only: " .. o.key)
 end
 
 -- The request's bytes with the user's cookies as of now, read back and
@@ -335,11 +338,20 @@ local function answered(st, c, req, reason, url)
   return r
 end
 
+-- The answer to a request that does not go (another origin): status 0,
+-- its reason the request's.
+local REFUSED = assert(canned({ status = 0 }))
+
 -- One request of user st, answered and its redirects followed: as
 -- volley.flow's send, with a canned answer in place of the network.
 local function send(u, st, fn, method, path, opts, level)
-  local body, ctype, name
-  method, path, body, ctype, name = prepare(st, fn, method, path, opts, level + 1)
+  local body, ctype, name, refused
+  method, path, body, ctype, name, refused = prepare(st, fn, method, path, opts, level + 1)
+  if refused then
+    local req = request(st, fn, method, path, opts, body, ctype, name, st.now(), level + 1)
+    st.seq = st.seq + 1
+    return answered(st, REFUSED, req, refused, path)
+  end
   local hops = opts.redirects or 10
   while true do
     local now = st.now()
@@ -368,20 +380,20 @@ local function batch(u, st, list, level)
   local n, item = http.batch_list(list, level + 1)
   if n == 0 then return {} end
   local now = st.now()
-  local reqs, checks = {}, {}
+  local reqs, checks, refusals = {}, {}, {}
   for i = 1, n do
     local fn, path, opts = item(i)
-    local method, body, ctype, name
-    method, path, body, ctype, name = prepare(st, fn, "GET", path, opts, level + 1)
+    local method, body, ctype, name, refused
+    method, path, body, ctype, name, refused = prepare(st, fn, "GET", path, opts, level + 1)
     reqs[i] = request(st, fn, method, path, opts, body, ctype, name, now, level + 1)
-    checks[i] = opts.check
+    checks[i], refusals[i] = opts.check, refused
   end
   st.seq = st.seq + 1
   local out = {}
   for i = 1, n do
-    local c = answer(st, reqs[i], level + 1)
-    local reason
-    if not c.error then
+    local c = refusals[i] and REFUSED or answer(st, reqs[i], level + 1)
+    local reason = refusals[i]
+    if not c.error and not reason then
       keep_cookies(st, c, reqs[i], now)
       reason = checks[i] and checked(st, checks[i], c)
     end

@@ -18,6 +18,7 @@
 #include "cmd_report.h"
 #include "h2c_probe.h"
 #include "net.h"
+#include "hosts.h"
 #include "options.h"
 #include "options_hint.h"
 #include "outfile.h"
@@ -353,6 +354,10 @@ int main(int argc, char **argv)
         status = die(2, "-n: counts requests; a flow (user(u)) is bounded by --iterations or -d");
         goto out;
     }
+    if (!o.flow && o.allow_hosts) {
+        status = die(2, "--allow-host: only a flow's users (a script with user(u)) reach other hosts");
+        goto out;
+    }
     if (!o.flow && o.iterations) {
         status = die(2, "--iterations: the script defines no user(u) (a per-request script is bounded by -n or -d)");
         goto out;
@@ -401,6 +406,21 @@ int main(int argc, char **argv)
     if (target_resolve(&t, err, sizeof err) < 0) {
         status = die(1, err);
         goto out;
+    }
+    /* --allow-host's names, looked up once now: never on a worker's loop. */
+    if (o.allow_hosts && hosts_resolve(o.allow_hosts, err, sizeof err) < 0) {
+        status = die(1, err);
+        goto out;
+    }
+    /* An https origin's context is made by a worker from the TLS options:
+     * a bad one is a bad option now, whatever the target's scheme. */
+    if (o.allow_hosts && !t.tls) {
+        struct tls_ctx *probe = check_tls(&o, &t, err, sizeof err);
+        if (!probe) {
+            status = die(2, err);
+            goto out;
+        }
+        tls_ctx_free(probe);
     }
     if (o.sources && (status = check_sources(&o, &t, err, sizeof err)) != 0) {
         status = die(status, err);

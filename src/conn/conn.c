@@ -28,10 +28,12 @@
 void conn_connected(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
-    const struct transport_ops *tp = sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     c->t_connect = now - c->t_connect;
-    sh->last_connect_ok = now;
-    sh->failing_since = 0;
+    if (!c->origin) { /* the target's: another host up says nothing of it */
+        sh->last_connect_ok = now;
+        sh->failing_since = 0;
+    }
     /* On a multiplexed connection a connection has worked once the server
      * answers a request (the framing resets the backoff then): one on
      * which no stream opens, or whose streams are all refused, backs off
@@ -48,7 +50,7 @@ void conn_connected(struct conn *c, int64_t now)
 
 void conn_io_wait_write(struct conn *c, enum net_status st)
 {
-    if (st == NET_AGAIN && c->sh->transport->handshake)
+    if (st == NET_AGAIN && conn_transport(c)->handshake)
         c->write_wants_read = true;
     else
         ev_io_start(c->sh->loop, &c->wio);
@@ -62,8 +64,8 @@ void conn_io_wait_write(struct conn *c, enum net_status st)
 static bool take_negotiated(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    const struct transport_ops *tp = sh->transport;
-    if (!sh->negotiate)
+    const struct transport_ops *tp = conn_transport(c);
+    if (!sh->negotiate || c->origin) /* another origin's: HTTP/1.1, the one its ALPN offers */
         return true;
     char protocol[32] = "", why[96];
     if (tp->protocol)
@@ -90,7 +92,7 @@ static bool take_negotiated(struct conn *c)
 static void handshake_done(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
-    const struct transport_ops *tp = sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     c->t_handshake = now - c->t_handshake;
     stats_handshake(sh->stats, c->t_handshake, tp->resumed(c->tps));
     if (sh->script_conns) {
@@ -107,7 +109,7 @@ static void handshake_done(struct conn *c, int64_t now)
 static void handshake(struct conn *c)
 {
     struct conn_shared *sh = c->sh;
-    const struct transport_ops *tp = sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     bool connecting = c->state == CONN_CONNECTING;
     int64_t before = connecting ? clock_now_ns() : 0;
     enum net_status st = tp->handshake(c->tps);
@@ -147,7 +149,7 @@ static void handshake(struct conn *c)
 /* The write watcher fired while connecting: the connect ended. */
 static void on_connected(struct conn *c)
 {
-    const struct transport_ops *tp = c->sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     ev_io_stop(c->sh->loop, &c->wio);
     int err = tp->connected(c->fd);
     if (err != 0) {
@@ -164,13 +166,15 @@ static void on_connected(struct conn *c)
 void conn_begin_connect(struct conn *c, int64_t now)
 {
     struct conn_shared *sh = c->sh;
-    const struct transport_ops *tp = sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     int fd;
     c->state = CONN_CONNECTING;
     c->t_connect = now; /* the start; conn_connected turns it into the duration */
     socklen_t srclen;
     const struct sockaddr *src = sources_for(sh->sources, (uint64_t)sh->src_base + c->id, &srclen);
-    switch (tp->connect(sh->addr, *sh->addrlen, src, srclen, &fd)) {
+    const struct conn_origin *o = c->origin ? &sh->origins[c->origin] : NULL;
+    switch (o ? tp->connect((const struct sockaddr *)&o->addr, o->addrlen, src, srclen, &fd)
+              : tp->connect(sh->addr, *sh->addrlen, src, srclen, &fd)) {
     case NET_ERROR:
     case NET_WANT_WRITE: /* not from a connect */
         conn_connect_failed(c, errno);
@@ -202,7 +206,7 @@ void conn_begin_connect(struct conn *c, int64_t now)
  * ticket, a key update): the connection stays then. */
 static void readable_between(struct conn *c)
 {
-    const struct transport_ops *tp = c->sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     if (tp->idle_readable && tp->idle_readable(c->tps, c->fd, c->sh->rbuf, c->sh->rbuf_size))
         return;
     conn_close_socket(c, false);
@@ -295,7 +299,7 @@ static void on_timer_event(EV_P_ ev_timer *w, int revents)
 
 void conn_init(struct conn *c, struct conn_shared *sh, uint32_t id)
 {
-    conn_slot_init(c, sh, id, on_read_event, on_write_event, on_timer_event);
+    conn_slot_init(c, sh, id, 0, on_read_event, on_write_event, on_timer_event);
 }
 
 unsigned conn_stop(struct conn *c)
@@ -304,6 +308,11 @@ unsigned conn_stop(struct conn *c)
     struct conn *lanes = conn_flow_lanes(c);
     for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
         was_in_flight += conn_stop(&lanes[i]);
+    for (unsigned id = 1; c->user && id <= SCRIPT_FLOW_ORIGINS; id++) {
+        struct conn *k = conn_flow_away(c, id);
+        if (k)
+            was_in_flight += conn_stop(k);
+    }
     conn_flow_stop(c);
     if (c->flow_live) { /* the user's iteration is cut off with its request */
         c->flow_live = false;
@@ -318,13 +327,18 @@ unsigned conn_stop(struct conn *c)
 
 void conn_free(struct conn *c)
 {
-    const struct transport_ops *tp = c->sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     struct conn *lanes = conn_flow_lanes(c);
     for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
         conn_free(&lanes[i]);
+    for (unsigned id = 1; c->user && id <= SCRIPT_FLOW_ORIGINS; id++) {
+        struct conn *k = conn_flow_away(c, id);
+        if (k)
+            conn_free(k); /* conn_flow_free frees its memory */
+    }
     conn_flow_free(c);
-    c->sh->framing->free(c, c->fs_own[0]);
-    if (c->sh->fallback)
+    conn_framing(c)->free(c, c->fs_own[0]);
+    if (c->sh->fallback && !c->origin)
         c->sh->fallback->free(c, c->fs_own[1]);
     c->fs = c->fs_own[0] = c->fs_own[1] = NULL;
     if (tp->conn_free)
@@ -338,4 +352,5 @@ void conn_shared_free(struct conn_shared *sh)
     if (sh->framing && sh->framing->shared_free)
         sh->framing->shared_free(sh);
     sh->framing_shared = NULL;
+    conn_origins_free(sh);
 }

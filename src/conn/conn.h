@@ -29,6 +29,25 @@
 #include <sys/socket.h>
 
 struct framing_ops; /* framing.h: what turns requests into bytes and bytes into responses */
+struct hosts;       /* hosts.h: --allow-host */
+
+/* Another origin (scheme, host, port) a flow's users reach (--allow-host):
+ * where its connections go, what carries and frames them (TCP or TLS with
+ * its own context, SNI and verification; HTTP/1.1), and its row of the
+ * worker's stats_hosts. Made once per worker, by its first user to reach
+ * it (conn_origin.c); its connections are the users' own (conn_flow.c).
+ * Read-only after it is made. */
+struct conn_origin {
+    const struct transport_ops *transport;
+    void *transport_ctx;
+    const struct framing_ops *framing;
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    int stat;               /* its index in stats->hosts, -1: none */
+    bool made;              /* tried: made, or broken */
+    bool broken;            /* could not be made (its TLS context): its requests fail */
+    char host[256];         /* for TLS: the name sent (SNI) and checked */
+};
 
 /* What the connections of one worker share. Owned by the worker; the
  * connections read the configuration and update the counters. */
@@ -123,6 +142,14 @@ struct conn_shared {
                                   * a flow's requests are timed from their own start) */
     struct script_res *flow_res; /* per slot: the user's latest response, for its coroutine */
     uint64_t live_iters;         /* iterations under way (a user asleep has none in flight) */
+    /* A flow's other origins (--allow-host; conn_origin.c): */
+    const struct hosts *hosts;   /* the hosts it may reach, resolved (read-only, shared); NULL: none */
+    const void *transport_cfg;   /* the run's settings of the transport of https (struct
+                                  * tls_config), which an https origin's context starts from
+                                  * (read-only, shared; NULL: the defaults) */
+    const struct framing_ops *framing_h1; /* what frames another origin's requests (HTTP/1.1) */
+    struct conn_origin *origins; /* [0]: the target's row; [1..SCRIPT_FLOW_ORIGINS]: the
+                                  * others, made at the flow's first request (NULL before) */
 };
 
 enum conn_state {
@@ -168,6 +195,8 @@ struct conn {
     bool stream_asked : 1;  /* the request begin_request made last asks for its response to
                              * stream whatever its type (stream = true; conn_stream.h) */
     bool stream_call : 1;   /* a flow: and a function of its (opts.stream) takes its events */
+    uint8_t origin;         /* a flow: 0 the target, else the other origin its socket goes to
+                             * (sh->origins[origin]; a user's connection of its own for it) */
     int64_t t_start;        /* request start (ns): its connect or first write */
     int64_t t_answered;     /* the batch's latest answered response, t_start before one
                              * (stats_answered) */
@@ -183,6 +212,18 @@ struct conn {
                              * batch lane, its owner's), made at the user's first step;
                              * NULL before and in every other run */
 };
+
+/* What carries c's bytes and what frames its next socket: its origin's
+ * (the target's: sh->transport and sh->framing). */
+static inline const struct transport_ops *conn_transport(const struct conn *c)
+{
+    return c->origin ? c->sh->origins[c->origin].transport : c->sh->transport;
+}
+
+static inline const struct framing_ops *conn_framing(const struct conn *c)
+{
+    return c->origin ? c->sh->origins[c->origin].framing : c->sh->framing;
+}
 
 /* u:batch over HTTP/1.1: a user's connections besides its own, so that a
  * batch goes out on up to 6 at once, as browsers do. */

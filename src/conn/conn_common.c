@@ -12,7 +12,7 @@
 /* The slot's framing for its next socket: the worker's own. */
 static void framing_reset(struct conn *c)
 {
-    c->fr = c->sh->framing;
+    c->fr = conn_framing(c);
     c->fs = c->fs_own[0];
 }
 
@@ -26,7 +26,7 @@ void conn_close_socket(struct conn *c, bool clean)
     framing_reset(c); /* the next socket's handshake chooses again */
     ev_io_stop(c->sh->loop, &c->rio);
     ev_io_stop(c->sh->loop, &c->wio);
-    c->sh->transport->close(c->tps, c->fd, clean);
+    conn_transport(c)->close(c->tps, c->fd, clean);
     c->write_wants_read = c->read_wants_write = false;
     c->fd = -1;
 }
@@ -84,10 +84,11 @@ void conn_start_request(struct conn *c, int64_t now, unsigned depth)
     c->fr->start(c, now, depth);
 }
 
-void conn_slot_init(struct conn *c, struct conn_shared *sh, uint32_t id, conn_io_cb on_read, conn_io_cb on_write,
-                    conn_timer_cb on_timer)
+void conn_slot_init(struct conn *c, struct conn_shared *sh, uint32_t id, uint8_t origin, conn_io_cb on_read,
+                    conn_io_cb on_write, conn_timer_cb on_timer)
 {
     c->sh = sh;
+    c->origin = origin;
     c->fd = -1;
     c->state = CONN_IDLE;
     c->id = id;
@@ -103,9 +104,11 @@ void conn_slot_init(struct conn *c, struct conn_shared *sh, uint32_t id, conn_io
     ev_init(&c->wio, on_write);
     ev_init(&c->timer, on_timer);
     ev_timer_set(&c->timer, 0., 0.);
-    c->tps = sh->transport->conn_new ? sh->transport->conn_new(sh->transport_ctx) : NULL;
+    const struct transport_ops *tp = conn_transport(c);
+    void *ctx = origin ? sh->origins[origin].transport_ctx : sh->transport_ctx;
+    c->tps = tp->conn_new ? tp->conn_new(ctx) : NULL;
     c->write_wants_read = c->read_wants_write = false;
-    c->fs_own[0] = sh->framing->init(c);
-    c->fs_own[1] = sh->fallback ? sh->fallback->init(c) : NULL;
+    c->fs_own[0] = conn_framing(c)->init(c);
+    c->fs_own[1] = sh->fallback && !origin ? sh->fallback->init(c) : NULL; /* another origin's: HTTP/1.1 */
     framing_reset(c);
 }

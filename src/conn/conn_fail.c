@@ -109,6 +109,12 @@ void conn_connect_failed(struct conn *c, int err)
     struct conn_shared *sh = c->sh;
     if (err == ETIMEDOUT)
         sh->stats->connect_timeouts += c->pending;
+    /* Another host down is not the target gone: its requests fail, the
+     * run goes on. */
+    if (c->origin) {
+        conn_fail(c, err == EADDRNOTAVAIL ? STATS_ERR_PORTS : STATS_ERR_CONNECT);
+        return;
+    }
     if (sh->failing_since == 0)
         sh->failing_since = c->t_connect > sh->last_connect_ok ? c->t_connect : sh->last_connect_ok;
     if (clock_now_ns() - sh->failing_since > sh->timeout_ns) {
@@ -125,7 +131,7 @@ void conn_connect_failed(struct conn *c, int err)
  * transport knows better). */
 static const char *io_reason(struct conn *c, bool writing, int *err)
 {
-    const struct transport_ops *tp = c->sh->transport;
+    const struct transport_ops *tp = conn_transport(c);
     *err = errno;
     return tp->failure ? tp->failure(c->tps, writing, c->sh->rbuf, c->sh->rbuf_size, err) : NULL;
 }

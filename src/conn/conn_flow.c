@@ -6,8 +6,12 @@
  * together: over HTTP/2 as streams of the user's connection, over HTTP/1.1
  * on the user's connection and up to CONN_FLOW_LANES more of its own (its
  * lanes, made at its first batch and kept open between batches), each
- * item's response copied for the user as it ends. Nothing here allocates
- * once a user's lanes and batch have grown to their size. */
+ * item's response copied for the user as it ends. A request to another
+ * origin (--allow-host) goes on the user's connection to it, one per
+ * origin, made when the user first reaches it, kept open between its
+ * requests (the user's own waits meanwhile) and closed when the user
+ * leaves. Nothing here allocates once a user's lanes, other origins'
+ * connections and batch have grown to their size. */
 #include "conn.h"
 
 #include "clock.h"
@@ -26,6 +30,8 @@ struct conn_flow_item {
     int64_t timeout_ns;
     bool check;
     uint8_t stream;         /* SCRIPT_FLOW_STREAM bits */
+    uint8_t origin;         /* 0 the target, else the other origin it goes to */
+    bool sent;              /* handed to a carrier (or failed without one) */
     struct script_res res;  /* its response, or its failure */
     char *buf;              /* the response's bytes, copied when it ended */
     size_t cap;
@@ -35,7 +41,8 @@ struct conn_flow_batch {
     struct conn_flow_item *items;
     struct script_res **ptrs; /* &items[i].res, handed to the coroutine */
     uint32_t cap;           /* items made */
-    uint32_t n, next, ended; /* the batch under way: its items, the next to send, those ended */
+    uint32_t n, next, ended; /* the batch under way: its items, the first not yet sent (those
+                             * before it all are), those ended */
     bool live;
     bool handing;           /* hand_out is under way (further up the stack) */
     bool freed;             /* a carrier came free meanwhile: hand_out goes round again */
@@ -51,6 +58,10 @@ struct conn_user {
     struct conn *lanes;     /* over HTTP/1: the user's other CONN_FLOW_LANES connections
                              * for u:batch, made at its first batch; NULL before */
     struct conn_flow_batch *batch; /* the user's batch, made at its first */
+    struct conn *away[SCRIPT_FLOW_ORIGINS + 1]; /* [id]: its connection to other origin id,
+                             * made when it first reaches it; NULL before ([0] unused) */
+    struct conn *carrying;  /* the connection to another origin that carries the user's
+                             * request (not a batch's) while it is in flight; NULL: none */
     int64_t t_iter;         /* the iteration's start (-R: when it was due) */
     bool paused;            /* over a multiplexed framing: asleep on pause (the connection
                              * stays CONN_OPEN for the server's frames) */
@@ -129,6 +140,8 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
 
 static void flow_next(struct conn *c, int64_t now);
 static void flow_step(struct conn *c, int64_t now, bool start);
+static void res_failed(struct conn *c, int32_t item, enum stats_error why);
+static void refuse(struct conn *c, uint32_t name, int32_t item);
 
 /* The user's batch (made at its first, grown to the largest) for n items
  * from its coroutine. */
@@ -154,6 +167,8 @@ static struct conn_flow_batch *batch_for(struct conn *c, unsigned n)
         d->timeout_ns = it.timeout_ns;
         d->check = it.check;
         d->stream = it.stream;
+        d->origin = it.origin;
+        d->sent = false;
         d->res.error = 0;
         d->res.raw = NULL;
         d->res.raw_len = 0;
@@ -175,9 +190,23 @@ static void make_lanes(struct conn_user *u)
         return;
     u->lanes = xcalloc(CONN_FLOW_LANES, sizeof *u->lanes);
     for (int i = 0; i < CONN_FLOW_LANES; i++) {
-        conn_slot_init(&u->lanes[i], c->sh, c->id, ev_cb(&c->rio), ev_cb(&c->wio), ev_cb(&c->timer));
+        conn_slot_init(&u->lanes[i], c->sh, c->id, 0, ev_cb(&c->rio), ev_cb(&c->wio), ev_cb(&c->timer));
         u->lanes[i].user = u;
     }
+}
+
+/* The user's connection to other origin id (made now, at its first use):
+ * numbered as the user's own, its events going to the handlers of the
+ * user's connection, as a lane's do. */
+static struct conn *away_conn(struct conn_user *u, unsigned id)
+{
+    struct conn *c = u->conn;
+    if (!u->away[id]) {
+        struct conn *k = u->away[id] = xcalloc(1, sizeof *k);
+        conn_slot_init(k, c->sh, c->id, (uint8_t)id, ev_cb(&c->rio), ev_cb(&c->wio), ev_cb(&c->timer));
+        k->user = u;
+    }
+    return u->away[id];
 }
 
 /* Whether carrier c may take an item now: a connection of HTTP/2 while it
@@ -203,8 +232,28 @@ static bool carrier_free(const struct conn *c, uint32_t room)
     return c->pending == 0 && c->state != CONN_BACKOFF;
 }
 
-/* The user's free carriers (its connection, and over HTTP/1.1 its lanes)
- * take the batch's next items; once every item has ended, the user goes
+/* A carrier of the user's free now for item it (room: as hand_out's):
+ * for the target, the user's connection or a lane; for another origin,
+ * the user's connection to it. NULL: none is. */
+static struct conn *free_carrier(struct conn_user *u, const struct conn_flow_item *it, uint32_t room)
+{
+    struct conn *c = u->conn;
+    if (it->origin) {
+        struct conn *k = away_conn(u, it->origin);
+        return carrier_free(k, 1) ? k : NULL;
+    }
+    if (carrier_free(c, room))
+        return c;
+    for (int i = 0; u->lanes && !multiplexed(c) && i < CONN_FLOW_LANES; i++)
+        if (carrier_free(&u->lanes[i], room))
+            return &u->lanes[i];
+    return NULL;
+}
+
+/* The user's free carriers (its connection, and over HTTP/1.1 its lanes;
+ * its connection to another origin for that origin's items) take the
+ * batch's items not yet sent, in order (an item whose carrier is busy
+ * waits, the later ones may go); once every item has ended, the user goes
  * on with their responses (room: streams the user's connection may hold).
  *
  * One hand-out at a time per batch. A carry may end its request at once
@@ -223,8 +272,13 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
     struct conn_flow_batch *b = u->batch;
     if (b->handing) {
         b->freed = true;
-        while (multiplexed(c) && b->next < b->n && carrier_free(c, room))
-            carry(c, b->next++, now);
+        for (uint32_t i = b->next; multiplexed(c) && i < b->n && carrier_free(c, room); i++) {
+            struct conn_flow_item *it = &b->items[i];
+            if (!it->sent && !it->origin) {
+                it->sent = true;
+                carry(c, i, now);
+            }
+        }
         return;
     }
     b->handing = true;
@@ -232,12 +286,28 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
         make_lanes(u); /* also after a fallback from HTTP/2 (none was made then) */
     do {
         b->freed = false;
-        int lanes = u->lanes && !multiplexed(c) ? CONN_FLOW_LANES : 0;
-        for (int i = -1; i < lanes && b->next < b->n; i++) {
-            struct conn *k = i < 0 ? c : &u->lanes[i];
-            while (b->next < b->n && carrier_free(k, room))
-                carry(k, b->next++, now);
+        for (uint32_t i = b->next; i < b->n; i++) {
+            struct conn_flow_item *it = &b->items[i];
+            if (it->sent)
+                continue;
+            if (it->origin == SCRIPT_FLOW_REFUSED) {
+                it->sent = true;
+                refuse(c, it->name, (int32_t)i);
+                continue;
+            }
+            if (it->origin && !conn_origin_get(c->sh, it->origin)) {
+                it->sent = true; /* its origin cannot be reached: failed, not sent */
+                res_failed(c, (int32_t)i, STATS_ERR_CONNECT);
+                continue;
+            }
+            struct conn *k = free_carrier(u, it, room);
+            if (!k)
+                continue;
+            it->sent = true;
+            carry(k, i, now);
         }
+        while (b->next < b->n && b->items[b->next].sent)
+            b->next++;
     } while (b->freed && b->next < b->n);
     b->handing = false;
     if (b->ended == b->n && b->live && c->pending == 0) {
@@ -280,12 +350,64 @@ void conn_flow_fill(struct conn *c, uint32_t room)
         conn_flow_next(c, now); /* what conn_next_request does for a flow */
 }
 
-/* The user's lanes close (its iterations are over). */
+/* The user's lanes and its connections to other origins close (its
+ * iterations are over). */
 static void lanes_idle(struct conn *c)
 {
-    struct conn *lanes = user_of(c)->lanes;
-    for (int i = 0; lanes && i < CONN_FLOW_LANES; i++)
-        conn_go_idle(&lanes[i]);
+    struct conn_user *u = user_of(c);
+    for (int i = 0; u->lanes && i < CONN_FLOW_LANES; i++)
+        conn_go_idle(&u->lanes[i]);
+    for (unsigned id = 1; id <= SCRIPT_FLOW_ORIGINS; id++)
+        if (u->away[id])
+            conn_go_idle(u->away[id]);
+}
+
+/* A request of the user of c that may not go (SCRIPT_FLOW_REFUSED; item:
+ * its place in the batch, or -1) is counted started and failed by
+ * validation (its reason counted by the script), unsent. */
+static void refuse(struct conn *c, uint32_t name, int32_t item)
+{
+    struct stats *s = c->sh->stats;
+    s->started++;
+    s->batches++; /* a batch of one, as conn_count_started counts a request */
+    stats_name_started(s, name, 1);
+    s->errors[STATS_ERR_VALIDATION]++;
+    stats_name_fail(s, name, STATS_ERR_VALIDATION, 1, 0, false, 0);
+    res_failed(c, item, STATS_ERR_VALIDATION);
+}
+
+/* The user's connection to other origin id for its request, the user's
+ * own waiting meanwhile (as a lane between batches: a server that closes
+ * it is seen); NULL when the origin cannot be reached. */
+static struct conn *away_for(struct conn_user *u, unsigned id)
+{
+    struct conn *c = u->conn;
+    if (id == SCRIPT_FLOW_REFUSED || !conn_origin_get(c->sh, id))
+        return NULL;
+    if (!multiplexed(c) && c->state == CONN_OPEN)
+        c->state = CONN_WAIT;
+    return u->carrying = away_conn(u, id);
+}
+
+/* k (the user's own connection, or its connection to another origin; NULL:
+ * that origin cannot be reached, and the request fails unsent, the user
+ * going on after a turn of the loop) sends the user's request st. */
+static void request_on(struct conn_user *u, struct conn *k, const struct script_flow_step *st, int64_t now)
+{
+    if (!k) {
+        res_failed(u->conn, -1, STATS_ERR_CONNECT);
+        flow_wait(u->conn, 0);
+        return;
+    }
+    k->req = st->req;
+    k->req_len = st->len;
+    k->req_ix = CONN_REQ_HOOK;
+    k->name = st->name;
+    k->stream_asked = st->stream & SCRIPT_FLOW_STREAM_ASKED;
+    k->stream_call = (st->stream & SCRIPT_FLOW_STREAM_CALL) != 0;
+    k->item = -1;
+    k->timeout_ns = st->timeout_ns > 0 ? st->timeout_ns : k->sh->timeout_ns;
+    conn_start_request(k, now, 1);
 }
 
 /* The user of c takes its next step (the coroutine resumed; start: a new
@@ -313,16 +435,13 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         b->n = 0;
     switch (st.act) {
     case SCRIPT_FLOW_REQUEST:
-        c->req = st.req;
-        c->req_len = st.len;
-        c->req_ix = CONN_REQ_HOOK;
-        c->name = st.name;
         u->check = st.check;
-        c->stream_asked = st.stream & SCRIPT_FLOW_STREAM_ASKED;
-        c->stream_call = (st.stream & SCRIPT_FLOW_STREAM_CALL) != 0;
-        c->item = -1;
-        c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
-        conn_start_request(c, now, 1);
+        if (st.origin == SCRIPT_FLOW_REFUSED) {
+            refuse(c, st.name, -1);
+            flow_wait(c, 0); /* the user goes on after a turn of the loop */
+            return;
+        }
+        request_on(u, st.origin ? away_for(u, st.origin) : c, &st, now);
         return;
     case SCRIPT_FLOW_BATCH:
         batch_start(c, st.n, now);
@@ -378,7 +497,7 @@ static void flow_next(struct conn *c, int64_t now)
     /* An HTTP/2 connection asks for its next request whenever its streams
      * move (framing/h2_conn.c's fill): a user asleep or waiting on the schedule is
      * woken by its own timer or by the schedule instead. */
-    if (u->paused || u->parked)
+    if (u->paused || u->parked || u->carrying)
         return;
     if (c->flow_live) {
         flow_step(c, now, false);
@@ -415,7 +534,16 @@ void conn_flow_next(struct conn *c, int64_t now)
         carrier_next(c, now);
         return;
     }
-    if (u->conn != c) { /* a lane between batches (its request failed late) */
+    if (u->carrying == c) { /* its request to another origin ended: the user goes on */
+        u->carrying = NULL;
+        c->item = -1;
+        if (c->state != CONN_BACKOFF)
+            c->state = CONN_WAIT; /* its socket, if open, kept for the user's next request there */
+        flow_next(u->conn, now);
+        return;
+    }
+    if (u->conn != c) { /* a lane, or a connection to another origin, between batches (its
+                         * request failed late) */
         conn_go_idle(c);
         return;
     }
@@ -446,13 +574,16 @@ bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t le
         check = it->check;
         u->batch->ended++;
     }
-    if (!check)
-        return true;
-    return script_flow_check(c->sh->script, u->conn->id, item, r, failed, c->sh->script_error,
-                             c->sh->script_error_len) == 0;
+    *failed = false;
+    if (check && script_flow_check(c->sh->script, u->conn->id, item, r, failed, c->sh->script_error,
+                                   c->sh->script_error_len) < 0)
+        return false;
+    conn_origin_count(c, *failed);
+    return true;
 }
 
-void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
+/* The request carried by c (item: as conn_flow_res's) failed for why. */
+static void res_failed(struct conn *c, int32_t item, enum stats_error why)
 {
     struct script_res *r = conn_flow_res(c, item);
     r->error = (int32_t)why + 1;
@@ -461,6 +592,18 @@ void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
     r->serial++;
     if (item >= 0)
         user_of(c)->batch->ended++;
+}
+
+void conn_flow_failed(struct conn *c, int32_t item, enum stats_error why)
+{
+    res_failed(c, item, why);
+    conn_origin_count(c, true);
+}
+
+struct conn *conn_flow_away(const struct conn *c, unsigned id)
+{
+    const struct conn_user *u = c->user;
+    return u && u->conn == c && id <= SCRIPT_FLOW_ORIGINS ? u->away[id] : NULL;
 }
 
 struct conn *conn_flow_lanes(const struct conn *c)
@@ -476,6 +619,7 @@ void conn_flow_stop(struct conn *c)
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
     u->paused = u->parked = false;
+    u->carrying = NULL;
 }
 
 void conn_flow_free(struct conn *c)
@@ -486,6 +630,8 @@ void conn_flow_free(struct conn *c)
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
     free(u->lanes); /* each freed already by conn_free */
+    for (unsigned id = 1; id <= SCRIPT_FLOW_ORIGINS; id++)
+        free(u->away[id]); /* likewise */
     struct conn_flow_batch *b = u->batch;
     if (b) {
         for (uint32_t i = 0; i < b->cap; i++)

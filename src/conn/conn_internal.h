@@ -15,11 +15,13 @@
 typedef void (*conn_io_cb)(struct ev_loop *loop, ev_io *w, int revents);
 typedef void (*conn_timer_cb)(struct ev_loop *loop, ev_timer *w, int revents);
 
-/* Prepares c, slot id of sh (no socket yet), its events going to the
- * handlers given: conn.c's (conn_init), or, a flow's lane, those of its
- * user's connection. Makes the slot's transport and framing state. */
-void conn_slot_init(struct conn *c, struct conn_shared *sh, uint32_t id, conn_io_cb on_read, conn_io_cb on_write,
-                    conn_timer_cb on_timer);
+/* Prepares c, slot id of sh (no socket yet) to origin (0: the target;
+ * else sh->origins[origin], made), its events going to the handlers
+ * given: conn.c's (conn_init), or, a flow's lane or a connection to
+ * another origin, those of its user's connection. Makes the slot's
+ * transport and framing state. */
+void conn_slot_init(struct conn *c, struct conn_shared *sh, uint32_t id, uint8_t origin, conn_io_cb on_read,
+                    conn_io_cb on_write, conn_timer_cb on_timer);
 
 /* Closes c's socket, stops its timer: CONN_IDLE. */
 void conn_go_idle(struct conn *c);
@@ -48,6 +50,10 @@ void conn_start_request(struct conn *c, int64_t now, unsigned depth);
 void conn_flow_next(struct conn *c, int64_t now);
 void conn_flow_send(struct conn *c, int64_t intended, int64_t now);
 struct conn *conn_flow_lanes(const struct conn *c);
+/* The user's connection to other origin id (1..SCRIPT_FLOW_ORIGINS) when
+ * c is the user's own and has made one, else NULL; conn_stop and
+ * conn_free stop and free it as they do the lanes. */
+struct conn *conn_flow_away(const struct conn *c, unsigned id);
 void conn_flow_stop(struct conn *c);
 void conn_flow_free(struct conn *c);
 
@@ -65,5 +71,15 @@ struct script_res *conn_flow_res(struct conn *c, int32_t item);
  * *failed when the check failed it. Returns false when the bridge failed
  * (conn_flow.c). */
 bool conn_flow_answered(struct conn *c, int32_t item, const char *raw, size_t len, bool *failed);
+
+/* Other origins (conn_origin.c): origin id (1..SCRIPT_FLOW_ORIGINS) of
+ * the worker's flow, made at its first use (its address from --allow-host's
+ * resolved hosts, its TLS context); NULL when it cannot be (its requests
+ * fail). conn_origin_count counts a request of c that ended (failed: it
+ * did) under its origin's host (stats->hosts). conn_origins_free frees
+ * the table (conn_shared_free). */
+const struct conn_origin *conn_origin_get(struct conn_shared *sh, unsigned id);
+void conn_origin_count(struct conn *c, bool failed);
+void conn_origins_free(struct conn_shared *sh);
 
 #endif

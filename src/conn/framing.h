@@ -154,19 +154,19 @@ static inline bool conn_stream_asked(const struct conn *c)
 /* The transport's calls on c's socket. */
 static inline enum net_status conn_io_read(struct conn *c, char *buf, size_t cap, size_t *n)
 {
-    return c->sh->transport->read(c->tps, c->fd, buf, cap, n);
+    return conn_transport(c)->read(c->tps, c->fd, buf, cap, n);
 }
 
 static inline enum net_status conn_io_write(struct conn *c, const char *buf, size_t len, size_t *n)
 {
-    return c->sh->transport->write(c->tps, c->fd, buf, len, n);
+    return conn_transport(c)->write(c->tps, c->fd, buf, len, n);
 }
 
 /* After a read of n bytes into the worker's buffer: whether more may be
  * there without a readiness event. */
 static inline bool conn_io_more(const struct conn *c, size_t n)
 {
-    return c->sh->transport->more(c->tps, n, c->sh->rbuf_size);
+    return conn_transport(c)->more(c->tps, n, c->sh->rbuf_size);
 }
 
 /* A write could not go on (st: NET_AGAIN or NET_WANT_WRITE): waits for

@@ -9,6 +9,7 @@
 
 #include "errsample.h"
 #include "field.h"
+#include "hosts.h"
 #include "options_hint.h"
 #include "quote.h"
 #include "targets.h"
@@ -27,7 +28,7 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
-       OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY };
+       OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY, OPT_ALLOW_HOST };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -87,6 +88,7 @@ static const struct option long_options[] = {
     {"targets-order", required_argument, NULL, OPT_TARGETS_ORDER},
     {"seed", required_argument, NULL, OPT_SEED},
     {"source", required_argument, NULL, OPT_SOURCE},
+    {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"run-id", required_argument, NULL, OPT_RUN_ID},
@@ -431,6 +433,12 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 return OPTIONS_ERROR;
             }
             o->source_spec = optarg;
+            break;
+        case OPT_ALLOW_HOST: /* repeatable: each word adds its hosts */
+            if (!o->allow_hosts)
+                o->allow_hosts = xcalloc(1, sizeof *o->allow_hosts);
+            if (hosts_parse(o->allow_hosts, optarg, err, errlen) < 0)
+                return OPTIONS_ERROR;
             break;
         case OPT_SHARD:
             if (shard_parse(optarg, &o->shard, err, errlen) < 0)

@@ -8,6 +8,8 @@
 #include "http.h"
 #include "shard.h"
 #include "source.h"
+
+struct hosts; /* hosts.h: --allow-host */
 #include "stages.h"
 
 #include <stdbool.h>
@@ -74,6 +76,8 @@ struct options {
     bool seed_given;       /* --seed (or a script's options() seed) */
     struct sources *sources; /* --source parsed (owned; source.h); NULL: the kernel's choice */
     const char *source_spec; /* --source as given, NULL if none */
+    struct hosts *allow_hosts; /* --allow-host's hosts (owned; hosts.h), resolved by main
+                              * before the run; NULL: the target's host alone */
     struct shard shard;    /* --shard I/N; {0, 1} without it (shard.h) */
     bool start_at_given;   /* --start-at */
     double start_at;       /* --start-at: the start, epoch seconds */

@@ -3,6 +3,7 @@
 #include "options.h"
 #include "options_internal.h"
 
+#include "hosts.h"
 #include "source.h"
 #include "targets.h"
 #include "threshold.h"
@@ -39,6 +40,10 @@ void options_set_command(struct options *o, int argc, char **argv)
 
 void options_free(struct options *o)
 {
+    if (o->allow_hosts)
+        hosts_free(o->allow_hosts);
+    free(o->allow_hosts);
+    o->allow_hosts = NULL;
     if (o->sources)
         sources_free(o->sources);
     free(o->sources);

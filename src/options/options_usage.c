@@ -62,6 +62,8 @@ const char options_usage[] =
     "  -v, --verbose         more detail in the report\n"
     "      --seed N          seed of the scripts' math.random (default: a new one\n"
     "                        each run, in the JSON); the same N replays a run's draws\n"
+    "      --allow-host LIST hosts a flow may reach besides the target: HOST or\n"
+    "                        HOST:PORT, comma-separated, repeatable (default: none)\n"
     "Many processes or machines (docs/distributed.md):\n"
     "      --source LIST     local addresses to connect from, round robin: A,B or a\n"
     "                        range 127.0.0.2-127.0.0.9 (more ports than one address)\n"

@@ -320,11 +320,13 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
         fprintf(out, "  Failed requests: %" PRIu64 " (", failed);
         for (int e = 0; e < STATS_ERR_KINDS; e++)
             /* http runs keep their six kinds; https adds tls, HTTP/2 protocol */
-            if ((e != STATS_ERR_TLS || t->tls) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1) &&
+            if ((e != STATS_ERR_TLS || t->tls || s->errors[e]) && (e != STATS_ERR_PROTOCOL || o->http2 != OPTIONS_H1) &&
                 (e != STATS_ERR_PORTS || s->errors[e] || o->sources))
                 fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
         fputs(")\n", out);
         report_kind_reasons(out, s, STATS_ERR_READ);
+        if (!t->tls) /* a flow's https host (--allow-host): no TLS block to say why */
+            report_kind_reasons(out, s, STATS_ERR_TLS);
         reasons_text(out, s);
         if (s->errors[STATS_ERR_PORTS])
             fprintf(out,
@@ -352,6 +354,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     report_names_text(out, r);
     report_flow_text(out, r);
     report_aside_text(out, r);
+    report_hosts_text(out, r);
     report_stream_text(out, r);
     metrics_text(out, &s->metrics);
     if (o->rate)

@@ -55,6 +55,12 @@ void report_aside_json(FILE *out, const struct run_result *r);
 void report_flow_text(FILE *out, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* A flow's hosts (stats_hosts.h): the text report's "Hosts" block and
+ * the JSON's "hosts" member (null when the target's was the only one),
+ * followed by ",\n". */
+void report_hosts_text(FILE *out, const struct run_result *r);
+void report_hosts_json(FILE *out, const struct run_result *r);
+
 /* Streamed responses (stats_stream.h): the text report's "Streams" block
  * and the JSON's "stream" member (null when no stream was seen), followed
  * by ",\n". */

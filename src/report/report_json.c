@@ -241,6 +241,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_names_json(out, o, r);
     report_flow_json(out, o, r);
     report_aside_json(out, r);
+    report_hosts_json(out, r);
     report_stream_json(out, r);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);

@@ -464,5 +464,6 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_counts(&rd, root, s);
     load_flow(&rd, root, &s->flow);
     result_load_stream(&rd, root, &s->stream);
+    result_load_hosts(&rd, root, &s->hosts);
     return rd.failed ? -1 : 0;
 }

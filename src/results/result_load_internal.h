@@ -5,6 +5,7 @@
 #define VOLLEY_RESULT_LOAD_INTERNAL_H
 
 #include "html_internal.h"
+#include "stats_hosts.h"
 #include "stats_stream.h"
 
 #include <stdbool.h>
@@ -26,5 +27,10 @@ void result_load_hist(struct html_rd *rd, const struct json *parent, const char 
 /* "stream" (report_stream.c) into st: null or absent (a run without
  * streams, or from before them) leaves it empty. */
 void result_load_stream(struct html_rd *rd, const struct json *root, struct stats_stream *st);
+
+/* "hosts" (report_hosts.c) into *hp (made at its first row): null or
+ * absent (a run that reached the target alone, or from before hosts)
+ * leaves it as it was. */
+void result_load_hosts(struct html_rd *rd, const struct json *root, struct stats_hosts **hp);
 
 #endif

@@ -4,6 +4,8 @@
  * them. The Lua states the workers are given: run_script.c. */
 #include "run.h"
 
+#include "hosts.h"
+
 #include "arrivals.h"
 #include "clock.h"
 #include "fdtable.h"
@@ -231,7 +233,11 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
     struct rlimit rl;
     rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
     uint32_t conns = (uint32_t)shard_part(o->connections, o->shard); /* this process's */
-    rlim_t need = (rlim_t)conns + (rlim_t)o->threads * per_worker + FD_RESERVE;
+    /* A flow's user may hold one more connection per --allow-host entry
+     * (its connection to that host; an entry without a port counted
+     * once). */
+    rlim_t per_user = 1 + (o->flow && o->allow_hosts ? (rlim_t)o->allow_hosts->n : 0);
+    rlim_t need = (rlim_t)conns * per_user + (rlim_t)o->threads * per_worker + FD_RESERVE;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
         return 0;
     if (rl.rlim_cur < need && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need)) {
@@ -249,9 +255,9 @@ int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
         snprintf(which, sizeof which, " (--shard %u/%u's part of -c %u)", o->shard.index, o->shard.count,
                  o->connections);
     snprintf(err, errlen,
-             "-c %u%s with -t %u: needs %llu open files (%u for connections, %llu for threads, %d for the rest)"
+             "-c %u%s with -t %u: needs %llu open files (%llu for connections, %llu for threads, %d for the rest)"
              " but the limit is %llu (see ulimit -n; fewer -c or -t, or more processes: --shard)",
-             conns, which, o->threads, (unsigned long long)need, conns,
+             conns, which, o->threads, (unsigned long long)need, (unsigned long long)(conns * per_user),
              (unsigned long long)(o->threads * per_worker), FD_RESERVE, (unsigned long long)rl.rlim_max);
     return -1;
 }
@@ -400,10 +406,11 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         cfg.arrivals = &process;
     }
     struct tls_config tls;
-    if (t->tls) {
-        run_tls_config(o, t, &tls);
+    run_tls_config(o, t, &tls); /* also what another https origin's start from */
+    if (t->tls)
         cfg.tls = &tls;
-    }
+    cfg.hosts = o->allow_hosts;
+    cfg.hosts_tls = &tls;
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
     _Atomic int64_t streams_now = 0, streams_peak = 0;

@@ -6,6 +6,7 @@
 
 #include "run_internal.h"
 #include "script_aside.h"
+#include "hosts.h"
 #include "seed.h"
 #include "worker.h"
 
@@ -17,7 +18,13 @@ int run_set_wrk(struct script *s, const struct options *o, const struct target *
     char port[8];
     snprintf(port, sizeof port, "%u", t->port);
     struct http_request_spec spec = run_request_spec(o, t);
+    char allow[HOSTS_MAX * 280] = "";
+    size_t at = 0;
+    for (size_t i = 0; o->allow_hosts && i < o->allow_hosts->n && at < sizeof allow; i++)
+        at += (size_t)snprintf(allow + at, sizeof allow - at, "%s %u\n", o->allow_hosts->e[i].name,
+                               o->allow_hosts->e[i].port);
     struct script_wrk w = {
+        .allow = at ? allow : NULL,
         .scheme = t->scheme,
         .host = t->host,
         .port = t->port_given ? port : NULL,

@@ -55,6 +55,8 @@ struct worker_config {
     int64_t spin_ns;         /* -R --spin: busy-wait this long before each arrival; 0: off */
     int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
     const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
+    const struct hosts *hosts;    /* --allow-host: the other hosts a flow may reach, resolved; NULL: none */
+    const struct tls_config *hosts_tls; /* what an https other origin's context starts from */
     bool http2;              /* requests as HTTP/2 streams (--h2c, --http2) */
     bool http2_strict;       /* --http2=strict */
     uint32_t streams;        /* --streams */

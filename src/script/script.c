@@ -199,7 +199,11 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     lua_pushstring(L, r->path);
     lua_pushinteger(L, w->shard);
     lua_pushinteger(L, w->shards);
-    return script_pcall(s, 6, 0, NULL, err, errlen);
+    if (w->allow)
+        lua_pushstring(L, w->allow);
+    else
+        lua_pushnil(L);
+    return script_pcall(s, 7, 0, NULL, err, errlen);
 }
 
 int script_seed(struct script *s, double seed, char *err, size_t errlen)

@@ -84,6 +84,7 @@ struct script_wrk {
     const char *port;        /* NULL when the URL names no port, as in wrk */
     unsigned port_number;    /* the port used (volley.target.port) */
     unsigned shard, shards;  /* volley.shard.index and .count (--shard; 0 and 1 without) */
+    const char *allow;       /* --allow-host's hosts, "host port\n" each (port 0: any); NULL: none */
     const struct http_request_spec *req; /* method, path, headers, body, protocol,
                                           * user_agent (its host_header is not used:
                                           * script_init makes headers.Host from host
@@ -223,6 +224,11 @@ struct script_names {
  * the worker met before. */
 uint32_t script_default_name(struct script_names *sn, const char *req, size_t len);
 
+/* As script_default_name, for a flow's request to another origin:
+ * "METHOD authority/path" (authority: host[:port]; NULL: the target's
+ * form). */
+uint32_t script_default_name_at(struct script_names *sn, const char *req, size_t len, const char *authority);
+
 /* Binds a worker's state to its thread, connections and metrics; from now
  * on volley.counter/record work and the phase is "init". */
 void script_bind(struct script *s, const struct script_worker *w);
@@ -328,6 +334,8 @@ struct script_flow_step {
     int64_t timeout_ns;  /* REQUEST: its own timeout (opts.timeout), 0: --timeout */
     bool check;          /* REQUEST: it has a check (script_flow_check when it is answered) */
     uint8_t stream;      /* REQUEST: SCRIPT_FLOW_STREAM bits (opts.stream) */
+    uint8_t origin;      /* REQUEST: 0 the target, else another origin (script_flow_origin),
+                          * or SCRIPT_FLOW_REFUSED */
     double ms;           /* SLEEP */
     bool failed;         /* END */
     bool io;             /* END: the iteration sent a request or slept */
@@ -342,7 +350,31 @@ struct script_flow_item {
     int64_t timeout_ns;
     bool check;
     uint8_t stream;      /* SCRIPT_FLOW_STREAM bits */
+    uint8_t origin;      /* 0 the target, else another origin (script_flow_origin), or
+                          * SCRIPT_FLOW_REFUSED */
 };
+
+/* The other origins (scheme, host, port) a worker's flow may reach
+ * (--allow-host), numbered from 1 by the worker's state as its users
+ * first reach them (lua/volley/flow.lua's MAX_ORIGINS). */
+#define SCRIPT_FLOW_ORIGINS 16
+
+/* The origin of a request that may not go (a host --allow-host does not
+ * list): it fails unsent, counted (its reason the state's). */
+#define SCRIPT_FLOW_REFUSED 255
+
+struct script_origin {
+    bool https;
+    uint16_t port;
+    char host[256];         /* lower case, without IPv6 brackets */
+    char authority[264];    /* as a Host header gives it: host[:port] (no default port) */
+};
+
+/* Origin id (1..SCRIPT_FLOW_ORIGINS) of the worker's state, once a step
+ * named it: read from the state at its first use and kept (the pointer
+ * stays valid until script_flow_free). NULL for an id the state never
+ * gave. */
+const struct script_origin *script_flow_origin(struct script *s, unsigned id);
 
 /* A flow request's opts.stream: its response streams (ASKED), and a
  * function takes each event (CALL: script_flow_event). */

@@ -99,6 +99,60 @@ void script_flow_free(struct script *s)
 {
     free(s->flow_co);
     s->flow_co = NULL;
+    for (unsigned i = 0; i <= SCRIPT_FLOW_ORIGINS; i++) {
+        free(s->flow_origins[i]);
+        s->flow_origins[i] = NULL;
+    }
+}
+
+const struct script_origin *script_flow_origin(struct script *s, unsigned id)
+{
+    if (id == 0 || id > SCRIPT_FLOW_ORIGINS)
+        return NULL;
+    if (s->flow_origins[id])
+        return s->flow_origins[id];
+    lua_State *L = s->L;
+    script_push_bridge(s, "flow_origin");
+    lua_pushinteger(L, (lua_Integer)id);
+    char err[256];
+    if (script_pcall(s, 1, 4, NULL, err, sizeof err) < 0)
+        return NULL;
+    const char *scheme = lua_tostring(L, -4), *host = lua_tostring(L, -3), *auth = lua_tostring(L, -1);
+    lua_Integer port = lua_tointeger(L, -2);
+    struct script_origin *o = NULL;
+    if (scheme && host && auth && port > 0 && port <= 65535 && strlen(host) < sizeof o->host &&
+        strlen(auth) < sizeof o->authority) {
+        o = s->flow_origins[id] = xcalloc(1, sizeof *o);
+        o->https = strcmp(scheme, "https") == 0;
+        o->port = (uint16_t)port;
+        memcpy(o->host, host, strlen(host) + 1);
+        memcpy(o->authority, auth, strlen(auth) + 1);
+    }
+    lua_pop(L, 4);
+    return o;
+}
+
+/* The origin a step gives at index at of co (flow.lua's: a number, or
+ * the authority of an origin that may not go: SCRIPT_FLOW_REFUSED), and
+ * the default name of its request req[0..len) when name is 0: the
+ * target's "METHOD path", another's "METHOD authority/path", so that its
+ * figures stay apart. */
+static uint8_t origin_at(struct script *s, lua_State *co, int at, const char *req, size_t len, uint32_t *name)
+{
+    const char *authority = NULL;
+    uint8_t origin;
+    if (lua_type(co, at) == LUA_TSTRING) {
+        origin = SCRIPT_FLOW_REFUSED;
+        authority = lua_tostring(co, at);
+    } else {
+        lua_Integer id = lua_tointeger(co, at);
+        origin = id > 0 && id <= SCRIPT_FLOW_ORIGINS ? (uint8_t)id : 0;
+        const struct script_origin *o = origin ? script_flow_origin(s, origin) : NULL;
+        authority = o ? o->authority : NULL;
+    }
+    if (!*name)
+        *name = script_default_name_at(&s->names, req, len, authority);
+    return origin;
 }
 
 /* The coroutine of slot, made at its first iteration (flow.lua keeps it
@@ -149,9 +203,8 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
     case YIELD_REQUEST:
         st->act = SCRIPT_FLOW_REQUEST;
         st->req = lua_tolstring(co, 2, &st->len); /* stays on co's stack until the next resume */
-        st->name = (uint32_t)lua_tointeger(co, 3);
-        if (!st->name) /* unnamed: its "METHOD path" (script_default_name) */
-            st->name = script_default_name(&s->names, st->req, st->len);
+        st->name = (uint32_t)lua_tointeger(co, 3); /* unnamed: its default (origin_at) */
+        st->origin = origin_at(s, co, 6, st->req, st->len, &st->name);
         st->timeout_ns = units_ms_to_ns(lua_tonumber(co, 4)); /* clamped: any number is safe */
         flags_of(lua_tointeger(co, 5), &st->check, &st->stream);
         return 0;
@@ -178,11 +231,10 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
 void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script_flow_item *it)
 {
     lua_State *co = s->flow_co[slot];
-    int at = 3 + 4 * (int)i; /* (BATCH, n, then req, name, timeout_ms, check per request) */
+    int at = 3 + 5 * (int)i; /* (BATCH, n, then req, name, timeout_ms, flags, origin per request) */
     it->req = lua_tolstring(co, at, &it->len);
     it->name = (uint32_t)lua_tointeger(co, at + 1);
-    if (!it->name)
-        it->name = script_default_name(&s->names, it->req, it->len);
+    it->origin = origin_at(s, co, at + 4, it->req, it->len, &it->name);
     it->timeout_ns = units_ms_to_ns(lua_tonumber(co, at + 2));
     flags_of(lua_tointeger(co, at + 3), &it->check, &it->stream);
 }

@@ -29,6 +29,8 @@ struct script {
     int handler;             /* the message handler of every protected call */
     int conns;               /* bridge.conns: slot+1 -> a scenario's conn table */
     struct script_thread *thread; /* a worker's state: its thread (wrk.thread) */
+    struct script_origin *flow_origins[SCRIPT_FLOW_ORIGINS + 1]; /* a flow: the other origins its
+                                  * steps named, made at first use (script_flow_origin) */
     lua_State **flow_co;     /* a flow's worker state: per slot, the user's coroutine (NULL
                               * before its first iteration; anchored by the flow module) */
     unsigned flow_nslots;

@@ -8,6 +8,9 @@
 
 #include <string.h>
 
+/* The longest "authority/path" kept of a default name to another origin. */
+#define NAMES_AUTHORITY_PATH_MAX 512
+
 /* A byte of a method or a path: visible ASCII and beyond (no space, no
  * control byte, so no NUL reaches a name). */
 static bool visible(unsigned char b)
@@ -16,6 +19,11 @@ static bool visible(unsigned char b)
 }
 
 uint32_t script_default_name(struct script_names *sn, const char *req, size_t len)
+{
+    return script_default_name_at(sn, req, len, NULL);
+}
+
+uint32_t script_default_name_at(struct script_names *sn, const char *req, size_t len, const char *authority)
 {
     const char *end = req + len, *p = req;
     while (p < end && visible((unsigned char)*p))
@@ -39,6 +47,16 @@ uint32_t script_default_name(struct script_names *sn, const char *req, size_t le
     if (!plen) {
         path = "/"; /* "GET ?x" or an authority alone: the root */
         plen = 1;
+    }
+    char at[NAMES_AUTHORITY_PATH_MAX];
+    if (authority) { /* another origin's: "authority/path" (cut to fit) */
+        size_t alen = strlen(authority);
+        if (alen + plen >= sizeof at)
+            plen = alen < sizeof at - 1 ? sizeof at - 1 - alen : 0;
+        memcpy(at, authority, alen < sizeof at ? alen : sizeof at - 1);
+        memcpy(at + alen, path, plen);
+        path = at;
+        plen += alen;
     }
     int id = names_cache_default(&sn->cache, method, mlen, path, plen);
     if (id < 0)

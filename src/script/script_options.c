@@ -25,7 +25,7 @@ static const struct {
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
     {"streams", "--streams"}, {"h2_window", "--h2-window"}, {"stages", "--stages"},
-    {"heartbeat", "--heartbeat"}, {"seed", "--seed"},
+    {"heartbeat", "--heartbeat"}, {"seed", "--seed"}, {"allow_host", "--allow-host"},
 };
 
 /* The keys with a form of their own (below). */

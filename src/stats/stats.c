@@ -45,6 +45,8 @@ static void name_free(struct stats_name *n)
 void stats_free(struct stats *s)
 {
     errsamples_free(&s->shown);
+    free(s->hosts);
+    s->hosts = NULL;
     for (uint32_t i = 0; i < s->nnames; i++)
         if (s->names[i])
             name_free(s->names[i]);
@@ -316,6 +318,7 @@ void stats_merge(struct stats *dst, struct stats *src)
             name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
     stats_flow_merge(&dst->flow, &src->flow);
     stats_stream_merge(&dst->stream, &src->stream);
+    stats_hosts_merge(&dst->hosts, src->hosts);
 }
 
 /* Whether b can be merged into a (its count and sums). */

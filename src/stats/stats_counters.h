@@ -11,6 +11,7 @@
 #include "hist.h"
 #include "metrics.h"
 #include "stats_flow.h"
+#include "stats_hosts.h"
 #include "stats_reason.h"
 #include "stats_stream.h"
 
@@ -124,6 +125,7 @@ struct stats {
     struct metrics metrics; /* the script's volley.counter / volley.record */
     struct stats_flow flow; /* a flow's iterations, checks and groups (stats_flow.h) */
     struct stats_stream stream; /* streamed responses: events, their timing, tokens (stats_stream.h) */
+    struct stats_hosts *hosts; /* a flow: its requests per host (stats_hosts.h); NULL before its first */
     struct stats_name **names; /* by request name id (names.h): names[id], NULL for a name
                                 * not used here; NULL until the first name (NAMES_MAX
                                 * pointers then) */

@@ -9,6 +9,16 @@ static void *tls_t_ctx_new(const void *cfg, char *err, size_t errlen)
     return tls_ctx_new(cfg, err, errlen);
 }
 
+static void *tls_t_ctx_for_host(const void *cfg, const char *host, bool ip, char *err, size_t errlen)
+{
+    struct tls_config c = cfg ? *(const struct tls_config *)cfg : (struct tls_config){.resume = true};
+    c.sni = ip ? NULL : host;
+    c.host = host;
+    c.offer_h2 = false;
+    c.offer_h1 = true;
+    return tls_ctx_new(&c, err, errlen);
+}
+
 static void tls_t_ctx_free(void *ctx)
 {
     tls_ctx_free(ctx);
@@ -105,6 +115,7 @@ const struct transport_ops transport_tls = {
     .name = "tls",
     .ctx_new = tls_t_ctx_new,
     .ctx_free = tls_t_ctx_free,
+    .ctx_for_host = tls_t_ctx_for_host,
     .conn_new = tls_t_conn_new,
     .conn_free = tls_t_conn_free,
     .connect = net_connect_from,

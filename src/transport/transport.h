@@ -26,6 +26,12 @@ struct transport_ops {
      * entries: the transport needs none. */
     void *(*ctx_new)(const void *cfg, char *err, size_t errlen);
     void (*ctx_free)(void *ctx);
+    /* A context for connections to another host (a flow's other origin,
+     * --allow-host): cfg's settings, with host as the name sent (unless
+     * ip: an IP literal is never sent) and checked against the server's
+     * certificate, HTTP/1.1 alone offered. host must outlive the context.
+     * NULL entry: the transport needs no context. */
+    void *(*ctx_for_host)(const void *cfg, const char *host, bool ip, char *err, size_t errlen);
     /* A connection slot's state, made once and reused for every socket
      * it opens (allocates; never per request); NULL entries: none. */
     void *(*conn_new)(void *ctx);

@@ -140,12 +140,20 @@ describe("volley.testing", function()
 
     it("takes an absolute URL of the target, and refuses another origin as volley does", function()
       local u = testing.user{ target = "http://localhost:8080", responses = { ["GET /p"] = { body = "p" } } }
+      local seen = {}
       local res = testing.run(flow(function(u)
         assert.are.equal("p", u:get("http://LOCALHOST:8080/p").body)
-        u:get("http://example.com/p")
+        local r = u:get("http://example.com/p")
+        seen[1], seen[2], seen[3] = r.failed, r.status, r.reason
+        local b = u:batch({ "/p", "https://[::1]:8443/x" })
+        seen[4], seen[5] = b[1].failed, b[2].reason
       end), u)
-      assert.is_true(res.failed)
-      assert.truthy(res.reason:find('u:get: "http://example.com/p" is not on the run\'s target', 1, true))
+      -- a failed request, the flow going on (as k6's blocked hosts)
+      assert.is_false(res.failed)
+      assert.are.same({ true, 0, "host not allowed: example.com:80 (--allow-host)", false,
+        "host not allowed: [::1]:8443 (--allow-host)" }, seen)
+      res = testing.run(flow(function(u) u:get("ftp://example.com/p") end), u)
+      assert.truthy(res.reason:find('u:get: "ftp://example.com/p" is not an http:// or https:// URL', 1, true))
     end)
 
     it("checks the options as volley does, at the script's line", function()

@@ -122,3 +122,53 @@ describe("flow_http.redirect_path: a Location as a path of the target", function
     assert.is_nil(http.redirect_path("http:g", "/", T))
   end)
 end)
+
+describe("flow_http: other hosts (--allow-host)", function()
+  local T = { scheme = "http", host = "127.0.0.1", port = 8080,
+              allow = { { "127.0.0.2", 8081 }, { "cdn.test", 0 }, { "::1", 8443 } } }
+
+  it("locates a URL on the target or on another origin, one table per origin", function()
+    assert.are.same({ "/a?b" }, { http.locate("http://127.0.0.1:8080/a?b", T) })
+    local p, o = http.locate("HTTPS://CDN.test/x.css", T)
+    assert.are.equal("/x.css", p)
+    assert.are.same({ "https", "cdn.test", 443, "cdn.test", "https://cdn.test" },
+      { o.scheme, o.host, o.port, o.authority, o.key })
+    assert.are.equal(o, select(2, http.locate("https://cdn.test:443/y", T)))
+    p, o = http.locate("http://[::1]:8443", T)
+    assert.are.same({ "/", "[::1]:8443" }, { p, o.authority })
+    assert.is_nil(http.locate("ftp://cdn.test/x", T))
+  end)
+
+  it("allows the listed hosts, on their port or any", function()
+    local function allowed(url) return http.allowed(select(2, http.locate(url, T)), T) end
+    assert.is_true(allowed("http://127.0.0.2:8081/"))
+    assert.is_false(allowed("http://127.0.0.2:8082/"))
+    assert.is_true(allowed("http://cdn.test:9999/"))
+    assert.is_true(allowed("https://[::1]:8443/"))
+    assert.is_false(allowed("http://127.0.0.1:9090/")) -- the target's host, another port
+    assert.is_false(http.allowed(select(2, http.locate("http://127.0.0.2:8081/", T)), { scheme = "http" }))
+    assert.are.equal("host not allowed: [::2]:80 (--allow-host)",
+      http.not_allowed(select(2, http.locate("http://[::2]/", T))))
+  end)
+
+  it("prepares a request to another origin, and the reason for one not allowed", function()
+    local m, p, _, _, _, o, why = http.prepare("u:get", "GET", "http://127.0.0.2:8081/app.css", {}, T, 1)
+    assert.are.same({ "GET", "/app.css", "127.0.0.2:8081" }, { m, p, o.authority })
+    assert.is_nil(why)
+    _, _, _, _, _, o, why = http.prepare("u:get", "GET", "http://127.0.0.3:8082/x", {}, T, 1)
+    assert.are.equal("host not allowed: 127.0.0.3:8082 (--allow-host)", why)
+  end)
+
+  it("follows a redirect to an allowed origin, relative ones against it, and not to others", function()
+    local _, o = http.locate("http://127.0.0.2:8081/", T)
+    local p, to = http.redirect_to("http://127.0.0.2:8081/landed", "/", T)
+    assert.are.same({ "/landed", o }, { p, to })
+    p, to = http.redirect_to("../b", "/a/x", T, o)
+    assert.are.same({ "/b", o }, { p, to })
+    p, to = http.redirect_to("http://127.0.0.1:8080/home", "/", T, o)
+    assert.are.same({ "/home" }, { p, to })
+    assert.is_nil(http.redirect_to("//127.0.0.3:8082/x", "/", T, o))
+    local m, path, drop, next_o = http.hop(303, "http://cdn.test/x", 10, "POST", "/f", T)
+    assert.are.same({ "GET", "/x", true, "cdn.test" }, { m, path, drop, next_o.authority })
+  end)
+end)

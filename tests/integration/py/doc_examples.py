@@ -52,6 +52,10 @@ SKIP = {
     ("docs/usage.md", "#!/usr/bin/env bash"):
         "a CI script around the user's own service (./bin/my-service, make -C third_party/volley); "
         "its volley command is run on its own",
+    ("docs/scripting.md", "-- volley -s shop.lua --allow-host 127.0.0.2:8081"):
+        "needs a second server on 127.0.0.2 beside the target: test_flow_hosts.sh runs such flows",
+    ("docs/usage.md", "--allow-host 127.0.0.2:8081,auth.test"):
+        "a journey.lua the doc does not give, and hosts of the user's own: test_flow_hosts.sh runs such flows",
     ("docs/scripting.md", "package.path = \"./?.lua;\" .. package.path"):
         "a busted spec of a scenario.lua the doc does not give: compiled only",
 }
