@@ -23,12 +23,17 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
     size_t cap = strlen(s->method) + strlen(s->path) + strlen(s->host_header) + s->body_len + 128;
     if (s->user_agent)
         cap += strlen(s->user_agent) + 14;
+    if (s->origin)
+        cap += strlen(s->origin) + (s->proxy_auth ? strlen(s->proxy_auth) + 24 : 0);
     for (size_t i = 0; i < s->nheaders; i++)
         cap += strlen(s->headers[i]) + 2;
     char *buf = xmalloc(cap);
-    size_t n = (size_t)snprintf(buf, cap, "%s %s HTTP/1.%c\r\n", s->method, s->path, s->http10 ? '0' : '1');
+    size_t n = (size_t)snprintf(buf, cap, "%s %s%s HTTP/1.%c\r\n", s->method, s->origin ? s->origin : "", s->path,
+                                s->http10 ? '0' : '1');
     if (!has_header(s, "Host"))
         n += (size_t)snprintf(buf + n, cap - n, "Host: %s\r\n", s->host_header);
+    if (s->origin && s->proxy_auth && !has_header(s, "Proxy-Authorization"))
+        n += (size_t)snprintf(buf + n, cap - n, "Proxy-Authorization: %s\r\n", s->proxy_auth);
     if (s->user_agent && !has_header(s, "User-Agent"))
         n += (size_t)snprintf(buf + n, cap - n, "User-Agent: %s\r\n", s->user_agent);
     for (size_t i = 0; i < s->nheaders; i++)
@@ -41,6 +46,16 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
     if (s->body_len)
         memcpy(buf + n, s->body, s->body_len);
     *len = n + s->body_len;
+    return buf;
+}
+
+char *http_request_tunnel(const char *authority, const char *auth, size_t *len)
+{
+    size_t cap = 2 * strlen(authority) + (auth ? strlen(auth) : 0) + 96;
+    char *buf = xmalloc(cap);
+    int n = snprintf(buf, cap, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s%s%s\r\n", authority, authority,
+                     auth ? "Proxy-Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+    *len = (size_t)n;
     return buf;
 }
 

@@ -73,6 +73,9 @@ struct options {
                             * runs had seeds */
     bool seed_given;       /* --seed (or a script's options() seed) */
     struct sources *sources; /* --source parsed (owned; source.h); NULL: the kernel's choice */
+    const char *proxy;     /* --proxy URL (NULL: the environment's; "": none at all) */
+    const char *noproxy;   /* --noproxy LIST (NULL: no_proxy / NO_PROXY) */
+    const char *unix_socket; /* --unix-socket PATH, or NULL */
     const char *source_spec; /* --source as given, NULL if none */
     struct shard shard;    /* --shard I/N; {0, 1} without it (shard.h) */
     bool start_at_given;   /* --start-at */

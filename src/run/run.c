@@ -400,9 +400,16 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         cfg.arrivals = &process;
     }
     struct tls_config tls;
+    char *tunnel = NULL;
     if (t->tls) {
         run_tls_config(o, t, &tls);
         cfg.tls = &tls;
+    }
+    if (t->tls && t->proxy) { /* CONNECT host:port, the port always said */
+        char authority[300];
+        snprintf(authority, sizeof authority, strchr(t->host, ':') ? "[%s]:%u" : "%s:%u", t->host, t->port);
+        tunnel = http_request_tunnel(authority, t->proxy_auth, &cfg.tunnel_len);
+        cfg.tunnel = tunnel;
     }
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
@@ -658,6 +665,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         free(r.workers); /* else a stuck thread still has its own */
     run_watch_free(&r.watch);
     free(req);
+    free(tunnel);
     return rc;
 }
 

@@ -55,6 +55,9 @@ struct worker_config {
     int64_t spin_ns;         /* -R --spin: busy-wait this long before each arrival; 0: off */
     int64_t hlog_interval_ns; /* --hlog: interval length; 0 without --hlog */
     const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
+    const char *tunnel;      /* https through a proxy: the CONNECT request (transport.h's
+                              * tunnel); NULL: none */
+    size_t tunnel_len;
     bool http2;              /* requests as HTTP/2 streams (--h2c, --http2) */
     bool http2_strict;       /* --http2=strict */
     uint32_t streams;        /* --streams */
