@@ -39,8 +39,12 @@ struct options {
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
     const char **command;  /* the command line as given, argv[0] first (the array owned, its
-                            * strings not): the JSON's "command"; NULL: not known */
+                            * strings not, but for command_own): the JSON's "command"; NULL:
+                            * not known. A proxy URL's credentials are left out */
     size_t ncommand;
+    char **command_own;    /* the words of command made here (a --proxy without its
+                            * credentials), owned */
+    size_t ncommand_own;
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
@@ -163,7 +167,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 struct http_request_spec options_request(const struct options *o);
 
 /* Keeps argv[0..argc) (the command line as given, before any rewriting)
- * as o->command: the array is copied, the strings must outlive o. Call
+ * as o->command: the array is copied, the strings must outlive o (a
+ * --proxy URL's user:password becomes "***", in a copy o owns). Call
  * after the last options_parse, which would clear it. */
 void options_set_command(struct options *o, int argc, char **argv);
 
