@@ -27,6 +27,7 @@
 #include "script.h"
 #include "seed.h"
 #include "target.h"
+#include "targets.h"
 #include "threshold.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -206,8 +207,6 @@ static int choose_proxy(const struct options *o, const struct target *t, struct 
     const char *why = NULL;
     if (*px && o->http2 == OPTIONS_H2C)
         why = "HTTP/2 over http:// (--h2c) does not go through a proxy (give --proxy '' or --noproxy HOST)";
-    else if (*px && o->targets && !t->tls)
-        why = "--targets: http:// targets do not go through a proxy yet (give --proxy '' or --noproxy HOST)";
     if (!why)
         return 0;
     snprintf(err, errlen, "%s %s (%s): %s", "proxy", (*px)->shown, (*px)->from, why);
@@ -453,6 +452,8 @@ int main(int argc, char **argv)
     }
     if (proxy) { /* TLS is not probed through the tunnel: the first connections tell */
         proxy_apply(proxy, &t);
+        if (o.targets && !t.tls) /* encoded before the proxy was known */
+            targets_via_proxy(o.targets, t.origin, t.proxy_auth);
     } else if ((t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0) ||
                (o.http2 == OPTIONS_H2C && !o.no_probe && probe_h2c(&o, &t, err, sizeof err) < 0)) {
         status = die(1, err);

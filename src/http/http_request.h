@@ -41,6 +41,13 @@ struct http_req {
  * (caller frees) and its length in *len. */
 char *http_request_encode(const struct http_request_spec *spec, size_t *len);
 
+/* An encoded request (req, len: one, from http_request_encode) again in
+ * absolute-form for an HTTP proxy: origin ("http://host[:port]") put
+ * before its origin-form target, and a Proxy-Authorization: auth line
+ * after the request line when auth is not NULL. Returns a malloc'd buffer
+ * (caller frees), its length in *out_len. */
+char *http_request_absolute(const char *req, size_t len, const char *origin, const char *auth, size_t *out_len);
+
 /* The CONNECT request that asks an HTTP proxy for a tunnel to
  * authority ("host:port", an IPv6 host bracketed), with a
  * Proxy-Authorization value when auth is not NULL. Returns a malloc'd

@@ -100,6 +100,13 @@ printf 'request = function() return wrk.format("GET", "/wrk") end\n' > "$T/s/wrk
 run_complete wrk 8 -s "$T/s/wrk.lua" -c 2 --no-keepalive --proxy "$OK_PROXY" "http://127.0.0.1:$PLAIN/"
 check_eq "$(count "$T/tp.log" "GET http://127\.0\.0\.1:$PLAIN/wrk HTTP")" 8 "wrk.format: absolute-form"
 
+# --targets (encoded before the proxy is known): each target's request in
+# absolute-form, as many as the file's order gives each.
+printf 'GET http://127.0.0.1:%s/tg-a\nPOST http://127.0.0.1:%s/tg-b\n' "$PLAIN" "$PLAIN" > "$T/targets.txt"
+run_complete targets 10 -c 2 --no-keepalive --targets "$T/targets.txt" --proxy "$OK_PROXY"
+check_eq "$(count "$T/tp.log" "GET http://127\.0\.0\.1:$PLAIN/tg-a HTTP/1\.1$")" 5 "--targets: the first target's"
+check_eq "$(count "$T/tp.log" "POST http://127\.0\.0\.1:$PLAIN/tg-b HTTP/1\.1$")" 5 "--targets: the second target's"
+
 # The environment: http_proxy (lower case) is read, HTTP_PROXY is not.
 http_proxy=$OK_PROXY run_complete env_lower 6 --no-keepalive "http://127.0.0.1:$PLAIN/env-lower"
 check_eq "$(count "$T/tp.log" "GET http://127\.0\.0\.1:$PLAIN/env-lower HTTP")" 6 "http_proxy: through the proxy"
