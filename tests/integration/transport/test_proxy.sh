@@ -123,6 +123,20 @@ later "$T/plain.log" " GET /env-no$" 6 "NO_PROXY: the target's count"
 http_proxy=$OK_PROXY run_complete env_off 3 --no-keepalive --proxy '' "http://127.0.0.1:$PLAIN/env-off"
 check_eq "$(count "$T/tp.log" "env-off")" 0 "--proxy '': no proxy whatever the environment says"
 
+# volley ab: ab's -X (the full URL to the proxy, ab's way), and no proxy
+# from the environment, as ab reads none.
+RC=0
+timeout -s KILL 60 "$VOLLEY" ab -n 6 -c 2 -X "127.0.0.1:${OK_PROXY##*:}" "http://127.0.0.1:$PLAIN/ab-x" \
+    > "$T/ab_x.out" 2> "$T/ab_x.err" || RC=$?
+check_eq "$RC" 0 "ab -X: exit status ($(head -c 300 "$T/ab_x.err"))"
+check_eq "$(count "$T/tp.log" "GET http://127\.0\.0\.1:$PLAIN/ab-x HTTP/1\.0$")" 6 "ab -X: through the proxy"
+RC=0
+http_proxy=$OK_PROXY timeout -s KILL 60 "$VOLLEY" ab -n 6 "http://127.0.0.1:$PLAIN/ab-env" \
+    > "$T/ab_env.out" 2> "$T/ab_env.err" || RC=$?
+check_eq "$RC" 0 "ab with http_proxy set: exit status ($(head -c 300 "$T/ab_env.err"))"
+check_eq "$(count "$T/tp.log" "ab-env")" 0 "ab with http_proxy set: not through it"
+later "$T/plain.log" " GET /ab-env$" 6 "ab with http_proxy set: straight to the target"
+
 # Credentials from the URL: Proxy-Authorization Basic, on requests and on
 # CONNECT; never in the report or the JSON.
 run_complete auth_abs 4 --no-keepalive --proxy "http://volley:s3cret@$AUTH_PROXY" "http://127.0.0.1:$PLAIN/auth"
