@@ -12,6 +12,7 @@
 source "$TESTLIB"
 source "$(dirname "$TESTLIB")/scripts_lib.sh"
 source "$(dirname "$TESTLIB")/tls_lib.sh"
+source "$(dirname "$TESTLIB")/h2_lib.sh"
 
 command -v tinyproxy > /dev/null || { echo "no tinyproxy (Debian's tinyproxy, TEST_PACKAGES)" >&2; exit 1; }
 
@@ -53,7 +54,8 @@ start_tinyproxy() {
 # count FILE ERE: lines of FILE that match.
 count() { grep -cE -- "$2" "$1" || true; }
 
-start_tinyproxy tp "ConnectPort $SECURE"
+start_nginx_h2 || exit 1 # HTTP/2 over TLS (h2_lib.sh)
+start_tinyproxy tp "ConnectPort $SECURE" "ConnectPort $H2_PORT"
 OK_PROXY=http://127.0.0.1:$TP_PORT
 start_tinyproxy deny "ConnectPort 443"
 DENY_PROXY=http://127.0.0.1:$TP_PORT
@@ -78,6 +80,14 @@ check_eq "$(count "$T/tp.log" "Request \(file descriptor [0-9]+\): CONNECT local
     "CONNECT: a tunnel per connection in the proxy's log"
 check_eq "$(( $(jv tunnel tls.handshakes.full) + $(jv tunnel tls.handshakes.resumed) ))" 10 "CONNECT: a handshake per tunnel"
 later "$T/hs.log" " localhost http/1\.1$" 10 "CONNECT: SNI and ALPN as without a proxy"
+
+# HTTP/2 by ALPN inside the tunnel: nginx counts every stream.
+run_complete h2 300 -c 2 --http2 --streams 10 --proxy "$OK_PROXY" "$h2url/"
+check_eq "$(jv h2 tls.alpn)" null "--http2: no probe through the tunnel, so no ALPN known before the run"
+check_eq "$(jv h2 connections_opened)" 2 "--http2: 2 connections"
+check_eq "$(jv h2 http2.connections)" 2 "--http2: both spoke HTTP/2"
+check_eq "$(count "$T/tp.log" "CONNECT 127\.0\.0\.1:$H2_PORT HTTP/1\.1$")" 2 "--http2: a tunnel per connection"
+later "$T/nginx_h2.access" "^HTTP/2\.0 GET / 200 " 300 "--http2: nginx's count"
 
 # A flow through the proxy: every request of every iteration.
 mkdir -p "$T/s"
@@ -186,8 +196,8 @@ http_proxy=http://127.0.0.1:99999 runv bad_env -n 1 "http://127.0.0.1:$PLAIN/"
 check_eq "$RC" 2 "bad http_proxy: exit status"
 check_grep "$T/bad_env.err" "^volley: http_proxy: http://127\.0\.0\.1:99999: bad port" "bad http_proxy: names the variable"
 
-kill "$PLAIN_PID" "$SECURE_PID"
-wait "$PLAIN_PID" "$SECURE_PID" 2>/dev/null || true
+kill "$PLAIN_PID" "$SECURE_PID" "$H2_PID"
+wait "$PLAIN_PID" "$SECURE_PID" "$H2_PID" 2>/dev/null || true
 for ((i = 0; i < ${#LATER[@]}; i += 4)); do
     check_eq "$(count "${LATER[i]}" "${LATER[i + 1]}")" "${LATER[i + 2]}" "${LATER[i + 3]}"
 done
