@@ -93,13 +93,14 @@ static bool answer_ok(struct tunnel *t)
     char *eol = memchr(t->head, '\r', t->got);
     size_t n = eol ? (size_t)(eol - t->head) : t->got;
     int status = 0, at = 0;
-    if (n > 12 && sscanf(t->head, "HTTP/1.%*1[01] %3d%n", &status, &at) == 1 && at == 12 && status >= 200 &&
-        status < 300)
-        return true;
-    if (status < 100) {
+    bool line = n >= 12 && sscanf(t->head, "HTTP/1.%*1[01] %3d%n", &status, &at) == 1 && at == 12 &&
+                status >= 100 && (n == 12 || t->head[12] == ' ');
+    if (!line) {
         snprintf(t->reason, sizeof t->reason, "proxy: CONNECT answered with no HTTP status line");
         return false;
     }
+    if (status >= 200 && status < 300)
+        return true;
     const char *words = t->head + at;
     size_t wn = n - (size_t)at;
     while (wn && *words == ' ')
