@@ -40,9 +40,11 @@ end
 -- header. volley sets them (wrk._set_proxy) before the chunk runs; "" and
 -- nil without a proxy (or for https://, which goes through a tunnel).
 wrk._origin, wrk._proxy_auth = "", nil
+local proxy_origin, proxy_auth = "", nil -- format's copies (upvalues: no lookup per request)
 
 function wrk._set_proxy(origin, auth)
   wrk._origin, wrk._proxy_auth = origin or "", auth
+  proxy_origin, proxy_auth = wrk._origin, auth
 end
 
 local function is_name(name, lower)
@@ -133,7 +135,7 @@ local function format(level, method, path, headers, body)
   method, path = method or wrk.method, path or wrk.path
   if bad(method) then refuse("method " .. shown(method), level) end
   if bad(path) then refuse("path " .. shown(path), level) end
-  local origin = wrk._origin
+  local origin = proxy_origin
   buf[1], buf[2], buf[3], buf[4] = method, " ", origin == "" and path or origin .. path, version
   local n, has_host, has_connection = 4, false, false
   for name, value in pairs(headers) do
@@ -160,7 +162,7 @@ local function format(level, method, path, headers, body)
     buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Host", SEP, host, CRLF
     n = n + 4
   end
-  local auth = wrk._proxy_auth
+  local auth = proxy_auth
   if auth and origin ~= "" then
     buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Proxy-Authorization", SEP, auth, CRLF
     n = n + 4
