@@ -192,14 +192,15 @@ static int probe_h2c(const struct options *o, const struct target *t, char *err,
     return h2c_probe(sa, len, src, srclen, o->timeout_ns, err, errlen);
 }
 
-/* The proxy the run goes through (proxy.h: --proxy, or the environment as
- * curl reads it), into *px, or none. Returns 0, or 2 with err: a bad
- * proxy URL, or what cannot go through one. */
+/* proxy_select's view of the environment. */
 static const char *env_lookup(const char *name)
 {
     return getenv(name);
 }
 
+/* The proxy the run goes through (proxy.h: --proxy, or the environment as
+ * curl reads it), into *px, or none. Returns 0, or 2 with err: a bad
+ * proxy URL, or what cannot go through one. */
 static int choose_proxy(const struct options *o, const struct target *t, struct proxy **px, char *err, size_t errlen)
 {
     if (proxy_select(o->proxy, o->noproxy, t, env_lookup, px, err, errlen) < 0)

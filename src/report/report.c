@@ -381,7 +381,7 @@ void report_error(FILE *err, const char *msg)
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r)
 {
     if (r->unreachable) {
-        char where[80];
+        char where[128]; /* a --unix-socket path too */
         socklen_t alen;
         net_addr_string(target_sockaddr(t, &alen), where, sizeof where);
         if (t->proxy) /* where connections went: the proxy */

@@ -113,7 +113,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 {
     const struct stats *s = &r->stats;
     double secs = (double)r->duration_ns / 1e9;
-    char addr[80];
+    char addr[128]; /* "unix:" and a socket path of up to 107 bytes */
     socklen_t alen;
     net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
 
