@@ -195,6 +195,7 @@ static void load_target(struct html_rd *rd, const struct json *root, struct targ
     const char *proxy = html_rd_str(rd, tg, "target", "proxy", false, NULL);
     const char *unix_path = html_rd_str(rd, tg, "target", "unix_socket", false, NULL);
     t->proxy = proxy ? xstrdup(proxy) : NULL;
+    t->proxy_addr = t->addrs[0]; /* through a proxy, the address was the proxy's */
     t->unix_path = unix_path ? xstrdup(unix_path) : NULL;
 }
 

@@ -89,6 +89,19 @@ check_eq "$(jv h2 http2.connections)" 2 "--http2: both spoke HTTP/2"
 check_eq "$(count "$T/tp.log" "CONNECT 127\.0\.0\.1:$H2_PORT HTTP/1\.1$")" 2 "--http2: a tunnel per connection"
 later "$T/nginx_h2.access" "^HTTP/2\.0 GET / 200 " 300 "--http2: nginx's count"
 
+# Two shards through the proxy, merged: the proxy and its address kept.
+for i in 0 1; do
+    runv "shard$i" -n 12 --run-id px --shard "$i/2" -c 2 --no-keepalive --proxy "$OK_PROXY" "http://127.0.0.1:$PLAIN/shard"
+    check_eq "$(jv "shard$i" requests.completed)" 6 "shard $i: its half"
+done
+RC=0
+timeout -s KILL 60 "$VOLLEY" merge -q "$T/shard0.json" "$T/shard1.json" --json "$T/merged.json" 2> "$T/merged.err" || RC=$?
+check_eq "$RC" 0 "merged shards: exit status ($(head -c 300 "$T/merged.err"))"
+json_flatten < "$T/merged.json" > "$T/merged.flat"
+check_eq "$(jv merged target.proxy)" "$OK_PROXY" "merged shards: the proxy"
+check_eq "$(jv merged target.address)" "${OK_PROXY#http://}" "merged shards: the proxy's address"
+check_eq "$(jv merged requests.completed)" 12 "merged shards: completed"
+
 # A flow through the proxy: every request of every iteration.
 mkdir -p "$T/s"
 cat > "$T/s/flow.lua" <<'EOF'
