@@ -22,8 +22,9 @@ DEB_PACKAGES = dpkg-dev
 # brings up loopback in the network namespaces of test_source.sh (and
 # long_100k.sh); ruby-sinatra (with ruby-rack's cookie sessions) on puma is
 # the web shop of test_flow_shop.sh; python3-aiohttp runs tests/integration/py/llm_server.py
-# (the independent LLM server of test_llm_target.sh).
-TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma python3-aiohttp
+# (the independent LLM server of test_llm_target.sh); tinyproxy is the HTTP
+# proxy (absolute-form and CONNECT) of test_proxy.sh.
+TEST_PACKAGES = chromium man-db $(DEB_PACKAGES) parallel python3-yaml iproute2 ruby ruby-rack ruby-sinatra puma python3-aiohttp tinyproxy
 # Needed by the benchmarks only (`make bench`, `make bench-flows`), never by
 # `make test`: Locust, a peer of tests/bench/flows.sh (which installs its
 # other peer, Artillery, from npm into $(BUILD)/artillery itself);

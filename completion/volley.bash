@@ -13,6 +13,7 @@ _volley_options='-c --connections -t --threads -d --duration -n --requests --ite
 -q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
 --ciphersuites --groups --sni --no-sni --verify --cacert --cert --key
 --tls-resume --http2 --http2=strict --h2c --streams --h2-window
+--proxy --noproxy --unix-socket
 --allow-host --source --shard --start-at --run-id --setup-only --setup-data --teardown-only --version -h --help'
 # The scripts compiled into the binary (scripts/NAME.lua, dots for folders).
 _volley_bundled='ab examples.json_check examples.login examples.metric
@@ -88,8 +89,9 @@ _volley_run()
     -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | --yield-timeout | \
     --max-body | --heartbeat | --hlog-interval | --threshold | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window | \
-    --allow-host | --source | --shard | --start-at | --run-id)
+    --allow-host | --source | --shard | --start-at | --run-id | --proxy | --noproxy)
         return ;; # a value of the user's own
+    --unix-socket) _volley_files; return ;;
     --http2)
         # Its value goes after "=" only: `--http2 X` makes X the URL.
         if [ "$2" = 1 ]; then

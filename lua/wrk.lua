@@ -34,6 +34,19 @@ function wrk._set_protocol(http10, keepalive)
   close = not http10 and not keepalive
 end
 
+-- Through an HTTP proxy, an http:// target's requests go in absolute-form:
+-- wrk._origin ("http://host:port") goes before the path, and
+-- wrk._proxy_auth (the proxy URL's credentials) into a Proxy-Authorization
+-- header. volley sets them (wrk._set_proxy) before the chunk runs; "" and
+-- nil without a proxy (or for https://, which goes through a tunnel).
+wrk._origin, wrk._proxy_auth = "", nil
+local proxy_origin, proxy_auth = "", nil -- format's copies (upvalues: no lookup per request)
+
+function wrk._set_proxy(origin, auth)
+  wrk._origin, wrk._proxy_auth = origin or "", auth
+  proxy_origin, proxy_auth = wrk._origin, auth
+end
+
 local function is_name(name, lower)
   return #name == #lower and name:lower() == lower
 end
@@ -122,7 +135,8 @@ local function format(level, method, path, headers, body)
   method, path = method or wrk.method, path or wrk.path
   if bad(method) then refuse("method " .. shown(method), level) end
   if bad(path) then refuse("path " .. shown(path), level) end
-  buf[1], buf[2], buf[3], buf[4] = method, " ", path, version
+  local origin = proxy_origin
+  buf[1], buf[2], buf[3], buf[4] = method, " ", origin == "" and path or origin .. path, version
   local n, has_host, has_connection = 4, false, false
   for name, value in pairs(headers) do
     local len = #name
@@ -146,6 +160,11 @@ local function format(level, method, path, headers, body)
     host = tostring(host)
     if bad(host) then refuse('header "Host" value', level) end
     buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Host", SEP, host, CRLF
+    n = n + 4
+  end
+  local auth = proxy_auth
+  if auth and origin ~= "" then
+    buf[n + 1], buf[n + 2], buf[n + 3], buf[n + 4] = "Proxy-Authorization", SEP, auth, CRLF
     n = n + 4
   end
   if body then

@@ -177,6 +177,7 @@ function s.options(args)
     probe = reachable, -- -r against a refused port: no start-up probe, the run counts the refusals
     one_first = true, -- ab opens one connection, and the others once it gets an answer
     heads = o.verbosity >= 2 or nil, -- -v 2 shows each response's first read
+    proxy = "", -- ab reads no proxy from the environment; -X is its own (connect_target)
   }
   if o.url.https then tls_options(run) end
   -- -t 0 is no limit; a negative -t ends ab after its first poll.

@@ -72,8 +72,15 @@ local version = " HTTP/1.1\r\n"
 function http.build(fn, method, path, headers, base, body, ctype, cookie, level, host)
   if bad(method) then refuse(fn, "the method", level) end
   if bad(path) then refuse(fn, "the path", level) end
-  buf[1], buf[2], buf[3], buf[4] = method, " ", path, version
+  -- through an HTTP proxy: absolute-form, and its credentials (wrk.lua)
+  local w = wrk
+  local origin, auth = w and w._origin or "", w and w._proxy_auth
+  buf[1], buf[2], buf[3], buf[4] = method, " ", origin == "" and path or origin .. path, version
   local n = 4
+  if auth and origin ~= "" then
+    buf[5], buf[6], buf[7], buf[8] = "Proxy-Authorization", ": ", auth, "\r\n"
+    n = 8
+  end
   local given
   if headers then
     given = {}

@@ -22,12 +22,14 @@
 #include "options.h"
 #include "options_hint.h"
 #include "outfile.h"
+#include "proxy.h"
 #include "report.h"
 #include "run.h"
 #include "run_setup.h"
 #include "script.h"
 #include "seed.h"
 #include "target.h"
+#include "targets.h"
 #include "threshold.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -192,6 +194,36 @@ static int probe_h2c(const struct options *o, const struct target *t, char *err,
     return h2c_probe(sa, len, src, srclen, o->timeout_ns, err, errlen);
 }
 
+/* proxy_select's view of the environment. */
+static const char *env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+/* The proxy the run goes through (proxy.h: --proxy, or the environment as
+ * curl reads it), into *px, or none. Returns 0, or 2 with err: a bad
+ * proxy URL, or what cannot go through one. */
+static int choose_proxy(const struct options *o, const struct target *t, struct proxy **px, char *err, size_t errlen)
+{
+    if (proxy_select(o->proxy, o->noproxy, t, env_lookup, px, err, errlen) < 0)
+        return 2;
+    const char *why = NULL;
+    if (*px && o->http2 == OPTIONS_H2C)
+        why = "HTTP/2 over http:// (--h2c) does not go through a proxy (give --proxy '' or --noproxy HOST)";
+    if (!why)
+        return 0;
+    snprintf(err, errlen, "%s %s (%s): %s", "proxy", (*px)->shown, (*px)->from, why);
+    return 2;
+}
+
+/* The proxy could not be reached at start: exit 1 with err, naming it. */
+static int proxy_die(const struct proxy *px, const char *err)
+{
+    char line[700];
+    snprintf(line, sizeof line, "proxy %s (%s): %s", px->shown, px->from, err);
+    return die(1, line);
+}
+
 /* What a script's options() changed: the command line again, with its
  * words after the user's options (so they win) and before the script
  * arguments (all of them after "--" now, also those given after the URL);
@@ -321,6 +353,7 @@ int main(int argc, char **argv)
     struct script *ms = NULL;
     struct reparse rp = {0};
     struct tls_ctx *tls = NULL; /* https: main's context, for the probe */
+    struct proxy *proxy = NULL; /* the proxy the run goes through, until proxy_apply */
     int status = 0;
     signal(SIGPIPE, SIG_IGN);
 
@@ -403,8 +436,27 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
-    if (target_resolve(&t, err, sizeof err) < 0) {
-        status = die(1, err);
+    /* Where connections go: the Unix socket, the proxy, or the target's
+     * own addresses. */
+    if (o.unix_socket && target_use_unix(&t, o.unix_socket, err, sizeof err) < 0) {
+        status = die(2, err);
+        goto out;
+    }
+    if (!o.unix_socket && (status = choose_proxy(&o, &t, &proxy, err, sizeof err)) != 0) {
+        status = die(status, err);
+        goto out;
+    }
+    struct target *where = proxy ? &proxy->t : &t;
+    if (!o.unix_socket && target_resolve(where, err, sizeof err) < 0) {
+        status = proxy ? proxy_die(proxy, err) : die(1, err);
+        goto out;
+    }
+    /* Another host's connections go straight to it (src/conn/conn_origin.c):
+     * through a proxy or a Unix socket they would bypass what the user
+     * asked for, so the two are refused together. */
+    if (o.allow_hosts && (proxy || o.unix_socket)) {
+        status = die(2, o.unix_socket ? "--allow-host: other hosts are not reached over --unix-socket"
+                                      : "--allow-host: other hosts are not reached through a proxy (--proxy or the environment's); --proxy '' turns it off");
         goto out;
     }
     /* --allow-host's names, looked up once now: never on a worker's loop. */
@@ -428,9 +480,16 @@ int main(int argc, char **argv)
     }
     socklen_t srclen;
     const struct sockaddr *src = sources_for(o.sources, 0, &srclen); /* the probes connect from the first */
-    if ((!o.no_probe && target_probe(&t, src, srclen, o.timeout_ns, err, sizeof err) < 0) ||
-        (t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0) ||
-        (o.http2 == OPTIONS_H2C && !o.no_probe && probe_h2c(&o, &t, err, sizeof err) < 0)) {
+    if (!o.no_probe && target_probe(where, src, srclen, o.timeout_ns, err, sizeof err) < 0) {
+        status = proxy ? proxy_die(proxy, err) : die(1, err);
+        goto out;
+    }
+    if (proxy) { /* TLS is not probed through the tunnel: the first connections tell */
+        proxy_apply(proxy, &t);
+        if (o.targets && !t.tls) /* encoded before the proxy was known */
+            targets_via_proxy(o.targets, t.origin, t.proxy_auth);
+    } else if ((t.tls && !o.no_probe && probe_tls(tls, &o, &t, &r, err, sizeof err) < 0) ||
+               (o.http2 == OPTIONS_H2C && !o.no_probe && probe_h2c(&o, &t, err, sizeof err) < 0)) {
         status = die(1, err);
         goto out;
     }
@@ -507,6 +566,7 @@ int main(int argc, char **argv)
     }
     run_result_free(&r);
 out:
+    proxy_free(proxy);
     tls_ctx_free(tls);
     script_free(ms);
     reparse_free(&rp);

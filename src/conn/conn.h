@@ -146,7 +146,7 @@ struct conn_shared {
     const struct hosts *hosts;   /* the hosts it may reach, resolved (read-only, shared); NULL: none */
     const void *transport_cfg;   /* the run's settings of the transport of https (struct
                                   * tls_config), which an https origin's context starts from
-                                  * (read-only, shared; NULL: the defaults) */
+                                  * (read-only, shared; never NULL: run.c always sets it) */
     const struct framing_ops *framing_h1; /* what frames another origin's requests (HTTP/1.1) */
     struct conn_origin *origins; /* [0]: the target's row; [1..SCRIPT_FLOW_ORIGINS]: the
                                   * others, made at the flow's first request (NULL before) */

@@ -158,11 +158,20 @@ void conn_io_failed(struct conn *c, enum stats_error otherwise)
 
 /* The handshake failed once connected: the transport's failure, with its
  * reason even when the socket failed (a reset in the handshake is the
- * server refusing it). */
+ * server refusing it); in a tunnel's stage, a connect failure. */
 void conn_handshake_failed(struct conn *c)
 {
     int err;
     const char *reason = io_reason(c, false, &err);
+    const struct transport_ops *tp = c->sh->transport;
+    if (tp->tunnel_failed && tp->tunnel_failed(c->tps)) {
+        /* A proxy that refused the tunnel: a connect failure, with the
+         * proxy's answer as its reason, backed off as a refused connect. */
+        if (c->pending)
+            stats_kind_reason(c->sh->stats, STATS_ERR_CONNECT, reason ? reason : "proxy: CONNECT failed", c->pending);
+        fail(c, STATS_ERR_CONNECT, reason, true);
+        return;
+    }
     if (reason)
         fail_reason(c, TRANSPORT_FAILED, reason);
     else

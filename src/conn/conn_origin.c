@@ -44,7 +44,7 @@ const struct conn_origin *conn_origin_get(struct conn_shared *sh, unsigned id)
         return NULL;
     hosts_addr(e, so->port, &o->addr, &o->addrlen);
     snprintf(o->host, sizeof o->host, "%s", so->host);
-    o->transport = transport_for(so->https);
+    o->transport = transport_direct(so->https);
     o->framing = sh->framing_h1;
     /* The run's transport settings (--verify, --cacert, versions, a
      * client certificate) for this host: its name sent and checked. main

@@ -23,10 +23,15 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
     size_t cap = strlen(s->method) + strlen(s->path) + strlen(s->host_header) + s->body_len + 128;
     if (s->user_agent)
         cap += strlen(s->user_agent) + 14;
+    if (s->origin)
+        cap += strlen(s->origin) + (s->proxy_auth ? strlen(s->proxy_auth) + 24 : 0);
     for (size_t i = 0; i < s->nheaders; i++)
         cap += strlen(s->headers[i]) + 2;
     char *buf = xmalloc(cap);
-    size_t n = (size_t)snprintf(buf, cap, "%s %s HTTP/1.%c\r\n", s->method, s->path, s->http10 ? '0' : '1');
+    size_t n = (size_t)snprintf(buf, cap, "%s %s%s HTTP/1.%c\r\n", s->method, s->origin ? s->origin : "", s->path,
+                                s->http10 ? '0' : '1');
+    if (s->origin && s->proxy_auth && !has_header(s, "Proxy-Authorization")) /* as http_request_absolute */
+        n += (size_t)snprintf(buf + n, cap - n, "Proxy-Authorization: %s\r\n", s->proxy_auth);
     if (!has_header(s, "Host"))
         n += (size_t)snprintf(buf + n, cap - n, "Host: %s\r\n", s->host_header);
     if (s->user_agent && !has_header(s, "User-Agent"))
@@ -41,6 +46,40 @@ char *http_request_encode(const struct http_request_spec *s, size_t *len)
     if (s->body_len)
         memcpy(buf + n, s->body, s->body_len);
     *len = n + s->body_len;
+    return buf;
+}
+
+char *http_request_absolute(const char *req, size_t len, const char *origin, const char *auth, size_t *out_len)
+{
+    const char *sp = memchr(req, ' ', len);
+    const char *eol = memchr(req, '\n', len);
+    size_t at = sp && eol && sp < eol && sp[1] == '/' ? (size_t)(sp + 1 - req) : 0;
+    size_t line_end = eol ? (size_t)(eol + 1 - req) : len;
+    size_t olen = at ? strlen(origin) : 0;
+    size_t alen = auth ? strlen(auth) + 23 : 0; /* "Proxy-Authorization: " CRLF */
+    char *out = xmalloc(len + olen + alen + 1);
+    size_t n = 0;
+    memcpy(out, req, at);
+    n += at;
+    memcpy(out + n, origin, olen);
+    n += olen;
+    memcpy(out + n, req + at, line_end - at);
+    n += line_end - at;
+    if (auth)
+        n += (size_t)sprintf(out + n, "Proxy-Authorization: %s\r\n", auth);
+    memcpy(out + n, req + line_end, len - line_end);
+    n += len - line_end;
+    *out_len = n;
+    return out;
+}
+
+char *http_request_tunnel(const char *authority, const char *auth, size_t *len)
+{
+    size_t cap = 2 * strlen(authority) + (auth ? strlen(auth) : 0) + 96;
+    char *buf = xmalloc(cap);
+    int n = snprintf(buf, cap, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n%s%s%s\r\n", authority, authority,
+                     auth ? "Proxy-Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "");
+    *len = (size_t)n;
     return buf;
 }
 

@@ -19,6 +19,9 @@ struct http_request_spec {
     size_t body_len;
     bool http10;
     bool keepalive;          /* false: ask the server to close (HTTP/1.1) */
+    const char *origin;      /* through an HTTP proxy: "http://host[:port]", put before the
+                              * path (absolute-form, RFC 9112 3.2.2); NULL: origin-form */
+    const char *proxy_auth;  /* with origin: a Proxy-Authorization value, or NULL */
 };
 
 /* A request encoded whole: what is written for it. */
@@ -37,6 +40,19 @@ struct http_req {
  * Connection header is given), blank line, body. Returns a malloc'd buffer
  * (caller frees) and its length in *len. */
 char *http_request_encode(const struct http_request_spec *spec, size_t *len);
+
+/* An encoded request (req, len: one, from http_request_encode) again in
+ * absolute-form for an HTTP proxy: origin ("http://host[:port]") put
+ * before its origin-form target, and a Proxy-Authorization: auth line
+ * after the request line when auth is not NULL. Returns a malloc'd buffer
+ * (caller frees), its length in *out_len. */
+char *http_request_absolute(const char *req, size_t len, const char *origin, const char *auth, size_t *out_len);
+
+/* The CONNECT request that asks an HTTP proxy for a tunnel to
+ * authority ("host:port", an IPv6 host bracketed), with a
+ * Proxy-Authorization value when auth is not NULL. Returns a malloc'd
+ * buffer (caller frees), its length in *len. */
+char *http_request_tunnel(const char *authority, const char *auth, size_t *len);
 
 /* One HTTP/1 request string taken apart, for HTTP/2 (pointers into the
  * string). Header names keep their case; hop-by-hop headers (Connection,

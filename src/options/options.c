@@ -28,7 +28,8 @@ enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEA
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
        OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
-       OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY, OPT_ALLOW_HOST };
+       OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY, OPT_ALLOW_HOST,
+       OPT_PROXY, OPT_NOPROXY, OPT_UNIX_SOCKET };
 
 static const struct option long_options[] = {
     {"connections", required_argument, NULL, 'c'},
@@ -89,6 +90,9 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"source", required_argument, NULL, OPT_SOURCE},
     {"allow-host", required_argument, NULL, OPT_ALLOW_HOST},
+    {"proxy", required_argument, NULL, OPT_PROXY},
+    {"noproxy", required_argument, NULL, OPT_NOPROXY},
+    {"unix-socket", required_argument, NULL, OPT_UNIX_SOCKET},
     {"shard", required_argument, NULL, OPT_SHARD},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"run-id", required_argument, NULL, OPT_RUN_ID},
@@ -439,6 +443,17 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
                 o->allow_hosts = xcalloc(1, sizeof *o->allow_hosts);
             if (hosts_parse(o->allow_hosts, optarg, err, errlen) < 0)
                 return OPTIONS_ERROR;
+            break;
+        case OPT_PROXY:
+            o->proxy = optarg; /* "" is curl's: no proxy, whatever the environment says */
+            break;
+        case OPT_NOPROXY:
+            o->noproxy = optarg;
+            break;
+        case OPT_UNIX_SOCKET:
+            if (!*optarg)
+                return options_fail(err, errlen, "%s: \"%s\" is not a path", "--unix-socket", optarg), OPTIONS_ERROR;
+            o->unix_socket = optarg;
             break;
         case OPT_SHARD:
             if (shard_parse(optarg, &o->shard, err, errlen) < 0)

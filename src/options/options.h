@@ -41,8 +41,12 @@ struct options {
     const char **headers;  /* -H values, "Name: value", in order */
     size_t nheaders;
     const char **command;  /* the command line as given, argv[0] first (the array owned, its
-                            * strings not): the JSON's "command"; NULL: not known */
+                            * strings not, but for command_own): the JSON's "command"; NULL:
+                            * not known. A proxy URL's credentials are left out */
     size_t ncommand;
+    char **command_own;    /* the words of command made here (a --proxy without its
+                            * credentials), owned */
+    size_t ncommand_own;
     const char *body;      /* -b or --body-file contents (owned), NULL if none */
     size_t body_len;
     int64_t timeout_ns;    /* --timeout, default 10 s */
@@ -75,6 +79,9 @@ struct options {
                             * runs had seeds */
     bool seed_given;       /* --seed (or a script's options() seed) */
     struct sources *sources; /* --source parsed (owned; source.h); NULL: the kernel's choice */
+    const char *proxy;     /* --proxy URL (NULL: the environment's; "": none at all) */
+    const char *noproxy;   /* --noproxy LIST (NULL: no_proxy / NO_PROXY) */
+    const char *unix_socket; /* --unix-socket PATH, or NULL */
     const char *source_spec; /* --source as given, NULL if none */
     struct hosts *allow_hosts; /* --allow-host's hosts (owned; hosts.h), resolved by main
                               * before the run; NULL: the target's host alone */
@@ -169,7 +176,8 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
 struct http_request_spec options_request(const struct options *o);
 
 /* Keeps argv[0..argc) (the command line as given, before any rewriting)
- * as o->command: the array is copied, the strings must outlive o. Call
+ * as o->command: the array is copied, the strings must outlive o (a
+ * --proxy URL's user:password becomes "***", in a copy o owns). Call
  * after the last options_parse, which would clear it. */
 void options_set_command(struct options *o, int argc, char **argv);
 

@@ -185,6 +185,14 @@ enum options_result options_check(struct options *o, struct options_given g, cha
         snprintf(err, errlen, "-R: 0 only with --stages (a rate that ramps up from nothing)");
         return OPTIONS_ERROR;
     }
+    /* A Unix socket is a path on this machine: no local address to bind,
+     * no proxy between (curl goes past a proxy with --unix-socket too). */
+    if (o->unix_socket && o->sources)
+        return options_fail(err, errlen, "%s: cannot be combined with --source (a Unix socket has no source address)%s",
+                            "--unix-socket", ""), OPTIONS_ERROR;
+    if (o->unix_socket && o->proxy && *o->proxy)
+        return options_fail(err, errlen, "%s: cannot be combined with --unix-socket (connections go to the socket)%s",
+                            "--proxy", ""), OPTIONS_ERROR;
     if (o->requests && o->iterations)
         return options_fail(err, errlen, "%s: cannot be combined with -n (a flow counts iterations, other scripts requests)%s",
                             "--iterations", ""), OPTIONS_ERROR;

@@ -9,6 +9,7 @@
 #include "threshold.h"
 #include "xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,30 @@ void options_defaults(struct options *o)
     o->shard = (struct shard){0, 1};
 }
 
+/* w, a --proxy value (after "--proxy=" when eq): its copy with the URL's
+ * user:password as "***", or NULL when it has none. */
+static char *without_credentials(const char *w, size_t eq)
+{
+    const char *url = w + eq, *sep = strstr(url, "://");
+    const char *auth = sep ? sep + 3 : url;
+    const char *at = memrchr(auth, '@', strcspn(auth, "/?#"));
+    if (!at)
+        return NULL;
+    size_t cap = strlen(w) + 4;
+    char *out = xmalloc(cap);
+    snprintf(out, cap, "%.*s***%s", (int)(auth - w), w, at);
+    return out;
+}
+
+static void own_word(struct options *o, size_t i, char *word)
+{
+    if (!word)
+        return;
+    o->command_own = xrealloc(o->command_own, (o->ncommand_own + 1) * sizeof *o->command_own);
+    o->command_own[o->ncommand_own++] = word;
+    o->command[i] = word;
+}
+
 void options_set_command(struct options *o, int argc, char **argv)
 {
     free(o->command);
@@ -36,6 +61,13 @@ void options_set_command(struct options *o, int argc, char **argv)
     for (int i = 0; i < argc; i++)
         o->command[i] = argv[i];
     o->ncommand = argc > 0 ? (size_t)argc : 0;
+    /* The proxy's credentials stay out of the result (the JSON's command). */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--proxy") == 0 && i + 1 < argc)
+            own_word(o, (size_t)i + 1, without_credentials(argv[i + 1], 0));
+        else if (strncmp(argv[i], "--proxy=", 8) == 0)
+            own_word(o, (size_t)i, without_credentials(argv[i], 8));
+    }
 }
 
 void options_free(struct options *o)
@@ -53,6 +85,11 @@ void options_free(struct options *o)
     free((void *)o->body);
     free(o->headers);
     free(o->command);
+    for (size_t i = 0; i < o->ncommand_own; i++)
+        free(o->command_own[i]);
+    free(o->command_own);
+    o->command_own = NULL;
+    o->ncommand_own = 0;
     free(o->script_args);
     free(o->typed);
     o->typed = NULL;

@@ -123,6 +123,14 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
         quote_write(out, targets_name(o->targets_path));
         fprintf(out, ", %s)", o->targets_order == OPTIONS_RANDOM ? "random order" : "round robin");
     }
+    if (t->proxy) {
+        fputs(" through proxy ", out);
+        quote_write(out, t->proxy);
+    }
+    if (t->unix_path) {
+        fputs(" over unix socket ", out);
+        quote_write(out, t->unix_path);
+    }
     fputc('\n', out);
     uint32_t conns = report_connections(o, r);
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s", conns,
@@ -324,6 +332,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 (e != STATS_ERR_PORTS || s->errors[e] || o->sources))
                 fprintf(out, "%s%s %" PRIu64, e ? ", " : "", stats_error_name(e), s->errors[e]);
         fputs(")\n", out);
+        report_kind_reasons(out, s, STATS_ERR_CONNECT); /* a proxy's refusal has one */
         report_kind_reasons(out, s, STATS_ERR_READ);
         if (!t->tls) /* a flow's https host (--allow-host): no TLS block to say why */
             report_kind_reasons(out, s, STATS_ERR_TLS);
@@ -376,10 +385,14 @@ void report_error(FILE *err, const char *msg)
 bool report_stop_reason(FILE *err, const struct target *t, const struct run_result *r)
 {
     if (r->unreachable) {
-        char where[80];
+        char where[128]; /* a --unix-socket path too */
         socklen_t alen;
         net_addr_string(target_sockaddr(t, &alen), where, sizeof where);
-        fprintf(err, "volley: %s: unreachable for longer than --timeout (%s); run stopped\n", where,
+        if (t->proxy) /* where connections went: the proxy */
+            fprintf(err, "volley: proxy %s at", t->proxy);
+        else
+            fputs("volley:", err);
+        fprintf(err, " %s: unreachable for longer than --timeout (%s); run stopped\n", where,
                 strerror(r->unreachable));
     }
     if (r->script_error[0])

@@ -113,7 +113,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
 {
     const struct stats *s = &r->stats;
     double secs = (double)r->duration_ns / 1e9;
-    char addr[80];
+    char addr[128]; /* "unix:" and a socket path of up to 107 bytes */
     socklen_t alen;
     net_addr_string(target_sockaddr(t, &alen), addr, sizeof addr);
 
@@ -138,6 +138,14 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     json_out_str(out, t->path);
     fprintf(out, ", \"address\": ");
     json_out_str(out, addr);
+    if (t->proxy) { /* the proxy's URL without its credentials */
+        fprintf(out, ", \"proxy\": ");
+        json_out_str(out, t->proxy);
+    }
+    if (t->unix_path) {
+        fprintf(out, ", \"unix_socket\": ");
+        json_out_str(out, t->unix_path);
+    }
     fprintf(out, "},\n");
 
     fprintf(out, "  \"options\": {\"connections\": %u, \"threads\": %u, ", o->connections, o->threads);
@@ -233,6 +241,9 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_json_errors(out, s->errors);
     fprintf(out, ",\n  \"failures\": ");
     report_json_reasons(out, s->reasons, s->nreasons, s->reasons_more, s->reasons_more_count);
+    fprintf(out, ",\n  \"connect_failures\": {");
+    report_kind_reasons_json(out, s, STATS_ERR_CONNECT);
+    fprintf(out, "}");
     fprintf(out, ",\n  \"read_failures\": {");
     report_kind_reasons_json(out, s, STATS_ERR_READ);
     fprintf(out, "},\n");

@@ -386,6 +386,9 @@ static void load_counts(struct html_rd *rd, const struct json *root, struct stat
         s->reasons_more_count = (uint64_t)html_rd_count(rd, f, "failures", "other");
     }
     load_error_samples(rd, root, s);
+    const struct json *cf = html_rd_of(rd, root, "", "connect_failures", JSON_OBJECT, false);
+    if (cf) /* saved before connect failures had reasons (a proxy's refusal): none */
+        load_kind_reasons(rd, cf, "connect_failures", STATS_ERR_CONNECT, s);
     const struct json *rf = html_rd_of(rd, root, "", "read_failures", JSON_OBJECT, false);
     if (rf) /* a result saved before read failures had reasons has none */
         load_kind_reasons(rd, rf, "read_failures", STATS_ERR_READ, s);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 /* obj's member key as a bool; absent or null is dflt. */
 static bool rd_bool(struct html_rd *rd, const struct json *obj, const char *path, const char *key, bool dflt)
@@ -141,6 +142,14 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
 static bool parse_address(const char *s, struct target_addr *a)
 {
     char host[64];
+    if (strncmp(s, "unix:", 5) == 0 && strlen(s + 5) < sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        struct sockaddr_un *un = (void *)&a->sa; /* --unix-socket's "unix:PATH" */
+        memset(a, 0, sizeof *a);
+        un->sun_family = AF_UNIX;
+        memcpy(un->sun_path, s + 5, strlen(s + 5) + 1);
+        a->len = sizeof *un;
+        return true;
+    }
     const char *colon = strrchr(s, ':');
     if (!colon || (size_t)(colon - s) >= sizeof host)
         return false;
@@ -185,6 +194,11 @@ static void load_target(struct html_rd *rd, const struct json *root, struct targ
         return;
     }
     t->naddrs = 1;
+    const char *proxy = html_rd_str(rd, tg, "target", "proxy", false, NULL);
+    const char *unix_path = html_rd_str(rd, tg, "target", "unix_socket", false, NULL);
+    t->proxy = proxy ? xstrdup(proxy) : NULL;
+    t->proxy_addr = t->addrs[0]; /* through a proxy, the address was the proxy's */
+    t->unix_path = unix_path ? xstrdup(unix_path) : NULL;
 }
 
 /* The errno whose strerror is msg (the JSON's "unreachable"); EIO when

@@ -406,11 +406,18 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         cfg.arrivals = &process;
     }
     struct tls_config tls;
+    char *tunnel = NULL;
     run_tls_config(o, t, &tls); /* also what another https origin's start from */
     if (t->tls)
         cfg.tls = &tls;
     cfg.hosts = o->allow_hosts;
     cfg.hosts_tls = &tls;
+    if (t->tls && t->proxy) { /* CONNECT host:port, the port always said */
+        char authority[300];
+        snprintf(authority, sizeof authority, strchr(t->host, ':') ? "[%s]:%u" : "%s:%u", t->host, t->port);
+        tunnel = http_request_tunnel(authority, t->proxy_auth, &cfg.tunnel_len);
+        cfg.tunnel = tunnel;
+    }
     _Atomic uint64_t completed_all = 0;
     cfg.completed_all = &completed_all;
     _Atomic int64_t streams_now = 0, streams_peak = 0;
@@ -665,6 +672,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         free(r.workers); /* else a stuck thread still has its own */
     run_watch_free(&r.watch);
     free(req);
+    free(tunnel);
     return rc;
 }
 

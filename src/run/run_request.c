@@ -11,5 +11,9 @@ struct http_request_spec run_request_spec(const struct options *o, const struct 
     struct http_request_spec spec = options_request(o);
     spec.path = t->path;
     spec.host_header = t->host_header;
+    if (t->proxy && !t->tls) { /* https goes through a tunnel, in origin-form */
+        spec.origin = t->origin;
+        spec.proxy_auth = t->proxy_auth;
+    }
     return spec;
 }

@@ -71,9 +71,10 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
         return -1;
     }
     ev_set_userdata(w->loop, w);
-    const struct transport_ops *transport = transport_for(cfg->tls != NULL);
+    struct transport_config tcfg = {.tls = cfg->tls, .tunnel = cfg->tunnel, .tunnel_len = cfg->tunnel_len};
+    const struct transport_ops *transport = transport_for(&tcfg);
     void *transport_ctx = NULL;
-    if (transport->ctx_new && !(transport_ctx = transport->ctx_new(cfg->tls, err, errlen)))
+    if (transport->ctx_new && !(transport_ctx = transport->ctx_new(&tcfg, err, errlen)))
         return -1;
     stats_init(&w->stats);
     series_rec_init(&w->series, &w->stats);

@@ -57,6 +57,9 @@ struct worker_config {
     const struct tls_config *tls; /* https: each worker makes its own context from it; NULL for http */
     const struct hosts *hosts;    /* --allow-host: the other hosts a flow may reach, resolved; NULL: none */
     const struct tls_config *hosts_tls; /* what an https other origin's context starts from */
+    const char *tunnel;      /* https through a proxy: the CONNECT request (transport.h's
+                              * tunnel); NULL: none */
+    size_t tunnel_len;
     bool http2;              /* requests as HTTP/2 streams (--h2c, --http2) */
     bool http2_strict;       /* --http2=strict */
     uint32_t streams;        /* --streams */

@@ -191,6 +191,10 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
     else
         lua_pushnil(L);
     lua_call(L, 1, 0); /* sets an upvalue: cannot fail */
+    lua_getfield(L, -1, "_set_proxy");
+    lua_pushstring(L, r->origin);                   /* nil when NULL */
+    lua_pushstring(L, r->proxy_auth);
+    lua_call(L, 2, 0); /* sets two fields: cannot fail */
     lua_setglobal(L, "wrk");
     script_push_bridge(s, "set_target");
     lua_pushstring(L, w->scheme);

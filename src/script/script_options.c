@@ -26,6 +26,7 @@ static const struct {
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},
     {"streams", "--streams"}, {"h2_window", "--h2-window"}, {"stages", "--stages"},
     {"heartbeat", "--heartbeat"}, {"seed", "--seed"}, {"allow_host", "--allow-host"},
+    {"proxy", "--proxy"}, {"noproxy", "--noproxy"}, {"unix_socket", "--unix-socket"},
 };
 
 /* The keys with a form of their own (below). */

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 static int bad_url(char *err, size_t errlen, const char *url, const char *why)
 {
@@ -188,6 +190,9 @@ int target_parse(struct target *t, const char *url, char *err, size_t errlen)
         snprintf(t->host_header, cap, v6 ? "[%s]" : "%s", t->host);
     else
         snprintf(t->host_header, cap, v6 ? "[%s]:%ld" : "%s:%ld", t->host, port);
+    cap = strlen(t->host_header) + 16;
+    t->origin = xmalloc(cap);
+    snprintf(t->origin, cap, "%s://%s", t->scheme, t->host_header);
     return 0;
 }
 
@@ -287,8 +292,41 @@ int target_probe(struct target *t, const struct sockaddr *src, socklen_t srclen,
     return -1;
 }
 
+int target_use_unix(struct target *t, const char *path, char *err, size_t errlen)
+{
+    char q[256];
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    struct stat st;
+    if (strlen(path) >= sizeof sun.sun_path) {
+        snprintf(err, errlen, "--unix-socket: %s: longer than a socket path may be (%zu bytes)",
+                 quote_printable(q, sizeof q, path), sizeof sun.sun_path - 1);
+        return -1;
+    }
+    const char *why = stat(path, &st) < 0 ? (errno == ENOENT ? "no such file" : strerror(errno))
+                      : !S_ISSOCK(st.st_mode) ? "not a socket"
+                                              : NULL;
+    if (why) {
+        snprintf(err, errlen, "--unix-socket: %s: %s", quote_printable(q, sizeof q, path), why);
+        return -1;
+    }
+    memcpy(sun.sun_path, path, strlen(path) + 1);
+    free(t->addrs);
+    t->addrs = xcalloc(1, sizeof *t->addrs);
+    memcpy(&t->addrs[0].sa, &sun, sizeof sun);
+    t->addrs[0].len = (socklen_t)sizeof sun;
+    t->naddrs = 1;
+    t->chosen = 0;
+    free(t->unix_path);
+    t->unix_path = xstrdup(path);
+    return 0;
+}
+
 const struct sockaddr *target_sockaddr(const struct target *t, socklen_t *len)
 {
+    if (t->proxy) {
+        *len = t->proxy_addr.len;
+        return (const struct sockaddr *)&t->proxy_addr.sa;
+    }
     *len = t->addrs[t->chosen].len;
     return (const struct sockaddr *)&t->addrs[t->chosen].sa;
 }
@@ -300,6 +338,10 @@ void target_free(struct target *t)
     free(t->host);
     free(t->path);
     free(t->host_header);
+    free(t->origin);
     free(t->addrs);
+    free(t->unix_path);
+    free(t->proxy);
+    free(t->proxy_auth);
     memset(t, 0, sizeof *t);
 }

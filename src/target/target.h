@@ -26,9 +26,16 @@ struct target {
     int port_given;    /* the URL named the port */
     char *path;        /* path and query, at least "/" */
     char *host_header; /* value for the Host header: host[:port], IPv6 bracketed */
+    char *origin;      /* scheme://host_header: an http:// request's absolute-form
+                        * prefix through a proxy */
     struct target_addr *addrs;
     size_t naddrs;
     size_t chosen;     /* index into addrs of the address the run uses */
+    char *unix_path;   /* --unix-socket: addrs is this socket's one address; NULL: none */
+    char *proxy;       /* the HTTP proxy connections go through, as reports show it
+                        * ("http://host:port", no credentials; proxy_apply), or NULL */
+    char *proxy_auth;  /* its Proxy-Authorization value, or NULL */
+    struct target_addr proxy_addr; /* its chosen address: where connections go */
 };
 
 /* Parses http[s]://host[:port][/path][?query] into t. Returns 0, or -1 with one
@@ -55,7 +62,12 @@ size_t target_keep_family(struct target *t, int family);
 int target_probe(struct target *t, const struct sockaddr *src, socklen_t srclen, int64_t timeout_ns, char *err,
                  size_t errlen);
 
-/* The chosen address. */
+/* --unix-socket: t's one address becomes the Unix domain socket at path
+ * (the URL still gives Host and SNI). Returns 0, or -1 with one line in
+ * err when path is no socket ("--unix-socket: /x: no such file"). */
+int target_use_unix(struct target *t, const char *path, char *err, size_t errlen);
+
+/* The chosen address: where connections go (the proxy's, through one). */
 const struct sockaddr *target_sockaddr(const struct target *t, socklen_t *len);
 
 void target_free(struct target *t);

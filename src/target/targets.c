@@ -450,6 +450,16 @@ int targets_load(struct targets *tg, const char *path, const char *url, const st
     return rc;
 }
 
+void targets_via_proxy(struct targets *tg, const char *origin, const char *auth)
+{
+    for (uint32_t i = 0; i < tg->n; i++) {
+        size_t len;
+        char *abs = http_request_absolute(tg->reqs[i].bytes, tg->reqs[i].len, origin, auth, &len);
+        free((void *)tg->reqs[i].bytes);
+        tg->reqs[i] = (struct http_req){abs, len};
+    }
+}
+
 void targets_free(struct targets *tg)
 {
     for (uint32_t i = 0; i < tg->n; i++)

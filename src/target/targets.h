@@ -52,6 +52,10 @@ int targets_load(struct targets *tg, const char *path, const char *url, const st
 int targets_parse(struct targets *tg, const char *name, const char *text, size_t len, const char *url,
                   const struct http_request_spec *dflt, char *err, size_t errlen);
 
+/* Through an HTTP proxy: every request of tg again in absolute-form
+ * (http_request_absolute, with origin and auth), in place of its own. */
+void targets_via_proxy(struct targets *tg, const char *origin, const char *auth);
+
 /* The name messages and the text report give the file: "stdin" for "-". */
 const char *targets_name(const char *path);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 /* Older C libraries lack the name; the value is Linux's (4.2 and later). */
@@ -47,12 +48,14 @@ int net_bind_check(const struct sockaddr *src, socklen_t srclen)
 enum net_status net_connect_from(const struct sockaddr *addr, socklen_t len, const struct sockaddr *src,
                                  socklen_t srclen, int *fd)
 {
-    int s = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+    bool unix_socket = addr->sa_family == AF_UNIX; /* --unix-socket: no TCP, no source */
+    int s = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, unix_socket ? 0 : IPPROTO_TCP);
     if (s < 0)
         return NET_ERROR;
     int one = 1;
     /* Requests go out as one write each; Nagle would hold back the next one. */
-    setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!unix_socket)
+        setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     if (src && bind_source(s, src, srclen) < 0) {
         int saved = errno;
         close(s);
@@ -166,7 +169,9 @@ void net_close(int fd)
 char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len)
 {
     char host[INET6_ADDRSTRLEN] = "?";
-    if (addr->sa_family == AF_INET6) {
+    if (addr->sa_family == AF_UNIX) {
+        snprintf(buf, len, "unix:%s", ((const struct sockaddr_un *)(const void *)addr)->sun_path);
+    } else if (addr->sa_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const void *)addr;
         inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
         snprintf(buf, len, "[%s]:%u", host, ntohs(a->sin6_port));

@@ -13,7 +13,8 @@
  * NET_WANT_WRITE: a TLS call waits until writable (only tls.h returns it). */
 enum net_status { NET_OK, NET_AGAIN, NET_WANT_WRITE, NET_ERROR };
 
-/* Opens a non-blocking TCP_NODELAY socket and starts connecting it to addr
+/* Opens a non-blocking TCP_NODELAY socket (a Unix domain socket for an
+ * AF_UNIX addr, --unix-socket: src must then be NULL) and starts connecting it to addr
  * from the local address src (port 0, of addr's family; NULL: the kernel's
  * choice). NET_OK: connected at once; NET_AGAIN: in progress (wait for
  * writable, then net_connect_result); NET_ERROR: failed, errno set, no
@@ -56,7 +57,8 @@ enum net_status net_read(int fd, char *buf, size_t cap, size_t *n);
 /* Closes fd (EINTR-safe; errors ignored: nothing useful can be done). */
 void net_close(int fd);
 
-/* Formats addr as "1.2.3.4:80" or "[::1]:80" into buf. Returns buf. */
+/* Formats addr as "1.2.3.4:80", "[::1]:80" or (--unix-socket) "unix:PATH"
+ * into buf. Returns buf. */
 char *net_addr_string(const struct sockaddr *addr, char *buf, size_t len);
 
 /* Whether host is "localhost" or a name under ".localhost" (RFC 6761),

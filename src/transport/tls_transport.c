@@ -4,9 +4,9 @@
 
 #include <errno.h>
 
-static void *tls_t_ctx_new(const void *cfg, char *err, size_t errlen)
+static void *tls_t_ctx_new(const struct transport_config *cfg, char *err, size_t errlen)
 {
-    return tls_ctx_new(cfg, err, errlen);
+    return tls_ctx_new(cfg->tls, err, errlen);
 }
 
 static void *tls_t_ctx_for_host(const void *cfg, const char *host, bool ip, char *err, size_t errlen)

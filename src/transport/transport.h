@@ -19,12 +19,20 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+/* What a worker's transport is made from (transport_for, ctx_new). */
+struct transport_config {
+    const struct tls_config *tls; /* https: TLS's settings; NULL for http */
+    const char *tunnel;           /* through an HTTP proxy: the CONNECT request, whole, that
+                                   * opens the tunnel the TLS goes through; NULL: none */
+    size_t tunnel_len;
+};
+
 struct transport_ops {
-    const char *name; /* "tcp", "tls" */
-    /* The worker's context, made once from the run's settings (cfg: TLS's
-     * struct tls_config); NULL with err naming the option at fault. NULL
-     * entries: the transport needs none. */
-    void *(*ctx_new)(const void *cfg, char *err, size_t errlen);
+    const char *name; /* "tcp", "tls", "tunnel+tls" */
+    /* The worker's context, made once from the run's settings; NULL with
+     * err naming the option at fault. NULL entries: the transport needs
+     * none. */
+    void *(*ctx_new)(const struct transport_config *cfg, char *err, size_t errlen);
     void (*ctx_free)(void *ctx);
     /* A context for connections to another host (a flow's other origin,
      * --allow-host): cfg's settings, with host as the name sent (unless
@@ -48,6 +56,10 @@ struct transport_ops {
     /* Drives the handshake after connect: NET_OK when done, else what to
      * wait for. NULL: the transport has none (bytes flow at once). */
     enum net_status (*handshake)(void *t);
+    /* After the handshake failed: whether it failed in its connect stage
+     * (a proxy's CONNECT exchange, before any TLS), which counts as a
+     * connect failure with failure()'s reason. NULL: it never does. */
+    bool (*tunnel_failed)(void *t);
     /* After a NET_ERROR: the errno when the socket failed (refused, reset),
      * 0 when the transport itself failed (a TLS alert). */
     int (*socket_errno)(void *t, int fd);
@@ -81,10 +93,16 @@ struct transport_ops {
     void (*protocol)(void *t, char *buf, size_t cap);
 };
 
-/* The registry: the transport of a URL's scheme (https: TLS, else TCP).
- * The one place a transport is added. */
-const struct transport_ops *transport_for(bool https);
+/* The registry: the transport of a URL's scheme and route (https: TLS,
+ * through a CONNECT tunnel when cfg->tunnel is set; else TCP). The one
+ * place a transport is added. */
+const struct transport_ops *transport_for(const struct transport_config *cfg);
 
-extern const struct transport_ops transport_tcp, transport_tls;
+/* The table of a connection straight to a host, never through a proxy's
+ * tunnel: a flow's other origin (--allow-host, which main refuses with a
+ * proxy), TLS when tls. */
+const struct transport_ops *transport_direct(bool tls);
+
+extern const struct transport_ops transport_tcp, transport_tls, transport_tunnel_tls;
 
 #endif

@@ -2,7 +2,14 @@
  * chosen, and so the one line a new one adds. */
 #include "transport.h"
 
-const struct transport_ops *transport_for(bool https)
+const struct transport_ops *transport_for(const struct transport_config *cfg)
 {
-    return https ? &transport_tls : &transport_tcp;
+    if (!cfg->tls)
+        return &transport_tcp; /* through a proxy too: the requests are in absolute-form */
+    return cfg->tunnel ? &transport_tunnel_tls : &transport_tls;
+}
+
+const struct transport_ops *transport_direct(bool tls)
+{
+    return tls ? &transport_tls : &transport_tcp;
 }

@@ -152,6 +152,22 @@ RC=0
 "$VOLLEY" -n 1 --allow-host 127.0.0.2 http://127.0.0.1:9/ > "$T/bad.out" 2>&1 || RC=$?
 check_eq "$RC" 2 "--allow-host without a flow: exit status"
 check_grep "$T/bad.out" "^volley: --allow-host: only a flow" "--allow-host without a flow: says so"
+# Other hosts' connections go straight to them: with a proxy (the
+# option's or the environment's) or a Unix socket, refused before any
+# connect.
+RC=0
+"$VOLLEY" -s "$S/deny.lua" --iterations 1 --allow-host 127.0.0.2 --proxy http://127.0.0.1:9 http://127.0.0.1:9/ > "$T/bad.out" 2>&1 || RC=$?
+check_eq "$RC" 2 "--allow-host with --proxy: exit status"
+check_eq "$(wc -l < "$T/bad.out")" 1 "--allow-host with --proxy: one line"
+check_grep "$T/bad.out" "^volley: --allow-host: other hosts are not reached through a proxy" "--allow-host with --proxy: says so"
+RC=0
+http_proxy=http://127.0.0.1:9 "$VOLLEY" -s "$S/deny.lua" --iterations 1 --allow-host 127.0.0.2 http://127.0.0.1:9/ > "$T/bad.out" 2>&1 || RC=$?
+check_eq "$RC" 2 "--allow-host with http_proxy: exit status"
+RC=0
+python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$T/u.sock" # a socket file no one listens on
+"$VOLLEY" -s "$S/deny.lua" --iterations 1 --allow-host 127.0.0.2 --unix-socket "$T/u.sock" http://127.0.0.1:9/ > "$T/bad.out" 2>&1 || RC=$?
+check_eq "$RC" 2 "--allow-host with --unix-socket: exit status"
+check_grep "$T/bad.out" "^volley: --allow-host: other hosts are not reached over --unix-socket" "--allow-host with --unix-socket: says so"
 
 # 3. Cookies across hosts (py/hosts_server.py on both): a cookie set by one
 # host goes back to it only; a Domain naming the other host is refused

@@ -38,7 +38,7 @@ static void test_sizes(void)
     CHECK(sizeof(struct conn) <= CONN_MAX);
 
     struct conn_shared sh = {
-        .transport = transport_for(false),
+        .transport = transport_for(&(struct transport_config){0}) /* http: TCP */,
         .framing = framing_for(false),
         .timeout_ns = 1000000000,
     };

@@ -778,8 +778,56 @@ static void test_request_parts(void)
     check_ctx(NULL);
 }
 
+/* Through an HTTP proxy: an http:// request in absolute-form, with the
+ * proxy's credentials (unless a Proxy-Authorization is given); the CONNECT
+ * request of an https:// one's tunnel. */
+static void test_encode_proxy(void)
+{
+    struct http_request_spec s = {.method = "GET", .path = "/a?b=1", .host_header = "h:8080", .keepalive = true,
+                                  .origin = "http://h:8080"};
+    expect_request(&s, S("GET http://h:8080/a?b=1 HTTP/1.1\r\nHost: h:8080\r\n\r\n"), __LINE__);
+    s.proxy_auth = "Basic dTpw";
+    expect_request(&s, S("GET http://h:8080/a?b=1 HTTP/1.1\r\nProxy-Authorization: Basic dTpw\r\nHost: h:8080\r\n\r\n"),
+                   __LINE__);
+    const char *given[] = {"proxy-authorization: Basic other"};
+    s.headers = given;
+    s.nheaders = 1;
+    expect_request(&s, S("GET http://h:8080/a?b=1 HTTP/1.1\r\nHost: h:8080\r\nproxy-authorization: Basic other\r\n\r\n"),
+                   __LINE__);
+    size_t len;
+    /* An encoded request made absolute (--targets' requests, encoded before
+     * the proxy is known): the same bytes as encoding it so. */
+    struct http_request_spec b = {.method = "POST", .path = "/p", .host_header = "h", .keepalive = true,
+                                  .body = "xy", .body_len = 2};
+    size_t blen, want_len;
+    char *plain = http_request_encode(&b, &blen);
+    b.origin = "http://h";
+    b.proxy_auth = "Basic dTpw";
+    char *want = http_request_encode(&b, &want_len);
+    char *abs = http_request_absolute(plain, blen, "http://h", "Basic dTpw", &len);
+    CHECK_MEM(abs, len, want, want_len);
+    free(abs);
+    free(want);
+    b.proxy_auth = NULL;
+    want = http_request_encode(&b, &want_len);
+    abs = http_request_absolute(plain, blen, "http://h", NULL, &len);
+    CHECK_MEM(abs, len, want, want_len);
+    free(abs);
+    free(want);
+    free(plain);
+    char *c = http_request_tunnel("[::1]:443", NULL, &len);
+    const char want6[] = "CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n";
+    CHECK_MEM(c, len, want6, sizeof want6 - 1);
+    free(c);
+    c = http_request_tunnel("h:8443", "Basic dTpw", &len);
+    const char want_auth[] = "CONNECT h:8443 HTTP/1.1\r\nHost: h:8443\r\nProxy-Authorization: Basic dTpw\r\n\r\n";
+    CHECK_MEM(c, len, want_auth, sizeof want_auth - 1);
+    free(c);
+}
+
 int main(void)
 {
+    test_encode_proxy();
     test_count_requests();
     test_response_parts();
     test_request_parts();
