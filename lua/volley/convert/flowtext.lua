@@ -5,6 +5,7 @@
 -- the command line to run it, what was left out). docs/convert.md says
 -- why each choice is made.
 local luatext = require("volley.convert.luatext")
+local har = require("volley.convert.har")
 
 local flowtext = {}
 
@@ -84,7 +85,7 @@ end
 
 -- The options of entry e as { key, lua-text } fields, and its request's
 -- path (or URL) text; notes collects the header names dropped.
-local function request_fields(e, ctx)
+local function request_fields(e, ctx, indent)
   local fields = {}
   local headers = {}
   local content_type
@@ -128,7 +129,7 @@ local function request_fields(e, ctx)
     local plain_form = mime == "application/x-www-form-urlencoded" and not match(lower(content_type or post.mime or ""), ";")
     local pairs_ = plain_form and form_pairs(text)
     if pairs_ then
-      body_field = { "form", luatext.pairs_table(pairs_) }
+      body_field = { "form", luatext.pairs_table(pairs_, indent) }
       -- form sets it.
       for i = #headers, 1, -1 do
         if lower(headers[i][1]) == "content-type" then table.remove(headers, i) end
@@ -145,9 +146,10 @@ local function request_fields(e, ctx)
     target = e.scheme .. "://" .. e.authority .. e.path
   end
   local name = flowtext.name(e.method, e.path, e.origin ~= ctx.origin and e.authority or nil)
-  if #headers > 0 then fields[#fields + 1] = { "headers", luatext.pairs_table(headers) } end
+  if #headers > 0 then fields[#fields + 1] = { "headers", luatext.pairs_table(headers, indent) } end
   if body_field then fields[#fields + 1] = body_field end
   if name then fields[#fields + 1] = { "name", luatext.quote(name) } end
+  if e.no_follow then fields[#fields + 1] = { "redirects", "0" } end
   return target, fields
 end
 
@@ -158,7 +160,7 @@ end
 
 -- One request of the user on its own: u:get("/x", {...}) -- 200 text/html
 local function single(e, ctx, indent)
-  local target, fields = request_fields(e, ctx)
+  local target, fields = request_fields(e, ctx, indent .. "  ")
   local m = METHODS[e.method]
   local text
   if m then
@@ -174,7 +176,7 @@ end
 
 -- One request in a batch: "/x" or { method = ..., path = ..., ... }.
 local function item(e, ctx, indent)
-  local target, fields = request_fields(e, ctx)
+  local target, fields = request_fields(e, ctx, indent .. "  ")
   local text
   if e.method == "GET" and #fields == 0 then
     text = luatext.quote(target)
@@ -238,12 +240,24 @@ end
 -- no_assets, source (the HAR's name), script (the name the command line
 -- shows), think_min. Returns the text, or nil and one line.
 function flowtext.emit(h, opts)
-  local entries, assets = {}, 0
+  local entries, assets, hops = {}, 0, 0
+  for _, e in ipairs(h.entries) do e.origin = e.scheme .. "://" .. e.authority end
   for _, e in ipairs(h.entries) do
-    e.origin = e.scheme .. "://" .. e.authority
-    if opts.no_assets and require("volley.convert.har").is_asset(e) then
+    if e.hop_of and e.hop_of.origin == e.origin then
+      -- A redirect on one origin: the flow follows it by itself, to the
+      -- Location the server gives then; the request that led there
+      -- lasts until the hop ended.
+      hops = hops + 1
+      local root = e.hop_of
+      while root.hop_of and root.hop_of.origin == root.origin do root = root.hop_of end
+      local t = (e.start - root.start) * 1000 + e.time
+      if t > root.time then root.time = t end
+    elseif opts.no_assets and har.is_asset(e) then
       assets = assets + 1
     else
+      -- A hop to another origin is a request of the flow's own, and the
+      -- redirect that led there is not followed (redirects = 0).
+      if e.hop and e.hop.origin ~= e.origin then e.no_follow = true end
       entries[#entries + 1] = e
     end
   end
@@ -306,6 +320,10 @@ function flowtext.emit(h, opts)
   for why in pairs(h.skipped) do reasons[#reasons + 1] = why end
   table.sort(reasons)
   for _, why in ipairs(reasons) do left[#left + 1] = format("%d %s", h.skipped[why], why) end
+  if hops > 0 then
+    left[#left + 1] = format("%d redirect%s followed (the flow follows %s itself)", hops, hops == 1 and "" or "s",
+      hops == 1 and "it" or "them")
+  end
   if assets > 0 then left[#left + 1] = format("%d asset%s (--no-assets)", assets, assets == 1 and "" or "s") end
   if #left > 0 then
     head[#head + 1] = "--"

@@ -4,6 +4,7 @@
 -- the reason (not http(s), served from the browser's cache, never
 -- answered, an asset under --no-assets). Every bad input is one line.
 local json = require("volley.json")
+local uri = require("volley.uri")
 
 local har = {}
 
@@ -93,6 +94,27 @@ local function header_list(hs, where)
   return out
 end
 
+local REDIRECTS = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
+
+-- Marks the browser's hops: each entry that answered with a redirect gets
+-- .hop, the first later entry that requested where it pointed (by URL,
+-- without the fragment), and that entry .hop_of. A flow follows redirects
+-- on its target by itself, so such a hop is not a request of its own
+-- (volley.convert.flowtext decides).
+function har.link_redirects(entries)
+  for i, a in ipairs(entries) do
+    if REDIRECTS[a.status] and a.redirect then
+      for j = i + 1, #entries do
+        local b = entries[j]
+        if not b.hop_of and uri.without_fragment(b.url) == a.redirect then
+          a.hop, b.hop_of = b, a
+          break
+        end
+      end
+    end
+  end
+end
+
 -- The HAR of text, named source in messages: { creator = "Chromium 156",
 -- entries = { e, ... }, skipped = { [reason] = count } }, or nil and one
 -- line. Each e: { index (0-based, as in the file), method, url, scheme,
@@ -144,6 +166,23 @@ function har.read(text, source)
       mime = field(field(res, "content"), "mimeType"), _resourceType = raw._resourceType,
     }
     if e.time < 0 then e.time = 0 end
+    -- Where a redirect points: HAR's redirectURL, else its Location.
+    if e.status >= 300 and e.status < 400 then
+      local loc = field(res, "redirectURL")
+      if type(loc) ~= "string" or loc == "" then
+        loc = nil
+        local rh = field(res, "headers")
+        if type(rh) == "table" then
+          for _, h in ipairs(rh) do
+            if type(h) == "table" and type(h.name) == "string" and lower(h.name) == "location"
+                and type(h.value) == "string" then
+              loc = h.value
+            end
+          end
+        end
+      end
+      if loc then e.redirect = uri.without_fragment(uri.resolve(req.url, loc)) end
+    end
     if type(e.mime) ~= "string" then e.mime = nil end
     if type(e._resourceType) ~= "string" then e._resourceType = nil end
     if scheme ~= "http" and scheme ~= "https" then
@@ -171,6 +210,7 @@ function har.read(text, source)
     if a.start ~= b.start then return a.start < b.start end
     return a.index < b.index
   end)
+  har.link_redirects(out.entries)
   return out
 end
 

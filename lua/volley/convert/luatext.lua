@@ -32,10 +32,14 @@ end
 -- A list of { name, value } pairs as a table constructor, in their order:
 -- { ["Accept"] = "text/html", ... }. Later pairs of the same name are the
 -- caller's to merge (a Lua table holds one value a key).
-function luatext.pairs_table(list)
+-- With indent (the indent of the line the table starts on), a table
+-- longer than 100 characters there is one pair a line.
+function luatext.pairs_table(list, indent)
   local parts = {}
   for i, kv in ipairs(list) do parts[i] = luatext.key(kv[1]) .. " = " .. luatext.quote(kv[2]) end
-  return "{ " .. concat(parts, ", ") .. " }"
+  local one = "{ " .. concat(parts, ", ") .. " }"
+  if not indent or #one + #indent + 12 <= 100 then return one end
+  return "{\n" .. indent .. "  " .. concat(parts, ",\n" .. indent .. "  ") .. ",\n" .. indent .. "}"
 end
 
 -- An options table from fields, a list of { key, text } (text already Lua
