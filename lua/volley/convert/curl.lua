@@ -29,9 +29,10 @@ function curl.base64(s)
   return concat(out)
 end
 
--- curl_easy_escape: every byte but the unreserved ones as %XX.
+-- --data-urlencode's encoding (curl's tool_getparam.c): every byte but
+-- the unreserved ones as %XX, and a space as "+".
 function curl.escape(s)
-  return (s:gsub("[^%w%-%._~]", function(c) return format("%%%02X", byte(c)) end))
+  return (s:gsub("[^%w%-%._~ ]", function(c) return format("%%%02X", byte(c)) end):gsub(" ", "+"))
 end
 
 -- Options with a value (the next word, or the rest of a short one: -XPOST).
