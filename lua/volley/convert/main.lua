@@ -136,11 +136,14 @@ function main.main(args)
     return 1
   end
   if o.output then
+    -- Whole or not at all: written beside, then renamed into place.
     local tmp = o.output .. ".tmp"
     local f, ferr = io.open(tmp, "wb")
     local ok = f and f:write(text) and f:close()
-    if not ok or not os.rename(tmp, o.output) then
+    if ok then ok, ferr = os.rename(tmp, o.output) end
+    if not ok then
       if f then os.remove(tmp) end
+      ferr = ferr and ferr:gsub("^.-: ([^:]+)$", "%1")
       io.stderr:write("volley convert: -o ", o.output, ": ", ferr or "cannot be written", "\n")
       return 1
     end
