@@ -72,7 +72,7 @@ function har.is_asset(e)
       return false
     end
   end
-  local ext = match(e.path or "", "%.([%w]+)$")
+  local ext = match(match(e.path or "", "^[^?#]*"), "%.([%w]+)$")
   return ext ~= nil and ASSET_EXT[lower(ext)] == true
 end
 
@@ -194,7 +194,15 @@ function har.read(text, source)
     elseif e.status == 0 then
       skip("not answered in the browser (status 0)")
     else
-      e.scheme, e.authority = scheme, lower(authority)
+      -- The origin as a browser compares them: the scheme's own port
+      -- left out.
+      authority = lower(authority)
+      local host, port = match(authority, "^(.*):(%d*)$")
+      if host and not match(host, "^%[[^%]]*$") and (port == "" or (scheme == "http" and port == "80")
+          or (scheme == "https" and port == "443")) then
+        authority = host
+      end
+      e.scheme, e.authority = scheme, authority
       e.path = rest ~= "" and rest or "/"
       if sub(e.path, 1, 1) == "?" then e.path = "/" .. e.path end
       local post = req.postData
