@@ -496,3 +496,17 @@ describe("volley.convert.main", function()
     assert.matches("is not a duration", err({ "--think-min", "1h", "r.har" }))
   end)
 end)
+
+describe("volley.convert's comments", function()
+  it("keep line ends of names and recorders out of the code", function()
+    local h = read({ { url = H .. "/", headers = { { name = "User-Agent", value = "a\rb" } } } })
+    h.creator = "evil\nos.exit(3)"
+    local text = assert(flowtext.emit(h, { source = "x\r.har" }))
+    assert.is_nil(text:find("\nos.exit", 1, true))
+    assert.is_nil(text:find("\r", 1, true))
+    assert.truthy(loadstring(text))
+    local line = "curl http://h/\ros.exit(3)"
+    local out = curl.emit(parse("curl http://h/"), line, true)
+    assert.is_nil(out:find("\r", 1, true))
+  end)
+end)

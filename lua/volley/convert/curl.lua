@@ -313,14 +313,14 @@ function curl.emit(r, line, flow)
   local origin_url = r.origin .. "/"
   out[#out + 1] = "-- Converted by volley convert --curl from:"
   for l in (line:gsub("\\\r?\n", "")):gmatch("[^\n]+") do
-    out[#out + 1] = "--   " .. l
+    out[#out + 1] = "--   " .. luatext.comment(l)
   end
-  out[#out + 1] = format("-- The target: %s (the path below is on it).", origin_url)
+  out[#out + 1] = luatext.comment(format("-- The target: %s (the path below is on it).", origin_url))
   if r.origin:match("^https:") then
     out[#out + 1] = "-- volley checks no certificate unless --verify is given."
   end
   if flow then
-    out[#out + 1] = format("--   volley -s flow.lua --iterations 1 %s", origin_url)
+    out[#out + 1] = luatext.comment(format("--   volley -s flow.lua --iterations 1 %s", origin_url))
     out[#out + 1] = "local s = {}"
     out[#out + 1] = ""
     out[#out + 1] = "function s.user(u)"

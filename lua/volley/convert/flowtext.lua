@@ -345,11 +345,11 @@ function flowtext.emit(h, opts)
     end
     if ctx.user_agent then
       head[#head + 1] = "-- The recorded User-Agent (to send it: -H 'User-Agent: ...'):"
-      head[#head + 1] = "--   " .. gsub(ctx.user_agent, "[%c]", " ")
+      head[#head + 1] = "--   " .. ctx.user_agent
     end
   end
   local out = {}
-  for _, l in ipairs(head) do out[#out + 1] = l end
+  for _, l in ipairs(head) do out[#out + 1] = luatext.comment(l) end
   out[#out + 1] = "local s = {}"
   out[#out + 1] = ""
   out[#out + 1] = "function s.user(u)"

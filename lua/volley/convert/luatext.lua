@@ -17,6 +17,12 @@ function luatext.quote(s)
   end) .. '"'
 end
 
+-- s made safe inside a -- comment: control bytes (a line end, and \r,
+-- which Lua also reads as one, would end the comment) as blanks.
+function luatext.comment(s)
+  return (gsub(s, "%c", " "))
+end
+
 local keywords = {}
 for w in ("and break do else elseif end false for function if in local nil not or repeat return then true until while")
     :gmatch("%a+") do

@@ -16,6 +16,7 @@ Usage: volley convert [options] RECORDING.har
 Turns a browser's HAR recording into a flow script (requests in order,
 assets started together as u:batch, recorded gaps as u:sleep), or a curl
 command line into a u:request{...} table. The script goes to stdout.
+RECORDING.har may be - for stdin.
 
   -o, --output FILE   write the script to FILE instead of stdout
       --no-assets     leave out images, CSS, JavaScript, fonts and media
@@ -88,6 +89,7 @@ function parse(args)
 end
 
 local function read_file(path)
+  if path == "-" then return io.stdin:read("*a") or "" end
   local f, err = io.open(path, "rb")
   if not f then return nil, (err or path):gsub("^" .. path:gsub("%p", "%%%0") .. ": ", "") end
   local text = f:read("*a")

@@ -55,6 +55,10 @@ rc=0; "$VOLLEY" convert -o "$T/out.lua" "$T/good.har" 2> "$T/g.err" || rc=$?
 check_eq "$rc" 0 "good: exit status ($(cat "$T/g.err"))"
 check_grep "$T/out.lua" '^  u:get\("/a"\)  -- 200 text/html$' "good: the request"
 luajit -bl "$T/out.lua" > /dev/null 2>&1 && ok || fail "good: the flow does not compile"
+# - reads the recording from stdin.
+rc=0; "$VOLLEY" convert - < "$T/good.har" > "$T/stdin.lua" 2> "$T/stdin.err" || rc=$?
+check_eq "$rc" 0 "stdin: exit status ($(cat "$T/stdin.err"))"
+check_eq "$(sed 1d "$T/stdin.lua")" "$(sed 1d "$T/out.lua")" "stdin: the same flow"
 # -o into a folder that is not there: said, exit 1.
 rc=0; "$VOLLEY" convert -o "$T/no/such/dir/f.lua" "$T/good.har" 2> "$T/o.err" || rc=$?
 check_eq "$rc" 1 "-o unwritable: exit status"
