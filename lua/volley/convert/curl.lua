@@ -75,6 +75,7 @@ local NOTES = {
   insecure = "-k: left out (volley does not check certificates unless --verify is given)",
   location = "-L: left out (a flow follows redirects on the target by itself, up to 10)",
   http2 = "--http2: left out (give volley --http2 or --h2c to run the flow over HTTP/2)",
+  ["content-length"] = "-H Content-Length: left out (volley sets it from the body)",
 }
 
 -- A header line "Name: value" as { name, value }; "Name;" is the header
@@ -145,7 +146,9 @@ function curl.parse(words, read_file)
     elseif kind == "header" then
       if v:sub(1, 1) == "@" then return format("-H %s: headers from a file are not read; give each -H", v) end
       local kv, name = header_pair(v)
-      if kv then r.headers[#r.headers + 1] = kv
+      if kv and lower(kv[1]) == "content-length" then
+        note("content-length")
+      elseif kv then r.headers[#r.headers + 1] = kv
       elseif name then removed[lower(name)] = true
       else return format("-H %q: not a header (Name: value)", v) end
     elseif kind == "data" or kind == "data-binary" or kind == "json" then
