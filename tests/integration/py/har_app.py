@@ -1,5 +1,5 @@
-"""A small web app for test_convert_har.sh: a page with a stylesheet, a
-script and an image; the script waits, then calls the API with fetch (a
+"""A small web app for test_convert_har.sh: a page with a stylesheet
+(answered 300 ms late), a script and an image; the script waits, then calls the API with fetch (a
 GET, a JSON POST that needs the page's cookie, a form POST answered with
 a 303 to another page). Every request is logged as one line, "METHOD
 PATH COOKIE BODY" (COOKIE: whether the sid cookie came; BODY: the body's
@@ -10,6 +10,7 @@ length), flushed at once. stdlib only (runs under any python3).
 import http.server
 import sys
 import threading
+import time
 import urllib.parse
 
 PAGE = b"""<!DOCTYPE html>
@@ -68,6 +69,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if p == "/":
             return self.reply(200, "text/html", PAGE, [("Set-Cookie", "sid=abc; Path=/")])
         if p == "/static/app.css":
+            # Slow, so that the browser has the script and the image in
+            # flight with it, whatever the machine's load: one batch.
+            time.sleep(0.3)
             return self.reply(200, "text/css", CSS)
         if p == "/static/app.js":
             return self.reply(200, "application/javascript", SCRIPT)
