@@ -1,6 +1,6 @@
 # bash completion for volley and volley-ab: options, the values of options
 # that take a word from a list, files where a file goes, bundled script
-# names after -s, and the subcommands report, compare, merge, ab and llm. It needs
+# names after -s, and the subcommands report, compare, merge, ab, llm and convert. It needs
 # nothing from the bash-completion package. Installed as
 # share/bash-completion/completions/volley (and volley-ab, a link to it).
 # tests/integration/test_completion.sh checks that every option of
@@ -136,6 +136,20 @@ _volley_llm()
     fi
 }
 
+# volley convert RECORDING.har, or --curl 'curl ...'.
+_volley_convert()
+{
+    case $1 in
+    -o | --output) _volley_files; return ;;
+    --curl | --think-min) return ;;
+    esac
+    if [[ $cur == -* ]]; then
+        _volley_add '-o --output --no-assets --think-min --curl --flow -h --help'
+    else
+        _volley_files '*.har'
+    fi
+}
+
 # volley report RESULT.json, volley compare BASE.json NEW.json and
 # volley merge SHARD.json... [SHARD.hlog...]
 _volley_saved()
@@ -174,7 +188,7 @@ _volley()
         cmd=ab
     elif [ "$COMP_CWORD" -gt 1 ]; then
         case ${COMP_WORDS[1]} in
-        report | compare | merge | ab | llm) cmd=${COMP_WORDS[1]} first=2 ;;
+        report | compare | merge | ab | llm | convert) cmd=${COMP_WORDS[1]} first=2 ;;
         esac
     fi
     # After "--": the script's arguments, often files.
@@ -187,12 +201,13 @@ _volley()
     case $cmd in
     run)
         if [ "$COMP_CWORD" = 1 ] && [[ $cur != -* ]]; then
-            _volley_add 'report compare merge ab llm'
+            _volley_add 'report compare merge ab llm convert'
         else
             _volley_run "$prev" "$eq"
         fi ;;
     ab) _volley_ab "$prev" ;;
     llm) _volley_llm "$prev" ;;
+    convert) _volley_convert "$prev" ;;
     *) _volley_saved "$prev" "$cmd" ;;
     esac
     return 0

@@ -53,21 +53,35 @@ static int help_llm(void)
     return 0;
 }
 
+/* volley convert's usage: the bundled convert module's own text. */
+static int help_convert(void)
+{
+    char err[512];
+    char *usage = script_module_string("volley.convert.main", "USAGE", err, sizeof err);
+    if (!usage)
+        return cmd_fail("help", 1, "%s", err);
+    fputs(usage, stdout);
+    free(usage);
+    return 0;
+}
+
 int cmd_help(int argc, char **argv)
 {
-    static const char *const topics[] = {"ab", "llm", "report", "compare", "merge"};
+    static const char *const topics[] = {"ab", "llm", "report", "compare", "merge", "convert"};
     if (argc < 2) {
         fputs(options_usage, stdout);
         return 0;
     }
     const char *topic = argv[1];
     if (argc > 2)
-        return cmd_fail("help", 2, "%s: one topic at a time (volley help, volley help ab, llm, report, compare or merge)",
+        return cmd_fail("help", 2, "%s: one topic at a time (volley help, volley help ab, llm, report, compare, merge or convert)",
                         argv[2]);
     if (strcmp(topic, "ab") == 0)
         return help_ab();
     if (strcmp(topic, "llm") == 0)
         return help_llm();
+    if (strcmp(topic, "convert") == 0)
+        return help_convert();
     if (strcmp(topic, "report") == 0 || strcmp(topic, "compare") == 0 || strcmp(topic, "merge") == 0) {
         char *args[] = {(char *)topic, "--help", NULL};
         return topic[0] == 'r' ? cmd_report(2, args) : topic[0] == 'c' ? cmd_compare(2, args) : cmd_merge(2, args);
@@ -75,7 +89,7 @@ int cmd_help(int argc, char **argv)
     const char *near = nearest_name(topic, topics, sizeof topics / sizeof topics[0]);
     if (near)
         return cmd_fail("help", 2, "unknown topic \"%s\" (did you mean \"%s\"?)", topic, near);
-    return cmd_fail("help", 2, "unknown topic \"%s\" (volley help, volley help ab, llm, report, compare or merge)", topic);
+    return cmd_fail("help", 2, "unknown topic \"%s\" (volley help, volley help ab, llm, report, compare, merge or convert)", topic);
 }
 
 void cmd_help_version(FILE *out)

@@ -10,8 +10,9 @@
  * report is of a part), 130 on a second one. After a run the most serious
  * applies: 1, 105, 3, then 99. `volley report` (cmd_report.c) has the
  * run's; `volley compare` (cmd_compare.c) 0, 1, 2 or 99; `volley help`
- * (cmd_help.c) 0 or 2. */
+ * (cmd_help.c) 0 or 2; `volley convert` (cmd_convert.c) 0, 1 or 2. */
 #include "cmd_compare.h"
+#include "cmd_convert.h"
 #include "cmd_help.h"
 #include "cmd_llm.h"
 #include "cmd_merge.h"
@@ -342,6 +343,8 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "help") == 0)
         return cmd_help(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "convert") == 0)
+        return cmd_convert(argc - 1, argv + 1);
     char **argv0 = argv;
     int argc0 = argc;
     char **llm = cmd_llm_argv(&argc, argv);

@@ -423,6 +423,13 @@ char *script_library_version(char *buf, size_t len);
  * NULL with err. */
 char *script_module_string(const char *module, const char *field, char *err, size_t errlen);
 
+/* Runs main(args) of the embedded module (a bundled subcommand such as
+ * "volley.convert.main") in a new state of its own: args, n strings the
+ * caller keeps, as a list. The module writes its own output. Returns
+ * main's exit status (0..255), or -1 with err ("module: in main(): ...")
+ * when the module does not load, raises an error or returns no status. */
+int script_module_main(const char *module, char *const *args, int nargs, char *err, size_t errlen);
+
 /* How long Lua runs at a stretch (script_guard.c). The signal a worker
  * is interrupted with; script_guard_install sets its handler (once, on the
  * main thread, before the workers start), and each worker names its state

@@ -57,7 +57,7 @@ out helpbad help reprot
 check_eq "$RC/$(cat "$T/helpbad.err")" '2/volley help: unknown topic "reprot" (did you mean "report"?)' "help with a typo"
 out helpbad help frobnicate
 check_eq "$RC/$(cat "$T/helpbad.err")" \
-    '2/volley help: unknown topic "frobnicate" (volley help, volley help ab, llm, report, compare or merge)' "help with an unknown topic"
+    '2/volley help: unknown topic "frobnicate" (volley help, volley help ab, llm, report, compare, merge or convert)' "help with an unknown topic"
 
 # 2. A URL without its scheme: a hint when it can be a host, exit 2,
 # nothing sent; the plain message for words that cannot be.

@@ -81,6 +81,7 @@ EXPECT = {
     ("docs/scripting.md", "examples.json_check http://127.0.0.1:8080/ -- bad"):
         ({1}, "-- bad asks for broken documents: every response fails, exit 1"),
     ("docs/usage.md", "merge --partial shard-0.json shard-2.json"): ({11}, "a partial merge exits 11, as the text says"),
+    ("docs/convert.md", "convert cut.har"): ({1}, "a HAR cut short is refused, exit 1, as the text says"),
 }
 
 # (file, a substring of the command): shell run before it in the same
@@ -165,6 +166,40 @@ def is_shell_script(body):
 
 # ---------------------------------------------------------------- running
 
+
+def recording():
+    """convert.md's recording.har: a page, its assets, then two API calls
+    half a second later, as Chromium records them (headers included), on
+    http://127.0.0.1:8080 (the examples' URL)."""
+    browser = [["User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/156.0.0.0 Safari/537.36"],
+               ["sec-ch-ua-platform", '"Linux"'], ["Sec-Fetch-Mode", "no-cors"],
+               ["Accept-Language", "en-US,en;q=0.9"], ["Cookie", "sid=abc"]]
+    def entry(ms, rtype, method, path, mime, time_ms, headers=(), post=None, status=200):
+        e = {"startedDateTime": "2026-12-08T10:00:%06.3fZ" % (ms / 1000.0), "time": time_ms,
+             "_resourceType": rtype,
+             "request": {"method": method, "url": "http://127.0.0.1:8080" + path, "httpVersion": "HTTP/1.1",
+                         "headers": [{"name": n, "value": v} for n, v in list(headers) + browser],
+                         "queryString": [], "cookies": [], "headersSize": -1, "bodySize": -1},
+             "response": {"status": status, "statusText": "", "httpVersion": "HTTP/1.1", "headers": [],
+                          "cookies": [], "content": {"size": 0, "mimeType": mime}, "redirectURL": "",
+                          "headersSize": -1, "bodySize": -1},
+             "cache": {}, "timings": {"send": 0, "wait": time_ms, "receive": 0}}
+        if post:
+            e["request"]["postData"] = {"mimeType": post[0], "text": post[1]}
+        return e
+    return {"log": {"version": "1.2", "creator": {"name": "WebInspector", "version": "537.36"}, "pages": [],
+                    "entries": [
+        entry(0, "document", "GET", "/", "text/html", 40, [["Accept", "text/html"]]),
+        entry(60, "stylesheet", "GET", "/app.css", "text/css", 30),
+        entry(61, "script", "GET", "/app.js", "application/javascript", 45),
+        entry(62, "image", "GET", "/img/logo.png", "image/png", 25),
+        entry(412, "fetch", "GET", "/json/items/2", "application/json", 20, [["Accept", "application/json"]]),
+        entry(935, "fetch", "POST", "/login", "application/json", 30,
+              [["Content-Type", "application/x-www-form-urlencoded"]], ("application/x-www-form-urlencoded",
+                                                                       "user=ann&password=s3cret")),
+    ]}}
+
+
 class Runner:
     def __init__(self, src, work):
         self.src, self.work = src, work
@@ -223,6 +258,10 @@ class Runner:
         for name in ("cat.jpg", os.path.join("photos", "cat.jpg")):
             with open(os.path.join(w, name), "wb") as f:
                 f.write(b"\xff\xd8\xff\xe0 not really a JPEG\r\n\0")
+        with open(os.path.join(w, "recording.har"), "w") as f:
+            json.dump(recording(), f, indent=1)
+        with open(os.path.join(w, "recording.har")) as f, open(os.path.join(w, "cut.har"), "w") as g:
+            g.write(f.read(300))  # a download cut short
 
     def skipped(self, doc, first):
         for (d, key), why in SKIP.items():
@@ -287,7 +326,7 @@ class Runner:
     def synopsis(self, where, toks):
         """A synopsis is not run, but each --option it names must be one
         that `volley help` (or `volley help COMMAND`) lists."""
-        sub = toks[1] if len(toks) > 1 and toks[1] in ("report", "compare", "merge", "ab", "llm", "help") else ""
+        sub = toks[1] if len(toks) > 1 and toks[1] in ("report", "compare", "merge", "ab", "llm", "help", "convert") else ""
         if sub in ("ab", "help"):
             return
         if sub not in self.helps:

@@ -77,7 +77,7 @@ def rewrite(args, env):
         return rewrite_llm(args, env)
     if args[:3] == ["-s", "llm", "--"]:
         return ["-s", "llm", "--"] + rewrite_llm(["llm"] + args[3:], env)[1:]
-    if not args or args[0] in ("report", "compare", "merge", "help") or args[0].startswith("--v") \
+    if not args or args[0] in ("report", "compare", "merge", "help", "convert") or args[0].startswith("--v") \
             or args[0] in ("-h", "--help"):
         return args
     ab = args[0] == "ab"

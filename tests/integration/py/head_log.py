@@ -8,7 +8,7 @@ prior knowledge (a connection that opens with the HTTP/2 preface). Each
 request adds one JSON line to LOG once its head is in, before it is
 answered: {"proto": "h1", "path": ..., "head": the head's bytes as
 received (request line through the blank line, latin-1), "headers":
-[[name, value], ...]} or {"proto": "h2", "path": ..., "headers": the
+[[name, value], ...], "body": its Content-Length bytes (latin-1)} or {"proto": "h2", "path": ..., "headers": the
 header list as received, pseudo-headers included}. Every request gets 200
 with a 2-byte body ("ok"). It exits after SECONDS (60). Needs python3-h2:
 run it with /usr/bin/python3.
@@ -64,9 +64,10 @@ class Handler(socketserver.BaseRequestHandler):
                 if not chunk:
                     return
                 buf += chunk
-            buf = buf[length:]
+            body, buf = buf[:length], buf[length:]
             record(self.server.log, {"proto": "h1", "path": lines[0].split(" ")[1],
-                                     "head": head.decode("latin-1"), "headers": headers})
+                                     "head": head.decode("latin-1"), "headers": headers,
+                                     "body": body.decode("latin-1")})
             close = lines[0].endswith("HTTP/1.0") and not any(
                 n.lower() == "connection" and v.lower() == "keep-alive" for n, v in headers)
             close = close or any(n.lower() == "connection" and v.lower() == "close" for n, v in headers)
