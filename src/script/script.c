@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int require_module(struct script *s, const char *module, char *err, size_t errlen);
 
 const char *script_name(const struct script *s)
 {
@@ -94,13 +93,13 @@ struct script *script_new(char *err, size_t errlen)
      * then the count of the script's own coroutine resumes, before the
      * script can keep coroutine.resume (flows refuse a request inside one:
      * lua/volley/coroutines.lua). */
-    if (require_module(s, "volley.traverse", err, errlen) < 0)
+    if (script_require(s, "volley.traverse", err, errlen) < 0)
         goto failed;
     lua_pushcfunction(L, table_walk);
-    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0 || require_module(s, "volley.coroutines", err, errlen) < 0)
+    if (script_pcall(s, 1, 0, NULL, err, errlen) < 0 || script_require(s, "volley.coroutines", err, errlen) < 0)
         goto failed;
     lua_pop(L, 1);
-    if (require_module(s, "volley.bridge", err, errlen) < 0)
+    if (script_require(s, "volley.bridge", err, errlen) < 0)
         goto failed;
     s->bridge = luaL_ref(L, LUA_REGISTRYINDEX);
     script_push_bridge(s, "request");
@@ -129,8 +128,7 @@ void script_free(struct script *s)
     free(s);
 }
 
-/* Pushes require(module), protected. */
-static int require_module(struct script *s, const char *module, char *err, size_t errlen)
+int script_require(struct script *s, const char *module, char *err, size_t errlen)
 {
     lua_getglobal(s->L, "require");
     lua_pushstring(s->L, module);
@@ -152,7 +150,7 @@ static void set_header(lua_State *L, const char *line)
 int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size_t errlen)
 {
     lua_State *L = s->L;
-    if (require_module(s, "wrk", err, errlen) < 0)
+    if (script_require(s, "wrk", err, errlen) < 0)
         return -1;                                  /* wrk */
     lua_pushstring(L, w->scheme);
     lua_setfield(L, -2, "scheme");
@@ -286,53 +284,4 @@ char *script_library_version(char *buf, size_t len)
     }
     lua_close(L);
     return buf;
-}
-
-char *script_module_string(const char *module, const char *field, char *err, size_t errlen)
-{
-    struct script *s = script_new(err, errlen);
-    if (!s)
-        return NULL;
-    char *out = NULL;
-    if (require_module(s, module, err, errlen) == 0) {
-        lua_getfield(s->L, -1, field);
-        if (lua_type(s->L, -1) == LUA_TSTRING)
-            out = xstrdup(lua_tostring(s->L, -1));
-        else
-            snprintf(err, errlen, "%s.%s: not a string", module, field);
-    }
-    script_free(s);
-    return out;
-}
-
-int script_module_main(const char *module, char *const *args, int nargs, char *err, size_t errlen)
-{
-    struct script *s = script_new(err, errlen);
-    if (!s)
-        return -1;
-    lua_State *L = s->L;
-    int status = -1;
-    snprintf(s->name, sizeof s->name, "%s", module);
-    if (require_module(s, module, err, errlen) < 0)
-        goto out;
-    lua_getfield(L, -1, "main"); /* module main */
-    if (!lua_isfunction(L, -1)) {
-        snprintf(err, errlen, "%s: has no main function", module);
-        goto out;
-    }
-    lua_createtable(L, nargs, 0);
-    for (int i = 0; i < nargs; i++) {
-        lua_pushstring(L, args[i]);
-        lua_rawseti(L, -2, i + 1);
-    }
-    if (script_pcall(s, 1, 1, "main", err, errlen) < 0)
-        goto out;
-    if (lua_type(L, -1) != LUA_TNUMBER || lua_tonumber(L, -1) < 0 || lua_tonumber(L, -1) > 255) {
-        snprintf(err, errlen, "%s: main() returned no exit status", module);
-        goto out;
-    }
-    status = (int)lua_tointeger(L, -1);
-out:
-    script_free(s);
-    return status;
 }

@@ -77,6 +77,9 @@ static inline void script_guard_leave(struct script *s)
  * name for messages, or NULL. */
 int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *err, size_t errlen);
 
+/* Pushes require(module), protected (script_pcall's return). */
+int script_require(struct script *s, const char *module, char *err, size_t errlen);
+
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
 
