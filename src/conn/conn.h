@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+struct conn_cap;    /* conn_cap.h: --max-rps */
 struct framing_ops; /* framing.h: what turns requests into bytes and bytes into responses */
 
 /* What the connections of one worker share. Owned by the worker; the
@@ -123,6 +124,8 @@ struct conn_shared {
                                   * a flow's requests are timed from their own start) */
     struct script_res *flow_res; /* per slot: the user's latest response, for its coroutine */
     uint64_t live_iters;         /* iterations under way (a user asleep has none in flight) */
+    struct conn_cap *cap;        /* --max-rps: the worker's share of a flow's cap (conn_cap.h);
+                                  * NULL: none */
 };
 
 enum conn_state {

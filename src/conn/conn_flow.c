@@ -11,6 +11,7 @@
 #include "conn.h"
 
 #include "clock.h"
+#include "conn_cap.h"
 #include "conn_internal.h"
 #include "xalloc.h"
 
@@ -51,13 +52,18 @@ struct conn_user {
     struct conn *lanes;     /* over HTTP/1: the user's other CONN_FLOW_LANES connections
                              * for u:batch, made at its first batch; NULL before */
     struct conn_flow_batch *batch; /* the user's batch, made at its first */
+    struct conn_cap_wait wait; /* --max-rps: its place in the cap's queue */
     int64_t t_iter;         /* the iteration's start (-R: when it was due) */
     bool paused;            /* over a multiplexed framing: asleep on pause (the connection
                              * stays CONN_OPEN for the server's frames) */
     bool parked;            /* -R: on the schedule's idle stack */
     bool check;             /* the user's own request (not a batch's item) has a check to
                              * call when answered */
+    bool capped;            /* --max-rps: waiting in the cap's queue for its turn */
+    bool token;             /* --max-rps: its turn came while no carrier of its batch was free */
 };
+
+static void on_granted(struct conn_cap_wait *w, int64_t now);
 
 /* Over a multiplexed connection: the user's sleep is over. */
 static void on_pause(EV_P_ ev_timer *w, int revents)
@@ -76,6 +82,7 @@ static struct conn_user *user_of(struct conn *c)
     if (!c->user) {
         struct conn_user *u = c->user = xcalloc(1, sizeof *u);
         u->conn = c;
+        u->wait.granted = on_granted;
         ev_init(&u->pause, on_pause);
     }
     return c->user;
@@ -129,6 +136,27 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
 
 static void flow_next(struct conn *c, int64_t now);
 static void flow_step(struct conn *c, int64_t now, bool start);
+
+/* --max-rps: whether user u may send a request now: with a token its turn
+ * gave it, or one taken now; else it waits in the cap's queue (once,
+ * however often its carriers ask) until on_granted. Without the cap,
+ * always. */
+static bool cap_allows(struct conn_user *u, int64_t now)
+{
+    struct conn_cap *k = u->conn->sh->cap;
+    if (!k)
+        return true;
+    if (u->token) {
+        u->token = false;
+        return true;
+    }
+    if (u->capped)
+        return false;
+    if (conn_cap_take(k, &u->wait, now))
+        return true;
+    u->capped = true;
+    return false;
+}
 
 /* The user's batch (made at its first, grown to the largest) for n items
  * from its coroutine. */
@@ -223,7 +251,7 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
     struct conn_flow_batch *b = u->batch;
     if (b->handing) {
         b->freed = true;
-        while (multiplexed(c) && b->next < b->n && carrier_free(c, room))
+        while (multiplexed(c) && b->next < b->n && carrier_free(c, room) && cap_allows(u, now))
             carry(c, b->next++, now);
         return;
     }
@@ -235,7 +263,7 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
         int lanes = u->lanes && !multiplexed(c) ? CONN_FLOW_LANES : 0;
         for (int i = -1; i < lanes && b->next < b->n; i++) {
             struct conn *k = i < 0 ? c : &u->lanes[i];
-            while (b->next < b->n && carrier_free(k, room))
+            while (b->next < b->n && carrier_free(k, room) && cap_allows(u, now))
                 carry(k, b->next++, now);
         }
     } while (b->freed && b->next < b->n);
@@ -322,6 +350,13 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         c->stream_call = (st.stream & SCRIPT_FLOW_STREAM_CALL) != 0;
         c->item = -1;
         c->timeout_ns = st.timeout_ns > 0 ? st.timeout_ns : sh->timeout_ns;
+        if (!cap_allows(u, now)) {
+            /* Until its turn (on_granted) the socket stays open, as a
+             * user's between iterations; HTTP/2 stays in its state. */
+            if (!multiplexed(c) || c->state != CONN_OPEN)
+                c->state = CONN_WAIT;
+            return;
+        }
         conn_start_request(c, now, 1);
         return;
     case SCRIPT_FLOW_BATCH:
@@ -378,7 +413,7 @@ static void flow_next(struct conn *c, int64_t now)
     /* An HTTP/2 connection asks for its next request whenever its streams
      * move (framing/h2_conn.c's fill): a user asleep or waiting on the schedule is
      * woken by its own timer or by the schedule instead. */
-    if (u->paused || u->parked)
+    if (u->paused || u->parked || u->capped)
         return;
     if (c->flow_live) {
         flow_step(c, now, false);
@@ -406,6 +441,27 @@ static void flow_next(struct conn *c, int64_t now)
         u->t_iter = now;
     }
     flow_begin(c, now);
+}
+
+/* --max-rps: user u's turn has come (the cap's timer; the token is its):
+ * its request goes out, or its batch's next item (the token kept until a
+ * carrier is free, if none is). */
+static void on_granted(struct conn_cap_wait *w, int64_t now)
+{
+    struct conn_user *u = (struct conn_user *)((char *)w - offsetof(struct conn_user, wait));
+    struct conn *c = u->conn;
+    u->capped = false;
+    u->token = true;
+    if (u->batch && u->batch->live) {
+        hand_out(u, c->sh->streams, now);
+        return;
+    }
+    u->token = false;
+    if (c->sh->script_error[0]) {
+        conn_go_idle(c);
+        return;
+    }
+    conn_start_request(c, now, 1);
 }
 
 void conn_flow_next(struct conn *c, int64_t now)
@@ -475,7 +531,7 @@ void conn_flow_stop(struct conn *c)
     if (!u || u->conn != c) /* no user yet, or c is a lane: its owner stops the user */
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
-    u->paused = u->parked = false;
+    u->paused = u->parked = u->capped = u->token = false;
 }
 
 void conn_flow_free(struct conn *c)

@@ -350,7 +350,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     report_names_text(out, r);
-    report_flow_text(out, r);
+    report_flow_text(out, o, r);
     report_stream_text(out, r);
     metrics_text(out, &s->metrics);
     if (o->rate)

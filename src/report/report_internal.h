@@ -50,7 +50,7 @@ void report_names_json(FILE *out, const struct options *o, const struct run_resu
 /* A flow (user(u)): the text report's iterations line, checks and groups
  * tables, and the JSON's "iterations", "checks" and "groups" members (null
  * for other runs), followed by ",\n". */
-void report_flow_text(FILE *out, const struct run_result *r);
+void report_flow_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* Streamed responses (stats_stream.h): the text report's "Streams" block

@@ -173,6 +173,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     } else {
         fprintf(out, "\"rate\": null, \"arrivals\": null");
     }
+    if (o->max_rps)
+        fprintf(out, ", \"max_rps\": %" PRIu64, o->max_rps);
+    else
+        fprintf(out, ", \"max_rps\": null");
     if (o->spin_ns)
         json_num(out, ", \"spin\": ", (double)o->spin_ns / 1e9, 9);
     else

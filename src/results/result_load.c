@@ -248,6 +248,7 @@ static void load_flow(struct html_rd *rd, const struct json *root, struct stats_
     }
     load_hist(rd, it, "iterations", "duration", true, &f->duration);
     load_hist(rd, it, "iterations", "start_lag", false, &f->start_lag); /* -R only */
+    load_hist(rd, it, "iterations", "cap_wait", false, &f->cap_wait); /* --max-rps only */
     /* one lag per started iteration */
     if (!rd->failed && (uint64_t)f->start_lag.count > f->started)
         html_rd_fail(rd, "iterations.start_lag", "count", "%lld, more than the %llu iterations started",

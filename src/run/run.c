@@ -381,6 +381,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .heads = o->heads,
         .show_errors = (unsigned)o->show_errors,
         .rate = o->rate,
+        .max_rps = o->max_rps,
         .stages = o->stages,
         .spin_ns = o->spin_ns,
         .nworkers = o->threads,
