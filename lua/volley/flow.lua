@@ -5,7 +5,7 @@
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u
 -- and its jar. The script's times are seconds (volley.flow_http); C's are
 -- milliseconds. The contract with C is the yield: (REQUEST, bytes, name,
--- timeout_ms, has_check), (BATCH, n, then those four for each request),
+-- timeout_ms, flags, tag set), (BATCH, n, then those five for each request),
 -- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
 -- a batch, one light userdata per request: its response's struct
 -- volley_res (the C closures take the same).
@@ -14,6 +14,7 @@ local api = require("volley.api")
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
+local flow_tags = require("volley.flow_tags")
 local wrk = require("wrk")
 
 local flow = {}
@@ -154,13 +155,15 @@ end
 
 -- What a request of user st needs before it is built: its method and
 -- path (checked: the target's), its body and the body's type, its name's
--- id + 1 (0: none), its timeout in milliseconds (0: --timeout's).
+-- id + 1 (0: none), its timeout in milliseconds (0: --timeout's), its tag
+-- set's id (0: none).
 local function prepare(fn, method, path, opts, level)
   local body, ctype, timeout
   method, path, body, ctype, timeout = http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
-  local name = 0
+  local name, tagset = 0, 0
   if opts.name then name = use_name(opts.name, fn .. ": ", level + 1) end
-  return method, path, body, ctype, name, timeout
+  if opts.tags then tagset = flow_tags.set(opts.tags, fn, level + 1) end
+  return method, path, body, ctype, name, timeout, tagset
 end
 
 -- The hop after the response of user st's request in flight (st.method,
@@ -185,14 +188,14 @@ end
 -- cookies kept. Returns the response and whether it ends the request (a
 -- failure, a failed check, or no redirect to follow), else the next hop's
 -- method, path and whether the body goes.
-local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level)
+local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, host, secure, hops, level)
   local now = os.time()
   local cookie = st.jar:header(host, path, secure, now)
   local bytes = http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1)
   st.seq = st.seq + 1
   st.reason = nil
   st.method, st.path, st.hops = method, path, hops
-  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream))
+  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream), tagset)
   local r = response(st, st.reason, path, st.lud, st.res)
   local c = st.res
   if c.error_ ~= 0 then return r end
@@ -205,20 +208,20 @@ end
 -- first exchange is outside the loop of hops: most requests have none, and
 -- a compiled trace of a request should not stop at a loop it never runs.
 local function send(u, st, fn, method, path, opts, level)
-  local body, ctype, name, timeout
-  method, path, body, ctype, name, timeout = prepare(fn, method, path, opts, level + 1)
+  local body, ctype, name, timeout, tagset
+  method, path, body, ctype, name, timeout, tagset = prepare(fn, method, path, opts, level + 1)
   local hops = opts.redirects or 10
   local secure = volley.target.scheme == "https"
   local host = cookies.request_host(opts.headers, wrk.headers, st.host)
   st.check, st.stream = opts.check, opts.stream
   st.io = true
   local r, next_method, next_path, drop =
-    exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
+    exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, host, secure, hops, level + 1)
   while next_method do
     if drop then body, ctype = nil, nil end
     method, path, hops = next_method, next_path, hops - 1
     r, next_method, next_path, drop =
-      exchange(st, fn, method, path, opts, body, ctype, name, timeout, host, secure, hops, level + 1)
+      exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, host, secure, hops, level + 1)
   end
   st.check, st.stream = nil, nil
   if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
@@ -235,20 +238,20 @@ local function batch(u, st, list, level)
   local now = os.time()
   for i = 1, n do
     local fn, path, opts = item(i)
-    local method, body, ctype, name, timeout
-    method, path, body, ctype, name, timeout = prepare(fn, "GET", path, opts, level + 1)
+    local method, body, ctype, name, timeout, tagset
+    method, path, body, ctype, name, timeout, tagset = prepare(fn, "GET", path, opts, level + 1)
     local host = cookies.request_host(opts.headers, wrk.headers, st.host)
     local cookie = st.jar:header(host, path, secure, now)
-    local k = 4 * i - 3
-    args[k], args[k + 1], args[k + 2], args[k + 3] =
+    local k = 5 * i - 4
+    args[k], args[k + 1], args[k + 2], args[k + 3], args[k + 4] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1), name,
-      timeout, flags_of(opts.check, opts.stream)
+      timeout, flags_of(opts.check, opts.stream), tagset
     checks[i], paths[i], hosts[i], streams[i] = opts.check, path, host, opts.stream or false
   end
   st.io = true
   st.seq = st.seq + 1
   st.batch_checks, st.batch_reasons, st.batch_streams = checks, {}, streams
-  local got = { yield(BATCH, n, unpack(args, 1, 4 * n)) }
+  local got = { yield(BATCH, n, unpack(args, 1, 5 * n)) }
   local out = {}
   for i = 1, n do
     local r = response(st, st.batch_reasons[i], paths[i], got[i + 1])
@@ -411,6 +414,7 @@ function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, ite
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn
+  flow_tags.bind(bridge)
   count_iteration_failure = iteration_fn
   scenario_data = data
 end

@@ -360,6 +360,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
     report_thresholds_text(out, o, r);
     report_names_overflow_text(out, r);
+    report_tags_note_text(out, r);
 }
 
 void report_error(FILE *err, const char *msg)

@@ -243,6 +243,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_errors_json(out, s);
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
+    report_tags_json(out, o, r);
     report_flow_json(out, o, r);
     report_stream_json(out, r);
     report_thresholds_json(out, o, r);

@@ -170,6 +170,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             .flow_res = w->flow_res,
             .nslots = nconns,
             .check_names = cfg->check_names,
+            .tags = cfg->tags,
             .group_names = cfg->group_names,
         };
         w->stats.flow.on = flow;

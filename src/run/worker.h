@@ -66,6 +66,7 @@ struct worker_config {
     struct names *names;     /* the run's request names, shared (names.h; with -s, or the
                               * targets' with --targets) */
     struct names *check_names, *group_names; /* a flow's checks and groups, likewise */
+    struct tags *tags;       /* a flow's request tags, likewise (tags.h) */
 };
 
 struct worker {

@@ -33,6 +33,7 @@ struct script {
     unsigned flow_nslots;
     struct script_res *flow_res; /* per slot: the user's response (conn_shared.flow_res) */
     struct script_flow_names flow_names;
+    struct tags *tags;       /* a flow's worker state: the run's request tags (tags.h) */
     char name[256];          /* the script as the user named it, for messages */
     /* script_guard.c: calls into Lua, odd while one runs (written by the
      * worker only), and what other threads ask of the call under way. */
@@ -74,6 +75,11 @@ int script_pcall(struct script *s, int nargs, int nres, const char *hook, char *
 
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
+
+/* script_tags.c: puts the tag functions of a flow's requests
+ * (c_flow_tag, c_flow_tagset) into the bridge table at the top of L's
+ * stack. */
+void script_tags_bind(struct script *s, lua_State *L);
 
 /* A Lua error msg as one line into err: "file:line: message" ->
  * "file:line: in hook(): message" (hook NULL: without it); a message

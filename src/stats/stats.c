@@ -1,6 +1,7 @@
 /* Merging per-worker results into one, after the workers have stopped. */
 #include "stats.h"
 
+#include "stats_tags.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -31,7 +32,7 @@ void stats_init_slots(struct stats *s, uint32_t n)
     s->nslots = n;
 }
 
-static void name_free(struct stats_name *n)
+void stats_name_free(struct stats_name *n)
 {
     free(n->name);
     hist_free(&n->latency);
@@ -47,10 +48,11 @@ void stats_free(struct stats *s)
     errsamples_free(&s->shown);
     for (uint32_t i = 0; i < s->nnames; i++)
         if (s->names[i])
-            name_free(s->names[i]);
+            stats_name_free(s->names[i]);
     free(s->names);
     s->names = NULL;
     s->nnames = 0;
+    stats_tags_free(s);
     free(s->slots);
     s->slots = NULL;
     s->nslots = 0;
@@ -167,7 +169,7 @@ uint64_t stats_name_failed(const struct stats_name *n)
 }
 
 /* Adds src's figures of one name into dst's (the same configurations). */
-static void name_merge(struct stats_name *dst, const struct stats_name *src)
+void stats_name_merge(struct stats_name *dst, const struct stats_name *src)
 {
     dst->started += src->started;
     dst->completed += src->completed;
@@ -313,7 +315,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     /* Names by id: the workers of a run share one registry (names.h). */
     for (uint32_t i = 0; i < src->nnames; i++)
         if (src->names[i])
-            name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
+            stats_name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
+    stats_tags_merge(dst, src);
     stats_flow_merge(&dst->flow, &src->flow);
     stats_stream_merge(&dst->stream, &src->stream);
 }
@@ -336,6 +339,11 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
     }
+    for (uint32_t i = 0; i < src->ntags && i < dst->ntags; i++) {
+        const struct stats_name *a = dst->tags[i], *b = src->tags[i];
+        if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
+            return false;
+    }
     if (!stats_flow_merge_fits(&dst->flow, &src->flow) || !stats_stream_merge_fits(&dst->stream, &src->stream))
         return false;
     /* the records metrics_merge merges by name */
@@ -350,23 +358,24 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
     return true;
 }
 
-int stats_align_names(struct stats *src, const struct stats *dst)
+int stats_align_table(struct stats_name ***src, uint32_t *nsrc, struct stats_name *const *dst, uint32_t ndst,
+                      uint32_t max)
 {
-    if (!src->names)
+    if (!*src)
         return 0;
-    struct stats_name **by_dst = xcalloc(NAMES_MAX, sizeof *by_dst);
-    uint32_t next = dst->nnames, top = 0;
-    for (uint32_t i = 0; i < src->nnames; i++) {
-        struct stats_name *n = src->names[i];
+    struct stats_name **by_dst = xcalloc(max, sizeof *by_dst);
+    uint32_t next = ndst, top = 0;
+    for (uint32_t i = 0; i < *nsrc; i++) {
+        struct stats_name *n = (*src)[i];
         if (!n)
             continue;
         uint32_t id = next;
-        for (uint32_t j = 0; j < dst->nnames; j++)
-            if (dst->names[j] && strcmp(dst->names[j]->name, n->name) == 0) {
+        for (uint32_t j = 0; j < ndst; j++)
+            if (dst[j] && strcmp(dst[j]->name, n->name) == 0) {
                 id = j;
                 break;
             }
-        if (id == next && next++ >= NAMES_MAX) {
+        if (id == next && next++ >= max) {
             free(by_dst);
             return -1;
         }
@@ -374,10 +383,15 @@ int stats_align_names(struct stats *src, const struct stats *dst)
         if (id + 1 > top)
             top = id + 1;
     }
-    free(src->names);
-    src->names = by_dst;
-    src->nnames = top;
+    free(*src);
+    *src = by_dst;
+    *nsrc = top;
     return 0;
+}
+
+int stats_align_names(struct stats *src, const struct stats *dst)
+{
+    return stats_align_table(&src->names, &src->nnames, dst->names, dst->nnames, NAMES_MAX);
 }
 
 const char *stats_error_name(enum stats_error e)
@@ -397,6 +411,14 @@ void stats_cut_off_rest(struct stats *s)
         s->cut_off += s->started - ended;
     for (uint32_t i = 0; i < s->nnames; i++) {
         struct stats_name *n = s->names[i];
+        if (!n)
+            continue;
+        uint64_t done = n->completed + stats_name_failed(n) + n->cut_off;
+        if (n->started > done)
+            n->cut_off += n->started - done;
+    }
+    for (uint32_t i = 0; i < s->ntags; i++) {
+        struct stats_name *n = s->tags[i];
         if (!n)
             continue;
         uint64_t done = n->completed + stats_name_failed(n) + n->cut_off;
