@@ -199,7 +199,7 @@ void report_tags_json(FILE *out, const struct options *o, const struct run_resul
         if (seen)
             continue;
         size_t klen = strcspn(k->name, "=");
-        char key[80];
+        char key[400];
         snprintf(key, sizeof key, "%.*s", (int)klen, k->name);
         fprintf(out, "%s    ", sep);
         sep = ",\n";

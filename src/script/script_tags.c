@@ -32,8 +32,9 @@ static int c_tag(lua_State *L)
 }
 
 /* bridge.c_flow_tagset(g1, ..., gn): the id of the set of those groups
- * (1 <= n <= TAGS_PER_REQUEST, from c_tag), 0 when the worker's sets ran
- * out (the requests' tags then go uncounted). */
+ * (1 <= n <= TAGS_PER_REQUEST, from c_tag): stats_tagset's, which is one
+ * of no set when the worker's sets ran out (the requests' tags then go
+ * uncounted, and counted as such). */
 static int c_tagset(lua_State *L)
 {
     struct script *s = lua_touserdata(L, lua_upvalueindex(1));

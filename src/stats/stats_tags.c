@@ -68,7 +68,7 @@ uint32_t stats_tagset(struct stats *s, const uint32_t *groups, unsigned n)
         if (same_set(&l->set[i], groups, n))
             return i + 1;
     if (l->nsets == STATS_TAGSETS_MAX)
-        return 0;
+        return STATS_TAGSETS_MAX + 1; /* no such set: stats_label counts its requests as dropped */
     struct stats_tagset *set = &l->set[l->nsets];
     set->n = 0;
     for (unsigned i = 0; i < n; i++) { /* two keys may share a group: an overflow's */
@@ -83,11 +83,11 @@ uint32_t stats_tagset(struct stats *s, const uint32_t *groups, unsigned n)
 
 uint32_t stats_label(struct stats *s, uint32_t name, uint32_t tagset)
 {
-    if (!tagset) {
+    struct stats_labels *l = s->labels;
+    if (!l || !tagset || tagset > l->nsets) {
         s->tags_dropped++;
         return name;
     }
-    struct stats_labels *l = s->labels;
     size_t mask = sizeof l->slot / sizeof l->slot[0] - 1;
     uint64_t h = ((uint64_t)name << 32 | tagset) * UINT64_C(0x9E3779B97F4A7C15);
     for (size_t i = (size_t)(h >> 40) & mask;; i = (i + 1) & mask) {

@@ -25,15 +25,15 @@ const struct stats_name *stats_tag_find(const struct stats *s, const char *text)
 
 /* The id (>= 1) of the set of groups[0..n) (1 <= n <= TAGS_PER_REQUEST,
  * each with figures here: stats_tag_add), in any order; made at its first
- * use. 0 when the worker's sets ran out. */
+ * use. STATS_TAGSETS_MAX + 1, a set of none, when the worker's sets ran
+ * out (stats_label then drops the tags). */
 uint32_t stats_tagset(struct stats *s, const uint32_t *groups, unsigned n);
 
 /* What a connection keeps as the name of a request named name (id + 1, 0:
- * none) with tag set tagset (stats_tagset's; 0: none): name itself
- * without tags, else its label (> NAMES_MAX), made at its first use (a
- * hash lookup after that: no allocation). Past STATS_LABELS_MAX, or
- * tagset 0 from a set that ran out, name itself (the request counted in
- * tags_dropped). */
+ * none) with tag set tagset (stats_tagset's, >= 1): its label (>
+ * NAMES_MAX), made at its first use (a hash lookup after that: no
+ * allocation). Past STATS_LABELS_MAX, or for a set that ran out, name
+ * itself (the request counted in tags_dropped). */
 uint32_t stats_label(struct stats *s, uint32_t name, uint32_t tagset);
 
 /* A tag set: its groups. */
