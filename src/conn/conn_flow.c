@@ -451,12 +451,11 @@ static void on_granted(struct conn_cap_wait *w, int64_t now)
     struct conn_user *u = (struct conn_user *)((char *)w - offsetof(struct conn_user, wait));
     struct conn *c = u->conn;
     u->capped = false;
-    u->token = true;
     if (u->batch && u->batch->live) {
+        u->token = true;
         hand_out(u, c->sh->streams, now);
         return;
     }
-    u->token = false;
     if (c->sh->script_error[0]) {
         conn_go_idle(c);
         return;

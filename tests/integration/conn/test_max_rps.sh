@@ -5,9 +5,9 @@
 # request's read may trail its send); the total is near N x d; the JSON's
 # cap wait counts the requests that waited; the same run without the cap
 # goes far faster (so the checks above can fail); two shards, each told
-# --max-rps N, take about N/2 each and N together; batches and redirects
-# take a token per item; bad values and a run without a flow get one
-# line each.
+# --max-rps N, take about N/2 each and N together; a batch's items and a
+# redirect's hops take a turn each; bad values and a run without a flow
+# get one line each.
 source "$TESTLIB"
 S=$T/scripts
 mkdir -p "$S"
@@ -81,7 +81,25 @@ for i in 0 1; do
     check_ge $((N / 2 * 3 + 2)) "$s" "shard $i: requests at $((N / 2))/s, at most"
 done
 
-# 4. Bad values and a run without a flow: one line each.
+# 4. Redirects: each hop takes its turn (py/redirector.py: /here is a 302
+# to /ok), so a hop and its answer count as two requests under the cap.
+PY="$(dirname "$TESTLIB")/py"
+python3 "$PY/redirector.py" "$T/r.port" 60 &
+TARGET_PIDS+=($!)
+wait_port_file "$T/r.port" "$!" || { echo "redirector.py did not start" >&2; exit 1; }
+cat > "$S/hops.lua" <<'EOF'
+local s = {}
+function s.user(u) u:get("/here") end
+return s
+EOF
+run_volley hops -s "$S/hops.lua" -c 10 -t 1 -d 2s --max-rps 20 "http://127.0.0.1:$(cat "$T/r.port")/"
+check_eq "$RC" 0 "hops: exit status ($(head -c 300 "$T/hops.err"))"
+hops=$(jget "$T/hops.json" requests.started)
+check_ge $((20 * 2 + 1 + 1)) "$hops" "hops: requests (each hop one) in 2 s at 20/s, at most"
+check_ge "$hops" 28 "hops: requests in 2 s at 20/s"
+check_ge "$(jget "$T/hops.json" status.302)" 12 "hops: the 302s were requests of their own"
+
+# 5. Bad values and a run without a flow: one line each.
 for v in 0 -5 fast 1.5 100000001; do
     run_volley "bad$v" -s "$S/busy.lua" -d 1s --max-rps "$v" "http://127.0.0.1:1/"
     check_eq "$RC" 2 "--max-rps $v: exit status"
