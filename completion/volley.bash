@@ -7,7 +7,7 @@
 # `volley --help` and every bundled script is listed here.
 
 _volley_options='-c --connections -t --threads -d --duration -n --requests --iterations
--R --rate --arrivals --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
+-R --rate --arrivals --max-rps --spin --stages --seed -s --script -H --header -m --method -b --body --body-file
 -T --timeout --yield-timeout --max-body --samples --heads --one-first --no-probe --heartbeat
 --targets --targets-order --no-keepalive --http1.0 --json --html --hlog --hlog-interval --threshold --fail-if
 -q --quiet --progress -L --latency --show-errors -v --verbose --tls-min --tls-max --ciphers
@@ -86,7 +86,7 @@ _volley_run()
     --arrivals) _volley_add 'fixed poisson gamma:'; compopt -o nospace 2> /dev/null; return ;;
     -m | --method) _volley_add "$_volley_methods"; return ;;
     -c | --connections | -t | --threads | -d | --duration | -n | --requests | --iterations | \
-    -R | --rate | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | --yield-timeout | \
+    -R | --rate | --max-rps | --spin | --stages | --seed | -H | --header | -b | --body | -T | --timeout | --yield-timeout | \
     --max-body | --heartbeat | --hlog-interval | --threshold | --fail-if | --ciphers | \
     --ciphersuites | --groups | --sni | --streams | --h2-window | \
     --allow-host | --source | --shard | --start-at | --run-id | --proxy | --noproxy)

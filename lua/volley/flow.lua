@@ -5,11 +5,11 @@
 -- nothing here runs, so a user idle in u:sleep costs its coroutine, its u
 -- and its jar. The script's times are seconds (volley.flow_http); C's are
 -- milliseconds. The contract with C is the yield: (REQUEST, bytes, name,
--- timeout_ms, has_check, origin), (BATCH, n, then those five for each
--- request) (origin: 0 the target, else the worker's number of another
+-- timeout_ms, flags, origin, tag set), (BATCH, n, then those six for
+-- each request) (origin: 0 the target, else the worker's number of another
 -- origin, whose scheme, host and port C asks for once: flow.origin; or,
 -- for a request that may not go, the origin's authority, a string: C
--- counts it failed, unsent),
+-- counts it failed, unsent; tag set: its id, 0 none),
 -- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
 -- a batch, one light userdata per request: its response's struct
 -- volley_res (the C closures take the same).
@@ -18,6 +18,7 @@ local api = require("volley.api")
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
+local flow_tags = require("volley.flow_tags")
 local wrk = require("wrk")
 
 local flow = {}
@@ -216,17 +217,18 @@ end
 
 -- What a request of user st needs before it is built: its method and
 -- path, its body and the body's type, its name's id + 1 (0: none), its
--- timeout in milliseconds (0: --timeout's), its origin (nil: the
--- target) and the origin's number (nil when the request may not go: then
--- the reason it fails with).
+-- timeout in milliseconds (0: --timeout's), its tag set's id (0: none),
+-- its origin (nil: the target) and the origin's number (nil when the
+-- request may not go: then the reason it fails with).
 local function prepare(fn, method, path, opts, level)
   local body, ctype, timeout, o, denied
   method, path, body, ctype, timeout, o, denied =
     http.prepare(fn, method, path, opts, volley.target, level + 1, api.nearest)
-  local name = 0
+  local name, tagset = 0, 0
   if opts.name then name = use_name(opts.name, fn .. ": ", level + 1) end
+  if opts.tags then tagset = flow_tags.set(opts.tags, fn, level + 1) end
   local id, why = origin_id(o, denied)
-  return method, path, body, ctype, name, timeout, o, id or why
+  return method, path, body, ctype, name, timeout, tagset, o, id or why
 end
 
 -- The host the cookies of a request to origin o (nil: the target) are
@@ -262,7 +264,7 @@ end
 -- the response and whether it ends the request (a failure, a failed
 -- check, or no redirect to follow), else the next hop's method, path,
 -- whether the body goes and its origin.
-local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level)
+local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, o, id, hops, level)
   local now = os.time()
   local host = cookie_host(st, opts, o)
   local secure = (o and o.scheme or volley.target.scheme) == "https"
@@ -275,10 +277,10 @@ local function exchange(st, fn, method, path, opts, body, ctype, name, timeout, 
   st.method, st.path, st.hops, st.origin = method, path, hops, o
   if type(id) == "string" then
     count_fail(id, name)
-    yield(REQUEST, bytes, name, timeout, 0, o.authority)
+    yield(REQUEST, bytes, name, timeout, 0, o.authority, tagset)
     return response(st, id, o.key .. path, st.lud, st.res)
   end
-  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream), id)
+  yield(REQUEST, bytes, name, timeout, flags_of(st.check, st.stream), id, tagset)
   local r = response(st, st.reason, o and o.key .. path or path, st.lud, st.res)
   local c = st.res
   if c.error_ ~= 0 then return r end
@@ -291,20 +293,20 @@ end
 -- first exchange is outside the loop of hops: most requests have none, and
 -- a compiled trace of a request should not stop at a loop it never runs.
 local function send(u, st, fn, method, path, opts, level)
-  local body, ctype, name, timeout, o, id
-  method, path, body, ctype, name, timeout, o, id = prepare(fn, method, path, opts, level + 1)
+  local body, ctype, name, timeout, tagset, o, id
+  method, path, body, ctype, name, timeout, tagset, o, id = prepare(fn, method, path, opts, level + 1)
   st.io = true
   local hops = opts.redirects or 10
   st.check, st.stream = opts.check, opts.stream
   local r, next_method, next_path, drop, to =
-    exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level + 1)
+    exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, o, id, hops, level + 1)
   while next_method do
     if drop then body, ctype = nil, nil end
     method, path, hops, o = next_method, next_path, hops - 1, to
     id = origin_id(o)
     if not id then break end -- one origin too many: the redirect is the final response
     r, next_method, next_path, drop, to =
-      exchange(st, fn, method, path, opts, body, ctype, name, timeout, o, id, hops, level + 1)
+      exchange(st, fn, method, path, opts, body, ctype, name, timeout, tagset, o, id, hops, level + 1)
   end
   st.check, st.stream, st.origin = nil, nil, nil
   if st.res.error_ ~= 0 or r[3] then st.failures = st.failures + 1 end -- r.failed, without its __index
@@ -320,20 +322,20 @@ local function batch(u, st, list, level)
   local now = os.time()
   for i = 1, n do
     local fn, path, opts = item(i)
-    local method, body, ctype, name, timeout, o, id
-    method, path, body, ctype, name, timeout, o, id = prepare(fn, "GET", path, opts, level + 1)
+    local method, body, ctype, name, timeout, tagset, o, id
+    method, path, body, ctype, name, timeout, tagset, o, id = prepare(fn, "GET", path, opts, level + 1)
     local host = cookie_host(st, opts, o)
     local secure = (o and o.scheme or volley.target.scheme) == "https"
     local cookie = st.jar:header(host, path, secure, now)
-    local k = 5 * i - 4
+    local k = 6 * i - 5
     local flags = flags_of(opts.check, opts.stream)
     if type(id) == "string" then -- may not go: C fails it unsent (exchange's)
       count_fail(id, name)
       refused[i], flags, id = id, 0, o.authority
     end
-    args[k], args[k + 1], args[k + 2], args[k + 3], args[k + 4] =
+    args[k], args[k + 1], args[k + 2], args[k + 3], args[k + 4], args[k + 5] =
       http.build(fn, method, path, opts.headers, wrk.headers, body, ctype, cookie, level + 1, o and o.authority),
-      name, timeout, flags, id
+      name, timeout, flags, id, tagset
     checks[i], paths[i], hosts[i], streams[i], secures[i] =
       not refused[i] and opts.check or nil, path, host, not refused[i] and opts.stream or false, secure
     urls[i] = o and o.key .. path or path
@@ -342,7 +344,7 @@ local function batch(u, st, list, level)
   st.seq = st.seq + 1
   if st.pages then release_pages(st) end
   st.batch_checks, st.batch_reasons, st.batch_streams = checks, refused, streams
-  local got = { yield(BATCH, n, unpack(args, 1, 5 * n)) }
+  local got = { yield(BATCH, n, unpack(args, 1, 6 * n)) }
   local out = {}
   for i = 1, n do
     local r = response(st, st.batch_reasons[i], urls[i], got[i + 1])
@@ -505,6 +507,7 @@ function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, ite
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn
+  flow_tags.bind(bridge)
   count_iteration_failure = iteration_fn
   scenario_data = data
   setup_value = setup

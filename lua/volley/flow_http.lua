@@ -128,8 +128,8 @@ end
 
 local OPTS = { method = "string", path = "string", headers = "table", body = "string", json = "any",
                form = "table", multipart = "table", name = "string", timeout = "time", redirects = "number", check = "function",
-               stream = "stream" }
-http.OPT_NAMES = "method path headers body json form multipart name timeout redirects check stream"
+               stream = "stream", tags = "table" }
+http.OPT_NAMES = "method path headers body json form multipart name timeout redirects check stream tags"
 
 -- Times of a flow (u:sleep, opts.timeout) are seconds, as k6's sleep and
 -- Locust's wait_time are (fractions allowed), or a duration string with

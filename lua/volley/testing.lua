@@ -299,7 +299,7 @@ local function request(st, fn, method, path, opts, body, ctype, name, now, level
   local host = cookies.request_host(opts.headers, st.headers, lower(st.target.host))
   local cookie = st.jar:header(host, path, st.target.scheme == "https", now)
   local req = parsed(http.build(fn, method, path, opts.headers, st.headers, body, ctype, cookie, level + 1))
-  req.name, req.group = name, st.group
+  req.name, req.group, req.tags = name, st.group, opts.tags
   local list = st.result.requests
   list[#list + 1] = req
   return req

@@ -402,6 +402,10 @@ int main(int argc, char **argv)
         status = die(2, err);
         goto out;
     }
+    if (!o.flow && o.max_rps) {
+        status = die(2, OPTIONS_MAX_RPS_NEEDS_FLOW);
+        goto out;
+    }
     /* A flow's figures, known now that the script is: none without one. */
     if (threshold_check_flow(o.thresholds, o.nthresholds, o.flow, err, sizeof err) < 0) {
         status = die(2, err);

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+struct conn_cap;    /* conn_cap.h: --max-rps */
 struct framing_ops; /* framing.h: what turns requests into bytes and bytes into responses */
 struct hosts;       /* hosts.h: --allow-host */
 
@@ -150,6 +151,8 @@ struct conn_shared {
     const struct framing_ops *framing_h1; /* what frames another origin's requests (HTTP/1.1) */
     struct conn_origin *origins; /* [0]: the target's row; [1..SCRIPT_FLOW_ORIGINS]: the
                                   * others, made at the flow's first request (NULL before) */
+    struct conn_cap *cap;        /* --max-rps: the worker's share of a flow's cap (conn_cap.h);
+                                  * NULL: none */
 };
 
 enum conn_state {

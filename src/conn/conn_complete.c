@@ -5,6 +5,7 @@
 #include "conn.h"
 
 #include "conn_internal.h"
+#include "stats_tags.h"
 
 #include <assert.h>
 #include <inttypes.h>
@@ -18,7 +19,8 @@ struct res_info {
 };
 
 /* res describes r (raw: its bytes when kept for the script, else NULL). */
-static void fill_res(struct script_res *res, const struct conn_response *r, const struct res_info *i, char *raw)
+static void fill_res(const struct stats *st, struct script_res *res, const struct conn_response *r,
+                     const struct res_info *i, char *raw)
 {
     res->status = r->status;
     res->chunked = r->chunked;
@@ -35,7 +37,7 @@ static void fill_res(struct script_res *res, const struct conn_response *r, cons
     res->trailers_at = r->trailers_at;
     res->serial++;
     res->live = 1;
-    res->name = (int32_t)r->name;
+    res->name = (int32_t)stats_label_name(st, r->name); /* a tagged request's: its name's */
     res->error = 0;
 }
 
@@ -45,7 +47,7 @@ static void fill_res(struct script_res *res, const struct conn_response *r, cons
  * when it failed. Returns false when the bridge failed. */
 static bool flow_response(struct conn *c, const struct conn_response *r, const struct res_info *i, bool *failed)
 {
-    fill_res(conn_flow_res(c, r->item), r, i, r->raw);
+    fill_res(c->sh->stats, conn_flow_res(c, r->item), r, i, r->raw);
     return conn_flow_answered(c, r->item, r->raw, r->len, failed);
 }
 
@@ -55,7 +57,7 @@ static bool check_response(struct conn *c, const struct conn_response *r, const 
 {
     struct conn_shared *sh = c->sh;
     struct script_res *res = sh->res;
-    fill_res(res, r, i, sh->capture ? r->raw : NULL);
+    fill_res(sh->stats, res, r, i, sh->capture ? r->raw : NULL);
     bool ok = script_response(sh->script, c->id, failed, sh->script_error, sh->script_error_len) == 0;
     /* raw is a read or capture buffer, reused by the next read: a res the
      * script kept must not reach it (the bridge raises on a stale res). */

@@ -15,6 +15,7 @@
 #include "conn.h"
 
 #include "clock.h"
+#include "conn_cap.h"
 #include "conn_internal.h"
 #include "xalloc.h"
 
@@ -62,13 +63,18 @@ struct conn_user {
                              * made when it first reaches it; NULL before ([0] unused) */
     struct conn *carrying;  /* the connection to another origin that carries the user's
                              * request (not a batch's) while it is in flight; NULL: none */
+    struct conn_cap_wait wait; /* --max-rps: its place in the cap's queue */
     int64_t t_iter;         /* the iteration's start (-R: when it was due) */
     bool paused;            /* over a multiplexed framing: asleep on pause (the connection
                              * stays CONN_OPEN for the server's frames) */
     bool parked;            /* -R: on the schedule's idle stack */
     bool check;             /* the user's own request (not a batch's item) has a check to
                              * call when answered */
+    bool capped;            /* --max-rps: waiting in the cap's queue for its turn */
+    bool token;             /* --max-rps: its turn came while no carrier of its batch was free */
 };
+
+static void on_granted(struct conn_cap_wait *w, int64_t now);
 
 /* Over a multiplexed connection: the user's sleep is over. */
 static void on_pause(EV_P_ ev_timer *w, int revents)
@@ -87,6 +93,7 @@ static struct conn_user *user_of(struct conn *c)
     if (!c->user) {
         struct conn_user *u = c->user = xcalloc(1, sizeof *u);
         u->conn = c;
+        u->wait.granted = on_granted;
         ev_init(&u->pause, on_pause);
     }
     return c->user;
@@ -142,6 +149,27 @@ static void flow_next(struct conn *c, int64_t now);
 static void flow_step(struct conn *c, int64_t now, bool start);
 static void res_failed(struct conn *c, int32_t item, enum stats_error why);
 static void refuse(struct conn *c, uint32_t name, int32_t item);
+
+/* --max-rps: whether user u may send a request now: with a token its turn
+ * gave it, or one taken now; else it waits in the cap's queue (once,
+ * however often its carriers ask) until on_granted. Without the cap,
+ * always. */
+static bool cap_allows(struct conn_user *u, int64_t now)
+{
+    struct conn_cap *k = u->conn->sh->cap;
+    if (!k)
+        return true;
+    if (u->token) {
+        u->token = false;
+        return true;
+    }
+    if (u->capped)
+        return false;
+    if (conn_cap_take(k, &u->wait, now))
+        return true;
+    u->capped = true;
+    return false;
+}
 
 /* The user's batch (made at its first, grown to the largest) for n items
  * from its coroutine. */
@@ -275,6 +303,8 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
         for (uint32_t i = b->next; multiplexed(c) && i < b->n && carrier_free(c, room); i++) {
             struct conn_flow_item *it = &b->items[i];
             if (!it->sent && !it->origin) {
+                if (!cap_allows(u, now))
+                    break;
                 it->sent = true;
                 carry(c, i, now);
             }
@@ -303,6 +333,8 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
             struct conn *k = free_carrier(u, it, room);
             if (!k)
                 continue;
+            if (!cap_allows(u, now))
+                break; /* on_granted hands out the rest */
             it->sent = true;
             carry(k, i, now);
         }
@@ -407,6 +439,14 @@ static void request_on(struct conn_user *u, struct conn *k, const struct script_
     k->stream_call = (st->stream & SCRIPT_FLOW_STREAM_CALL) != 0;
     k->item = -1;
     k->timeout_ns = st->timeout_ns > 0 ? st->timeout_ns : k->sh->timeout_ns;
+    if (!cap_allows(u, now)) {
+        /* Until its turn (on_granted, which starts it on u->carrying or the
+         * user's own) the socket stays open, as a user's between
+         * iterations; HTTP/2 stays in its state. */
+        if (!multiplexed(k) || k->state != CONN_OPEN)
+            k->state = CONN_WAIT;
+        return;
+    }
     conn_start_request(k, now, 1);
 }
 
@@ -497,7 +537,7 @@ static void flow_next(struct conn *c, int64_t now)
     /* An HTTP/2 connection asks for its next request whenever its streams
      * move (framing/h2_conn.c's fill): a user asleep or waiting on the schedule is
      * woken by its own timer or by the schedule instead. */
-    if (u->paused || u->parked || u->carrying)
+    if (u->paused || u->parked || u->carrying || u->capped)
         return;
     if (c->flow_live) {
         flow_step(c, now, false);
@@ -525,6 +565,26 @@ static void flow_next(struct conn *c, int64_t now)
         u->t_iter = now;
     }
     flow_begin(c, now);
+}
+
+/* --max-rps: user u's turn has come (the cap's timer; the token is its):
+ * its request goes out, or its batch's next item (the token kept until a
+ * carrier is free, if none is). */
+static void on_granted(struct conn_cap_wait *w, int64_t now)
+{
+    struct conn_user *u = (struct conn_user *)((char *)w - offsetof(struct conn_user, wait));
+    struct conn *c = u->conn;
+    u->capped = false;
+    if (u->batch && u->batch->live) {
+        u->token = true;
+        hand_out(u, c->sh->streams, now);
+        return;
+    }
+    if (c->sh->script_error[0]) {
+        conn_go_idle(c);
+        return;
+    }
+    conn_start_request(u->carrying ? u->carrying : c, now, 1); /* request_on's carrier */
 }
 
 void conn_flow_next(struct conn *c, int64_t now)
@@ -618,7 +678,7 @@ void conn_flow_stop(struct conn *c)
     if (!u || u->conn != c) /* no user yet, or c is a lane: its owner stops the user */
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
-    u->paused = u->parked = false;
+    u->paused = u->parked = u->capped = u->token = false;
     u->carrying = NULL;
 }
 

@@ -6,6 +6,7 @@
 #include "conn_stream.h"
 
 #include "conn_internal.h"
+#include "stats_tags.h"
 #include "xalloc.h"
 
 #include <stdatomic.h>
@@ -80,7 +81,7 @@ static int call_hook(struct conn_stream *s, const struct sse_event *ev)
         .retry = (double)ev->retry,
         .live = 1,
         .serial = e->serial + 1,
-        .name = (int32_t)c->name,
+        .name = (int32_t)stats_label_name(sh->stats, c->name),
         .total = -1,
         .prompt = -1,
     };

@@ -26,7 +26,7 @@
 enum { OPT_BODY_FILE = 256, OPT_TIMEOUT, OPT_MAX_BODY, OPT_SAMPLES, OPT_HEARTBEAT, OPT_NO_PROBE, OPT_ONE_FIRST, OPT_HEADS, OPT_NO_KEEPALIVE, OPT_HTTP10, OPT_JSON, OPT_HTML, OPT_HLOG, OPT_HLOG_INTERVAL, OPT_VERSION, OPT_HELP,
        OPT_TLS_MIN, OPT_TLS_MAX, OPT_CIPHERS, OPT_CIPHERSUITES, OPT_GROUPS, OPT_SNI, OPT_NO_SNI, OPT_VERIFY, OPT_CACERT,
        OPT_CERT, OPT_KEY, OPT_TLS_RESUME, OPT_HTTP2, OPT_H2C, OPT_STREAMS, OPT_H2_WINDOW, OPT_PROGRESS, OPT_FAIL_IF, OPT_THRESHOLD,
-       OPT_SPIN, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
+       OPT_SPIN, OPT_MAX_RPS, OPT_TARGETS, OPT_TARGETS_ORDER, OPT_STAGES, OPT_SEED,
        OPT_SOURCE, OPT_SHARD, OPT_START_AT, OPT_RUN_ID, OPT_ITERATIONS, OPT_SHOW_ERRORS,
        OPT_YIELD_TIMEOUT, OPT_ARRIVALS, OPT_SETUP_ONLY, OPT_SETUP_DATA, OPT_TEARDOWN_ONLY, OPT_ALLOW_HOST,
        OPT_PROXY, OPT_NOPROXY, OPT_UNIX_SOCKET };
@@ -58,6 +58,7 @@ static const struct option long_options[] = {
     {"html", required_argument, NULL, OPT_HTML},
     {"rate", required_argument, NULL, 'R'},
     {"spin", required_argument, NULL, OPT_SPIN},
+    {"max-rps", required_argument, NULL, OPT_MAX_RPS},
     {"stages", required_argument, NULL, OPT_STAGES},
     {"arrivals", required_argument, NULL, OPT_ARRIVALS},
     {"hlog", required_argument, NULL, OPT_HLOG},
@@ -210,6 +211,10 @@ enum options_result options_parse(struct options *o, int argc, char **argv, char
             if (arrivals_parse(optarg, &o->arrivals, err, errlen) < 0)
                 return OPTIONS_ERROR;
             o->arrivals_given = true;
+            break;
+        case OPT_MAX_RPS:
+            if (options_parse_bounded("--max-rps", optarg, 1, OPTIONS_RATE_MAX, &o->max_rps, err, errlen) < 0)
+                return OPTIONS_ERROR;
             break;
         case OPT_SPIN:
             if (units_parse_duration(optarg, &o->spin_ns) < 0)

@@ -31,6 +31,8 @@ struct options {
     bool flow;             /* the script defines user(u) (set by main.c once it has loaded) */
     uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop.
                             * With --stages: the curve's peak */
+    uint64_t max_rps;      /* --max-rps: a flow's requests per second over all its users, threads
+                            * and shards at most (a cap, not a schedule); 0 = none */
     const char *stages_spec; /* --stages as given, NULL if none */
     struct stages *stages; /* --stages parsed (owned): the rate's curve with -R, else the
                             * connections' (then -c is its peak); the run lasts its length */
@@ -140,6 +142,11 @@ struct options {
 /* Highest -R: far above what one machine sends, low enough that the
  * schedule's arithmetic stays exact. */
 #define OPTIONS_RATE_MAX UINT64_C(100000000)
+
+/* --max-rps without a flow; checked by main.c once it knows the script. */
+#define OPTIONS_MAX_RPS_NEEDS_FLOW                                                                                     \
+    "--max-rps: caps a flow's requests (a script with user(u)); other runs are paced by -R N (requests/s on a "       \
+    "fixed schedule)"
 
 /* --spin's range: a microsecond at least (the clock's and the loop's own
  * granularity), 10 ms at most (a timer wakes far closer than that). */

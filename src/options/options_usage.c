@@ -16,6 +16,8 @@ const char options_usage[] =
     "      --arrivals P      with -R: fixed (default: evenly spaced), poisson, or\n"
     "                        gamma:K (K < 1 burstier, > 1 more regular), drawn\n"
     "                        from --seed; shards and threads split one sequence\n"
+    "      --max-rps N       a flow: at most N requests/s over all its users (each\n"
+    "                        request waits for its turn; latency from its send)\n"
     "      --spin T          with -R: wake T before each arrival (e.g. 200us) and\n"
     "                        busy-wait until it is due; lower send lag, more CPU\n"
     "      --stages T:N,...  a load that changes: each stage of length T moves the\n"

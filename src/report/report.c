@@ -361,7 +361,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 s->started, s->completed, failed, s->cut_off, s->connects, s->connects == 1 ? "" : "s",
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     report_names_text(out, r);
-    report_flow_text(out, r);
+    report_flow_text(out, o, r);
     report_aside_text(out, r);
     report_hosts_text(out, r);
     report_stream_text(out, r);
@@ -373,6 +373,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
     fprintf(out, "Transfer/sec: %10s\n", fmt_bytes(b, sizeof b, secs > 0 ? (double)s->bytes_read / secs : 0));
     report_thresholds_text(out, o, r);
     report_names_overflow_text(out, r);
+    report_tags_note_text(out, r);
 }
 
 void report_error(FILE *err, const char *msg)

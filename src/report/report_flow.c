@@ -90,12 +90,24 @@ static void groups_text(FILE *out, const struct stats_flow *f)
     }
 }
 
-void report_flow_text(FILE *out, const struct run_result *r)
+/* --max-rps: the cap, and how many requests waited for it and how long. */
+static void cap_text(FILE *out, const struct options *o, const struct stats_flow *f)
+{
+    if (!o->max_rps)
+        return;
+    fprintf(out, "  Rate cap: %" PRIu64 " requests/s (--max-rps); %" PRId64 " request%s waited for it\n", o->max_rps,
+            f->cap_wait.count, f->cap_wait.count == 1 ? "" : "s");
+    if (f->cap_wait.count)
+        report_hist_line(out, "Cap wait", &f->cap_wait);
+}
+
+void report_flow_text(FILE *out, const struct options *o, const struct run_result *r)
 {
     const struct stats_flow *f = &r->stats.flow;
     if (!f->on)
         return;
     iterations_text(out, r);
+    cap_text(out, o, f);
     checks_text(out, f);
     groups_text(out, f);
 }
@@ -120,6 +132,10 @@ void report_flow_json(FILE *out, const struct options *o, const struct run_resul
     if (o->rate) { /* measured with -R only (stats_flow.h) */
         fputs(", \"start_lag\": ", out);
         report_json_hist_obj(out, &f->start_lag);
+    }
+    if (o->max_rps) { /* the requests that waited for --max-rps */
+        fputs(", \"cap_wait\": ", out);
+        report_json_hist_obj(out, &f->cap_wait);
     }
     uint64_t pass, fail;
     stats_flow_check_totals(f, &pass, &fail);

@@ -47,12 +47,20 @@ void report_names_text(FILE *out, const struct run_result *r);
 void report_names_overflow_text(FILE *out, const struct run_result *r);
 void report_names_json(FILE *out, const struct options *o, const struct run_result *r);
 
+/* The JSON's "tags": key -> value -> the figures of the requests that
+ * carried it (as a name's), or null when no request was tagged. */
+void report_tags_json(FILE *out, const struct options *o, const struct run_result *r);
+
+/* The notes at the end of the text report when tags went past their
+ * bounds (tags.h, stats_tags.h). */
+void report_tags_note_text(FILE *out, const struct run_result *r);
+
 /* A flow (user(u)): the text report's iterations line, checks and groups
  * tables, and the JSON's "iterations", "checks" and "groups" members (null
  * for other runs), followed by ",\n". */
 void report_aside_json(FILE *out, const struct run_result *r);
 
-void report_flow_text(FILE *out, const struct run_result *r);
+void report_flow_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
 
 /* A flow's hosts (stats_hosts.h): the text report's "Hosts" block and

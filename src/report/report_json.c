@@ -181,6 +181,10 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     } else {
         fprintf(out, "\"rate\": null, \"arrivals\": null");
     }
+    if (o->max_rps)
+        fprintf(out, ", \"max_rps\": %" PRIu64, o->max_rps);
+    else
+        fprintf(out, ", \"max_rps\": null");
     if (o->spin_ns)
         json_num(out, ", \"spin\": ", (double)o->spin_ns / 1e9, 9);
     else
@@ -250,6 +254,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_errors_json(out, s);
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
+    report_tags_json(out, o, r);
     report_flow_json(out, o, r);
     report_aside_json(out, r);
     report_hosts_json(out, r);

@@ -5,6 +5,7 @@
 #include "fmt.h"
 #include "json_out.h"
 #include "names.h"
+#include "stats_tags.h"
 #include "quote.h"
 #include "report_internal.h"
 
@@ -130,6 +131,27 @@ void report_names_overflow_text(FILE *out, const struct run_result *r)
             n->started, n->started == 1 ? "" : "s", NAMES_DEFAULT_MAX, n->started == 1 ? "is" : "are");
 }
 
+/* One name's (or tag's) figures as a JSON object. */
+static void figures_json(FILE *out, const struct options *o, const struct stats_name *n)
+{
+    fprintf(out,
+            "{\"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
+            ", \"cut_off\": %" PRIu64 "}, \"status\": ",
+            n->started, n->completed, stats_name_failed(n), n->cut_off);
+    report_json_status(out, n->status);
+    fputs(", \"errors\": ", out);
+    report_json_errors(out, n->errors);
+    fputs(", \"failures\": ", out);
+    report_json_reasons(out, n->reasons, n->nreasons, n->reasons_more, n->reasons_more_count);
+    fputs(", \"latency\": ", out);
+    report_json_hist_obj(out, &n->latency);
+    if (o->rate && n->service.counts) {
+        fputs(", \"service\": ", out);
+        report_json_hist_obj(out, &n->service);
+    }
+    fputc('}', out);
+}
+
 void report_names_json(FILE *out, const struct options *o, const struct run_result *r)
 {
     const struct stats *s = &r->stats;
@@ -146,22 +168,77 @@ void report_names_json(FILE *out, const struct options *o, const struct run_resu
         fprintf(out, "%s    ", sep);
         sep = ",\n";
         json_out_str(out, n->name);
-        fprintf(out,
-                ": {\"requests\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
-                ", \"cut_off\": %" PRIu64 "}, \"status\": ",
-                n->started, n->completed, stats_name_failed(n), n->cut_off);
-        report_json_status(out, n->status);
-        fputs(", \"errors\": ", out);
-        report_json_errors(out, n->errors);
-        fputs(", \"failures\": ", out);
-        report_json_reasons(out, n->reasons, n->nreasons, n->reasons_more, n->reasons_more_count);
-        fputs(", \"latency\": ", out);
-        report_json_hist_obj(out, &n->latency);
-        if (o->rate && n->service.counts) {
-            fputs(", \"service\": ", out);
-            report_json_hist_obj(out, &n->service);
-        }
-        fputc('}', out);
+        fputs(": ", out);
+        figures_json(out, o, n);
     }
     fputs("\n  },\n", out);
+}
+
+/* Whether tag a's key ("KEY=VALUE": up to its '=') is b's. */
+static bool same_key(const char *a, const char *b)
+{
+    size_t k = strcspn(a, "=");
+    return strncmp(a, b, k) == 0 && b[k] == '=';
+}
+
+void report_tags_json(FILE *out, const struct options *o, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    if (!s->ntags) {
+        fputs("  \"tags\": null,\n", out);
+        return;
+    }
+    fputs("  \"tags\": {", out);
+    const char *sep = "\n";
+    /* Keys in order of first use, each with its values in theirs. */
+    for (uint32_t i = 0; i < s->ntags; i++) {
+        const struct stats_name *k = s->tags[i];
+        bool seen = !k;
+        for (uint32_t j = 0; !seen && j < i; j++)
+            seen = s->tags[j] && same_key(s->tags[j]->name, k->name);
+        if (seen)
+            continue;
+        size_t klen = strcspn(k->name, "=");
+        char key[400];
+        snprintf(key, sizeof key, "%.*s", (int)klen, k->name);
+        fprintf(out, "%s    ", sep);
+        sep = ",\n";
+        json_out_str(out, key);
+        fputs(": {", out);
+        const char *vsep = "\n";
+        for (uint32_t j = i; j < s->ntags; j++) {
+            const struct stats_name *v = s->tags[j];
+            if (!v || !same_key(k->name, v->name))
+                continue;
+            fprintf(out, "%s      ", vsep);
+            vsep = ",\n";
+            json_out_str(out, v->name + klen + 1);
+            fputs(": ", out);
+            figures_json(out, o, v);
+        }
+        fputs("\n    }", out);
+    }
+    fputs("\n  },\n", out);
+}
+
+void report_tags_note_text(FILE *out, const struct run_result *r)
+{
+    const struct stats *s = &r->stats;
+    for (uint32_t i = 0; i < s->ntags; i++) {
+        const struct stats_name *t = s->tags[i];
+        const char *v = t ? strchr(t->name, '=') : NULL;
+        if (!v || strcmp(v + 1, TAGS_OTHER_VALUES) != 0)
+            continue;
+        if (strncmp(t->name, TAGS_OTHER_KEYS "=", strlen(TAGS_OTHER_KEYS) + 1) == 0)
+            fprintf(out, "Note: %" PRIu64 " request%s carried tag keys past the %d a run keeps, counted under "
+                    "the tag \"" TAGS_OTHER_KEYS "\" in the JSON\n", t->started, t->started == 1 ? "" : "s",
+                    TAGS_KEYS_MAX);
+        else
+            fprintf(out, "Note: %" PRIu64 " request%s carried values of the tag \"%.*s\" past the %d a key keeps, "
+                    "counted under \"" TAGS_OTHER_VALUES "\"\n", t->started, t->started == 1 ? "" : "s",
+                    (int)(v - t->name), t->name, TAGS_VALUES_MAX);
+    }
+    if (s->tags_dropped)
+        fprintf(out, "Note: %" PRIu64 " request%s went without their tags counted: a thread's %d combinations "
+                "of a name and tags ran out\n", s->tags_dropped, s->tags_dropped == 1 ? "" : "s", STATS_LABELS_MAX);
 }

@@ -6,6 +6,7 @@
 
 #include "html_internal.h"
 #include "metrics.h"
+#include "stats_tags.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -100,6 +101,33 @@ static const char *member_name(struct html_rd *rd, const struct json *obj, const
     return name;
 }
 
+/* One name's or tag's figures (obj, at path at) into n. */
+static void load_figures(struct html_rd *rd, const struct json *obj, const char *at, struct stats_name *n)
+{
+    char rq[340];
+    const struct json *req = html_rd_of(rd, obj, at, "requests", JSON_OBJECT, true);
+    join(rq, sizeof rq, at, "requests");
+    if (req) {
+        n->started = (uint64_t)html_rd_count(rd, req, rq, "started");
+        n->completed = (uint64_t)html_rd_count(rd, req, rq, "completed");
+        n->cut_off = (uint64_t)html_rd_count(rd, req, rq, "cut_off");
+    }
+    join(rq, sizeof rq, at, "errors");
+    const struct json *errors = html_rd_of(rd, obj, at, "errors", JSON_OBJECT, true);
+    for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
+        n->errors[k] = (uint64_t)html_rd_count(rd, errors, rq, stats_error_name(k));
+    load_status(rd, obj, at, n->status);
+    join(rq, sizeof rq, at, "failures");
+    const struct json *f = html_rd_of(rd, obj, at, "failures", JSON_OBJECT, false);
+    if (f) {
+        n->reasons_more = (size_t)html_rd_count(rd, f, rq, "other_reasons");
+        n->reasons_more_count = (uint64_t)html_rd_count(rd, f, rq, "other");
+    }
+    load_hist(rd, obj, at, "latency", true, &n->latency);
+    if (n->service.counts)
+        load_hist(rd, obj, at, "service", false, &n->service);
+}
+
 /* "names": each request name's figures, in the file's order (the order of
  * first use), or null. */
 static void load_names(struct html_rd *rd, const struct json *root, struct stats *s)
@@ -115,29 +143,38 @@ static void load_names(struct html_rd *rd, const struct json *root, struct stats
         if (!obj || !member_name(rd, names, "names", i, "names"))
             return;
         struct stats_name *n = stats_name_add(s, (uint32_t)i, name);
-        const struct json *req = html_rd_of(rd, obj, at, "requests", JSON_OBJECT, true);
-        char rq[340];
-        join(rq, sizeof rq, at, "requests");
-        if (req) {
-            n->started = (uint64_t)html_rd_count(rd, req, rq, "started");
-            n->completed = (uint64_t)html_rd_count(rd, req, rq, "completed");
-            n->cut_off = (uint64_t)html_rd_count(rd, req, rq, "cut_off");
-        }
-        join(rq, sizeof rq, at, "errors");
-        const struct json *errors = html_rd_of(rd, obj, at, "errors", JSON_OBJECT, true);
-        for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
-            n->errors[k] = (uint64_t)html_rd_count(rd, errors, rq, stats_error_name(k));
-        load_status(rd, obj, at, n->status);
         load_reasons(rd, obj, at, (struct reasons_to){s, (uint32_t)i, NULL});
-        join(rq, sizeof rq, at, "failures");
-        const struct json *f = html_rd_of(rd, obj, at, "failures", JSON_OBJECT, false);
-        if (f) {
-            n->reasons_more = (size_t)html_rd_count(rd, f, rq, "other_reasons");
-            n->reasons_more_count = (uint64_t)html_rd_count(rd, f, rq, "other");
+        load_figures(rd, obj, at, n);
+    }
+}
+
+/* "tags": key -> value -> a tag's figures, in the file's order, or null.
+ * Ids in that order, at most TAGS_MAX; a merge matches tags by text. */
+static void load_tags(struct html_rd *rd, const struct json *root, struct stats *s)
+{
+    const struct json *tags = html_rd_of(rd, root, "", "tags", JSON_OBJECT, false);
+    uint32_t id = 0;
+    for (size_t i = 0; tags && i < tags->len && !rd->failed; i++) {
+        const char *key = tags->members[i].key;
+        char at[320];
+        join(at, sizeof at, "tags", key);
+        const struct json *values = html_rd_of(rd, tags, "tags", key, JSON_OBJECT, true);
+        for (size_t j = 0; values && j < values->len && !rd->failed; j++) {
+            const char *value = values->members[j].key;
+            char vat[400], text[400];
+            join(vat, sizeof vat, at, value);
+            const struct json *obj = html_rd_of(rd, values, at, value, JSON_OBJECT, true);
+            if (!obj)
+                return;
+            if (id >= TAGS_MAX || !key[0] || strchr(key, '=') || strlen(key) != tags->members[i].key_len ||
+                strlen(value) != values->members[j].key_len ||
+                snprintf(text, sizeof text, "%s=%s", key, value) >= (int)sizeof text) {
+                html_rd_fail(rd, at, value, "more than %d tags, or a key empty, with '=' or a NUL, or too long",
+                             TAGS_MAX);
+                return;
+            }
+            load_figures(rd, obj, vat, stats_tag_add(s, id++, text));
         }
-        load_hist(rd, obj, at, "latency", true, &n->latency);
-        if (n->service.counts)
-            load_hist(rd, obj, at, "service", false, &n->service);
     }
 }
 
@@ -248,6 +285,7 @@ static void load_flow(struct html_rd *rd, const struct json *root, struct stats_
     }
     load_hist(rd, it, "iterations", "duration", true, &f->duration);
     load_hist(rd, it, "iterations", "start_lag", false, &f->start_lag); /* -R only */
+    load_hist(rd, it, "iterations", "cap_wait", false, &f->cap_wait); /* --max-rps only */
     /* one lag per started iteration */
     if (!rd->failed && (uint64_t)f->start_lag.count > f->started)
         html_rd_fail(rd, "iterations.start_lag", "count", "%lld, more than the %llu iterations started",
@@ -464,6 +502,7 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     load_reasons(&rd, root, "", (struct reasons_to){s, NAMES_MAX, NULL});
     load_metrics(&rd, root, &s->metrics);
     load_names(&rd, root, s);
+    load_tags(&rd, root, s);
     load_counts(&rd, root, s);
     load_flow(&rd, root, &s->flow);
     result_load_stream(&rd, root, &s->stream);

@@ -7,6 +7,7 @@
 #include "html_internal.h"
 #include "series.h"
 #include "stats.h"
+#include "stats_tags.h"
 #include "threshold.h"
 #include "xalloc.h"
 
@@ -398,6 +399,10 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
     struct run_result *a = &m->into->r, *b = &from->r;
     if (stats_align_names(&b->stats, &a->stats) < 0) {
         snprintf(err, errlen, "the shards have more than %d request names together", NAMES_MAX);
+        return -1;
+    }
+    if (stats_align_tags(&b->stats, &a->stats) < 0) {
+        snprintf(err, errlen, "the shards have more than %d tags (key and value) together", TAGS_MAX);
         return -1;
     }
     /* a flow's checks and groups matched by name too */

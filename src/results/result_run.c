@@ -90,6 +90,7 @@ static void load_options(struct html_rd *rd, const struct json *root, struct opt
     const char *v = html_rd_str(rd, op, "options", "http_version", false, NULL);
     o->http10 = v && strcmp(v, "1.0") == 0;
     o->rate = (uint64_t)html_rd_count(rd, op, "options", "rate");
+    o->max_rps = (uint64_t)html_rd_count(rd, op, "options", "max_rps"); /* absent or null: none */
     o->source_spec = html_rd_str(rd, op, "options", "source", false, NULL);
     o->spin_ns = rd_seconds(rd, op, "options", "spin", 1);
     /* absent (results before --arrivals) or null (no -R): fixed */

@@ -56,6 +56,7 @@ struct run {
     struct intervals_log hlog; /* --hlog: the log written as the run goes */
     struct names names;   /* the request names the workers' scripts give (names.h) */
     struct names check_names, group_names; /* a flow's (u:check, u:group) */
+    struct tags tags;                      /* a flow's request tags */
     bool hlog_on;
     struct progress progress;
     int64_t t0;
@@ -387,6 +388,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         .heads = o->heads,
         .show_errors = (unsigned)o->show_errors,
         .rate = o->rate,
+        .max_rps = o->max_rps,
         .stages = o->stages,
         .spin_ns = o->spin_ns,
         .nworkers = o->threads,
@@ -437,6 +439,8 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     struct run r = {.nworkers = o->threads};
     names_init(&r.names);
     names_init(&r.check_names);
+    tags_init(&r.tags);
+    cfg.tags = &r.tags;
     names_init(&r.group_names);
     cfg.names = &r.names;
     cfg.check_names = &r.check_names;
@@ -620,6 +624,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     intervals_log_free(&r.hlog);
     names_free(&r.names); /* the merged stats keep their own copies */
     names_free(&r.check_names);
+    tags_free(&r.tags);
     names_free(&r.group_names);
     res->workers = xcalloc(started ? started : 1, sizeof *res->workers);
     res->nworkers = started;

@@ -174,6 +174,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             .flow_res = w->flow_res,
             .nslots = nconns,
             .check_names = cfg->check_names,
+            .tags = cfg->tags,
             .group_names = cfg->group_names,
         };
         w->stats.flow.on = flow;
@@ -199,6 +200,12 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
             w->shared.sched = &w->sched;
             w->stats.open = true;
         }
+    }
+    if (cfg->max_rps && flow) {
+        /* Split as -R's schedule is: each of the run's lanes takes an
+         * equal share, so the shares add up to the cap. */
+        conn_cap_init(&w->cap, w->loop, (double)cfg->max_rps / w->lanes, &w->stats.flow.cap_wait);
+        w->shared.cap = &w->cap;
     }
     if (cfg->hlog_interval_ns) {
         /* Any response may stream: the streams' tags are always there,
@@ -279,6 +286,8 @@ static void stop_opening(struct worker *w)
 /* Stops every connection; what was in flight is cut off, not failed. */
 static void stop_connections(struct worker *w)
 {
+    if (w->shared.cap) /* no user's turn comes after this */
+        conn_cap_stop(w->shared.cap);
     for (uint32_t i = 0; i < w->nconns; i++) {
         unsigned n = conn_stop(&w->conns[i]);
         w->stats.cut_off += n;
@@ -478,6 +487,9 @@ void worker_free(struct worker *w)
     if (w->cfg->rate)
         sched_free(&w->sched);
     w->shared.sched = w->shared.iter_sched = NULL;
+    if (w->shared.cap)
+        conn_cap_stop(w->shared.cap);
+    w->shared.cap = NULL;
     free(w->flow_res);
     w->flow_res = NULL;
     if (w->stats.intervals)

@@ -5,6 +5,7 @@
 #define VOLLEY_WORKER_H
 
 #include "conn.h"
+#include "conn_cap.h"
 #include "shard.h"
 #include "source.h"
 #include "stats.h"
@@ -39,6 +40,8 @@ struct worker_config {
     bool heads;              /* --heads */
     unsigned show_errors;    /* --show-errors N; 0: off (the first non-2xx response is kept all the same) */
     uint64_t rate;           /* -R: arrivals per second over all workers; 0: closed loop */
+    uint64_t max_rps;        /* --max-rps: a flow's requests per second over all workers and
+                              * shards at most (each worker's share: max_rps / lanes); 0: none */
     const struct stages *stages; /* --stages: with rate, the rate's curve; without, the
                                   * connections' (NULL: none) */
     const struct arrivals *arrivals; /* -R: the arrival process (--arrivals), drawn from the run
@@ -68,6 +71,7 @@ struct worker_config {
     struct names *names;     /* the run's request names, shared (names.h; with -s, or the
                               * targets' with --targets) */
     struct names *check_names, *group_names; /* a flow's checks and groups, likewise */
+    struct tags *tags;       /* a flow's request tags, likewise (tags.h) */
 };
 
 struct worker {
@@ -90,6 +94,7 @@ struct worker {
     struct script_res *flow_res; /* a flow: per connection slot, its user's latest response */
     uint32_t *conn_done;     /* per connection slot, for conn.requests */
     struct sched sched;      /* -R only */
+    struct conn_cap cap;     /* --max-rps only (shared.cap points to it) */
     struct intervals intervals; /* --hlog only */
     struct series_rec series; /* per-second figures for the main thread */
     ev_check opener;         /* while connections are still to open: a batch after each poll */

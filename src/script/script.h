@@ -14,6 +14,7 @@ struct tls_info; /* tls.h */
 #include "http.h"
 #include "metrics.h"
 #include "names.h"
+#include "tags.h"
 #include "stats.h"
 
 #include <signal.h>
@@ -193,6 +194,7 @@ struct script_worker {
     unsigned nslots;
     struct names *check_names;     /* the run's check and group names, shared by the workers */
     struct names *group_names;
+    struct tags *tags;             /* the run's request tags (tags.h), shared by the workers */
 };
 
 /* Where a flow's checks and groups are interned and counted (the FFI's

@@ -6,6 +6,7 @@
  * inside the coroutine and end its iteration instead. */
 #include "script_internal.h"
 
+#include "stats_tags.h"
 #include "units.h"
 #include "xalloc.h"
 
@@ -85,6 +86,8 @@ void script_flow_bind(struct script *s, const struct script_worker *w)
         lua_setfield(L, -2, names[i]);
     }
     s->flow_res = w->flow_res;
+    s->tags = w->tags;
+    script_tags_bind(s, L);
     lua_pop(L, 1);
     script_push_bridge(s, "flow_bind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
@@ -207,6 +210,8 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->origin = origin_at(s, co, 6, st->req, st->len, &st->name);
         st->timeout_ns = units_ms_to_ns(lua_tonumber(co, 4)); /* clamped: any number is safe */
         flags_of(lua_tointeger(co, 5), &st->check, &st->stream);
+        if (lua_tointeger(co, 7)) /* its tag set: the name (its default too) becomes a label */
+            st->name = stats_label(s->names.stats, st->name, (uint32_t)lua_tointeger(co, 7));
         return 0;
     case YIELD_SLEEP:
         st->act = SCRIPT_FLOW_SLEEP;
@@ -231,12 +236,14 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
 void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script_flow_item *it)
 {
     lua_State *co = s->flow_co[slot];
-    int at = 3 + 5 * (int)i; /* (BATCH, n, then req, name, timeout_ms, flags, origin per request) */
+    int at = 3 + 6 * (int)i; /* (BATCH, n, then req, name, timeout_ms, flags, origin, tag set per request) */
     it->req = lua_tolstring(co, at, &it->len);
     it->name = (uint32_t)lua_tointeger(co, at + 1);
     it->origin = origin_at(s, co, at + 4, it->req, it->len, &it->name);
     it->timeout_ns = units_ms_to_ns(lua_tonumber(co, at + 2));
     flags_of(lua_tointeger(co, at + 3), &it->check, &it->stream);
+    if (lua_tointeger(co, at + 5))
+        it->name = stats_label(s->names.stats, it->name, (uint32_t)lua_tointeger(co, at + 5));
 }
 
 int script_flow_event(struct script *s, unsigned slot, int item, int *verdict, char *err, size_t errlen)

@@ -36,6 +36,7 @@ struct script {
     unsigned flow_nslots;
     struct script_res *flow_res; /* per slot: the user's response (conn_shared.flow_res) */
     struct script_flow_names flow_names;
+    struct tags *tags;       /* a flow's worker state: the run's request tags (tags.h) */
     char name[256];          /* the script as the user named it, for messages */
     const struct script_aside *aside; /* the main state's: what its workers' states are for
                                        * (script_aside.h); NULL: the run's, no setup data */
@@ -82,6 +83,11 @@ int script_require(struct script *s, const char *module, char *err, size_t errle
 
 /* Pushes bridge[name]. */
 void script_push_bridge(struct script *s, const char *name);
+
+/* script_tags.c: puts the tag functions of a flow's requests
+ * (c_flow_tag, c_flow_tagset) into the bridge table at the top of L's
+ * stack. */
+void script_tags_bind(struct script *s, lua_State *L);
 
 /* A Lua error msg as one line into err: "file:line: message" ->
  * "file:line: in hook(): message" (hook NULL: without it); a message

@@ -20,7 +20,7 @@ static const struct {
 } option_keys[] = {
     {"connections", "-c"}, {"threads", "-t"}, {"requests", "-n"}, {"duration", "-d"},
     {"timeout", "--timeout"}, {"method", "-m"}, {"body", "-b"}, {"rate", "-R"}, {"spin", "--spin"},
-    {"arrivals", "--arrivals"},
+    {"arrivals", "--arrivals"}, {"max_rps", "--max-rps"},
     {"tls_min", "--tls-min"}, {"tls_max", "--tls-max"}, {"ciphers", "--ciphers"},
     {"ciphersuites", "--ciphersuites"}, {"groups", "--groups"}, {"sni", "--sni"},
     {"cacert", "--cacert"}, {"cert", "--cert"}, {"key", "--key"},

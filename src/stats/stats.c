@@ -1,6 +1,7 @@
 /* Merging per-worker results into one, after the workers have stopped. */
 #include "stats.h"
 
+#include "stats_tags.h"
 #include "xalloc.h"
 
 #include <assert.h>
@@ -31,17 +32,6 @@ void stats_init_slots(struct stats *s, uint32_t n)
     s->nslots = n;
 }
 
-static void name_free(struct stats_name *n)
-{
-    free(n->name);
-    hist_free(&n->latency);
-    hist_free(&n->service);
-    for (size_t i = 0; i < n->nreasons; i++)
-        free(n->reasons[i].reason);
-    free(n->reasons);
-    free(n);
-}
-
 void stats_free(struct stats *s)
 {
     errsamples_free(&s->shown);
@@ -49,10 +39,11 @@ void stats_free(struct stats *s)
     s->hosts = NULL;
     for (uint32_t i = 0; i < s->nnames; i++)
         if (s->names[i])
-            name_free(s->names[i]);
+            stats_name_free(s->names[i]);
     free(s->names);
     s->names = NULL;
     s->nnames = 0;
+    stats_tags_free(s);
     free(s->slots);
     s->slots = NULL;
     s->nslots = 0;
@@ -166,31 +157,6 @@ uint64_t stats_name_failed(const struct stats_name *n)
     for (int i = 0; i < STATS_ERR_KINDS; i++)
         k += n->errors[i];
     return k;
-}
-
-/* Adds src's figures of one name into dst's (the same configurations). */
-static void name_merge(struct stats_name *dst, const struct stats_name *src)
-{
-    dst->started += src->started;
-    dst->completed += src->completed;
-    dst->cut_off += src->cut_off;
-    dst->too_large += src->too_large;
-    for (int i = 0; i < STATS_ERR_KINDS; i++)
-        dst->errors[i] += src->errors[i];
-    for (int i = 0; i < STATS_STATUS_MAX; i++)
-        dst->status[i] += src->status[i];
-    int rc = hist_merge(&dst->latency, &src->latency);
-    if (src->service.counts) {
-        if (!dst->service.counts)
-            hist_init_default(&dst->service);
-        rc |= hist_merge(&dst->service, &src->service);
-    }
-    assert(rc == 0 && "every name's histograms have the default configuration");
-    (void)rc;
-    for (size_t i = 0; i < src->nreasons; i++)
-        stats_reason_add(&dst->reasons, &dst->nreasons, SIZE_MAX, src->reasons[i].reason, src->reasons[i].count);
-    dst->reasons_more += src->reasons_more;
-    dst->reasons_more_count += src->reasons_more_count;
 }
 
 static int by_count(const void *a, const void *b)
@@ -315,7 +281,8 @@ void stats_merge(struct stats *dst, struct stats *src)
     /* Names by id: the workers of a run share one registry (names.h). */
     for (uint32_t i = 0; i < src->nnames; i++)
         if (src->names[i])
-            name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
+            stats_name_merge(stats_name_add(dst, i, src->names[i]->name), src->names[i]);
+    stats_tags_merge(dst, src);
     stats_flow_merge(&dst->flow, &src->flow);
     stats_stream_merge(&dst->stream, &src->stream);
     stats_hosts_merge(&dst->hosts, src->hosts);
@@ -339,6 +306,11 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
         if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
             return false;
     }
+    for (uint32_t i = 0; i < src->ntags && i < dst->ntags; i++) {
+        const struct stats_name *a = dst->tags[i], *b = src->tags[i];
+        if (a && b && (!fits(&a->latency, &b->latency) || !fits(&a->service, &b->service)))
+            return false;
+    }
     if (!stats_flow_merge_fits(&dst->flow, &src->flow) || !stats_stream_merge_fits(&dst->stream, &src->stream))
         return false;
     /* the records metrics_merge merges by name */
@@ -355,32 +327,7 @@ bool stats_merge_fits(const struct stats *dst, const struct stats *src)
 
 int stats_align_names(struct stats *src, const struct stats *dst)
 {
-    if (!src->names)
-        return 0;
-    struct stats_name **by_dst = xcalloc(NAMES_MAX, sizeof *by_dst);
-    uint32_t next = dst->nnames, top = 0;
-    for (uint32_t i = 0; i < src->nnames; i++) {
-        struct stats_name *n = src->names[i];
-        if (!n)
-            continue;
-        uint32_t id = next;
-        for (uint32_t j = 0; j < dst->nnames; j++)
-            if (dst->names[j] && strcmp(dst->names[j]->name, n->name) == 0) {
-                id = j;
-                break;
-            }
-        if (id == next && next++ >= NAMES_MAX) {
-            free(by_dst);
-            return -1;
-        }
-        by_dst[id] = n;
-        if (id + 1 > top)
-            top = id + 1;
-    }
-    free(src->names);
-    src->names = by_dst;
-    src->nnames = top;
-    return 0;
+    return stats_align_table(&src->names, &src->nnames, dst->names, dst->nnames, NAMES_MAX);
 }
 
 const char *stats_error_name(enum stats_error e)
@@ -400,6 +347,14 @@ void stats_cut_off_rest(struct stats *s)
         s->cut_off += s->started - ended;
     for (uint32_t i = 0; i < s->nnames; i++) {
         struct stats_name *n = s->names[i];
+        if (!n)
+            continue;
+        uint64_t done = n->completed + stats_name_failed(n) + n->cut_off;
+        if (n->started > done)
+            n->cut_off += n->started - done;
+    }
+    for (uint32_t i = 0; i < s->ntags; i++) {
+        struct stats_name *n = s->tags[i];
         if (!n)
             continue;
         uint64_t done = n->completed + stats_name_failed(n) + n->cut_off;

@@ -128,6 +128,19 @@ const struct stats_name *stats_name_find(const struct stats *s, const char *name
  * the reason's count now. */
 uint64_t stats_name_reason(struct stats *s, uint32_t id, const char *reason, uint64_t n);
 
+/* Adds src's figures of one name (or tag) into dst's. */
+void stats_name_merge(struct stats_name *dst, const struct stats_name *src);
+
+/* Frees a name's (or tag's) figures. */
+void stats_name_free(struct stats_name *n);
+
+/* Renumbers the table *src (*nsrc entries, of names or tags, at most max)
+ * to the ids of dst's entries of the same name (those dst does not have
+ * get ids after its own): stats_align_names' work, for either table.
+ * Returns 0, or -1 (src unchanged) past max entries together. */
+int stats_align_table(struct stats_name ***src, uint32_t *nsrc, struct stats_name *const *dst, uint32_t ndst,
+                      uint32_t max);
+
 /* Requests of a name that ended in failure. */
 uint64_t stats_name_failed(const struct stats_name *n);
 
@@ -228,18 +241,57 @@ static inline void stats_timed_out(struct stats *s, int64_t now, int64_t latency
 
 /* The recorders of named requests. name: a request's name as a connection
  * keeps it, the id + 1, 0 for an unnamed request (then they do nothing, so
- * an unnamed request pays one branch). The name's figures exist: the
- * script made them when it handed the id out (stats_name_add). No
- * allocation (but an --hlog interval's hand-over, as stats_complete). */
+ * an unnamed request pays one branch), or above NAMES_MAX a tagged
+ * request's label (stats_tags.h: its name, if any, and its tags), which
+ * the stats_label_* functions record out of line. The figures exist: the
+ * script made them when it handed the id or label out (stats_name_add,
+ * stats_tag_add). No allocation (but an --hlog interval's hand-over, as
+ * stats_complete). */
 static inline struct stats_name *stats_name_of(struct stats *s, uint32_t name)
 {
     return s->names[name - 1];
 }
 
+/* The per-figures bodies of the recorders, for a name's or a tag's. */
+static inline void stats_fig_complete(struct stats_name *n, unsigned status, int64_t latency)
+{
+    n->completed++;
+    n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    hist_record(&n->latency, latency);
+}
+
+static inline void stats_fig_rejected(struct stats_name *n, bool status_known, unsigned status, bool too_large)
+{
+    n->errors[STATS_ERR_VALIDATION]++;
+    if (status_known)
+        n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
+    n->too_large += too_large;
+}
+
+static inline void stats_fig_fail(struct stats_name *n, enum stats_error why, unsigned k, bool timed_out,
+                                  int64_t latency)
+{
+    n->errors[why] += k;
+    if (timed_out)
+        hist_record_n(&n->latency, latency, k);
+}
+
+/* A tagged request's recorders (stats_tags.c): its name's as below, and
+ * each of its tags'. */
+void stats_label_started(struct stats *s, uint32_t label, unsigned n);
+void stats_label_complete(struct stats *s, uint32_t label, int64_t now, unsigned status, int64_t latency);
+void stats_label_open(struct stats *s, uint32_t label, int64_t service);
+void stats_label_rejected(struct stats *s, uint32_t label, bool status_known, unsigned status, bool too_large);
+void stats_label_fail(struct stats *s, uint32_t label, enum stats_error why, unsigned k, int64_t now, bool timed_out,
+                      int64_t latency);
+void stats_label_cut_off(struct stats *s, uint32_t label, unsigned k);
+
 /* n requests of name started. */
 static inline void stats_name_started(struct stats *s, uint32_t name, unsigned n)
 {
-    if (name)
+    if (name > NAMES_MAX)
+        stats_label_started(s, name, n);
+    else if (name)
         stats_name_of(s, name)->started += n;
 }
 
@@ -248,10 +300,11 @@ static inline void stats_name_complete(struct stats *s, uint32_t name, int64_t n
 {
     if (!name)
         return;
-    struct stats_name *n = stats_name_of(s, name);
-    n->completed++;
-    n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
-    hist_record(&n->latency, latency);
+    if (name > NAMES_MAX) {
+        stats_label_complete(s, name, now, status, latency);
+        return;
+    }
+    stats_fig_complete(stats_name_of(s, name), status, latency);
     if (s->intervals)
         intervals_record_name(s->intervals, now, name - 1, latency);
 }
@@ -259,7 +312,9 @@ static inline void stats_name_complete(struct stats *s, uint32_t name, int64_t n
 /* -R: its service time (as stats_open). */
 static inline void stats_name_open(struct stats *s, uint32_t name, int64_t service)
 {
-    if (name)
+    if (name > NAMES_MAX)
+        stats_label_open(s, name, service);
+    else if (name)
         hist_record(&stats_name_of(s, name)->service, service);
 }
 
@@ -269,13 +324,10 @@ static inline void stats_name_open(struct stats *s, uint32_t name, int64_t servi
 static inline void stats_name_rejected(struct stats *s, uint32_t name, bool status_known, unsigned status,
                                        bool too_large)
 {
-    if (!name)
-        return;
-    struct stats_name *n = stats_name_of(s, name);
-    n->errors[STATS_ERR_VALIDATION]++;
-    if (status_known)
-        n->status[status < STATS_STATUS_MAX && status >= 100 ? status : 0]++;
-    n->too_large += too_large;
+    if (name > NAMES_MAX)
+        stats_label_rejected(s, name, status_known, status, too_large);
+    else if (name)
+        stats_fig_rejected(stats_name_of(s, name), status_known, status, too_large);
 }
 
 /* k requests of name failed for why, at now; with -R a timeout's latency
@@ -285,19 +337,21 @@ static inline void stats_name_fail(struct stats *s, uint32_t name, enum stats_er
 {
     if (!name || !k)
         return;
-    struct stats_name *n = stats_name_of(s, name);
-    n->errors[why] += k;
-    if (!timed_out)
+    if (name > NAMES_MAX) {
+        stats_label_fail(s, name, why, k, now, timed_out, latency);
         return;
-    hist_record_n(&n->latency, latency, k);
-    for (unsigned i = 0; s->intervals && i < k; i++)
+    }
+    stats_fig_fail(stats_name_of(s, name), why, k, timed_out, latency);
+    for (unsigned i = 0; timed_out && s->intervals && i < k; i++)
         intervals_record_name(s->intervals, now, name - 1, latency);
 }
 
 /* k requests of name were in flight when the run stopped. */
 static inline void stats_name_cut_off(struct stats *s, uint32_t name, unsigned k)
 {
-    if (name)
+    if (name > NAMES_MAX)
+        stats_label_cut_off(s, name, k);
+    else if (name)
         stats_name_of(s, name)->cut_off += k;
 }
 

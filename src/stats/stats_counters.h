@@ -130,6 +130,13 @@ struct stats {
                                 * not used here; NULL until the first name (NAMES_MAX
                                 * pointers then) */
     uint32_t nnames;           /* 1 + the highest id in names; 0: no request was named */
+    struct stats_name **tags;  /* by tag group id (tags.h), as names: each tag's figures, its
+                                * name "KEY=VALUE"; NULL until the first tag (TAGS_MAX then) */
+    uint32_t ntags;            /* 1 + the highest id in tags; 0: no request was tagged */
+    struct stats_labels *labels; /* the worker's labels of tagged requests (stats_tags.h);
+                                  * NULL until the first; not merged */
+    uint64_t tags_dropped;     /* tagged requests whose tags were not counted (a worker's
+                                * combinations of tags ran out: stats_tags.h) */
     struct stats_sample *samples; /* with --samples: every completed request, in order */
     size_t nsamples, samples_cap;
     char *heads;        /* with --heads: every response's first read, one after another */

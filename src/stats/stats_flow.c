@@ -14,6 +14,7 @@ void stats_flow_init(struct stats_flow *f)
     memset(f, 0, sizeof *f);
     hist_init_default(&f->duration);
     hist_init_default(&f->start_lag);
+    hist_init_default(&f->cap_wait);
 }
 
 static void group_free(struct stats_group *g)
@@ -27,6 +28,7 @@ void stats_flow_free(struct stats_flow *f)
 {
     hist_free(&f->duration);
     hist_free(&f->start_lag);
+    hist_free(&f->cap_wait);
     for (size_t i = 0; i < f->nreasons; i++)
         free(f->reasons[i].reason);
     free(f->reasons);
@@ -85,6 +87,7 @@ void stats_flow_merge(struct stats_flow *dst, const struct stats_flow *src)
     dst->cut_off += src->cut_off;
     hist_merge(&dst->duration, &src->duration);
     hist_merge(&dst->start_lag, &src->start_lag);
+    hist_merge(&dst->cap_wait, &src->cap_wait);
     for (size_t i = 0; i < src->nreasons; i++)
         stats_flow_reason(dst, src->reasons[i].reason, src->reasons[i].count);
     dst->reasons_more += src->reasons_more;
@@ -181,7 +184,8 @@ fail:
 
 bool stats_flow_merge_fits(const struct stats_flow *dst, const struct stats_flow *src)
 {
-    if (!hist_merge_fits(&dst->duration, &src->duration) || !hist_merge_fits(&dst->start_lag, &src->start_lag))
+    if (!hist_merge_fits(&dst->duration, &src->duration) || !hist_merge_fits(&dst->start_lag, &src->start_lag) ||
+        !hist_merge_fits(&dst->cap_wait, &src->cap_wait))
         return false;
     for (uint32_t i = 0; src->groups && dst->groups && i < src->ngroups && i < dst->ngroups; i++) {
         const struct stats_group *a = dst->groups[i], *b = src->groups[i];

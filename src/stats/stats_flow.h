@@ -41,6 +41,8 @@ struct stats_flow {
     struct hist start_lag; /* -R: every started iteration's lag, ns: from its scheduled
                             * start to its start (the wait for a free user); no
                             * counts in a closed loop */
+    struct hist cap_wait; /* --max-rps: each request that waited for the cap, its wait, ns
+                           * (from when it was ready to its send); no counts without */
     struct stats_reason *reasons; /* failed iterations by reason (filled when the worker ends) */
     size_t nreasons;
     size_t reasons_more;          /* a saved result's reasons not listed one by one, */

@@ -179,7 +179,7 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
     for (;;) {
         while (isspace((unsigned char)*p))
             p++;
-        size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+        size_t k = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
         const char *key = p, *eq = p + k;
         while (isspace((unsigned char)*eq))
             eq++;
@@ -190,6 +190,21 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
         if (k == 0 || *eq != '=' || !(text = threshold_unquote(q, &end)))
             break;
         char **slot = threshold_is_word(key, k, "name") ? &th->request_name : failures && threshold_is_word(key, k, "reason") ? reason : NULL;
+        if (!slot && !failures && !threshold_is_word(key, k, "reason")) { /* a tag: KEY=VALUE */
+            size_t vlen = strlen(text);
+            char *tag = xmalloc(k + vlen + 2);
+            memcpy(tag, key, k);
+            tag[k] = '=';
+            memcpy(tag + k + 1, text, vlen + 1);
+            free(text);
+            text = tag;
+            slot = &th->tag;
+        }
+        if (slot && (th->tag || (slot == &th->tag && th->request_name))) {
+            free(text);
+            return threshold_fail(ps, "\"%s\": one label at a time (name=\"NAME\" or one tag, KEY=\"VALUE\")", fig),
+                   NULL;
+        }
         if (!slot || *slot) {
             free(text);
             return threshold_fail(ps, "\"%s\": %s label \"%.*s\" (%s)", fig, slot ? "a second" : "unknown", (int)k, key,
@@ -232,6 +247,14 @@ static int parse_figure(struct threshold_parser *ps, const char *fig, bool open_
     }
     int rc = parse_plain(ps, plain, fig, reason, open_model); /* reason: taken */
     free(plain);
+    if (rc == 0 && th->tag && !(th->source == THRESHOLD_LATENCY || th->source == THRESHOLD_SERVICE ||
+                                th->source == THRESHOLD_ERRORS || th->source == THRESHOLD_FAILED_SHARE ||
+                                th->source == THRESHOLD_RPS || th->source == THRESHOLD_REQUESTS ||
+                                th->source == THRESHOLD_STATUS))
+        return threshold_fail(ps,
+                              "%s: kept per tag are latency, service, errors, failed, requests, rps and status "
+                              "(a tag's label, %.*s=, goes on one of them)",
+                              fig, (int)strcspn(th->tag, "="), th->tag);
     if (rc < 0 || !th->request_name)
         return rc;
     static const char *const unnamed[] = {[THRESHOLD_CONNECT] = "connect times", [THRESHOLD_WAITING] = "waiting times",
@@ -326,7 +349,8 @@ void threshold_free(struct threshold *th)
     free(th->expr);
     free(th->name);
     free(th->request_name);
-    th->expr = th->name = th->request_name = NULL;
+    free(th->tag);
+    th->expr = th->name = th->request_name = th->tag = NULL;
 }
 
 void threshold_free_all(struct threshold *ths, size_t n)

@@ -6,6 +6,8 @@
 #include "threshold.h"
 #include "threshold_internal.h"
 
+#include "stats_tags.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -158,8 +160,8 @@ static double flow_figure(const struct threshold *th, const struct stats_flow *f
 static double figure(const struct threshold *th, const struct stats *s, int64_t duration_ns, const char **note)
 {
     struct view v;
-    if (th->request_name) {
-        const struct stats_name *named = stats_name_find(s, th->request_name);
+    if (th->request_name || th->tag) {
+        const struct stats_name *named = th->tag ? stats_tag_find(s, th->tag) : stats_name_find(s, th->request_name);
         if (!named)
             return NAN;
         view_name(&v, named);

@@ -88,6 +88,21 @@ static void append_label(char *buf, size_t len, const char *name)
     snprintf(buf + n, len - n, "}");
 }
 
+/* The label of a figure of some requests: {name="NAME"}, or a tag's
+ * {KEY="VALUE"}; nothing for the whole run's. */
+static void append_request_label(char *buf, size_t len, const struct threshold *th)
+{
+    if (!th->tag) {
+        append_label(buf, len, th->request_name);
+        return;
+    }
+    size_t k = strcspn(th->tag, "="), n = strlen(buf);
+    snprintf(buf + n, len - n, "{%.*s=", (int)k, th->tag);
+    append_quoted(buf, len, th->tag + k + 1);
+    n = strlen(buf);
+    snprintf(buf + n, len - n, "}");
+}
+
 char *threshold_figure(const struct threshold *th, char *buf, size_t len)
 {
     buf[0] = '\0';
@@ -97,12 +112,12 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
     case THRESHOLD_CONNECT:
     case THRESHOLD_WAITING:
         snprintf(buf, len, "%s", threshold_hist_names[th->source - THRESHOLD_LATENCY]);
-        append_label(buf, len, th->request_name);
+        append_request_label(buf, len, th);
         append_stat(buf, len, th);
         break;
     case THRESHOLD_ERRORS:
         snprintf(buf, len, "errors");
-        append_label(buf, len, th->request_name);
+        append_request_label(buf, len, th);
         if (th->error_kind >= 0)
             snprintf(buf + strlen(buf), len - strlen(buf), ".%s", stats_error_name(th->error_kind));
         break;
@@ -110,11 +125,11 @@ char *threshold_figure(const struct threshold *th, char *buf, size_t len)
     case THRESHOLD_RPS:
     case THRESHOLD_REQUESTS:
         snprintf(buf, len, th->source == THRESHOLD_RPS ? "rps" : th->source == THRESHOLD_REQUESTS ? "requests" : "failed");
-        append_label(buf, len, th->request_name);
+        append_request_label(buf, len, th);
         break;
     case THRESHOLD_STATUS:
         snprintf(buf, len, "status");
-        append_label(buf, len, th->request_name);
+        append_request_label(buf, len, th);
         snprintf(buf + strlen(buf), len - strlen(buf), th->status_class ? ".%dxx" : ".%d", th->status);
         break;
     case THRESHOLD_REASON:

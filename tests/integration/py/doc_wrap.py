@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 VALUE_OPTS = set("""-c --connections -t --threads -d --duration -n --requests --iterations -R --rate
---spin --stages -s --script -H --header -m --method -b --body --body-file --targets --targets-order
+--max-rps --spin --stages -s --script -H --header -m --method -b --body --body-file --targets --targets-order
 -T --timeout --yield-timeout --max-body --heartbeat --json --html --hlog --hlog-interval --threshold
 --fail-if --progress --show-errors --seed --source --shard --start-at --run-id --setup-only --setup-data --tls-min --tls-max
 --ciphers --ciphersuites --groups --sni --cacert --cert --key --tls-resume --streams

@@ -74,6 +74,21 @@ LUA
 small=$(count 1000 -s "$T/named.lua")
 large=$(count 20000 -s "$T/named.lua")
 same_count "$small" "$large" "named requests: 20000 vs 1000"
+# A flow's tags (a pair, a set and a name with a set interned at their
+# first use) and --max-rps's queue (users waiting their turn on its
+# timer) allocate nothing per request either.
+cat > "$T/tagged.lua" <<'LUA'
+local s = {}
+function s.user(u)
+  u:get("/a", { tags = { kind = "api" } })
+  u:batch({ { path = "/b", tags = { kind = "static", page = "b" } }, "/c" })
+end
+return s
+LUA
+flow_count() { allocs -t 1 -c 4 --iterations "$1" -s "$T/tagged.lua" "${@:2}" "http://127.0.0.1:$PORT/"; }
+same_count "$(flow_count 200)" "$(flow_count 4000)" "tagged flow: 12000 requests vs 600"
+same_count "$(flow_count 200 --max-rps 20000)" "$(flow_count 4000 --max-rps 20000)" \
+    "tagged flow under --max-rps: 12000 requests vs 600"
 # Default names (requests sent unnamed count under "METHOD path"): a path
 # met before is a lookup in the worker's cache; past the run's 100 default
 # names a new path goes to "(other paths)" without allocating either.

@@ -547,6 +547,16 @@ static void test_named(void)
             CHECK_INT(th.source, ok[i].source);
             threshold_free(&th);
         }
+    /* any other label is a tag's: KEY="VALUE" */
+    if (parse_ok(&th, "latency{kind=\"api\"}.p95 < 500ms", false, "latency{kind=\"api\"}.p95", __LINE__)) {
+        CHECK_STR(th.tag, "kind=api");
+        CHECK(th.request_name == NULL);
+        threshold_free(&th);
+    }
+    if (parse_ok(&th, "status{Page_2=\"a=b\"}.5xx == 0", false, "status{Page_2=\"a=b\"}.5xx", __LINE__)) {
+        CHECK_STR(th.tag, "Page_2=a=b");
+        threshold_free(&th);
+    }
     if (parse_ok(&th, "failures{reason=\"r\",name=\"x\"} == 0", false, "failures{reason=\"r\",name=\"x\"}",
                  __LINE__)) {
         CHECK_STR(th.name, "r");
@@ -560,8 +570,16 @@ static void test_named(void)
               "metric{name=\"x\"}.y: metrics are not kept per request name (latency, service, errors, failed, requests, "
               "rps, status and failures are)",
               __LINE__);
-    parse_bad("latency{nom=\"x\"}.p99 < 1s", false,
-              "\"latency{nom=\"x\"}.p99\": unknown label \"nom\" (expected name=\"NAME\")", __LINE__);
+    parse_bad("latency{nom=\"x\",name=\"y\"}.p99 < 1s", false,
+              "\"latency{nom=\"x\",name=\"y\"}.p99\": one label at a time (name=\"NAME\" or one tag, KEY=\"VALUE\")",
+              __LINE__);
+    parse_bad("latency{kind=\"a\",page=\"b\"}.p99 < 1s", false,
+              "\"latency{kind=\"a\",page=\"b\"}.p99\": one label at a time (name=\"NAME\" or one tag, KEY=\"VALUE\")",
+              __LINE__);
+    parse_bad("iteration{kind=\"a\"}.p99 < 1s", false,
+              "iteration{kind=\"a\"}.p99: kept per tag are latency, service, errors, failed, requests, rps and status "
+              "(a tag's label, kind=, goes on one of them)",
+              __LINE__);
     parse_bad("latency{name=\"x\",name=\"y\"}.p99 < 1s", false,
               "\"latency{name=\"x\",name=\"y\"}.p99\": a second label \"name\" (expected name=\"NAME\")",
               __LINE__);
