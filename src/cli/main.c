@@ -302,6 +302,28 @@ static int plan_scenarios(struct options *o, struct script *ms, char *err, size_
     return 0;
 }
 
+/* Every {scenario="NAME"} of a threshold names a scenario of the script.
+ * Returns 0, or -1 with err. */
+static int check_scenario_labels(const struct options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < o->nthresholds; i++) {
+        const struct threshold *th = &o->thresholds[i];
+        if (!th->scenario || options_scenario_find(o, th->scenario))
+            continue;
+        if (!o->nscenarios)
+            return snprintf(err, errlen, "%s \"%s\": {scenario=\"%s\"}: the script has no scenarios list (a "
+                            "scenario's figures are a run of several's)", threshold_word_option(th->word), th->expr,
+                            th->scenario), -1;
+        char names[400] = "";
+        for (size_t k = 0; k < o->nscenarios; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     o->scenarios[k].name);
+        return snprintf(err, errlen, "%s \"%s\": no scenario \"%s\" (the script's are %s)", threshold_word_option(th->word),
+                        th->expr, th->scenario, names), -1;
+    }
+    return 0;
+}
+
 /* `volley ab ARGS` and an installed `volley-ab ARGS` run the bundled
  * ApacheBench script: the same as `volley -s ab -- ARGS`. Returns the
  * command line to parse (argv itself, or a new one the caller frees). */
@@ -379,7 +401,8 @@ int main(int argc, char **argv)
     if (options_hint_method(o.method, err, sizeof err))
         report_error(stderr, err);
     o.flow = ms && (script_has(ms, SCRIPT_USER) || script_scenario_count(ms));
-    if (ms && script_scenario_count(ms) && plan_scenarios(&o, ms, err, sizeof err) < 0) {
+    if ((ms && script_scenario_count(ms) && plan_scenarios(&o, ms, err, sizeof err) < 0) ||
+        check_scenario_labels(&o, err, sizeof err) < 0) {
         status = die(2, err);
         goto out;
     }

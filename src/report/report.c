@@ -351,6 +351,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     report_names_text(out, r);
     report_flow_text(out, r);
+    report_scenarios_text(out, r);
     report_stream_text(out, r);
     metrics_text(out, &s->metrics);
     if (o->rate)

@@ -52,6 +52,15 @@ void report_names_json(FILE *out, const struct options *o, const struct run_resu
  * for other runs), followed by ",\n". */
 void report_flow_text(FILE *out, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
+/* The same members of f alone, its rates over duration_ns (open: a rate
+ * started its iterations, so their start lag is there). */
+void report_flow_json_of(FILE *out, const struct stats_flow *f, int64_t duration_ns, bool open);
+
+/* Several scenarios (report_scenarios.c): the text report's Scenarios
+ * table, and the JSON's "scenarios" member (null for a run of one),
+ * followed by ",\n". */
+void report_scenarios_text(FILE *out, const struct run_result *r);
+void report_scenarios_json(FILE *out, const struct run_result *r);
 
 /* Streamed responses (stats_stream.h): the text report's "Streams" block
  * and the JSON's "stream" member (null when no stream was seen), followed

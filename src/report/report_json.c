@@ -240,6 +240,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     json_metrics(out, &s->metrics);
     report_names_json(out, o, r);
     report_flow_json(out, o, r);
+    report_scenarios_json(out, r);
     report_stream_json(out, r);
     report_thresholds_json(out, o, r);
     report_tls_json(out, t, r);

@@ -9,6 +9,7 @@
 #include "fdtable.h"
 #include "http.h"
 #include "progress.h"
+#include "report.h"
 #include "schedule.h"
 #include "source.h"
 #include "targets.h"
@@ -127,6 +128,8 @@ static size_t check_thresholds(struct run *r, int64_t elapsed)
     size_t holding = 0;
     for (size_t i = 0; i < o->nthresholds; i++) {
         struct threshold_result res;
+        if (o->thresholds[i].scenario)
+            continue; /* the snapshot is the run's: a scenario's is judged at the end */
         threshold_eval(&o->thresholds[i], &snap, elapsed, &res);
         holding += res.pass;
         if (!r->stopping && threshold_broken_live(&o->thresholds[i], &snap, elapsed)) {
@@ -645,10 +648,9 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */
     res->thresholds = o->nthresholds ? xcalloc(o->nthresholds, sizeof *res->thresholds) : NULL;
-    for (size_t i = 0; i < o->nthresholds; i++) {
-        threshold_eval(&o->thresholds[i], &res->stats, res->duration_ns, &res->thresholds[i]);
+    for (size_t i = 0; i < o->nthresholds; i++)
         res->thresholds[i].aborted = r.aborted && r.aborted[i];
-    }
+    report_judge_thresholds(o, res); /* a {scenario=} one on the scenario's figures */
     free(r.aborted);
     if (!r.watch.abandoned)
         free(r.workers); /* else a stuck thread still has its own */

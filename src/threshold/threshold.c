@@ -189,12 +189,20 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
         char *text;
         if (k == 0 || *eq != '=' || !(text = threshold_unquote(q, &end)))
             break;
-        char **slot = threshold_is_word(key, k, "name") ? &th->request_name : failures && threshold_is_word(key, k, "reason") ? reason : NULL;
+        char **slot = threshold_is_word(key, k, "name")       ? &th->request_name
+                      : threshold_is_word(key, k, "scenario") ? &th->scenario
+                      : failures && threshold_is_word(key, k, "reason") ? reason
+                                                                 : NULL;
         if (!slot || *slot) {
             free(text);
             return threshold_fail(ps, "\"%s\": %s label \"%.*s\" (%s)", fig, slot ? "a second" : "unknown", (int)k, key,
-                        failures ? "failures takes reason=\"TEXT\" and name=\"NAME\"" : "expected name=\"NAME\""),
+                        failures ? "failures takes reason=\"TEXT\", name=\"NAME\" and scenario=\"NAME\""
+                                 : "expected name=\"NAME\" or scenario=\"NAME\""),
                    NULL;
+        }
+        if (slot == &th->scenario && !text[0]) {
+            free(text);
+            return threshold_fail(ps, "\"%s\": the scenario name is empty", fig), NULL;
         }
         *slot = text;
         for (p = end; isspace((unsigned char)*p); p++)
@@ -326,7 +334,8 @@ void threshold_free(struct threshold *th)
     free(th->expr);
     free(th->name);
     free(th->request_name);
-    th->expr = th->name = th->request_name = NULL;
+    free(th->scenario);
+    th->expr = th->name = th->request_name = th->scenario = NULL;
 }
 
 void threshold_free_all(struct threshold *ths, size_t n)

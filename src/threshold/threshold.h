@@ -93,6 +93,9 @@ struct threshold {
     int stream;                 /* THRESHOLD_STREAM: which figure (threshold_stream.c's) */
     char *request_name;         /* FIGURE{name="NAME"}: the figure of the requests named NAME
                                  * (stats_name); NULL: of the whole run (owned) */
+    char *scenario;             /* FIGURE{scenario="NAME"}: the figure of that scenario of a
+                                 * run of several (run_result.scenarios); NULL: of the whole
+                                 * run (owned) */
     enum threshold_kind kind;
     enum threshold_op op;
     double limit;               /* VALUE in the figure's base unit: ns for times, 0..100
