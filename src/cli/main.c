@@ -308,6 +308,9 @@ static int check_scenario_labels(const struct options *o, char *err, size_t errl
 {
     for (size_t i = 0; i < o->nthresholds; i++) {
         const struct threshold *th = &o->thresholds[i];
+        if (th->scenario && th->abort)
+            return snprintf(err, errlen, "%s \"%s\": abort: a scenario's figures are judged at the run's end "
+                            "(the live totals are the whole run's)", threshold_word_option(th->word), th->expr), -1;
         if (!th->scenario || options_scenario_find(o, th->scenario))
             continue;
         if (!o->nscenarios)

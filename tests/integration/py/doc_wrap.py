@@ -154,7 +154,9 @@ def rewrite(args, env):
     k = fixed.index("--") if "--" in fixed else len(fixed)
     if not ab and not has_bound and (url_at is not None or script or "--targets" in opts):
         fixed[k:k] = ["-d", "5s" if flow else "300ms"]
-    if flow and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
+    # a script of several scenarios gives its own bounds (--iterations is refused)
+    scenarios = flow and re.search(r"\bscenarios\s*=", open(os.path.join(env["DOCX_WORK"], script)).read())
+    if flow and not scenarios and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
         fixed[k:k] = ["--iterations", "2"]
     if flow and "--json" not in opts:
         fixed[k:k] = ["--json", os.path.join(env["DOCX_WORK"], "flow.json")]

@@ -45,5 +45,7 @@ bad few_users "$T/few_users.lua: scenario \"a\": -c 1 split by weight (1 of 2) g
     "return { scenarios = { { name = \"a\", weight = 1, $F }, { name = \"b\", weight = 1, $F } } }" -c 1
 bad one_scenario '--threshold "rps{scenario="a"} > 1": {scenario="a"}: the script has no scenarios list (a scenario'"'"'s figures are a run of several'"'"'s)' \
     "return { $F }" --threshold 'rps{scenario="a"} > 1'
+bad abort '--threshold "latency{scenario="a"}.p99 < 1s abort": abort: a scenario'"'"'s figures are judged at the run'"'"'s end (the live totals are the whole run'"'"'s)' \
+    "$OK" --threshold 'latency{scenario="a"}.p99 < 1s abort'
 check_eq "$(target_stat received)" 0 "nothing was sent"
 finish

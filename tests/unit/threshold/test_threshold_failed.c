@@ -76,7 +76,7 @@ static void test_parse(void)
                                      "failed, every kind together; one kind's is errors.KIND with %)");
     parse_bad("faild < 1%", "unknown figure \"faild\" (did you mean failed?)");
     parse_bad("faild{name=\"x\"} < 1%", "unknown figure \"faild{name=\"x\"}\" (did you mean failed{name=\"x\"}?)");
-    parse_bad("failed{nom=\"x\"} < 1%", "\"failed{nom=\"x\"}\": unknown label \"nom\" (expected name=\"NAME\")");
+    parse_bad("failed{nom=\"x\"} < 1%", "\"failed{nom=\"x\"}\": unknown label \"nom\" (expected name=\"NAME\" or scenario=\"NAME\")");
     parse_bad("failed{name=\"\"} < 1%", "\"failed{name=\"\"}\": the request name is empty");
 }
 
