@@ -127,7 +127,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     uint32_t conns = report_connections(o, r);
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s", conns,
             conns == 1 ? "" : "s", o->keepalive ? "keep-alive" : "a new connection per request");
-    if (o->rate) {
+    if (o->nscenarios || r->nscenarios) {
+        /* each its own load: the Scenarios table after the run */
+        fprintf(out, "%u scenarios\n", o->nscenarios ? (unsigned)o->nscenarios : r->nscenarios);
+    } else if (o->rate) {
         /* A flow's schedule starts iterations, not requests (conn_flow.c). */
         fprintf(out, "open model at %" PRIu64 " %s/s%s", o->rate, arrivals_word(o), o->stages ? " at most" : "");
         if (arrivals_random(o->arrivals)) {
