@@ -591,6 +591,11 @@ function bridge.scenarios_check(t)
   return list and #list or 0
 end
 
+-- The scenarios' own thresholds as command-line words (script_options.c).
+function bridge.scenario_threshold_words()
+  return require("volley.scenarios").threshold_words(bridge.scenario_list)
+end
+
 -- The id + 1 of a request name (interned at its first use), for a flow's
 -- request (level: as error's, from the caller).
 local function name_of(name, prefix, level)

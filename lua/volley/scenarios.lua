@@ -14,9 +14,10 @@ local FIELDS = {
   on_start = "function", on_stop = "function", data = "any",
   users = "number", weight = "number", rate = "number", max_users = "number",
   stages = "string", start = "duration", duration = "duration", iterations = "number",
+  thresholds = "table", fail_if = "table",
 }
 local FIELD_LIST = "name user tasks sequence wait on_start on_stop data users weight rate max_users stages"
-  .. " start duration iterations"
+  .. " start duration iterations thresholds fail_if"
 
 local MAX = 64         -- scenarios in one script
 local NAME_MAX = 64    -- bytes of a name
@@ -56,6 +57,14 @@ local function check_entry(e, i, seen, nearest)
       end
     elseif want ~= "any" and type(v) ~= want then
       error(("%s: %s is a %s, not a %s"):format(where, k, type(v), want), 0)
+    end
+  end
+  for _, k in ipairs({ "thresholds", "fail_if" }) do
+    for j, x in ipairs(e[k] or {}) do
+      if type(x) ~= "string" or not x:match("^%s*[%a_]") then
+        error(("%s: %s[%d]: an expression (\"iteration.p95 < 2s\"), not %s"):format(where, k, j,
+          type(x) == "string" and ("%q"):format(x) or ("a " .. type(x))), 0)
+      end
     end
   end
   if type(e.user) ~= "function" then
@@ -123,6 +132,31 @@ function scenarios.check(t, nearest)
   local seen = {}
   for i = 1, n do check_entry(list[i], i, seen, nearest) end
   return list
+end
+
+-- expr with the label {scenario="NAME"} right after its figure's first
+-- word (beside the labels it has): the figure of that scenario alone. A
+-- name is letters, digits and _.- (check_entry): nothing to escape.
+local function labelled(expr, name)
+  local lead, word, rest = expr:match("^(%s*)([%a_][%w_]*)(.*)$")
+  local label = ('scenario="%s"'):format(name)
+  if rest:sub(1, 1) == "{" then return lead .. word .. "{" .. label .. "," .. rest:sub(2) end
+  return lead .. word .. "{" .. label .. "}" .. rest
+end
+
+-- The scenarios' own thresholds and fail_if (a checked list) as
+-- command-line words: "--threshold", EXPR, ... with each one's label.
+function scenarios.threshold_words(list)
+  local words = {}
+  for _, e in ipairs(list or {}) do
+    for _, k in ipairs({ "thresholds", "fail_if" }) do
+      for _, x in ipairs(e[k] or {}) do
+        words[#words + 1] = k == "thresholds" and "--threshold" or "--fail-if"
+        words[#words + 1] = labelled(x, e.name)
+      end
+    end
+  end
+  return words
 end
 
 return scenarios

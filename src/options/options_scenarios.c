@@ -131,6 +131,12 @@ int options_scenarios(struct options *o, char *err, size_t errlen)
         if (o->duration_given && sc->start_ns >= o->duration_ns)
             return snprintf(err, errlen, "scenario \"%s\": start %s is not before the run's end (-d %.3gs)", sc->name,
                             sc->start_text, (double)o->duration_ns / 1e9), -1;
+        if (sc->stages && !sc->open && o->http2 != OPTIONS_H1)
+            return snprintf(err, errlen, "scenario \"%s\": stages: users that come and go are not there for "
+                            "HTTP/2 yet (an open scenario's stages of rates are)", sc->name), -1;
+        if (o->one_first && (sc->open || sc->stages))
+            return snprintf(err, errlen, "--one-first: cannot be combined with scenario \"%s\"'s %s", sc->name,
+                            sc->open ? "rate (the schedule decides when iterations start)" : "stages"), -1;
         if (sc->users < n)
             return snprintf(err, errlen, "scenario \"%s\": %u user%s cannot be split over --shard's %u shards (give "
                             "it at least one for each)", sc->name, sc->users, sc->users == 1 ? "" : "s", n), -1;

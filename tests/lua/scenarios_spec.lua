@@ -83,4 +83,25 @@ describe("scenarios.check", function()
     assert.matches("the list is empty", err_of({ scenarios = {} }), 1, true)
     assert.matches("scenarios is a string", err_of({ scenarios = "a" }), 1, true)
   end)
+
+  it("refuses a threshold that is not an expression", function()
+    assert.matches('thresholds%[2%]: an expression', err_of({ scenarios = {
+      { name = "a", users = 1, thresholds = { "p99 < 1s", 3 }, user = f } } }))
+  end)
+end)
+
+describe("scenarios.threshold_words", function()
+  it("labels each scenario's thresholds and fail_if with its name", function()
+    local list = {
+      { name = "a", users = 1, user = f, thresholds = { "iteration.p95 < 2s", "p99 < 1s" } },
+      { name = "b.2", users = 1, user = f, fail_if = { " failures{reason=\"x\"} > 0" },
+        thresholds = { "latency{name=\"item\"}.p99 < 1s" } },
+    }
+    assert.are.same({
+      "--threshold", 'iteration{scenario="a"}.p95 < 2s',
+      "--threshold", 'p99{scenario="a"} < 1s',
+      "--threshold", 'latency{scenario="b.2",name="item"}.p99 < 1s',
+      "--fail-if", ' failures{scenario="b.2",reason="x"} > 0',
+    }, scenarios.threshold_words(scenarios.check({ scenarios = list }, nearest)))
+  end)
 end)

@@ -101,6 +101,15 @@ check_eq "$(tail -n 1 "$T/judged.err")" \
 run_volley passed -s "$T/shapes.lua" -d 1.5s -t 1 "http://127.0.0.1:$PORT/" \
     --threshold 'requests{scenario="buy"} >= 1' --threshold 'requests{scenario="buy"} < 20'
 check_eq "$RC" 0 "passed: exit status $(tail -n 2 "$T/passed.err")"
+# a scenario's own thresholds and fail_if: labelled with its name
+sed -e 's|users = 3, duration = "1s",|users = 3, duration = "1s", fail_if = { "requests > 0" },|' \
+    -e 's|max_users = 4,|max_users = 4, thresholds = { "iteration.p99 < 10s", "errors{name=\\"GET /buy\\"} == 0" },|' \
+    "$T/shapes.lua" > "$T/own.lua"
+run_volley own -s "$T/own.lua" -d 1.5s -t 1 "http://127.0.0.1:$PORT/"
+check_eq "$RC" 99 "own: exit status (browse's fail_if holds)"
+check_grep "$T/own.out" '^  --threshold +iteration\{scenario="buy"\}\.p99 < 10s .* pass$' "own: buy's threshold"
+check_grep "$T/own.out" '^  --threshold +errors\{scenario="buy",name="GET /buy"\} == 0 .* pass$' "own: beside a name label"
+check_grep "$T/own.out" '^  --fail-if +requests\{scenario="browse"\} > 0 .* FAIL$' "own: browse's fail_if"
 RC=0
 "$VOLLEY" report "$T/judged.json" --threshold 'requests{scenario="buy"} > 0' > "$T/again.out" 2>&1 || RC=$?
 check_eq "$RC" 0 "volley report: buy's figures judged again"
