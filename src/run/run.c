@@ -232,7 +232,7 @@ static void on_signal(EV_P_ ev_signal *w, int revents)
 int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
 {
     struct rlimit rl;
-    rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
+    rlim_t per_worker = FD_PER_WORKER + (o->rate || o->nscenarios ? FD_PER_WORKER_RATE : 0); /* an open scenario's */
     uint32_t conns = (uint32_t)shard_part(o->connections, o->shard); /* this process's */
     rlim_t need = (rlim_t)conns + (rlim_t)o->threads * per_worker + FD_RESERVE;
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
