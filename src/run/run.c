@@ -433,6 +433,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         plan.g[k].cfg.names = &r.names;
         plan.g[k].cfg.check_names = &r.check_names;
         plan.g[k].cfg.group_names = &r.group_names;
+        plan.g[k].cfg.target_name = o->targets ? o->targets->name : NULL;
     }
     /* --targets: the targets' names are the run's, in the file's order (ids
      * 0..nnames-1: nothing else names requests then). */
