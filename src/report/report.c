@@ -115,6 +115,8 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
                 fmt_duration(d, sizeof d, o->duration_ns));
     else if (bound)
         fprintf(out, "Running %" PRIu64 " %s%s @ ", bound, unit, bound == 1 ? "" : "s");
+    else if (!o->duration_ns) /* several scenarios, each bounded by its own iterations */
+        fprintf(out, "Running until every scenario is done @ ");
     else
         fprintf(out, "Running %s test @ ", fmt_duration(d, sizeof d, o->duration_ns));
     quote_write(out, t->url); /* its #fragment may hold anything but NUL */
