@@ -601,7 +601,10 @@ function bridge.run_chunk(chunk)
   -- A flow's own code stays in the interpreter, where --yield-timeout's
   -- count hook can stop a user that never yields (script_guard.c): a
   -- compiled loop never looks at hooks. volley's modules stay compiled.
-  if type(result) == "table" and type(rawget(result, "user")) == "function" then jit.off(chunk, true) end
+  if type(result) == "table" and (type(rawget(result, "user")) == "function"
+      or type(rawget(result, "scenarios")) == "table") then
+    jit.off(chunk, true)
+  end
   if type(result) == "table" then bridge.chunk_table = result end
   if result ~= nil then return result end
   if forgotten then
@@ -624,6 +627,20 @@ function bridge.set_scenario(t)
     error(("the scenario's data is a %s, not a data file (volley.data.csv or volley.data.lines)"):format(type(d)), 0)
   end
   bridge.scenario = t
+end
+
+-- A script that returns several scenarios (lua/volley/scenarios.lua): its
+-- list checked as it loads, kept for C (src/script/script_scenarios.c),
+-- and how many; 0 when it returns one scenario.
+function bridge.scenarios_check(t)
+  local list = require("volley.scenarios").check(t, api.nearest)
+  bridge.scenario_list = list
+  return list and #list or 0
+end
+
+-- The scenarios' own thresholds as command-line words (script_options.c).
+function bridge.scenario_threshold_words()
+  return require("volley.scenarios").threshold_words(bridge.scenario_list)
 end
 
 -- The id + 1 of a request name (interned at its first use), for a flow's

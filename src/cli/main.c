@@ -305,6 +305,63 @@ static int load_main_script(struct options *o, struct target *t, int argc, char 
     return 0;
 }
 
+/* A script with several scenarios: each entry's load into o->scenarios,
+ * planned with the command line (options_scenarios), and the thresholds'
+ * {scenario="..."} labels checked against their names. Returns 0, or -1
+ * with err. */
+static int plan_scenarios(struct options *o, struct script *ms, char *err, size_t errlen)
+{
+    unsigned n = script_scenario_count(ms);
+    o->scenarios = xcalloc(n, sizeof *o->scenarios);
+    o->nscenarios = n;
+    for (unsigned i = 0; i < n; i++) {
+        struct script_scenario in;
+        struct options_scenario *sc = &o->scenarios[i];
+        script_scenario_get(ms, i, &in);
+        snprintf(sc->name, sizeof sc->name, "%s", in.name);
+        sc->users_given = in.users;
+        sc->weight = in.weight;
+        sc->max_users = in.max_users;
+        sc->open = in.open;
+        sc->rate_given = in.rate;
+        sc->iterations = in.iterations;
+        snprintf(sc->start_text, sizeof sc->start_text, "%s", in.start);
+        snprintf(sc->duration_text, sizeof sc->duration_text, "%s", in.duration);
+        sc->stages_spec = in.stages[0] ? xstrdup(in.stages) : NULL;
+    }
+    char why[400];
+    if (options_scenarios(o, why, sizeof why) < 0) {
+        snprintf(err, errlen, "%s: %s", o->script, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every {scenario="NAME"} of a threshold names a scenario of the script.
+ * Returns 0, or -1 with err. */
+static int check_scenario_labels(const struct options *o, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < o->nthresholds; i++) {
+        const struct threshold *th = &o->thresholds[i];
+        if (th->scenario && th->abort)
+            return snprintf(err, errlen, "%s \"%s\": abort: a scenario's figures are judged at the run's end "
+                            "(the live totals are the whole run's)", threshold_word_option(th->word), th->expr), -1;
+        if (!th->scenario || options_scenario_find(o, th->scenario))
+            continue;
+        if (!o->nscenarios)
+            return snprintf(err, errlen, "%s \"%s\": {scenario=\"%s\"}: the script has no scenarios list (a "
+                            "scenario's figures are a run of several's)", threshold_word_option(th->word), th->expr,
+                            th->scenario), -1;
+        char names[400] = "";
+        for (size_t k = 0; k < o->nscenarios; k++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "",
+                     o->scenarios[k].name);
+        return snprintf(err, errlen, "%s \"%s\": no scenario \"%s\" (the script's are %s)", threshold_word_option(th->word),
+                        th->expr, th->scenario, names), -1;
+    }
+    return 0;
+}
+
 /* `volley ab ARGS` and an installed `volley-ab ARGS` run the bundled
  * ApacheBench script: the same as `volley -s ab -- ARGS`. Returns the
  * command line to parse (argv itself, or a new one the caller frees). */
@@ -384,7 +441,12 @@ int main(int argc, char **argv)
     /* -m post: sent as typed, which most servers refuse. */
     if (options_hint_method(o.method, err, sizeof err))
         report_error(stderr, err);
-    o.flow = ms && script_has(ms, SCRIPT_USER);
+    o.flow = ms && (script_has(ms, SCRIPT_USER) || script_scenario_count(ms));
+    if ((ms && script_scenario_count(ms) && plan_scenarios(&o, ms, err, sizeof err) < 0) ||
+        check_scenario_labels(&o, err, sizeof err) < 0) {
+        status = die(2, err);
+        goto out;
+    }
     options_set_command(&o, argc0, argv0);
     if (o.flow && o.requests) {
         status = die(2, "-n: counts requests; a flow (user(u)) is bounded by --iterations or -d");

@@ -19,6 +19,28 @@ struct hosts; /* hosts.h: --allow-host */
 struct threshold;
 struct targets;
 
+/* One scenario of a script that returns several (docs/scripting.md
+ * "Several scenarios"). main.c fills the fields "as given" from the
+ * script's entry; options_scenarios fills the rest. */
+struct options_scenario {
+    char name[65];
+    /* as given (0, "": not given) */
+    uint32_t users_given, weight, max_users;
+    bool open;             /* it gives a rate: k6's constant- or ramping-arrival-rate */
+    uint64_t rate_given;
+    uint64_t iterations;   /* its own bound; 0: none */
+    char start_text[64], duration_text[64];
+    char *stages_spec;     /* owned; NULL: none */
+    /* the plan */
+    struct stages *stages; /* parsed (owned): the rate's curve when open, else the users' */
+    uint32_t users;        /* closed: its users (given, its share of -c by weight, or its
+                            * stages' peak); open: the users its arrivals run on (max_users) */
+    uint64_t rate;         /* open: iterations per second (its stages' peak); 0: closed */
+    uint32_t threads;      /* the worker threads it runs on (the same in every shard) */
+    int64_t start_ns;      /* from the run's start */
+    int64_t length_ns;     /* from its start to its end; 0: until its iterations are done */
+};
+
 struct options {
     const char *url;       /* the one positional argument; NULL only with -s
                             * (the script's options() must give it). With
@@ -29,6 +51,10 @@ struct options {
     uint64_t requests;     /* -n; 0 = bounded by duration */
     uint64_t iterations;   /* --iterations: a flow's iterations over the run; 0 = bounded by duration */
     bool flow;             /* the script defines user(u) (set by main.c once it has loaded) */
+    struct options_scenario *scenarios; /* a script's several scenarios (owned; main.c and
+                                         * options_scenarios); NULL: one scenario, the command line's */
+    size_t nscenarios;
+    bool duration_given, connections_given; /* -d, -c given (not their defaults) */
     uint64_t rate;         /* -R: requests per second over all workers (open model); 0 = closed loop.
                             * With --stages: the curve's peak */
     uint64_t max_rps;      /* --max-rps: a flow's requests per second over all its users, threads
@@ -163,6 +189,18 @@ struct options {
  * main.c again after a script's options(), which may give -R or --seed.
  * Returns NULL, or the one error line. */
 const char *options_check_arrivals(const struct options *o);
+
+/* A multi-scenario script's plan, once main.c has filled o->scenarios'
+ * given fields: the command line's part checked (-R, --stages and
+ * --iterations belong to the scenarios; -c is split by weights, exactly;
+ * -d bounds the whole run), each start, duration and stages parsed, the
+ * users, threads and lengths decided, o->connections and o->threads made
+ * the run's totals and o->duration_ns its length. Returns 0, or -1 with
+ * one line naming the scenario and the field. */
+int options_scenarios(struct options *o, char *err, size_t errlen);
+
+/* The scenario called name in o, or NULL. */
+const struct options_scenario *options_scenario_find(const struct options *o, const char *name);
 
 /* options.seed before a seed is known. */
 #define OPTIONS_NO_SEED UINT64_MAX

@@ -199,6 +199,8 @@ enum options_result options_check(struct options *o, struct options_given g, cha
     if (o->iterations && !o->script)
         return options_fail(err, errlen, "%s: needs a flow (-s with a scenario that defines user(u))%s", "--iterations", ""),
                OPTIONS_ERROR;
+    o->duration_given = g.duration_set;
+    o->connections_given = g.connections_set;
     if (!g.duration_set && o->requests == 0 && o->iterations == 0)
         o->duration_ns = INT64_C(10) * 1000000000;
     /* -c and -n stay the run's; a shard holds and makes its part of them. */

@@ -82,6 +82,13 @@ void options_free(struct options *o)
     o->sources = NULL;
     free(o->stages);
     o->stages = NULL;
+    for (size_t i = 0; i < o->nscenarios; i++) {
+        free(o->scenarios[i].stages_spec);
+        free(o->scenarios[i].stages);
+    }
+    free(o->scenarios);
+    o->scenarios = NULL;
+    o->nscenarios = 0;
     free((void *)o->body);
     free(o->headers);
     free(o->command);

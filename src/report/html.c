@@ -411,6 +411,7 @@ int html_render(FILE *out, const struct json *r, const char *text, size_t text_l
     summary(out, &rd, r);
     html_thresholds(out, &rd, r);
     html_flow(out, &rd, r);
+    html_scenarios(out, &rd, r);
     html_stream(out, &rd, r);
     fprintf(out, "<h2>Latency</h2>\n");
     hist_table(out, &rd, r);

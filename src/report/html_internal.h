@@ -28,6 +28,8 @@ void html_thresholds(FILE *out, struct html_rd *rd, const struct json *r);
  * iterations (counts, per second, duration percentiles, failures by
  * reason), the checks table and the groups table; nothing for other runs. */
 void html_flow(FILE *out, struct html_rd *rd, const struct json *r);
+/* A run of several scenarios: the Scenarios table (html_scenarios.c). */
+void html_scenarios(FILE *out, struct html_rd *rd, const struct json *r);
 
 /* Streamed responses' section (the result's "stream" an object): their
  * counts, a table of their histograms and their distributions by

@@ -115,6 +115,8 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
                 fmt_duration(d, sizeof d, o->duration_ns));
     else if (bound)
         fprintf(out, "Running %" PRIu64 " %s%s @ ", bound, unit, bound == 1 ? "" : "s");
+    else if (!o->duration_ns) /* several scenarios, each bounded by its own iterations */
+        fprintf(out, "Running until every scenario is done @ ");
     else
         fprintf(out, "Running %s test @ ", fmt_duration(d, sizeof d, o->duration_ns));
     quote_write(out, t->url); /* its #fragment may hold anything but NUL */
@@ -135,7 +137,10 @@ void report_header(FILE *out, const struct options *o, const struct target *t, c
     uint32_t conns = report_connections(o, r);
     fprintf(out, "  %u thread%s and %u connection%s, %s, ", o->threads, o->threads == 1 ? "" : "s", conns,
             conns == 1 ? "" : "s", o->keepalive ? "keep-alive" : "a new connection per request");
-    if (o->rate) {
+    if (o->nscenarios || r->nscenarios) {
+        /* each its own load: the Scenarios table after the run */
+        fprintf(out, "%u scenarios\n", o->nscenarios ? (unsigned)o->nscenarios : r->nscenarios);
+    } else if (o->rate) {
         /* A flow's schedule starts iterations, not requests (conn_flow.c). */
         fprintf(out, "open model at %" PRIu64 " %s/s%s", o->rate, arrivals_word(o), o->stages ? " at most" : "");
         if (arrivals_random(o->arrivals)) {
@@ -362,6 +367,7 @@ void report_text(FILE *out, const struct options *o, const struct target *t, con
                 fmt_bytes(b, sizeof b, (double)s->bytes_written));
     report_names_text(out, r);
     report_flow_text(out, o, r);
+    report_scenarios_text(out, r);
     report_aside_text(out, r);
     report_hosts_text(out, r);
     report_stream_text(out, r);

@@ -13,6 +13,16 @@
  * TLS details are read). */
 void report_header(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 
+/* The figures a threshold is judged on in r: a scenario's with
+ * {scenario="NAME"} (report_scenarios.c; an empty stats when r has no such
+ * scenario, so that it has no data), else the run's, and their length. */
+const struct stats *report_threshold_stats(const struct run_result *r, const struct threshold *th,
+                                           int64_t *duration_ns);
+
+/* Every threshold of o judged on r into r->thresholds (each one's aborted
+ * kept). */
+void report_judge_thresholds(const struct options *o, struct run_result *r);
+
 /* The text report of a run. */
 void report_text(FILE *out, const struct options *o, const struct target *t, const struct run_result *r);
 

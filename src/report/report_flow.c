@@ -114,12 +114,16 @@ void report_flow_text(FILE *out, const struct options *o, const struct run_resul
 
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r)
 {
-    const struct stats_flow *f = &r->stats.flow;
+    report_flow_json_of(out, &r->stats.flow, r->duration_ns, o->rate != 0, o->max_rps != 0);
+}
+
+void report_flow_json_of(FILE *out, const struct stats_flow *f, int64_t duration_ns, bool open, bool capped)
+{
     if (!f->on) {
         fputs("  \"iterations\": null,\n  \"checks\": null,\n  \"groups\": null,\n", out);
         return;
     }
-    double secs = (double)r->duration_ns / 1e9;
+    double secs = (double)duration_ns / 1e9;
     fprintf(out,
             "  \"iterations\": {\"started\": %" PRIu64 ", \"completed\": %" PRIu64 ", \"failed\": %" PRIu64
             ", \"cut_off\": %" PRIu64 ", \"per_sec\": ",
@@ -129,11 +133,11 @@ void report_flow_json(FILE *out, const struct options *o, const struct run_resul
     report_json_reasons(out, f->reasons, f->nreasons, f->reasons_more, f->reasons_more_count);
     fputs(", \"duration\": ", out);
     report_json_hist_obj(out, &f->duration);
-    if (o->rate) { /* measured with -R only (stats_flow.h) */
+    if (open) { /* measured with -R only (stats_flow.h) */
         fputs(", \"start_lag\": ", out);
         report_json_hist_obj(out, &f->start_lag);
     }
-    if (o->max_rps) { /* the requests that waited for --max-rps */
+    if (capped) { /* the requests that waited for --max-rps */
         fputs(", \"cap_wait\": ", out);
         report_json_hist_obj(out, &f->cap_wait);
     }

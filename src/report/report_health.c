@@ -109,6 +109,8 @@ static void compute(const struct options *o, const struct run_result *r, struct 
         h->lag_known = h->lag_early >= 0 && h->lag_late >= 0;
     }
     h->window_ns = r->duration_ns / 10 > SERIES_NS ? r->duration_ns / 10 : SERIES_NS;
+    if (r->nscenarios)
+        return; /* users of several scenarios run different loads over different spans: not compared */
     if (s->nslots == 0 && r->saved_conns.n) { /* a saved result read back */
         const struct run_conns *c = &r->saved_conns;
         h->per_conn = true;

@@ -62,6 +62,16 @@ void report_aside_json(FILE *out, const struct run_result *r);
 
 void report_flow_text(FILE *out, const struct options *o, const struct run_result *r);
 void report_flow_json(FILE *out, const struct options *o, const struct run_result *r);
+/* The same members of f alone, its rates over duration_ns (open: a rate
+ * started its iterations, so their start lag is there; capped: --max-rps
+ * held its requests, so their cap wait is there). */
+void report_flow_json_of(FILE *out, const struct stats_flow *f, int64_t duration_ns, bool open, bool capped);
+
+/* Several scenarios (report_scenarios.c): the text report's Scenarios
+ * table, and the JSON's "scenarios" member (null for a run of one),
+ * followed by ",\n". */
+void report_scenarios_text(FILE *out, const struct run_result *r);
+void report_scenarios_json(FILE *out, const struct run_result *r);
 
 /* A flow's hosts (stats_hosts.h): the text report's "Hosts" block and
  * the JSON's "hosts" member (null when the target's was the only one),

@@ -256,6 +256,7 @@ void report_json(FILE *out, const struct options *o, const struct target *t, con
     report_names_json(out, o, r);
     report_tags_json(out, o, r);
     report_flow_json(out, o, r);
+    report_scenarios_json(out, r);
     report_aside_json(out, r);
     report_hosts_json(out, r);
     report_stream_json(out, r);

@@ -36,6 +36,18 @@ struct run_aside {
     char why[512];
 };
 
+/* One scenario of a run of several (options.scenarios): its load as it
+ * ran and its own figures, the run's figures of its workers alone. */
+struct run_scenario {
+    char name[65];
+    bool open;            /* it ran by a rate */
+    uint64_t rate;        /* open: iterations per second (its stages' peak) */
+    uint32_t users;       /* closed: its users; open: those its arrivals ran on */
+    int64_t start_ns;     /* from the run's start */
+    int64_t duration_ns;  /* from its start to its last worker's end */
+    struct stats stats;   /* its workers' stats merged (stats_free when done) */
+};
+
 struct run_result {
     struct stats stats;  /* merged over workers; stats_free when done */
     double start_epoch;  /* wall clock at the start, seconds since the epoch (--start-at's
@@ -80,6 +92,8 @@ struct run_result {
     bool little_legacy;   /* a saved result from before stats.flight_ns and its kin: Little's
                            * law from the completed requests' rate and mean latency */
     struct run_aside setup, teardown; /* a flow's setup(u) and teardown(data, u) */
+    struct run_scenario *scenarios; /* a run of several scenarios: each (owned); NULL */
+    uint32_t nscenarios;
     /* Private: the workers' script states and thread objects, kept for
      * done() until run_result_free. */
     struct script_thread *threads;

@@ -509,3 +509,27 @@ int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, 
     result_load_hosts(&rd, root, &s->hosts);
     return rd.failed ? -1 : 0;
 }
+
+int result_load_scenario(const struct json *obj, struct stats *s, char *err, size_t errlen)
+{
+    struct html_rd rd = {err, errlen, false};
+    const struct json *req = html_rd_of(&rd, obj, "scenarios[]", "requests", JSON_OBJECT, true);
+    if (req) {
+        s->started = (uint64_t)html_rd_count(&rd, req, "scenarios[].requests", "started");
+        s->completed = (uint64_t)html_rd_count(&rd, req, "scenarios[].requests", "completed");
+        s->cut_off = (uint64_t)html_rd_count(&rd, req, "scenarios[].requests", "cut_off");
+    }
+    const struct json *errors = html_rd_of(&rd, obj, "scenarios[]", "errors", JSON_OBJECT, true);
+    for (int k = 0; errors && k < STATS_ERR_KINDS; k++)
+        s->errors[k] = (uint64_t)html_rd_count(&rd, errors, "scenarios[].errors", stats_error_name(k));
+    const struct json *arr = html_rd_of(&rd, obj, "scenarios[]", "arrivals", JSON_OBJECT, false);
+    if (arr) {
+        s->arrivals = (uint64_t)html_rd_count(&rd, arr, "scenarios[].arrivals", "sent");
+        s->unsent = (uint64_t)html_rd_count(&rd, arr, "scenarios[].arrivals", "unsent");
+    }
+    load_status(&rd, obj, "scenarios[]", s->status);
+    load_reasons(&rd, obj, "scenarios[]", (struct reasons_to){s, NAMES_MAX, NULL});
+    load_hist(&rd, obj, "scenarios[]", "latency", true, &s->latency);
+    load_flow(&rd, obj, &s->flow);
+    return rd.failed ? -1 : 0;
+}

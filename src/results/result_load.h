@@ -21,4 +21,9 @@
 int result_load(const struct json *root, struct stats *s, int64_t *duration_ns, uint64_t *rate, char *err,
                 size_t errlen);
 
+/* One item of a saved result's "scenarios" (the members the run's own
+ * have: requests, errors, arrivals, status, failures, latency, iterations,
+ * checks, groups) into s (from stats_init). Returns 0, or -1 with err. */
+int result_load_scenario(const struct json *obj, struct stats *s, char *err, size_t errlen);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include "hdr_codec.h"
 #include "html_internal.h"
+#include "report.h"
 #include "series.h"
 #include "stats.h"
 #include "stats_tags.h"
@@ -394,6 +395,34 @@ static int merge_series(struct series *into, const struct series *from, long a_o
     return 0;
 }
 
+/* Each scenario of b into a's of its name (shards of one run have the
+ * same scenarios): counts, histograms, iterations, checks and groups
+ * added, its length the longer. Returns 0, or -1 with err. */
+static int merge_scenarios(struct run_result *a, const struct run_result *b, char *err, size_t errlen)
+{
+    if (a->nscenarios != b->nscenarios)
+        return snprintf(err, errlen, "scenarios: %u in one shard, %u in another: not shards of one run",
+                        a->nscenarios, b->nscenarios), -1;
+    for (uint32_t i = 0; i < b->nscenarios; i++) {
+        struct run_scenario *x = NULL, *y = &b->scenarios[i];
+        for (uint32_t j = 0; j < a->nscenarios && !x; j++)
+            if (strcmp(a->scenarios[j].name, y->name) == 0)
+                x = &a->scenarios[j];
+        if (!x)
+            return snprintf(err, errlen, "scenarios: \"%s\" is in one shard only: not shards of one run", y->name),
+                   -1;
+        if (stats_flow_align(&y->stats.flow, &x->stats.flow) < 0 || !stats_merge_fits(&x->stats, &y->stats) ||
+            sums_over(&x->stats, &y->stats, err, errlen))
+            return snprintf(err, errlen, "scenario \"%s\": its figures added to the other shards' overflow: not a "
+                            "real result", y->name), -1;
+        stats_merge(&x->stats, &y->stats);
+        if (y->duration_ns > x->duration_ns)
+            x->duration_ns = y->duration_ns;
+        x->users = x->users > y->users ? x->users : y->users; /* the scenario's, the same in each */
+    }
+    return 0;
+}
+
 int result_merge_add(struct result_merge *m, struct result_run *from, char *err, size_t errlen)
 {
     struct run_result *a = &m->into->r, *b = &from->r;
@@ -449,6 +478,8 @@ int result_merge_add(struct result_merge *m, struct result_run *from, char *err,
      * of their peaks is an upper bound (stats_stream_merge keeps the
      * larger, a run's workers' rule). */
     uint64_t peak = a->stats.stream.peak + b->stats.stream.peak;
+    if (merge_scenarios(a, b, err, errlen) < 0)
+        return -1;
     stats_merge(&a->stats, &b->stats);
     a->stats.stream.peak = peak;
     char field[160];
@@ -514,17 +545,15 @@ void result_merge_finish(struct result_merge *m)
     r->merged = m->shards;
     rr->o.shard = (struct shard){0, m->shards};
     stats_sort_reasons(&r->stats);
+    for (uint32_t i = 0; i < r->nscenarios; i++)
+        stats_sort_reasons(&r->scenarios[i].stats);
     /* Responses per connection: the shards' counts are not in the file,
      * only their medians; the merged figure is the median of those. */
     if (m->nmedians) {
         qsort(m->medians, m->nmedians, sizeof *m->medians, by_value);
         r->saved_conns.median = m->medians[m->nmedians / 2];
     }
-    for (size_t i = 0; i < rr->o.nthresholds; i++) {
-        bool aborted = r->thresholds[i].aborted;
-        threshold_eval(&rr->o.thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
-        r->thresholds[i].aborted = aborted;
-    }
+    report_judge_thresholds(&rr->o, r);
     free(m->medians);
     m->medians = NULL;
 }

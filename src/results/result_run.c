@@ -8,6 +8,8 @@
 
 #include "html_internal.h"
 #include "result_load.h"
+#include "result_load_scen.h"
+#include "report.h"
 #include "seed.h"
 #include "threshold.h"
 #include "xalloc.h"
@@ -443,7 +445,9 @@ static int judge(struct html_rd *rd, const struct json *root, const struct thres
     o->nthresholds = n;
     r->thresholds = xcalloc(n, sizeof *r->thresholds);
     for (size_t i = 0; i < n; i++) {
-        threshold_eval(&o->thresholds[i], &r->stats, r->duration_ns, &r->thresholds[i]);
+        int64_t ns;
+        const struct stats *s = report_threshold_stats(r, &o->thresholds[i], &ns);
+        threshold_eval(&o->thresholds[i], s, ns, &r->thresholds[i]);
         if (!mine) /* a threshold that stopped the run stopped it */
             r->thresholds[i].aborted = rd_bool(rd, &saved->items[i], "thresholds", "aborted", false);
     }
@@ -555,12 +559,17 @@ int result_run_load(const struct json *root, const struct threshold_expr *exprs,
     load_conns(&rd, root, r);
     load_series(&rd, root, &r->series);
     result_aside_load(&rd, root, r);
+    if (!rd.failed && result_load_scenarios(root, r, err, errlen) < 0)
+        return RESULT_RUN_FILE;
     return rd.failed ? RESULT_RUN_FILE : judge(&rd, root, exprs, n, &rr->o, r);
 }
 
 void result_run_free(struct result_run *rr)
 {
     stats_free(&rr->r.stats);
+    for (uint32_t i = 0; i < rr->r.nscenarios; i++)
+        stats_free(&rr->r.scenarios[i].stats);
+    free(rr->r.scenarios);
     series_free(&rr->r.series);
     free(rr->r.workers);
     free(rr->r.thresholds);

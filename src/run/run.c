@@ -11,6 +11,7 @@
 #include "fdtable.h"
 #include "http.h"
 #include "progress.h"
+#include "report.h"
 #include "schedule.h"
 #include "source.h"
 #include "targets.h"
@@ -130,6 +131,8 @@ static size_t check_thresholds(struct run *r, int64_t elapsed)
     size_t holding = 0;
     for (size_t i = 0; i < o->nthresholds; i++) {
         struct threshold_result res;
+        if (o->thresholds[i].scenario)
+            continue; /* the snapshot is the run's: a scenario's is judged at the end */
         threshold_eval(&o->thresholds[i], &snap, elapsed, &res);
         holding += res.pass;
         if (!r->stopping && threshold_broken_live(&o->thresholds[i], &snap, elapsed)) {
@@ -232,7 +235,7 @@ static void on_signal(EV_P_ ev_signal *w, int revents)
 int run_check_fd_limit(const struct options *o, char *err, size_t errlen)
 {
     struct rlimit rl;
-    rlim_t per_worker = FD_PER_WORKER + (o->rate ? FD_PER_WORKER_RATE : 0);
+    rlim_t per_worker = FD_PER_WORKER + (o->rate || o->nscenarios ? FD_PER_WORKER_RATE : 0); /* an open scenario's */
     uint32_t conns = (uint32_t)shard_part(o->connections, o->shard); /* this process's */
     /* A flow's user may hold one more connection per --allow-host entry
      * (its connection to that host; an entry without a port counted
@@ -436,20 +439,24 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         cfg.seed = run_seed();
     }
 
-    struct run r = {.nworkers = o->threads};
+    struct run_plan plan;
+    run_plan_make(o, &cfg, &plan);
+    struct run r = {.nworkers = plan.nworkers};
     names_init(&r.names);
     names_init(&r.check_names);
     tags_init(&r.tags);
     cfg.tags = &r.tags;
     names_init(&r.group_names);
-    cfg.names = &r.names;
-    cfg.check_names = &r.check_names;
-    cfg.group_names = &r.group_names;
+    for (uint32_t k = 0; k < plan.n; k++) {
+        plan.g[k].cfg.names = &r.names;
+        plan.g[k].cfg.check_names = &r.check_names;
+        plan.g[k].cfg.group_names = &r.group_names;
+        plan.g[k].cfg.target_name = o->targets ? o->targets->name : NULL;
+    }
     /* --targets: the targets' names are the run's, in the file's order (ids
      * 0..nnames-1: nothing else names requests then). */
     for (uint32_t i = 0; o->targets && i < o->targets->nnames; i++)
         names_intern(&r.names, o->targets->names[i], strlen(o->targets->names[i]));
-    cfg.target_name = o->targets ? o->targets->name : NULL;
     r.loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOENV);
     ev_set_userdata(r.loop, &r);
     atomic_init(&r.exited, 0);
@@ -460,49 +467,42 @@ int run_execute(const struct options *o, const struct target *t, struct script *
 
     /* Every connection and every request gets a worker: the remainders go to
      * the first workers (wrk drops them). A shard (--shard I/N) holds and
-     * makes its part of the run's (shard_part), split the same way. */
-    uint64_t unlimited = UINT64_MAX;
+     * makes its part of the run's (shard_part), split the same way; a
+     * scenario's workers (run_plan.c) its part of the scenario's. */
     struct shard sh = o->shard;
-    cfg.shard = sh;
-    cfg.sources = o->sources;
-    uint32_t shard_conns = (uint32_t)shard_part(o->connections, sh);
-    /* A flow's budget counts iterations (--iterations), shared as -n's. */
-    uint64_t units = o->flow ? o->iterations : o->requests;
-    uint64_t shard_requests = shard_part(units, sh);
-    /* The shards before this one hold connections 0 .. conn_offset - 1 of
-     * the run (conn.id is the run's number) and, with -n, its first requests. */
-    cfg.conn_offset = (uint32_t)shard_first(o->connections, sh);
-    /* -R: arrival k goes to the worker whose lane is k mod (W * N)
-     * (shard_lane), so the shares follow from the run's total (-n, or
-     * what -d's schedule holds). A random process's count by -d is not
-     * known before it is drawn: the end (sched_end) bounds it instead. */
-    uint64_t arrivals = run_rate_arrivals(o, units);
+    uint64_t units = plan.g[0].units, arrivals = plan.g[0].arrivals; /* one scenario's (run_rate_finish) */
     int rc = 0;
-    uint32_t made = 0, conn_base = cfg.conn_offset;
-    uint64_t req_base = shard_first(units, sh);
-    for (uint32_t i = 0; i < r.nworkers && rc == 0; i++, made++) {
-        uint32_t conns = shard_conns / r.nworkers + (i < shard_conns % r.nworkers);
-        uint64_t budget = o->rate       ? sched_share(arrivals, (uint32_t)shard_lane(sh, i), r.nworkers * sh.count)
-                          : units ? shard_requests / r.nworkers + (i < shard_requests % r.nworkers)
-                                        : unlimited;
-        struct script_thread *th = NULL;
-        if (main_script) {
-            th = &res->threads[i];
-            res->nthreads = i + 1;
-            if (run_prepare_script(o, t, main_script, th, i, &r.workers[i], err, errlen) < 0) {
-                rc = -1;
-                break;
+    uint32_t made = 0;
+    for (uint32_t k = 0; k < plan.n && rc == 0; k++) {
+        struct run_group *g = &plan.g[k];
+        g->cfg.shard = sh;
+        g->cfg.sources = o->sources;
+        uint32_t conn_base = g->cfg.conn_offset;
+        uint64_t req_base = g->req_base;
+        for (uint32_t j = 0; j < g->threads && rc == 0; j++, made++) {
+            uint32_t i = g->first + j, conns;
+            uint64_t budget;
+            run_plan_share(&plan, k, j, sh, &conns, &budget);
+            struct script_thread *th = NULL;
+            if (main_script) {
+                th = &res->threads[i];
+                res->nthreads = i + 1;
+                if (run_prepare_script(o, t, main_script, th, i, o->nscenarios ? k + 1 : 0, &r.workers[i], err,
+                                       errlen) < 0) {
+                    rc = -1;
+                    break;
+                }
             }
+            rc = worker_init(&r.workers[i], i, &g->cfg, conns, budget, th, conn_base, req_base, on_worker_exit, &r,
+                             err, errlen);
+            if (rc == 0 && th)
+                rc = run_init_script(o, t, th, err, errlen);
+            conn_base += conns;
+            /* The run's order is dealt in contiguous shares: with -n each
+             * request of it is made by exactly one worker. Without a bound
+             * each worker starts at its own place. */
+            req_base = budget == UINT64_MAX ? shard_lane(sh, j + 1) : req_base + budget;
         }
-        rc = worker_init(&r.workers[i], i, &cfg, conns, budget, th, conn_base, req_base, on_worker_exit, &r, err,
-                         errlen);
-        if (rc == 0 && th)
-            rc = run_init_script(o, t, th, err, errlen);
-        conn_base += conns;
-        /* The run's order is dealt in contiguous shares: with -n each
-         * request of it is made by exactly one worker. Without a bound
-         * each worker starts at its own place. */
-        req_base = budget == unlimited ? shard_lane(sh, i + 1) : req_base + budget;
     }
 
     struct series_rec **recs = xcalloc(made ? made : 1, sizeof *recs);
@@ -542,8 +542,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         run_settings(o, t, settings, sizeof settings);
         shard_default_id(settings, res->start_epoch, res->run_id, sizeof res->run_id);
     }
-    cfg.t0 = t0; /* -R's arrival 0 and --hlog's interval 0 */
-    cfg.sched_end = o->rate && o->duration_ns ? t0 + o->duration_ns : 0;
+    run_plan_start(&plan, o, t0);
     uint32_t started = 0;
     for (uint32_t i = 0; i < res->nthreads && rc == 0; i++)
         res->threads[i].started = true;
@@ -616,6 +615,7 @@ int run_execute(const struct options *o, const struct target *t, struct script *
         if (r.workers[i].t_end > t_end)
             t_end = r.workers[i].t_end;
     }
+    run_plan_collect(&plan, o, r.workers, started, t0, res);
     res->stats.stream.peak = (uint64_t)atomic_load(&streams_peak);
     series_finish(&res->series);
     res->hlog_error[0] = '\0';
@@ -668,14 +668,15 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     /* Thresholds are judged on the run's final numbers; one that stopped
      * the run (check_abort) is marked. */
     res->thresholds = o->nthresholds ? xcalloc(o->nthresholds, sizeof *res->thresholds) : NULL;
-    for (size_t i = 0; i < o->nthresholds; i++) {
-        threshold_eval(&o->thresholds[i], &res->stats, res->duration_ns, &res->thresholds[i]);
+    for (size_t i = 0; i < o->nthresholds; i++)
         res->thresholds[i].aborted = r.aborted && r.aborted[i];
-    }
+    report_judge_thresholds(o, res); /* a {scenario=} one on the scenario's figures */
     free(r.aborted);
     if (!r.watch.abandoned)
         free(r.workers); /* else a stuck thread still has its own */
     run_watch_free(&r.watch);
+    if (!r.watch.abandoned)
+        run_plan_free(&plan); /* else a stuck thread still reads its config */
     free(req);
     free(tunnel);
     return rc;
@@ -697,6 +698,11 @@ void run_result_free(struct run_result *res)
     free(res->missing);
     res->missing = NULL;
     res->nmissing = 0;
+    for (uint32_t i = 0; i < res->nscenarios; i++)
+        stats_free(&res->scenarios[i].stats);
+    free(res->scenarios);
+    res->scenarios = NULL;
+    res->nscenarios = 0;
     stats_free(&res->stats);
 }
 

@@ -36,13 +36,16 @@ int run_set_wrk(struct script *s, const struct options *o, const struct target *
     return script_set_wrk(s, &w, err, errlen);
 }
 
-int run_load_script(const struct options *o, const struct target *t, unsigned index, struct script **out,
-                    char *err, size_t errlen)
+/* run_load_script, the state running scenario pick (1-based; 0: none) of
+ * a script with several. */
+static int load_script(const struct options *o, const struct target *t, unsigned index, unsigned pick,
+                       struct script **out, char *err, size_t errlen)
 {
     struct script *s = script_new(err, errlen);
     *out = NULL;
     if (!s)
         return -1;
+    script_pick_scenario(s, pick);
     int rc = run_set_wrk(s, o, t, err, errlen);
     if (rc == 0)
         rc = script_seed(s, seed_state(o->seed, index), err, errlen);
@@ -56,6 +59,12 @@ int run_load_script(const struct options *o, const struct target *t, unsigned in
     return 0;
 }
 
+int run_load_script(const struct options *o, const struct target *t, unsigned index, struct script **out,
+                    char *err, size_t errlen)
+{
+    return load_script(o, t, index, 0, out, err, errlen);
+}
+
 /* thread:stop() of a worker's thread object. */
 static void stop_thread(void *arg)
 {
@@ -63,7 +72,8 @@ static void stop_thread(void *arg)
 }
 
 int run_prepare_script(const struct options *o, const struct target *t, struct script *main_script,
-                       struct script_thread *th, uint32_t index, struct worker *w, char *err, size_t errlen)
+                       struct script_thread *th, uint32_t index, unsigned pick, struct worker *w, char *err,
+                       size_t errlen)
 {
     socklen_t len;
     const struct sockaddr *sa = target_sockaddr(t, &len);
@@ -73,7 +83,7 @@ int run_prepare_script(const struct options *o, const struct target *t, struct s
                                  .stop = stop_thread,
                                  .stop_arg = w};
     memcpy(&th->addr, sa, len);
-    if (run_load_script(o, t, index + 1, &th->state, err, errlen) < 0 ||
+    if (load_script(o, t, index + 1, pick, &th->state, err, errlen) < 0 ||
         script_aside_apply(th->state, main_script, err, errlen) < 0)
         return -1;
     /* A flow's setup is setup(u), run once apart (run_setup.c), not

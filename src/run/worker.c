@@ -54,7 +54,7 @@ int worker_init(struct worker *w, uint32_t id, const struct worker_config *cfg, 
     w->script_req = NULL;
     w->script_error[0] = '\0';
     w->id = id;
-    w->lane = (uint32_t)shard_lane(cfg->shard, id);
+    w->lane = (uint32_t)shard_lane(cfg->shard, id - cfg->first_id);
     w->lanes = cfg->nworkers * shard_count(cfg->shard);
     w->cfg = cfg;
     w->nconns = nconns;
@@ -322,7 +322,8 @@ static void on_stage(EV_P_ ev_timer *t, int revents)
     (void)t;
     (void)revents;
     struct worker *w = ev_userdata(EV_A);
-    uint32_t want = stages_share(stages_value(w->cfg->stages, clock_now_ns() - w->cfg->t0), w->lane, w->lanes);
+    int64_t at = clock_now_ns() - w->cfg->t0 - w->cfg->start_ns;
+    uint32_t want = stages_share(stages_value(w->cfg->stages, at), w->lane, w->lanes);
     if (want > w->nconns)
         want = w->nconns;
     uint32_t was = w->shared.active;
@@ -362,6 +363,43 @@ static void on_stop(EV_P_ ev_async *a, int revents)
     stop_connections(ev_userdata(EV_A));
     ev_async_stop(EV_A, a);
     ev_break(EV_A, EVBREAK_ALL);
+}
+
+/* A scenario's end (cfg->stop_ns): as the run's stop, for this worker. */
+static void on_end(EV_P_ ev_timer *t, int revents)
+{
+    (void)t;
+    (void)revents;
+    struct worker *w = ev_userdata(EV_A);
+    stop_opening(w);
+    stop_schedule(w);
+    stop_connections(w);
+    w->shared.budget = 0;
+    ev_break(EV_A, EVBREAK_ALL);
+}
+
+/* The load begins: the schedule (-R), the stages' timer, the connections
+ * (in batches: see OPEN_BATCH). */
+static void begin_load(struct worker *w)
+{
+    int64_t t0 = w->cfg->t0 + w->cfg->start_ns;
+    if (w->cfg->stages && !w->cfg->rate)
+        ev_timer_start(w->loop, &w->stager);
+    if (w->cfg->rate)
+        sched_start(&w->sched, t0, w->cfg->sched_end);
+    if (w->cfg->stop_ns) {
+        ev_now_update(w->loop);
+        ev_timer_init(&w->ender, on_end, (double)(w->cfg->t0 + w->cfg->stop_ns - clock_now_ns()) / 1e9, 0.);
+        ev_timer_start(w->loop, &w->ender);
+    }
+    open_until(w, w->shared.hold_rest ? 1 : w->nconns);
+}
+
+static void on_begin(EV_P_ ev_timer *t, int revents)
+{
+    (void)t;
+    (void)revents;
+    begin_load(ev_userdata(EV_A));
 }
 
 /* --one-first: the first connection got its answer; the others start. */
@@ -409,15 +447,12 @@ static void *worker_main(void *arg)
     ev_timer_init(&w->sampler, on_sample, 0.1, 0.1);
     ev_timer_start(w->loop, &w->sampler);
     ev_timer_init(&w->stager, on_stage, 0.01, 0.01);
-    if (w->cfg->stages && !w->cfg->rate)
-        ev_timer_start(w->loop, &w->stager);
+    ev_timer_init(&w->ender, on_end, 0., 0.);
     /* A script without request(): the request is what init() left in
      * wrk.*, the same for every request of this worker, as in wrk. */
     if (w->script && !w->shared.script_request && !w->shared.flow && static_request(w) < 0)
         w->shared.budget = 0;
     w->shared.last_connect_ok = clock_now_ns();
-    if (w->cfg->rate)
-        sched_start(&w->sched, w->cfg->t0, w->cfg->sched_end);
     if (w->stats.intervals)
         intervals_start(&w->intervals, w->cfg->t0);
     series_rec_start(&w->series, w->cfg->t0);
@@ -430,7 +465,14 @@ static void *worker_main(void *arg)
      * as its curve says, and an HTTP/2 connection opens more streams on
      * its own (framing/h2_conn.c's fill), past the hold: those open all at once. */
     w->open_step = w->cfg->rate || w->cfg->stages || w->shared.framing->multiplexed ? UINT32_MAX : OPEN_BATCH;
-    open_until(w, w->shared.hold_rest ? 1 : w->nconns);
+    /* A scenario that starts later waits for its start in the loop, where
+     * the run's stop still reaches it. */
+    int64_t wait = w->cfg->t0 + w->cfg->start_ns - clock_now_ns();
+    ev_timer_init(&w->starter, on_begin, wait > 0 ? (double)wait / 1e9 : 0., 0.);
+    if (w->cfg->start_ns && wait > 0)
+        ev_timer_start(w->loop, &w->starter);
+    else
+        begin_load(w);
     /* Connects that failed at once left their connections in backoff: the
      * loop must run for them too. Only a worker with nothing left at all
      * skips it (ev_break before ev_run would be lost). */
@@ -443,6 +485,8 @@ static void *worker_main(void *arg)
     stop_connections(w);
     ev_timer_stop(w->loop, &w->sampler);
     ev_timer_stop(w->loop, &w->stager);
+    ev_timer_stop(w->loop, &w->starter);
+    ev_timer_stop(w->loop, &w->ender);
     w->gave_up = w->shared.gave_up;
     if (w->script)
         script_take_reasons(w->script, &w->stats);

@@ -72,6 +72,11 @@ struct worker_config {
                               * targets' with --targets) */
     struct names *check_names, *group_names; /* a flow's checks and groups, likewise */
     struct tags *tags;       /* a flow's request tags, likewise (tags.h) */
+    /* Several scenarios: each scenario's workers have a config of their own. */
+    uint32_t first_id;       /* the id of its first worker (lanes count from it) */
+    int64_t start_ns;        /* the load starts this long after t0 (a scenario's start) */
+    int64_t stop_ns;         /* closed: the worker stops this long after t0, what is in
+                              * flight cut off (a scenario's end); 0: the run's end */
 };
 
 struct worker {
@@ -103,6 +108,8 @@ struct worker {
     uint32_t open_end;       /* how many to start in all: 1 with --one-first until the answer */
     uint32_t open_step;      /* how many a batch starts (OPEN_BATCH, or all at once) */
     ev_timer stager;         /* --stages without -R: every 10 ms, the connections' target */
+    ev_timer starter;        /* cfg->start_ns: the load begins */
+    ev_timer ender;          /* cfg->stop_ns: the worker's load ends */
     ev_timer sampler;        /* every 100 ms: completed per second into stats.rate; a
                               * series second or --hlog interval that ended, closed */
     uint64_t sampled;        /* completed at the last sample */

@@ -71,6 +71,32 @@ char *script_hook_near(struct script *s, char *buf, size_t len);
 /* True for a scenario-style script (the chunk returned a table). */
 bool script_is_scenario(const struct script *s);
 
+/* Several scenarios (scenarios = { {name = ..., user = ...}, ... }; docs/
+ * scripting.md "Several scenarios"): one entry as the script gives it,
+ * checked by lua/volley/scenarios.lua; its texts as written (a number is
+ * seconds, "12s"), parsed with the command line (options_scenarios). */
+struct script_scenario {
+    char name[65];
+    uint32_t users, weight, max_users; /* 0: not given */
+    bool open;                         /* it gives a rate */
+    uint64_t rate;                     /* iterations per second (0 with stages from 0) */
+    uint64_t iterations;               /* 0: not given */
+    char start[64], duration[64];      /* "": not given */
+    char stages[2048];                 /* "": none */
+};
+
+/* How many scenarios the loaded script's list holds; 0: it is one scenario
+ * (or no scenario at all). */
+unsigned script_scenario_count(const struct script *s);
+
+/* Entry i (0-based) of the list into *out. Returns 0, or -1 past the end. */
+int script_scenario_get(struct script *s, unsigned i, struct script_scenario *out);
+
+/* Before script_load: the state runs scenario k (1-based) of a script
+ * that has several: its entry's user(u) is the state's flow, and the entry
+ * its scenario table (data). 0 (the default): none (the main state). */
+void script_pick_scenario(struct script *s, unsigned k);
+
 /* The hook's name as scripts spell it ("request"). */
 const char *script_hook_name(enum script_hook h);
 

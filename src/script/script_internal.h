@@ -14,6 +14,8 @@ struct script {
     lua_State *L;
     int hooks[SCRIPT_HOOKS]; /* registry references, LUA_NOREF when undefined */
     bool scenario;
+    unsigned nscenarios;     /* the script's scenarios list: how many (0: none) */
+    unsigned pick;           /* script_pick_scenario: the entry this state runs, 1-based; 0: none */
     int bridge;              /* the volley.bridge module table */
     int bridge_request;      /* bridge.request */
     int bridge_request_bytes; /* bridge.request_bytes */
@@ -71,6 +73,12 @@ static inline void script_guard_leave(struct script *s)
     if (atomic_load(&s->park_call) == call)
         script_guard_parked(s);
 }
+
+/* The scenario table at the top of the stack: its scenarios list checked
+ * (bridge.scenarios_check) and counted; in a state that picked one, that
+ * entry's user(u) taken as the flow and the entry set as its scenario.
+ * Returns 0, or -2 with err (a bad list: the script is wrong). */
+int script_scenarios_take(struct script *s, char *err, size_t errlen);
 
 /* The one way volley calls into Lua: the function and its nargs arguments
  * are on the stack. Returns 0 with nres results pushed, or -1 with err

@@ -19,9 +19,10 @@ static const char *const hook_names[SCRIPT_HOOKS] = {
 };
 
 /* Keys of a scenario table that are not hooks resolved here: a flow's data
- * file (volley.data, read by the flow when each iteration starts), and its
- * teardown(data, u) (bridge.lua reads it from the table, script_aside.c). */
-static const char *const table_fields[] = {"data", "teardown"};
+ * file (volley.data, read by the flow when each iteration starts), its
+ * teardown(data, u) (bridge.lua reads it from the table, script_aside.c),
+ * and the list of several scenarios (script_scenarios.c). */
+static const char *const table_fields[] = {"data", "teardown", "scenarios"};
 
 const char *script_hook_name(enum script_hook h)
 {
@@ -209,7 +210,11 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
             return -1;
         }
     }
-    if (script_has(s, SCRIPT_USER)) {
+    if (s->scenario && script_scenarios_take(s, err, errlen) < 0) {
+        lua_pop(L, 1);
+        return -2;
+    }
+    if (script_has(s, SCRIPT_USER) && !s->nscenarios) {
         script_push_bridge(s, "set_scenario");
         lua_pushvalue(L, -2);                       /* table set_scenario table */
         if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {

@@ -216,6 +216,26 @@ static int option_words(struct script *s, struct words *ws, char *err, size_t er
     return 0;
 }
 
+/* Several scenarios: each one's thresholds and fail_if, labelled with its
+ * name, as words after options()'s. Returns 0, or -1 with err. */
+static int scenario_words(struct script *s, struct words *ws, char *err, size_t errlen)
+{
+    lua_State *L = s->L;
+    if (!s->nscenarios)
+        return 0;
+    script_push_bridge(s, "scenario_threshold_words");
+    if (script_pcall(s, 0, 1, NULL, err, errlen) < 0)
+        return -1;
+    size_t n = lua_objlen(L, -1);
+    for (size_t i = 1; i <= n; i++) {
+        lua_rawgeti(L, -1, (int)i);
+        add_word(ws, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return 0;
+}
+
 int script_options(struct script *s, char *const *args, int nargs, char ***words, int *nwords, bool *has_url,
                    char *err, size_t errlen)
 {
@@ -223,8 +243,13 @@ int script_options(struct script *s, char *const *args, int nargs, char ***words
     *words = NULL;
     *nwords = 0;
     *has_url = false;
-    if (!script_has(s, SCRIPT_OPTIONS))
-        return 0;
+    if (!script_has(s, SCRIPT_OPTIONS)) {
+        struct words ws = {NULL, 0};
+        int rc = scenario_words(s, &ws, err, errlen);
+        *words = ws.w;
+        *nwords = ws.n;
+        return rc;
+    }
     script_set_phase(s, "options");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_OPTIONS]);
     lua_createtable(L, nargs, 0);
@@ -241,12 +266,19 @@ int script_options(struct script *s, char *const *args, int nargs, char ***words
         *has_url = lua_type(L, -1) == LUA_TSTRING;
         lua_pop(L, 1);
         rc = option_words(s, &ws, err, errlen);
+        if (rc == 0)
+            rc = scenario_words(s, &ws, err, errlen);
         *words = ws.w;
         *nwords = ws.n;
     } else if (!lua_isnil(L, -1)) {
         snprintf(err, errlen, "%s: in options(): returned a %s (a table of options or nil expected)", s->name,
                  luaL_typename(L, -1));
         rc = -1;
+    } else {
+        struct words ws = {NULL, 0};
+        rc = scenario_words(s, &ws, err, errlen);
+        *words = ws.w;
+        *nwords = ws.n;
     }
     lua_pop(L, 1);
     return rc;

@@ -189,7 +189,10 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
         char *text;
         if (k == 0 || *eq != '=' || !(text = threshold_unquote(q, &end)))
             break;
-        char **slot = threshold_is_word(key, k, "name") ? &th->request_name : failures && threshold_is_word(key, k, "reason") ? reason : NULL;
+        char **slot = threshold_is_word(key, k, "name")       ? &th->request_name
+                      : threshold_is_word(key, k, "scenario") ? &th->scenario
+                      : failures && threshold_is_word(key, k, "reason") ? reason
+                                                                 : NULL;
         if (!slot && !failures && !threshold_is_word(key, k, "reason")) { /* a tag: KEY=VALUE */
             size_t vlen = strlen(text);
             char *tag = xmalloc(k + vlen + 2);
@@ -200,7 +203,9 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
             text = tag;
             slot = &th->tag;
         }
-        if (slot && (th->tag || (slot == &th->tag && th->request_name))) {
+        /* a scenario's figures hold its names and tags too: scenario= goes
+         * with either, but a name and a tag (or two tags) do not */
+        if (slot && slot != &th->scenario && (th->tag || (slot == &th->tag && th->request_name))) {
             free(text);
             return threshold_fail(ps, "\"%s\": one label at a time (name=\"NAME\" or one tag, KEY=\"VALUE\")", fig),
                    NULL;
@@ -208,8 +213,13 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
         if (!slot || *slot) {
             free(text);
             return threshold_fail(ps, "\"%s\": %s label \"%.*s\" (%s)", fig, slot ? "a second" : "unknown", (int)k, key,
-                        failures ? "failures takes reason=\"TEXT\" and name=\"NAME\"" : "expected name=\"NAME\""),
+                        failures ? "failures takes reason=\"TEXT\", name=\"NAME\" and scenario=\"NAME\""
+                                 : "expected name=\"NAME\", scenario=\"NAME\" or a tag, KEY=\"VALUE\""),
                    NULL;
+        }
+        if (slot == &th->scenario && !text[0]) {
+            free(text);
+            return threshold_fail(ps, "\"%s\": the scenario name is empty", fig), NULL;
         }
         *slot = text;
         for (p = end; isspace((unsigned char)*p); p++)
@@ -350,7 +360,8 @@ void threshold_free(struct threshold *th)
     free(th->name);
     free(th->request_name);
     free(th->tag);
-    th->expr = th->name = th->request_name = th->tag = NULL;
+    free(th->scenario);
+    th->expr = th->name = th->request_name = th->tag = th->scenario = NULL;
 }
 
 void threshold_free_all(struct threshold *ths, size_t n)

@@ -96,6 +96,9 @@ struct threshold {
     char *tag;                  /* FIGURE{KEY="VALUE"}, KEY any other label: the figure of
                                  * the requests tagged so, "KEY=VALUE" (stats_tag_find);
                                  * NULL: none (owned). At most one of tag and request_name */
+    char *scenario;             /* FIGURE{scenario="NAME"}: the figure of that scenario of a
+                                 * run of several (run_result.scenarios); NULL: of the whole
+                                 * run (owned) */
     enum threshold_kind kind;
     enum threshold_op op;
     double limit;               /* VALUE in the figure's base unit: ns for times, 0..100

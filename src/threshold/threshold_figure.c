@@ -103,7 +103,29 @@ static void append_request_label(char *buf, size_t len, const struct threshold *
     snprintf(buf + n, len - n, "}");
 }
 
+static char *figure(const struct threshold *th, char *buf, size_t len);
+
+/* {scenario="NAME"} right after the figure's first word: into its braces
+ * when it has labels already. */
 char *threshold_figure(const struct threshold *th, char *buf, size_t len)
+{
+    figure(th, buf, len);
+    if (!th->scenario)
+        return buf;
+    char label[200] = "scenario=";
+    append_quoted(label, sizeof label, th->scenario);
+    size_t fam = strcspn(buf, "{.[");
+    bool braces = buf[fam] == '{';
+    char rest[512];
+    snprintf(rest, sizeof rest, "%s", buf + fam + braces);
+    if (braces)
+        snprintf(buf + fam, len - fam, "{%s,%s", label, rest);
+    else
+        snprintf(buf + fam, len - fam, "{%s}%s", label, rest);
+    return buf;
+}
+
+static char *figure(const struct threshold *th, char *buf, size_t len)
 {
     buf[0] = '\0';
     switch (th->source) {

@@ -36,7 +36,7 @@ def flow_kind(script, work):
         return "shop"
     p = os.path.join(work, script)
     text = open(p).read() if script and os.path.isfile(p) else ""
-    if not re.search(r"user\(u\)", text):
+    if not re.search(r"user\(u\)", text) and not re.search(r"\bscenarios\s*=", text):
         return None
     return "shop" if '"/login"' in text else "flow"
 
@@ -154,7 +154,10 @@ def rewrite(args, env):
     k = fixed.index("--") if "--" in fixed else len(fixed)
     if not ab and not has_bound and (url_at is not None or script or "--targets" in opts):
         fixed[k:k] = ["-d", "5s" if flow else "300ms"]
-    if flow and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
+    # a script of several scenarios gives its own bounds (--iterations is refused)
+    path = os.path.join(env["DOCX_WORK"], script)
+    scenarios = flow and os.path.isfile(path) and re.search(r"\bscenarios\s*=", open(path).read())
+    if flow and not scenarios and "--iterations" not in opts:   # a flow's sleeps: a few iterations, not a time
         fixed[k:k] = ["--iterations", "2"]
     if flow and "--json" not in opts:
         fixed[k:k] = ["--json", os.path.join(env["DOCX_WORK"], "flow.json")]
