@@ -445,10 +445,10 @@ int run_execute(const struct options *o, const struct target *t, struct script *
     names_init(&r.names);
     names_init(&r.check_names);
     tags_init(&r.tags);
-    cfg.tags = &r.tags;
     names_init(&r.group_names);
-    for (uint32_t k = 0; k < plan.n; k++) {
+    for (uint32_t k = 0; k < plan.n; k++) { /* the plan's configs are copies of cfg */
         plan.g[k].cfg.names = &r.names;
+        plan.g[k].cfg.tags = &r.tags;
         plan.g[k].cfg.check_names = &r.check_names;
         plan.g[k].cfg.group_names = &r.group_names;
         plan.g[k].cfg.target_name = o->targets ? o->targets->name : NULL;

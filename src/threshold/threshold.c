@@ -6,6 +6,7 @@
  * file builds. */
 #include "threshold_internal.h"
 
+#include "nearest.h"
 #include "xalloc.h"
 
 #include <ctype.h>
@@ -193,6 +194,15 @@ static char *take_labels(struct threshold_parser *ps, const char *fig, char **re
                       : threshold_is_word(key, k, "scenario") ? &th->scenario
                       : failures && threshold_is_word(key, k, "reason") ? reason
                                                                  : NULL;
+        /* a key a typo away from scenario is that, misspelt, not a tag
+         * (short keys near name, as game or page, may be tags) */
+        static const char *const near_words[] = {"scenario"};
+        char kw[64];
+        snprintf(kw, sizeof kw, "%.*s", (int)(k < sizeof kw ? k : sizeof kw - 1), key);
+        if (!slot && !failures && nearest_name(kw, near_words, 1)) {
+            free(text);
+            return threshold_fail(ps, "\"%s\": unknown label \"%s\" (did you mean scenario=\"NAME\"?)", fig, kw), NULL;
+        }
         if (!slot && !failures && !threshold_is_word(key, k, "reason")) { /* a tag: KEY=VALUE */
             size_t vlen = strlen(text);
             char *tag = xmalloc(k + vlen + 2);

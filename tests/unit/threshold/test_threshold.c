@@ -584,10 +584,10 @@ static void test_named(void)
               "\"latency{scenario=\"a\",scenario=\"b\"}.p99\": a second label \"scenario\" (expected name=\"NAME\", scenario=\"NAME\" or a tag, KEY=\"VALUE\")",
               __LINE__);
     parse_bad("latency{name=\"x\",name=\"y\"}.p99 < 1s", false,
-              "\"latency{name=\"x\",name=\"y\"}.p99\": a second label \"name\" (expected name=\"NAME\" or scenario=\"NAME\")",
+              "\"latency{name=\"x\",name=\"y\"}.p99\": a second label \"name\" (expected name=\"NAME\", scenario=\"NAME\" or a tag, KEY=\"VALUE\")",
               __LINE__);
     parse_bad("latency{reason=\"x\"}.p99 < 1s", false,
-              "\"latency{reason=\"x\"}.p99\": unknown label \"reason\" (expected name=\"NAME\" or scenario=\"NAME\")", __LINE__);
+              "\"latency{reason=\"x\"}.p99\": unknown label \"reason\" (expected name=\"NAME\", scenario=\"NAME\" or a tag, KEY=\"VALUE\")", __LINE__);
     parse_bad("latency{name=x}.p99 < 1s", false, "\"latency{name=x}.p99\": expected latency{name=\"NAME\"}",
               __LINE__);
     parse_bad("latency{name=\"\"}.p99 < 1s", false, "\"latency{name=\"\"}.p99\": the request name is empty",
@@ -906,7 +906,7 @@ static void test_flow(void)
     parse_bad("group{name=\"\"}.p95 < 1s", false, "\"group{name=\"\"}.p95\": the group name is empty", __LINE__);
     parse_bad("checks{name=\"\"} > 0.5", false, "\"checks{name=\"\"}\": the check name is empty", __LINE__);
     parse_bad("group{reason=\"x\"}.p95 < 1s", false,
-              "\"group{reason=\"x\"}.p95\": unknown label \"reason\" (expected name=\"NAME\" or scenario=\"NAME\")", __LINE__);
+              "\"group{reason=\"x\"}.p95\": unknown label \"reason\" (expected name=\"NAME\", scenario=\"NAME\" or a tag, KEY=\"VALUE\")", __LINE__);
     parse_bad("iteratoins.failed < 1", false, "unknown figure \"iteratoins.failed\" (did you mean iterations.failed?)",
               __LINE__);
     parse_bad("iteraton.p99 < 1s", false, "unknown figure \"iteraton.p99\" (did you mean iteration.p99?)", __LINE__);

@@ -52,11 +52,10 @@ int main(void)
 
     parse_bad("latency{scenario=\"\"}.p99 < 1s", "\"latency{scenario=\"\"}.p99\": the scenario name is empty");
     parse_bad("latency{scenario=\"a\",scenario=\"b\"}.p99 < 1s",
-              "\"latency{scenario=\"a\",scenario=\"b\"}.p99\": a second label \"scenario\" (expected name=\"NAME\" or "
-              "scenario=\"NAME\")");
+              "\"latency{scenario=\"a\",scenario=\"b\"}.p99\": a second label \"scenario\" (expected name=\"NAME\", "
+              "scenario=\"NAME\" or a tag, KEY=\"VALUE\")");
     parse_bad("latency{sceanrio=\"a\"}.p99 < 1s",
-              "\"latency{sceanrio=\"a\"}.p99\": unknown label \"sceanrio\" (expected name=\"NAME\" or "
-              "scenario=\"NAME\")");
+              "\"latency{sceanrio=\"a\"}.p99\": unknown label \"sceanrio\" (did you mean scenario=\"NAME\"?)");
     parse_bad("failures{reason=\"r\",scene=\"a\"} == 0",
               "\"failures{reason=\"r\",scene=\"a\"}\": unknown label \"scene\" (failures takes reason=\"TEXT\", "
               "name=\"NAME\" and scenario=\"NAME\")");
