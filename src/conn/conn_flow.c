@@ -52,11 +52,14 @@ struct conn_user {
                              * for u:batch, made at its first batch; NULL before */
     struct conn_flow_batch *batch; /* the user's batch, made at its first */
     int64_t t_iter;         /* the iteration's start (-R: when it was due) */
+    double think;           /* seconds the wait rule asked for before the next iteration */
     bool paused;            /* over a multiplexed framing: asleep on pause (the connection
                              * stays CONN_OPEN for the server's frames) */
     bool parked;            /* -R: on the schedule's idle stack */
     bool check;             /* the user's own request (not a batch's item) has a check to
                              * call when answered */
+    bool stopping;          /* leaving: its on_stop runs (flow_live, no iteration) */
+    bool stopped;           /* left, its on_stop run: until it begins an iteration again */
 };
 
 /* Over a multiplexed connection: the user's sleep is over. */
@@ -128,7 +131,7 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
 }
 
 static void flow_next(struct conn *c, int64_t now);
-static void flow_step(struct conn *c, int64_t now, bool start);
+static void flow_step(struct conn *c, int64_t now, enum script_flow_how how);
 
 /* The user's batch (made at its first, grown to the largest) for n items
  * from its coroutine. */
@@ -242,7 +245,7 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
     b->handing = false;
     if (b->ended == b->n && b->live && c->pending == 0) {
         b->live = false;
-        flow_step(c, now, false);
+        flow_step(c, now, SCRIPT_FLOW_STEP);
     }
 }
 
@@ -288,12 +291,28 @@ static void lanes_idle(struct conn *c)
         conn_go_idle(&lanes[i]);
 }
 
-/* The user of c takes its next step (the coroutine resumed; start: a new
- * iteration). A request goes out as any other; a batch on its carriers; a
- * sleep waits; an iteration's end is counted, and the next begins (after a
- * turn of the loop when it did nothing, so that a user() that makes no
- * request cannot hold the loop). */
-static void flow_step(struct conn *c, int64_t now, bool start)
+/* The user of c goes idle (it left, or the run is over); the last user
+ * of a spent budget to go ends the worker's loop. */
+static void leave(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    conn_go_idle(c);
+    lanes_idle(c);
+    if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
+        ev_break(sh->loop, EVBREAK_ALL);
+}
+
+/* The longest wait a rule may ask for (as u:sleep's: 100 days). */
+#define THINK_MAX (100. * 24 * 3600)
+
+/* The user of c takes its next step (the coroutine resumed; how: a new
+ * iteration, a step over, or the user leaving). A request goes out as any
+ * other; a batch on its carriers; a sleep waits; on_start's end restarts
+ * the iteration's clock; an iteration's end is counted, and the next
+ * begins after the wait rule's time (or after a turn of the loop when it
+ * did nothing, so that a user() that makes no request cannot hold the
+ * loop); the end of on_stop is no iteration: the user goes idle. */
+static void flow_step(struct conn *c, int64_t now, enum script_flow_how how)
 {
     struct conn_shared *sh = c->sh;
     struct script_flow_step st;
@@ -303,11 +322,19 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     }
     struct conn_user *u = user_of(c);
     struct conn_flow_batch *b = u->batch;
-    bool answers = !start && b && b->n; /* the batch that just ended, for the coroutine */
-    if (script_flow_resume(sh->script, c->id, start, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
-                           sh->script_error, sh->script_error_len) < 0) {
-        conn_script_failed(c);
-        return;
+    bool answers = how == SCRIPT_FLOW_STEP && b && b->n; /* the batch that just ended, for the coroutine */
+    for (;;) {
+        if (script_flow_resume(sh->script, c->id, how, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
+                               sh->script_error, sh->script_error_len) < 0) {
+            conn_script_failed(c);
+            return;
+        }
+        if (st.act != SCRIPT_FLOW_BEGIN)
+            break;
+        if (!sh->iter_sched) /* -R: the iteration stays timed from when it was due */
+            u->t_iter = clock_now_ns();
+        how = SCRIPT_FLOW_STEP;
+        answers = false;
     }
     if (b)
         b->n = 0;
@@ -331,7 +358,16 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         flow_wait(c, st.ms / 1e3);
         return;
     case SCRIPT_FLOW_END:
+    case SCRIPT_FLOW_BEGIN:
         break;
+    }
+    c->flow_live = false;
+    sh->live_iters--;
+    if (u->stopping) {
+        u->stopping = false;
+        u->stopped = true;
+        leave(c);
+        return;
     }
     struct stats_flow *f = &sh->stats->flow;
     int64_t end = clock_now_ns();
@@ -340,9 +376,8 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     } else {
         stats_flow_completed(f, end, end - u->t_iter);
     }
-    c->flow_live = false;
-    sh->live_iters--;
-    if (!st.io) {
+    u->think = st.wait_ms > 0 ? (st.wait_ms < THINK_MAX * 1e3 ? st.wait_ms / 1e3 : THINK_MAX) : 0;
+    if (!st.io && u->think == 0) {
         flow_wait(c, 0);
         return;
     }
@@ -362,7 +397,8 @@ static void flow_begin(struct conn *c, int64_t now)
     sh->stats->flow.started++;
     sh->live_iters++;
     c->flow_live = true;
-    flow_step(c, now, true);
+    u->stopped = false;
+    flow_step(c, now, SCRIPT_FLOW_START);
 }
 
 void conn_flow_send(struct conn *c, int64_t intended, int64_t now)
@@ -381,16 +417,31 @@ static void flow_next(struct conn *c, int64_t now)
     if (u->paused || u->parked)
         return;
     if (c->flow_live) {
-        flow_step(c, now, false);
+        flow_step(c, now, SCRIPT_FLOW_STEP);
         return;
     }
     /* Users leave between iterations (--stages), and when the budget of
-     * iterations is spent. */
+     * iterations is spent; a user that ran an iteration runs its on_stop
+     * first (as a step that is no iteration: live, so the loop waits for
+     * it), once until it begins again. */
     if (c->id >= sh->active || sh->budget == 0 || sh->script_error[0]) {
-        conn_go_idle(c);
-        lanes_idle(c);
-        if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
-            ev_break(sh->loop, EVBREAK_ALL);
+        u->think = 0;
+        if (!sh->script_error[0] && !u->stopped && script_flow_has_user(sh->script, c->id)) {
+            u->stopping = true;
+            c->flow_live = true;
+            sh->live_iters++;
+            flow_step(c, now, SCRIPT_FLOW_STOP);
+            return;
+        }
+        leave(c);
+        return;
+    }
+    /* The wait rule's time after the last iteration (volley.wait): the
+     * user comes back here when it is over, and may leave then. */
+    if (u->think > 0) {
+        double secs = u->think;
+        u->think = 0;
+        flow_wait(c, secs);
         return;
     }
     if (sh->iter_sched) {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* What flow.lua yields: its first value. */
-enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4 };
+enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4, YIELD_BEGIN = 5 };
 
 /* A request's flags as flow.lua yields them (flags_of there): 1 a check,
  * 2 its response streams, 4 a function takes its events. */
@@ -118,8 +118,13 @@ static lua_State *user_of(struct script *s, unsigned slot, char *err, size_t err
     return s->flow_co[slot];
 }
 
-int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_res *const *items, unsigned nitems,
-                       struct script_flow_step *st, char *err, size_t errlen)
+bool script_flow_has_user(const struct script *s, unsigned slot)
+{
+    return s->flow_co && s->flow_co[slot];
+}
+
+int script_flow_resume(struct script *s, unsigned slot, enum script_flow_how how, struct script_res *const *items,
+                       unsigned nitems, struct script_flow_step *st, char *err, size_t errlen)
 {
     lua_State *co = user_of(s, slot, err, errlen);
     if (!co)
@@ -132,7 +137,7 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         snprintf(err, errlen, "%s: in user(): a batch of %u is too large for the Lua stack", s->name, nitems);
         return -1;
     }
-    lua_pushboolean(co, start);
+    lua_pushinteger(co, how);
     for (unsigned i = 0; i < nitems; i++)
         lua_pushlightuserdata(co, items[i]);
     script_guard_enter(s, true);
@@ -167,6 +172,10 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->act = SCRIPT_FLOW_END;
         st->failed = lua_toboolean(co, 2);
         st->io = lua_toboolean(co, 3);
+        st->wait_ms = lua_tonumber(co, 4);
+        return 0;
+    case YIELD_BEGIN:
+        st->act = SCRIPT_FLOW_BEGIN;
         return 0;
     default:
         snprintf(err, errlen, "%s: in user(): coroutine.yield() called by the script (a flow's user yields "

@@ -19,8 +19,9 @@ static const char *const hook_names[SCRIPT_HOOKS] = {
 };
 
 /* Keys of a scenario table that are not hooks: a flow's data file
- * (volley.data, read by the flow when each iteration starts). */
-static const char *const table_fields[] = {"data"};
+ * (volley.data, read by the flow when each iteration starts), and what a
+ * flow runs besides user(u) (lua/volley/runner.lua checks them). */
+static const char *const table_fields[] = {"data", "tasks", "sequence", "wait", "on_start", "on_stop"};
 
 const char *script_hook_name(enum script_hook h)
 {
@@ -107,7 +108,8 @@ failed:
 static int check_hook_keys(struct script *s, char *err, size_t errlen)
 {
     static const char hooks[] =
-        "the hooks are options, setup, init, connect, request, delay, response, event, done and user";
+        "the hooks are options, setup, init, connect, request, delay, response, event, done and user; a flow's "
+        "fields data, tasks, sequence, wait, on_start and on_stop";
     lua_State *L = s->L;
     lua_pushnil(L);
     while (lua_next(L, -2)) {                       /* table key value */
@@ -208,13 +210,20 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
             return -1;
         }
     }
-    if (script_has(s, SCRIPT_USER)) {
+    if (s->scenario) {
+        /* A flow's runner compiled (user, tasks or sequence); for tasks
+         * or a sequence, a function stands for user() (SCRIPT_USER is how
+         * C knows a flow). */
         script_push_bridge(s, "set_scenario");
         lua_pushvalue(L, -2);                       /* table set_scenario table */
-        if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
+        if (script_pcall(s, 1, 1, NULL, err, errlen) < 0) {
             lua_pop(L, 1);
             return -2;
         }
+        if (lua_isfunction(L, -1) && !script_has(s, SCRIPT_USER))
+            s->hooks[SCRIPT_USER] = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
     }
     lua_pop(L, 1); /* the chunk's result */
     if (script_has(s, SCRIPT_USER) && check_flow_hooks(s, err, errlen) < 0)
