@@ -382,9 +382,9 @@ function flow.new(slot, lud)
   local co = create(function(how)
     while true do
       if how == STOP then
-        -- the user leaves (C resumes it so only after one of its iterations)
-        local ok, why = runner:stop(u, st, host)
-        if not ok then count_iteration_failure(why) end
+        -- the user leaves (C resumes it so only after one of its
+        -- iterations); on_stop's failure is its group's (no iteration's)
+        runner:stop(u, st, host)
         how = yield(END, false, true, 0)
       else
         st.iteration = st.iteration + 1

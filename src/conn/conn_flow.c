@@ -95,12 +95,17 @@ static bool multiplexed(const struct conn *c)
     return c->fr->multiplexed;
 }
 
-/* A flow's user waits secs before its next step: over HTTP/1 in
+/* A flow's user waits secs before its next step (at least secs): over HTTP/1 in
  * CONN_DELAY (a server that closes the idle socket meanwhile is reconnected
  * by the next request); over HTTP/2 on the pause timer, the connection left
  * in its state, where the server's frames (PING, GOAWAY) are still read. */
 static void flow_wait(struct conn *c, double secs)
 {
+    /* A wait counts from when it is asked, not from the loop's cached
+     * time (older by whatever ran since the loop woke): so a u:sleep or a
+     * wait rule's time is never cut short. */
+    if (secs > 0)
+        ev_now_update(c->sh->loop);
     if (multiplexed(c)) {
         struct conn_user *u = user_of(c);
         u->paused = true;
