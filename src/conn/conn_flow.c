@@ -60,6 +60,8 @@ struct conn_user {
                              * call when answered */
     bool stopping;          /* leaving: its on_stop runs (flow_live, no iteration) */
     bool stopped;           /* left, its on_stop run: until it begins an iteration again */
+    bool holding;           /* waiting out the wait rule's time, counted in live_iters so
+                             * that the run waits for it to leave (a flow with on_stop) */
 };
 
 /* Over a multiplexed connection: the user's sleep is over. */
@@ -421,6 +423,10 @@ static void flow_next(struct conn *c, int64_t now)
      * woken by its own timer or by the schedule instead. */
     if (u->paused || u->parked)
         return;
+    if (u->holding) { /* its wait rule's time is over */
+        u->holding = false;
+        sh->live_iters--;
+    }
     if (c->flow_live) {
         flow_step(c, now, SCRIPT_FLOW_STEP);
         return;
@@ -446,6 +452,12 @@ static void flow_next(struct conn *c, int64_t now)
     if (u->think > 0) {
         double secs = u->think;
         u->think = 0;
+        if (script_flow_stops(sh->script)) {
+            /* the run's end (a spent budget) waits for it: it leaves then,
+             * with its on_stop */
+            u->holding = true;
+            sh->live_iters++;
+        }
         flow_wait(c, secs);
         return;
     }
@@ -532,6 +544,17 @@ void conn_flow_stop(struct conn *c)
         return;
     ev_timer_stop(c->sh->loop, &u->pause);
     u->paused = u->parked = false;
+    /* The run stops it: its on_stop or its wait are cut, and neither is
+     * an iteration (conn_stop counts a live one as cut off). */
+    if (u->stopping) {
+        u->stopping = false;
+        c->flow_live = false;
+        c->sh->live_iters--;
+    }
+    if (u->holding) {
+        u->holding = false;
+        c->sh->live_iters--;
+    }
 }
 
 void conn_flow_free(struct conn *c)

@@ -382,6 +382,10 @@ void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script
 int script_flow_resume(struct script *s, unsigned slot, enum script_flow_how how, struct script_res *const *items,
                        unsigned nitems, struct script_flow_step *st, char *err, size_t errlen);
 
+/* Whether the flow has on_stop: a user that waits out its wait rule's time
+ * then keeps the run going, to leave (and run on_stop) when it is over. */
+bool script_flow_stops(const struct script *s);
+
 /* Whether slot's user has been made (it ran an iteration). */
 bool script_flow_has_user(const struct script *s, unsigned slot);
 

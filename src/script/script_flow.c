@@ -85,7 +85,13 @@ void script_flow_bind(struct script *s, const struct script_worker *w)
         lua_setfield(L, -2, names[i]);
     }
     s->flow_res = w->flow_res;
-    lua_pop(L, 1);
+    lua_getfield(L, -1, "runner");                  /* bridge runner */
+    if (lua_istable(L, -1)) {
+        lua_getfield(L, -1, "on_stop");
+        s->flow_stops = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
     script_push_bridge(s, "flow_bind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
     lua_pushlightuserdata(L, &s->flow_names);
@@ -116,6 +122,11 @@ static lua_State *user_of(struct script *s, unsigned slot, char *err, size_t err
     s->flow_co[slot] = lua_tothread(L, -1);
     lua_pop(L, 1);
     return s->flow_co[slot];
+}
+
+bool script_flow_stops(const struct script *s)
+{
+    return s->flow_stops;
 }
 
 bool script_flow_has_user(const struct script *s, unsigned slot)
