@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks of flows (user(u)), against one private nginx on loopback:
-#   1. a flow's u:get loop against the same requests built by request(conn);
+#   1. a flow's u:get loop against the same requests built by request(conn),
+#      and the same loop as weighted tasks with a wait rule (tasks_loop.lua);
 #   2. IDLE_USERS users asleep in u:sleep: RSS per user;
 #   3. the three-step flow of flows/three_step.* in volley, Locust and Artillery.
 # Prints a markdown report on stdout, progress on stderr; exits 0 whether or
@@ -149,7 +150,8 @@ print(int(v))' "$@"
 
 # ---- one CPU run: append "req_per_s cpu_us_per_req own_count nginx_count" to $TMP/res.ROW ----
 declare -A LABEL=([plain]="volley, no script (-n)" [request]="volley request(conn) (-n)"
-	[flow]="volley flow u:get loop (--iterations)" [v3]="volley flow, three steps"
+	[flow]="volley flow u:get loop (--iterations)" [tasks]="volley flow, weighted tasks + wait (--iterations)"
+	[v3]="volley flow, three steps"
 	[locust]="Locust FastHttpUser" [artillery]="Artillery")
 run_row() {
 	local row=$1 out=$TMP/out.$1 url="http://127.0.0.1:$PORT/" n="" rc=0 j=$TMP/volley.json
@@ -158,6 +160,7 @@ run_row() {
 	plain) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" -n $((ITER * K)) --json "$j" "${url}items/1" || rc=$? ;;
 	request) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" -n $((ITER * K)) -s "$F/request_loop.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
 	flow) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" --iterations "$ITER" -s "$F/get_loop.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
+	tasks) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" --iterations "$ITER" -s "$F/tasks_loop.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
 	v3) measure "$out" $((DUR + 60)) "$VOLLEY" -q -t 1 -c "$USERS" -d "${DUR}s" -s "$F/three_step.lua" --json "$j" "$url" || rc=$? ;;
 	locust)
 		measure "$out" $((DUR + 60)) locust -f "$F/three_step.py" --headless -u "$USERS" -r "$USERS" -t "${DUR}s" \
@@ -247,10 +250,11 @@ report() {
 	local f r v3 loc art lv="" av=""
 	echo "## Flows: u:get against request(conn) ($ROUNDS rounds, -t 1 -c $USERS, $((ITER * K)) requests, nginx 1 worker, $(nproc) cores)"
 	echo
-	cpu_table plain request flow
+	cpu_table plain request flow tasks
 	echo
 	f=$(med 2 res.flow) r=$(med 2 res.request)
 	goal_line "flow u:get <= 1.1x request(conn) CPU per request" "$f" "$r" 1.1
+	goal_line "weighted tasks + wait <= 1.05x the flow's u:get CPU per request" "$(med 2 res.tasks)" "$f" 1.05
 	echo
 	echo "## Flows: $IDLE users asleep in u:sleep ($MEM_ROUNDS rounds, -t 1 -d ${IDLE_SECONDS}s, base -c $BASE)"
 	echo
@@ -319,7 +323,7 @@ main() {
 	setup_artillery
 	start_nginx
 	log "nginx pid $NGINX_PID on 127.0.0.1:$PORT (stub_status :$SPORT)"
-	local rows=(plain request flow v3)
+	local rows=(plain request flow tasks v3)
 	command -v locust >/dev/null && rows+=(locust)
 	[[ -x $ARTILLERY ]] && rows+=(artillery)
 	for ((r = 1; r <= ROUNDS; r++)); do
