@@ -108,8 +108,7 @@ failed:
 static int check_hook_keys(struct script *s, char *err, size_t errlen)
 {
     static const char hooks[] =
-        "the hooks are options, setup, init, connect, request, delay, response, event, done and user; a flow's "
-        "fields data, tasks, sequence, wait, on_start and on_stop";
+        "the hooks are options, setup, init, connect, request, delay, response, event, done and user";
     lua_State *L = s->L;
     lua_pushnil(L);
     while (lua_next(L, -2)) {                       /* table key value */
@@ -123,7 +122,14 @@ static int check_hook_keys(struct script *s, char *err, size_t errlen)
         if (known)
             continue;
         char q[96];
-        const char *near = key ? nearest_name(key, hook_names, SCRIPT_HOOKS) : NULL;
+        /* a misspelt flow field (tasks, on_start) is named as a hook is */
+        const char *keys[SCRIPT_HOOKS + sizeof table_fields / sizeof table_fields[0]];
+        size_t nkeys = 0;
+        for (int h = 0; h < SCRIPT_HOOKS; h++)
+            keys[nkeys++] = hook_names[h];
+        for (size_t i = 0; i < sizeof table_fields / sizeof table_fields[0]; i++)
+            keys[nkeys++] = table_fields[i];
+        const char *near = key ? nearest_name(key, keys, nkeys) : NULL;
         if (!key)
             snprintf(err, errlen, "%s: a %s key in the scenario table (%s)", s->name, luaL_typename(L, -1), hooks);
         else if (near)
