@@ -335,8 +335,8 @@ function methods.group(u, name, fn)
 end
 
 -- What volley.runner asks of its host (its contract): the clock, a wait
--- inside an iteration, a task or step run as the group of its name (one
--- table per run: no closure, no result list), an error's reason.
+-- inside an iteration, a task or step run as the group of its name (no
+-- closure or result table per run, as u:group makes), an error's reason.
 local host = {}
 
 function host.now() return tonumber(api.c.now_ns()) * 1e-9 end
