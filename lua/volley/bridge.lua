@@ -53,8 +53,11 @@ local lenbuf = ffi.new("size_t[1]")
 ----------------------------------------------------------------------------
 -- The volley table.
 
+-- A flow's wait rules (volley.wait), required at their first use.
+local WAIT_RULES = { between = true, pacing = true, throughput = true }
+
 local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
-  __index = function(t, k) -- volley.data, volley.file and volley.multipart, made at their first use
+  __index = function(t, k) -- volley.data, volley.file, volley.multipart and the wait rules, made at their first use
     if k == "data" then
       local data = require("volley.data")
       rawset(t, "data", data)
@@ -76,6 +79,11 @@ local volley = setmetatable({ target = {}, shard = { index = 0, count = 1 } }, {
       end
       rawset(t, "multipart", body_of)
       return body_of
+    end
+    if WAIT_RULES[k] then
+      local f = require("volley.wait")[k]
+      rawset(t, k, f)
+      return f
     end
   end,
 })
@@ -601,8 +609,8 @@ function bridge.run_chunk(chunk)
   -- A flow's own code stays in the interpreter, where --yield-timeout's
   -- count hook can stop a user that never yields (script_guard.c): a
   -- compiled loop never looks at hooks. volley's modules stay compiled.
-  if type(result) == "table" and (type(rawget(result, "user")) == "function"
-      or type(rawget(result, "scenarios")) == "table") then
+  if type(result) == "table" and (type(rawget(result, "user")) == "function" or rawget(result, "tasks") ~= nil
+      or rawget(result, "sequence") ~= nil or type(rawget(result, "scenarios")) == "table") then
     jit.off(chunk, true)
   end
   if type(result) == "table" then bridge.chunk_table = result end
@@ -619,14 +627,38 @@ function bridge.run_chunk(chunk)
   end
 end
 
--- The scenario table of a script with user(u), kept when it loads: its
--- data (volley.data) is read by each iteration.
+-- The keys that make a scenario table a flow, or belong to one.
+local FLOW_KEYS = { "user", "tasks", "sequence", "wait", "on_start", "on_stop" }
+
+-- Stands for user(u) in C (its SCRIPT_USER hook) when a flow runs tasks
+-- or a sequence: C only needs to know that the scenario is a flow.
+local function runs_tasks() error("runs_tasks is never called", 0) end
+
+-- A scenario table, when it loads: a flow's (user, tasks or sequence)
+-- runner compiled (volley.runner: one-line errors), kept with the table,
+-- whose data (volley.data) is read by each iteration. Returns a function
+-- for C's user hook when the flow has no user(u) of its own; nothing for
+-- a scenario that is no flow (whose states never load volley.runner).
 function bridge.set_scenario(t)
+  local flow_like = false
+  for _, k in ipairs(FLOW_KEYS) do
+    if rawget(t, k) ~= nil then flow_like = true end
+  end
+  if not flow_like then return nil end
+  local r = require("volley.runner").compile(t)
+  if not r then return nil end
   local d = t.data
   if d ~= nil and not volley.data.is(d) then
     error(("the scenario's data is a %s, not a data file (volley.data.csv or volley.data.lines)"):format(type(d)), 0)
   end
-  bridge.scenario = t
+  bridge.scenario, bridge.runner = t, r
+  if r.kind ~= "user" then return runs_tasks end
+end
+
+-- The seed of the flow users' own generators (volley.user_rng), made from
+-- the run seed by C (seed.h's SEED_USERS), the same in every state.
+function bridge.set_users_seed(seed)
+  bridge.users_seed = seed
 end
 
 -- A script that returns several scenarios (lua/volley/scenarios.lua): its
@@ -699,14 +731,17 @@ end
 
 function bridge.flow_bind(user, fnames_ptr)
   flow = require("volley.flow")
-  if bridge.aside_role then user = aside_user(bridge.aside_role) end
   bridge.flow_new = flow.new
   bridge.flow_check = flow.check
   bridge.flow_origin = flow.origin
   bridge.flow_event = function(slot, item) return flow.event(slot, item, event) end
   bridge.iteration_failures = flow.iteration_failures
-  flow.bind(user, fnames_ptr, conn_base, thread_no, bridge, name_of, fail, reason_counter(flow.iteration_failures),
-    bridge.scenario and bridge.scenario.data, bridge.setup_value)
+  local r = bridge.runner
+  -- setup(u) or teardown(data, u) is the one iteration of the one user of
+  -- a run of its own: none of the scenario's tasks, waits or on_start
+  if bridge.aside_role then r = require("volley.runner").compile({ user = aside_user(bridge.aside_role) }) end
+  flow.bind(r, bridge.users_seed or 0, fnames_ptr, conn_base, thread_no, bridge, name_of, fail,
+    reason_counter(flow.iteration_failures), bridge.scenario and bridge.scenario.data, bridge.setup_value)
 end
 
 -- bridge.flow_new, flow_check and iteration_failures: flow.lua's, set by

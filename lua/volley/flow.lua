@@ -10,25 +10,32 @@
 -- origin, whose scheme, host and port C asks for once: flow.origin; or,
 -- for a request that may not go, the origin's authority, a string: C
 -- counts it failed, unsent; tag set: its id, 0 none),
--- (SLEEP, ms) or (END, failed, did_io); C resumes with (start) and, after
--- a batch, one light userdata per request: its response's struct
--- volley_res (the C closures take the same).
+-- (SLEEP, ms), (BEGIN) (on_start is over: the iteration's clock starts
+-- again) or (END, failed, did_io, wait_ms) (wait_ms: the wait rule's time
+-- before the user's next iteration); C resumes with (how: 0 a step is
+-- over, 1 an iteration begins, 2 the user leaves: on_stop) and, after a
+-- batch, one light userdata per request: its response's struct
+-- volley_res (the C closures take the same). What an iteration runs
+-- (user(u), tasks, a sequence) is volley.runner's.
 local ffi = require("ffi")
 local api = require("volley.api")
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
 local flow_tags = require("volley.flow_tags")
+local user_rng = require("volley.user_rng")
+local wait = require("volley.wait")
 local wrk = require("wrk")
 
 local flow = {}
 
-local REQUEST, SLEEP, END, BATCH = 1, 2, 3, 4
+local REQUEST, SLEEP, END, BATCH, BEGIN = 1, 2, 3, 4, 5
+local STOP = 2 -- C's how when the user leaves
 local yield, create = coroutine.yield, coroutine.create
 local lower = string.lower
 
 -- Set by flow.bind (a worker's state).
-local user_fn, fnames
+local runner, users_seed, fnames
 local conn_base, thread_no = 0, 0
 local use_name, count_fail -- the bridge's (request names, validation reasons)
 local scenario_data         -- the scenario table's data (volley.data), or nil
@@ -373,6 +380,15 @@ function methods.sleep(u, t)
   yield(SLEEP, ms)
 end
 
+-- u:sleep_between(a, b): a uniform wait in [a, b] (u:sleep's times),
+-- drawn from the user's own generator.
+function methods.sleep_between(u, a, b)
+  local st = state(u, "u:sleep_between", 2, true)
+  local ms = wait.sleep_between(st, a, b, 2) * 1e3
+  st.io = true
+  yield(SLEEP, ms)
+end
+
 local check_ids, group_ids = {}, {}
 
 -- name's id (level: as error's, from the caller).
@@ -414,6 +430,30 @@ function methods.group(u, name, fn)
   return unpack(res, 2, table.maxn(res))
 end
 
+-- What volley.runner asks of its host (its contract): the clock, a wait
+-- inside an iteration, a task or step run as the group of its name (no
+-- closure or result table per run, as u:group makes), an error's reason.
+local host = {}
+
+function host.now() return tonumber(api.c.now_ns()) * 1e-9 end
+
+function host.sleep(u, st, secs)
+  st.io = true
+  yield(SLEEP, secs * 1e3)
+end
+
+function host.task(u, st, name, fn)
+  local id = group_ids[name] or interned(group_ids, api.c.flow_group_id, "group", name, "a task", 1)
+  local t0, failures = api.c.now_ns(), st.failures
+  local ok, e = pcall(fn, u)
+  api.c.flow_group(fnames.flow, id, api.c.now_ns() - t0, (not ok or st.failures > failures) and 1 or 0)
+  if not ok then error(e, 0) end
+end
+
+function host.reason(e, st)
+  return http.reason_of(http.explain(e, st, api.nearest))
+end
+
 local user_mt = http.user_mt(methods, states)
 
 local function now_s() return os.time() end
@@ -434,14 +474,31 @@ function flow.new(slot, lud)
   st.host = cookies.request_host(nil, wrk.headers, host_only())
   st.cookies = cookies.proxy(st.jar, st.host, now_s)
   states[u] = st
-  local co = create(function()
+  st.rng = user_rng.new(users_seed, st.id)
+  local co = create(function(how)
     while true do
-      st.iteration = st.iteration + 1
-      if scenario_data then st.data = scenario_data:take(st.id) end
-      st.io = false
-      local ok, e = pcall(user_fn, u)
-      if not ok then count_iteration_failure(reason_of(http.explain(e, st, api.nearest))) end
-      yield(END, not ok, st.io)
+      if how == STOP then
+        -- the user leaves (C resumes it so only after one of its
+        -- iterations); on_stop's failure is its group's (no iteration's)
+        runner:stop(u, st, host)
+        how = yield(END, false, true, 0)
+      else
+        st.iteration = st.iteration + 1
+        if scenario_data then st.data = scenario_data:take(st.id) end
+        st.io = false
+        local failed, reason, secs = false, nil, 0
+        if not st.started then
+          local ok, why = runner:start(u, st, host)
+          if ok then
+            if runner.on_start then yield(BEGIN) end
+          else
+            failed, reason = true, why
+          end
+        end
+        if not failed then failed, reason, secs = runner:iteration(u, st, host) end
+        if failed then count_iteration_failure(reason) end
+        how = yield(END, failed, st.io, secs * 1e3)
+      end
     end
   end)
   st.co = co
@@ -500,10 +557,11 @@ function flow.event(slot, item, ev)
   return 2
 end
 
--- A worker's state binds the flow: the scenario's user(), where checks
--- and groups go, the bridge's own pieces, and setup()'s data (u.setup).
-function flow.bind(user, fnames_ptr, base, thread, bridge, name_fn, fail_fn, iteration_fn, data, setup)
-  user_fn = user
+-- A worker's state binds the flow: the scenario's runner (volley.runner),
+-- the users' seed (their generators'), where checks and groups go, the
+-- bridge's own pieces, and setup()'s data (u.setup).
+function flow.bind(r, seed, fnames_ptr, base, thread, bridge, name_fn, fail_fn, iteration_fn, data, setup)
+  runner, users_seed = r, seed
   fnames = ffi.cast("struct volley_flow_names *", fnames_ptr)
   conn_base, thread_no = base, thread
   bridge_c, use_name, count_fail = bridge, name_fn, fail_fn

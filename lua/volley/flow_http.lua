@@ -575,7 +575,7 @@ end
 local READ_ONLY = { id = true, thread = true, iteration = true, data = true, cookies = true, setup = true }
 
 -- The names of u's methods, for messages.
-http.METHOD_NAMES = "get head delete post put patch request batch sleep check group fail"
+http.METHOD_NAMES = "get head delete post put patch request batch sleep sleep_between check group fail"
 
 -- The metatable of a user: methods, the read-only fields from its state
 -- (states[u]), and the script's own fields. A field the script never set

@@ -67,8 +67,8 @@ local function check_entry(e, i, seen, nearest)
       end
     end
   end
-  if type(e.user) ~= "function" then
-    error(("%s: no flow: give it user(u), the journey each of its users runs"):format(where), 0)
+  if type(e.user) ~= "function" and e.tasks == nil and e.sequence == nil then
+    error(("%s: no flow: give it user(u), the journey each of its users runs (or tasks, or a sequence)"):format(where), 0)
   end
   if e.users ~= nil and e.weight ~= nil then
     error(("%s: users and weight both: give its own users, or its share of -c (weight)"):format(where), 0)
@@ -113,7 +113,8 @@ function scenarios.check(t, nearest)
   if type(list) ~= "table" then
     error(("scenarios is a %s, not a list { { name = \"browse\", ... }, ... }"):format(type(list)), 0)
   end
-  for _, k in ipairs({ "user", "tasks", "sequence", "data", "request", "response", "delay", "connect", "event" }) do
+  for _, k in ipairs({ "user", "tasks", "sequence", "wait", "on_start", "on_stop", "data", "request", "response",
+                       "delay", "connect", "event" }) do
     if rawget(t, k) ~= nil then
       error(("the script returns both scenarios and %s: a flow and its data belong to a scenario of the list"
         .. " (per-request hooks are not flows)"):format(k), 0)

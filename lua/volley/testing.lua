@@ -1,13 +1,19 @@
 -- A fake flow user for unit tests: testing.user{...} is a u whose
 -- requests are answered from canned responses, and testing.run(s, u, n)
--- runs n iterations of s.user(u) and returns what they did (requests,
--- checks, groups, sleeps, failures), so a flow is tested under plain
--- busted with no server and no volley. The request bytes, option checks,
--- redirects, batches and cookies are volley.flow's own (volley.flow_http,
--- volley.cookies); u:sleep only records its seconds.
+-- runs n iterations of the scenario (user(u), tasks or a sequence, with
+-- its wait rule, on_start and on_stop: volley.runner, as volley runs it)
+-- and returns what they did (requests, checks, groups, sleeps, waits,
+-- failures), so a flow is tested under plain busted with no server and
+-- no volley. The request bytes, option checks, redirects, batches and
+-- cookies are volley.flow's own (volley.flow_http, volley.cookies);
+-- u:sleep and the waits only record their seconds, on a clock of the
+-- user's own (st.clock) that they move on, with each response's latency.
 local json = require("volley.json")
 local cookies = require("volley.cookies")
 local http = require("volley.flow_http")
+local runner = require("volley.runner")
+local user_rng = require("volley.user_rng")
+local wait = require("volley.wait")
 local resume_user = require("volley.coroutines").raw_resume
 
 local testing = {}
@@ -326,6 +332,7 @@ end
 -- The response to the script: failed requests counted (the user's, for
 -- u:group; the result's, by reason).
 local function answered(st, c, req, reason, url)
+  st.clock = st.clock + c.latency / 1e3
   local r = response(st, c, url)
   rawget(r, 1).reason = reason
   if c.error then req.status = 0 end
@@ -408,7 +415,18 @@ http.methods(methods, state, send, batch)
 function methods.sleep(u, t)
   local st = state(u, "u:sleep", 2, true)
   local sleeps = st.result.sleeps
-  sleeps[#sleeps + 1] = http.sleep_seconds(t, 2)
+  local secs = http.sleep_seconds(t, 2)
+  sleeps[#sleeps + 1] = secs
+  st.clock = st.clock + secs
+end
+
+-- u:sleep_between(a, b): records its draw (the user's generator), as u:sleep.
+function methods.sleep_between(u, a, b)
+  local st = state(u, "u:sleep_between", 2, true)
+  local sleeps = st.result.sleeps
+  local secs = wait.sleep_between(st, a, b, 2)
+  sleeps[#sleeps + 1] = secs
+  st.clock = st.clock + secs
 end
 
 -- u:check(cond, name) or u:check(value, { name = fn, ... }): http.check.
@@ -458,8 +476,8 @@ end
 testing.USER_AGENT = "volley/testing"
 
 local USER_KEYS = { id = "number", thread = "number", data = "any", responses = "table", target = "string",
-                    headers = "table", now = "function" }
-local USER_NAMES = "id thread data responses target headers now"
+                    headers = "table", now = "function", seed = "number" }
+local USER_NAMES = "id thread data responses target headers now seed"
 
 -- testing.user(spec): a fake user. spec: responses ("METHOD /path" or
 -- "METHOD /prefix*" -> a response table or function(req) returning one),
@@ -467,8 +485,9 @@ local USER_NAMES = "id thread data responses target headers now"
 -- called with the iteration's number each iteration), target (the run's
 -- URL, "http://127.0.0.1:8080"), headers (the command line's -H; Host is
 -- the target's and User-Agent testing.USER_AGENT unless given), now (wall
--- seconds for the cookie jar, os.time). A spec error is raised at the
--- caller's line.
+-- seconds for the cookie jar, os.time), seed (the users' seed of its
+-- generator, 0: volley's comes from --seed). A spec error is raised at
+-- the caller's line.
 function testing.user(spec)
   if type(spec) ~= "table" then error("testing.user: a table expected", 2) end
   for k, v in pairs(spec) do
@@ -501,58 +520,107 @@ function testing.user(spec)
   local st = {
     id = spec.id or 1, thread = spec.thread or 1, iteration = 0, seq = 0, failures = 0, jar = cookies.new(),
     routes = compile_routes(spec.responses or {}), target = t, headers = headers, now = spec.now or os.time,
-    spec_data = spec.data,
+    spec_data = spec.data, clock = 0,
   }
+  st.rng = user_rng.new(spec.seed or 0, st.id)
   st.cookies = cookies.proxy(st.jar, cookies.request_host(nil, headers, lower(t.host)), st.now)
   states[u] = st
   return u
 end
 
--- testing.run(s, u, n): n (1) iterations of s.user(u), one after the
--- other, as volley runs them on one connection (u, its jar and the
--- script's own fields of u carry over). Returns a result: requests (each
--- request sent, redirect hops included: method, path, headers, body, raw,
--- name, group, status, reason when it failed), checks (name -> {passed,
--- failed}), groups (name -> {count, failed}), sleeps (seconds, in order),
--- request_failures (reason -> count), iterations (how many ran), failures
--- (failed iterations by reason), failed (any iteration failed) and
--- reason (the first failed one's). A request with no canned response, or
--- a bad canned response, is raised from here, with the script's line.
-function testing.run(s, u, n)
-  if type(s) ~= "table" or type(s.user) ~= "function" then
-    error("testing.run: a scenario table with a user function expected", 2)
+-- What volley.runner asks of its host, for the fake user: the user's own
+-- clock, a wait recorded (result.waits), a task or step counted as a
+-- group of its name, an error's reason.
+local host = {}
+
+function host.sleep(u, st, secs)
+  local waits = st.result.waits
+  waits[#waits + 1] = secs
+  st.clock = st.clock + secs
+end
+
+function host.task(u, st, name, fn)
+  return methods.group(u, name, function() return fn(u) end)
+end
+
+function host.reason(e, st)
+  return http.reason_of(http.explain(e, st))
+end
+
+-- Runs f(r, u, st, h) (a runner's method) in a coroutine as volley does
+-- (so that a script's own yield is caught): f's results. Errors are
+-- raised at level (as error's, from the caller): a test's own mistake
+-- (a missing canned response), a yield of the script's.
+local function in_coroutine(st, level, f, r, u, h)
+  local co = coroutine.create(function() return f(r, u, st, h) end)
+  st.co = co
+  local done, a, b, c = resume_user(co) -- as volley resumes it: not counted as the script's
+  st.co = nil
+  if st.setup_error then error("testing.run: " .. st.setup_error.msg, level + 1) end
+  if done and coroutine.status(co) ~= "dead" then
+    error("testing.run: in user(): coroutine.yield() called by the script (a flow's user yields only"
+      .. " through u's methods)", level + 1)
   end
+  if not done then error("testing.run: " .. tostring(a), level + 1) end
+  return a, b, c
+end
+
+-- testing.run(s, u, n): the user's life as volley runs it on one
+-- connection: s.on_start(u) before its first iteration, n (1) iterations
+-- (user(u), or one task chosen by weight from the user's generator, or
+-- the whole sequence, each followed by the wait rule's time), then
+-- s.on_stop(u), as when --iterations are spent. u, its jar and the
+-- script's own fields of u carry over to a next testing.run, which runs
+-- on_start again (a user that comes back). Returns a result: requests
+-- (each request sent, redirect hops included: method, path, headers,
+-- body, raw, name, group, status, reason when it failed), checks (name
+-- -> {passed, failed}), groups (name -> {count, failed}: u:group's, and
+-- each task, step, on_start and on_stop), sleeps (u:sleep's and
+-- u:sleep_between's seconds, in order), waits (the wait rule's seconds,
+-- in order), request_failures (reason -> count), iterations (how many
+-- ran), failures (failed iterations by reason), failed
+-- (any iteration failed) and reason (the first failed one's). A request
+-- with no canned response, or a bad canned response, is raised from
+-- here, with the script's line; so is a scenario that volley would refuse.
+function testing.run(s, u, n)
+  if type(s) ~= "table" then error("testing.run: a scenario table expected", 2) end
+  local ok_compile, r = pcall(runner.compile, s)
+  if not ok_compile then error("testing.run: " .. tostring(r), 2) end
+  if not r then error("testing.run: the scenario has no flow (" .. runner.KINDS .. ")", 2) end
   local st = states[u]
   if not st then error("testing.run: u is not a testing.user", 2) end
   n = n or 1
   if type(n) ~= "number" or n < 1 or n % 1 ~= 0 then
     error(("testing.run: the number of iterations must be a whole number >= 1, not %s"):format(tostring(n)), 2)
   end
-  local result = { requests = {}, checks = {}, groups = {}, sleeps = {}, request_failures = {}, iterations = 0,
-                   failures = {}, failed = false }
+  local result = { requests = {}, checks = {}, groups = {}, sleeps = {}, waits = {}, request_failures = {},
+                   iterations = 0, failures = {}, failed = false }
   st.result = result
+  local h = setmetatable({ now = function() return st.clock end }, { __index = host })
+  local function count(reason)
+    result.failures[reason] = (result.failures[reason] or 0) + 1
+  end
   for _ = 1, n do
     st.iteration = st.iteration + 1
     if type(st.spec_data) == "function" then st.data = st.spec_data(st.iteration) else st.data = st.spec_data end
     st.setup_error = nil
-    -- In a coroutine as in volley, so that a script's own yield is caught.
-    local co = coroutine.create(function() return pcall(s.user, u) end)
-    st.co = co
-    local done, ok, e = resume_user(co) -- as volley resumes it: not counted as the script's
-    st.co = nil
-    if done and coroutine.status(co) ~= "dead" then
-      error("testing.run: in user(): coroutine.yield() called by the script (a flow's user yields only"
-        .. " through u's methods)", 2)
+    local failed, reason, secs = false, nil, 0
+    if not st.started then
+      local ok, why = in_coroutine(st, 2, r.start, r, u, h)
+      if not ok then failed, reason = true, why end
     end
-    if not done then ok, e = false, ok end
-    if st.setup_error then error("testing.run: " .. st.setup_error.msg, 2) end
+    if not failed then failed, reason, secs = in_coroutine(st, 2, r.iteration, r, u, h) end
     result.iterations = result.iterations + 1
-    if not ok then
-      local reason = http.reason_of(http.explain(e, st))
-      result.failures[reason] = (result.failures[reason] or 0) + 1
+    if failed then
+      count(reason)
       if not result.failed then result.failed, result.reason = true, reason end
     end
+    if secs and secs > 0 then
+      result.waits[#result.waits + 1] = secs
+      st.clock = st.clock + secs
+    end
   end
+  in_coroutine(st, 2, r.stop, r, u, h) -- a failure is the on_stop group's
   st.result = nil
   return result
 end

@@ -25,4 +25,8 @@ uint64_t seed_draw(void);
  * seeds or indexes give unrelated sequences. */
 double seed_state(uint64_t run_seed, unsigned index);
 
+/* The index whose seed_state seeds a flow's users' own generators (one
+ * per user, from this seed and the user's id): no Lua state's. */
+#define SEED_USERS 0xffffffffu
+
 #endif

@@ -16,63 +16,13 @@
 
 #include "clock.h"
 #include "conn_cap.h"
+#include "conn_flow_user.h"
 #include "conn_internal.h"
 #include "xalloc.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One request of a batch, and its outcome for the user. */
-struct conn_flow_item {
-    const char *req;        /* on the user's coroutine's stack until it is resumed */
-    size_t len;
-    uint32_t name;
-    int64_t timeout_ns;
-    bool check;
-    uint8_t stream;         /* SCRIPT_FLOW_STREAM bits */
-    uint8_t origin;         /* 0 the target, else the other origin it goes to */
-    bool sent;              /* handed to a carrier (or failed without one) */
-    struct script_res res;  /* its response, or its failure */
-    char *buf;              /* the response's bytes, copied when it ended */
-    size_t cap;
-};
-
-struct conn_flow_batch {
-    struct conn_flow_item *items;
-    struct script_res **ptrs; /* &items[i].res, handed to the coroutine */
-    uint32_t cap;           /* items made */
-    uint32_t n, next, ended; /* the batch under way: its items, the first not yet sent (those
-                             * before it all are), those ended */
-    bool live;
-    bool handing;           /* hand_out is under way (further up the stack) */
-    bool freed;             /* a carrier came free meanwhile: hand_out goes round again */
-};
-
-/* A flow's user: what its connection keeps beyond a request's. Made at
- * the user's first step and shared by its lanes, so that no other run's
- * connection pays for it (struct conn is every connection's cost). */
-struct conn_user {
-    struct conn *conn;      /* the user's own connection */
-    ev_timer pause;         /* over HTTP/2: u:sleep, and the turn of the loop after an
-                             * iteration that did nothing */
-    struct conn *lanes;     /* over HTTP/1: the user's other CONN_FLOW_LANES connections
-                             * for u:batch, made at its first batch; NULL before */
-    struct conn_flow_batch *batch; /* the user's batch, made at its first */
-    struct conn *away[SCRIPT_FLOW_ORIGINS + 1]; /* [id]: its connection to other origin id,
-                             * made when it first reaches it; NULL before ([0] unused) */
-    struct conn *carrying;  /* the connection to another origin that carries the user's
-                             * request (not a batch's) while it is in flight; NULL: none */
-    struct conn_cap_wait wait; /* --max-rps: its place in the cap's queue */
-    int64_t t_iter;         /* the iteration's start (-R: when it was due) */
-    bool paused;            /* over a multiplexed framing: asleep on pause (the connection
-                             * stays CONN_OPEN for the server's frames) */
-    bool parked;            /* -R: on the schedule's idle stack */
-    bool check;             /* the user's own request (not a batch's item) has a check to
-                             * call when answered */
-    bool capped;            /* --max-rps: waiting in the cap's queue for its turn */
-    bool token;             /* --max-rps: its turn came while no carrier of its batch was free */
-};
 
 static void on_granted(struct conn_cap_wait *w, int64_t now);
 
@@ -110,12 +60,17 @@ static bool multiplexed(const struct conn *c)
     return c->fr->multiplexed;
 }
 
-/* A flow's user waits secs before its next step: over HTTP/1 in
+/* A flow's user waits secs before its next step (at least secs): over HTTP/1 in
  * CONN_DELAY (a server that closes the idle socket meanwhile is reconnected
  * by the next request); over HTTP/2 on the pause timer, the connection left
  * in its state, where the server's frames (PING, GOAWAY) are still read. */
 static void flow_wait(struct conn *c, double secs)
 {
+    /* A wait counts from when it is asked, not from the loop's cached
+     * time (older by whatever ran since the loop woke): so a u:sleep or a
+     * wait rule's time is never cut short. */
+    if (secs > 0)
+        ev_now_update(c->sh->loop);
     if (multiplexed(c)) {
         struct conn_user *u = user_of(c);
         u->paused = true;
@@ -146,7 +101,7 @@ static void carry(struct conn *c, uint32_t i, int64_t now)
 }
 
 static void flow_next(struct conn *c, int64_t now);
-static void flow_step(struct conn *c, int64_t now, bool start);
+static void flow_step(struct conn *c, int64_t now, enum script_flow_how how);
 static void res_failed(struct conn *c, int32_t item, enum stats_error why);
 static void refuse(struct conn *c, uint32_t name, int32_t item);
 
@@ -344,7 +299,7 @@ static void hand_out(struct conn_user *u, uint32_t room, int64_t now)
     b->handing = false;
     if (b->ended == b->n && b->live && c->pending == 0) {
         b->live = false;
-        flow_step(c, now, false);
+        flow_step(c, now, SCRIPT_FLOW_STEP);
     }
 }
 
@@ -450,12 +405,28 @@ static void request_on(struct conn_user *u, struct conn *k, const struct script_
     conn_start_request(k, now, 1);
 }
 
-/* The user of c takes its next step (the coroutine resumed; start: a new
- * iteration). A request goes out as any other; a batch on its carriers; a
- * sleep waits; an iteration's end is counted, and the next begins (after a
- * turn of the loop when it did nothing, so that a user() that makes no
- * request cannot hold the loop). */
-static void flow_step(struct conn *c, int64_t now, bool start)
+/* The user of c goes idle (it left, or the run is over); the last user
+ * of a spent budget to go ends the worker's loop. */
+static void leave(struct conn *c)
+{
+    struct conn_shared *sh = c->sh;
+    conn_go_idle(c);
+    lanes_idle(c);
+    if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
+        ev_break(sh->loop, EVBREAK_ALL);
+}
+
+/* The longest wait a rule may ask for (as u:sleep's: 100 days). */
+#define THINK_MAX (100. * 24 * 3600)
+
+/* The user of c takes its next step (the coroutine resumed; how: a new
+ * iteration, a step over, or the user leaving). A request goes out as any
+ * other; a batch on its carriers; a sleep waits; on_start's end restarts
+ * the iteration's clock; an iteration's end is counted, and the next
+ * begins after the wait rule's time (or after a turn of the loop when it
+ * did nothing, so that a user() that makes no request cannot hold the
+ * loop); the end of on_stop is no iteration: the user goes idle. */
+static void flow_step(struct conn *c, int64_t now, enum script_flow_how how)
 {
     struct conn_shared *sh = c->sh;
     struct script_flow_step st;
@@ -465,11 +436,19 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     }
     struct conn_user *u = user_of(c);
     struct conn_flow_batch *b = u->batch;
-    bool answers = !start && b && b->n; /* the batch that just ended, for the coroutine */
-    if (script_flow_resume(sh->script, c->id, start, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
-                           sh->script_error, sh->script_error_len) < 0) {
-        conn_script_failed(c);
-        return;
+    bool answers = how == SCRIPT_FLOW_STEP && b && b->n; /* the batch that just ended, for the coroutine */
+    for (;;) {
+        if (script_flow_resume(sh->script, c->id, how, answers ? b->ptrs : NULL, answers ? b->n : 0, &st,
+                               sh->script_error, sh->script_error_len) < 0) {
+            conn_script_failed(c);
+            return;
+        }
+        if (st.act != SCRIPT_FLOW_BEGIN)
+            break;
+        if (!sh->iter_sched) /* -R: the iteration stays timed from when it was due */
+            u->t_iter = clock_now_ns();
+        how = SCRIPT_FLOW_STEP;
+        answers = false;
     }
     if (b)
         b->n = 0;
@@ -490,7 +469,16 @@ static void flow_step(struct conn *c, int64_t now, bool start)
         flow_wait(c, st.ms / 1e3);
         return;
     case SCRIPT_FLOW_END:
+    case SCRIPT_FLOW_BEGIN:
         break;
+    }
+    c->flow_live = false;
+    sh->live_iters--;
+    if (u->stopping) {
+        u->stopping = false;
+        u->stopped = true;
+        leave(c);
+        return;
     }
     struct stats_flow *f = &sh->stats->flow;
     int64_t end = clock_now_ns();
@@ -499,9 +487,8 @@ static void flow_step(struct conn *c, int64_t now, bool start)
     } else {
         stats_flow_completed(f, end, end - u->t_iter);
     }
-    c->flow_live = false;
-    sh->live_iters--;
-    if (!st.io) {
+    u->think = st.wait_ms > 0 ? (st.wait_ms < THINK_MAX * 1e3 ? st.wait_ms / 1e3 : THINK_MAX) : 0;
+    if (!st.io && u->think == 0) {
         flow_wait(c, 0);
         return;
     }
@@ -521,7 +508,8 @@ static void flow_begin(struct conn *c, int64_t now)
     sh->stats->flow.started++;
     sh->live_iters++;
     c->flow_live = true;
-    flow_step(c, now, true);
+    u->stopped = false;
+    flow_step(c, now, SCRIPT_FLOW_START);
 }
 
 void conn_flow_send(struct conn *c, int64_t intended, int64_t now)
@@ -539,17 +527,42 @@ static void flow_next(struct conn *c, int64_t now)
      * woken by its own timer or by the schedule instead. */
     if (u->paused || u->parked || u->carrying || u->capped)
         return;
+    if (u->holding) { /* its wait rule's time is over */
+        u->holding = false;
+        sh->live_iters--;
+    }
     if (c->flow_live) {
-        flow_step(c, now, false);
+        flow_step(c, now, SCRIPT_FLOW_STEP);
         return;
     }
     /* Users leave between iterations (--stages), and when the budget of
-     * iterations is spent. */
+     * iterations is spent; a user that ran an iteration runs its on_stop
+     * first (as a step that is no iteration: live, so the loop waits for
+     * it), once until it begins again. */
     if (c->id >= sh->active || sh->budget == 0 || sh->script_error[0]) {
-        conn_go_idle(c);
-        lanes_idle(c);
-        if (sh->budget == 0 && sh->in_flight == 0 && sh->live_iters == 0)
-            ev_break(sh->loop, EVBREAK_ALL);
+        u->think = 0;
+        if (!sh->script_error[0] && !u->stopped && script_flow_has_user(sh->script, c->id)) {
+            u->stopping = true;
+            c->flow_live = true;
+            sh->live_iters++;
+            flow_step(c, now, SCRIPT_FLOW_STOP);
+            return;
+        }
+        leave(c);
+        return;
+    }
+    /* The wait rule's time after the last iteration (volley.wait): the
+     * user comes back here when it is over, and may leave then. */
+    if (u->think > 0) {
+        double secs = u->think;
+        u->think = 0;
+        if (script_flow_stops(sh->script)) {
+            /* the run's end (a spent budget) waits for it: it leaves then,
+             * with its on_stop */
+            u->holding = true;
+            sh->live_iters++;
+        }
+        flow_wait(c, secs);
         return;
     }
     if (sh->iter_sched) {
@@ -680,6 +693,17 @@ void conn_flow_stop(struct conn *c)
     ev_timer_stop(c->sh->loop, &u->pause);
     u->paused = u->parked = u->capped = u->token = false;
     u->carrying = NULL;
+    /* The run stops it: its on_stop or its wait are cut, and neither is
+     * an iteration (conn_stop counts a live one as cut off). */
+    if (u->stopping) {
+        u->stopping = false;
+        c->flow_live = false;
+        c->sh->live_iters--;
+    }
+    if (u->holding) {
+        u->holding = false;
+        c->sh->live_iters--;
+    }
 }
 
 void conn_flow_free(struct conn *c)

@@ -50,6 +50,8 @@ static int load_script(const struct options *o, const struct target *t, unsigned
     if (rc == 0)
         rc = script_seed(s, seed_state(o->seed, index), err, errlen);
     if (rc == 0)
+        rc = script_users_seed(s, seed_state(o->seed, SEED_USERS), err, errlen);
+    if (rc == 0)
         rc = script_load(s, o->script, err, errlen);
     if (rc < 0) {
         script_free(s);

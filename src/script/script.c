@@ -218,6 +218,13 @@ int script_seed(struct script *s, double seed, char *err, size_t errlen)
     return script_pcall(s, 1, 0, NULL, err, errlen);
 }
 
+int script_users_seed(struct script *s, double seed, char *err, size_t errlen)
+{
+    script_push_bridge(s, "set_users_seed");
+    lua_pushnumber(s->L, seed);
+    return script_pcall(s, 1, 0, NULL, err, errlen);
+}
+
 int script_init(struct script *s, const char *url, char *const *args, int nargs, char *err, size_t errlen)
 {
     lua_State *L = s->L;

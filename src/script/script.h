@@ -127,6 +127,12 @@ int script_set_wrk(struct script *s, const struct script_wrk *w, char *err, size
  * with err. */
 int script_seed(struct script *s, double seed, char *err, size_t errlen);
 
+/* The seed of a flow's users' own generators (their task choices and
+ * wait draws: lua/volley/user_rng.lua), seed_state's number for
+ * SEED_USERS: the same in every state of a run. Returns 0, or -1 with
+ * err. */
+int script_users_seed(struct script *s, double seed, char *err, size_t errlen);
+
 /* A worker's state after its chunk has run, as wrk's wrk.init: sets the
  * default wrk.headers.Host from wrk.host and wrk.port, and User-Agent from
  * req->user_agent (each unless the headers have one, in any case), then
@@ -352,7 +358,14 @@ enum script_flow_act {
                           * counted in the state); resume with start to begin the next */
     SCRIPT_FLOW_BATCH,   /* send n requests together (u:batch; script_flow_item gives
                           * each) and resume with their responses when all have ended */
+    SCRIPT_FLOW_BEGIN,   /* on_start is over: the iteration's clock starts now (closed
+                          * load); resume at once */
 };
+
+/* How a user is resumed: its last step is over, a new iteration begins
+ * (the first for the slot makes the user), or the user leaves between
+ * iterations (its on_stop runs; an END follows, which is no iteration). */
+enum script_flow_how { SCRIPT_FLOW_STEP, SCRIPT_FLOW_START, SCRIPT_FLOW_STOP };
 
 struct script_flow_step {
     enum script_flow_act act;
@@ -367,6 +380,7 @@ struct script_flow_step {
     double ms;           /* SLEEP */
     bool failed;         /* END */
     bool io;             /* END: the iteration sent a request or slept */
+    double wait_ms;      /* END: the wait rule's time before the next iteration */
     unsigned n;          /* BATCH: how many requests */
 };
 
@@ -418,13 +432,22 @@ int script_flow_event(struct script *s, unsigned slot, int item, int *verdict, c
  * for. */
 void script_flow_item(struct script *s, unsigned slot, unsigned i, struct script_flow_item *it);
 
-/* Resumes the user of slot until it asks for its next step. start: a new
- * iteration begins (the first for the slot makes the user: u, its
- * coroutine); else the step asked for last is over (the request's outcome
- * is in the slot's flow_res). Returns 0, or -1 with err when the bridge
- * itself failed (an error in user() is an END with failed, not this). */
-int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_res *const *items, unsigned nitems,
-                       struct script_flow_step *st, char *err, size_t errlen);
+/* Resumes the user of slot until it asks for its next step. how: START, a
+ * new iteration begins (the first for the slot makes the user: u, its
+ * coroutine); STEP, the step asked for last is over (the request's outcome
+ * is in the slot's flow_res); STOP, the user leaves (only once the slot
+ * has a user: script_flow_has_user). Returns 0, or -1 with err when the
+ * bridge itself failed (an error in user() is an END with failed, not
+ * this). */
+int script_flow_resume(struct script *s, unsigned slot, enum script_flow_how how, struct script_res *const *items,
+                       unsigned nitems, struct script_flow_step *st, char *err, size_t errlen);
+
+/* Whether the flow has on_stop: a user that waits out its wait rule's time
+ * then keeps the run going, to leave (and run on_stop) when it is over. */
+bool script_flow_stops(const struct script *s);
+
+/* Whether slot's user has been made (it ran an iteration). */
+bool script_flow_has_user(const struct script *s, unsigned slot);
 
 /* The check of the request just answered on slot (item: its place in a
  * batch, or -1 for a request of its own; res: its response): *failed when

@@ -16,7 +16,7 @@
 #include <string.h>
 
 /* What flow.lua yields: its first value. */
-enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4 };
+enum { YIELD_REQUEST = 1, YIELD_SLEEP = 2, YIELD_END = 3, YIELD_BATCH = 4, YIELD_BEGIN = 5 };
 
 /* A request's flags as flow.lua yields them (flags_of there): 1 a check,
  * 2 its response streams, 4 a function takes its events. */
@@ -88,7 +88,18 @@ void script_flow_bind(struct script *s, const struct script_worker *w)
     s->flow_res = w->flow_res;
     s->tags = w->tags;
     script_tags_bind(s, L);
+    /* whether users leave through on_stop (not setup's or teardown's
+     * user: its runner is their hook alone, bridge.flow_bind) */
+    lua_getfield(L, -1, "aside_role");              /* bridge role */
+    bool aside = !lua_isnil(L, -1);
     lua_pop(L, 1);
+    lua_getfield(L, -1, "runner");                  /* bridge runner */
+    if (lua_istable(L, -1) && !aside) {
+        lua_getfield(L, -1, "on_stop");
+        s->flow_stops = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
     script_push_bridge(s, "flow_bind");
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->hooks[SCRIPT_USER]);
     lua_pushlightuserdata(L, &s->flow_names);
@@ -175,8 +186,18 @@ static lua_State *user_of(struct script *s, unsigned slot, char *err, size_t err
     return s->flow_co[slot];
 }
 
-int script_flow_resume(struct script *s, unsigned slot, bool start, struct script_res *const *items, unsigned nitems,
-                       struct script_flow_step *st, char *err, size_t errlen)
+bool script_flow_stops(const struct script *s)
+{
+    return s->flow_stops;
+}
+
+bool script_flow_has_user(const struct script *s, unsigned slot)
+{
+    return s->flow_co && s->flow_co[slot];
+}
+
+int script_flow_resume(struct script *s, unsigned slot, enum script_flow_how how, struct script_res *const *items,
+                       unsigned nitems, struct script_flow_step *st, char *err, size_t errlen)
 {
     lua_State *co = user_of(s, slot, err, errlen);
     if (!co)
@@ -189,7 +210,7 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         snprintf(err, errlen, "%s: in user(): a batch of %u is too large for the Lua stack", s->name, nitems);
         return -1;
     }
-    lua_pushboolean(co, start);
+    lua_pushinteger(co, how);
     for (unsigned i = 0; i < nitems; i++)
         lua_pushlightuserdata(co, items[i]);
     script_guard_enter(s, true);
@@ -225,6 +246,10 @@ int script_flow_resume(struct script *s, unsigned slot, bool start, struct scrip
         st->act = SCRIPT_FLOW_END;
         st->failed = lua_toboolean(co, 2);
         st->io = lua_toboolean(co, 3);
+        st->wait_ms = lua_tonumber(co, 4);
+        return 0;
+    case YIELD_BEGIN:
+        st->act = SCRIPT_FLOW_BEGIN;
         return 0;
     default:
         snprintf(err, errlen, "%s: in user(): coroutine.yield() called by the script (a flow's user yields "

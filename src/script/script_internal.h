@@ -36,6 +36,7 @@ struct script {
     lua_State **flow_co;     /* a flow's worker state: per slot, the user's coroutine (NULL
                               * before its first iteration; anchored by the flow module) */
     unsigned flow_nslots;
+    bool flow_stops;         /* the flow has on_stop (a leaving user runs it) */
     struct script_res *flow_res; /* per slot: the user's response (conn_shared.flow_res) */
     struct script_flow_names flow_names;
     struct tags *tags;       /* a flow's worker state: the run's request tags (tags.h) */

@@ -19,10 +19,12 @@ static const char *const hook_names[SCRIPT_HOOKS] = {
 };
 
 /* Keys of a scenario table that are not hooks resolved here: a flow's data
- * file (volley.data, read by the flow when each iteration starts), its
+ * file (volley.data, read by the flow when each iteration starts), what a
+ * flow runs besides user(u) (lua/volley/runner.lua checks them), its
  * teardown(data, u) (bridge.lua reads it from the table, script_aside.c),
  * and the list of several scenarios (script_scenarios.c). */
-static const char *const table_fields[] = {"data", "teardown", "scenarios"};
+static const char *const table_fields[] = {"data", "tasks", "sequence", "wait", "on_start", "on_stop", "teardown",
+                                           "scenarios"};
 
 const char *script_hook_name(enum script_hook h)
 {
@@ -123,7 +125,14 @@ static int check_hook_keys(struct script *s, char *err, size_t errlen)
         if (known)
             continue;
         char q[96];
-        const char *near = key ? nearest_name(key, hook_names, SCRIPT_HOOKS) : NULL;
+        /* a misspelt flow field (tasks, on_start) is named as a hook is */
+        const char *keys[SCRIPT_HOOKS + sizeof table_fields / sizeof table_fields[0]];
+        size_t nkeys = 0;
+        for (int h = 0; h < SCRIPT_HOOKS; h++)
+            keys[nkeys++] = hook_names[h];
+        for (size_t i = 0; i < sizeof table_fields / sizeof table_fields[0]; i++)
+            keys[nkeys++] = table_fields[i];
+        const char *near = key ? nearest_name(key, keys, nkeys) : NULL;
         if (!key)
             snprintf(err, errlen, "%s: a %s key in the scenario table (%s)", s->name, luaL_typename(L, -1), hooks);
         else if (near)
@@ -214,13 +223,20 @@ int script_load(struct script *s, const char *path_or_name, char *err, size_t er
         lua_pop(L, 1);
         return -2;
     }
-    if (script_has(s, SCRIPT_USER) && !s->nscenarios) {
+    if (s->scenario && !s->nscenarios) {
+        /* A flow's runner compiled (user, tasks or sequence); for tasks
+         * or a sequence, a function stands for user() (SCRIPT_USER is how
+         * C knows a flow). */
         script_push_bridge(s, "set_scenario");
         lua_pushvalue(L, -2);                       /* table set_scenario table */
-        if (script_pcall(s, 1, 0, NULL, err, errlen) < 0) {
+        if (script_pcall(s, 1, 1, NULL, err, errlen) < 0) {
             lua_pop(L, 1);
             return -2;
         }
+        if (lua_isfunction(L, -1) && !script_has(s, SCRIPT_USER))
+            s->hooks[SCRIPT_USER] = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
     }
     lua_pop(L, 1); /* the chunk's result */
     if (script_has(s, SCRIPT_USER) && check_flow_hooks(s, err, errlen) < 0)

@@ -40,10 +40,21 @@ int script_scenarios_take(struct script *s, char *err, size_t errlen)
     lua_getfield(L, -1, "scenarios");
     lua_rawgeti(L, -1, (int)s->pick);               /* table list entry */
     lua_getfield(L, -1, "user");
-    s->hooks[SCRIPT_USER] = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (lua_isfunction(L, -1))
+        s->hooks[SCRIPT_USER] = luaL_ref(L, LUA_REGISTRYINDEX);
+    else
+        lua_pop(L, 1);
+    /* its runner compiled (user, tasks or a sequence); for tasks or a
+     * sequence a function stands for user(), as script_load's */
     script_push_bridge(s, "set_scenario");
     lua_pushvalue(L, -2);                           /* table list entry set_scenario entry */
-    int rc = script_pcall(s, 1, 0, NULL, err, errlen);
+    int rc = script_pcall(s, 1, 1, NULL, err, errlen);
+    if (rc == 0) {
+        if (lua_isfunction(L, -1) && !script_has(s, SCRIPT_USER))
+            s->hooks[SCRIPT_USER] = luaL_ref(L, LUA_REGISTRYINDEX);
+        else
+            lua_pop(L, 1);
+    }
     lua_pop(L, 2);
     return rc < 0 ? -2 : 0;
 }

@@ -5,6 +5,7 @@
 #      and the same loop as two scenarios sharing -c, each on a thread of its
 #      own, against one scenario on as many threads (-t 2): several
 #      scenarios cost what one does per request;
+#      and the same loop as weighted tasks with a wait rule (tasks_loop.lua);
 #   2. IDLE_USERS users asleep in u:sleep: RSS per user;
 #   3. the three-step flow of flows/three_step.* in volley, Locust and Artillery.
 # Prints a markdown report on stdout, progress on stderr; exits 0 whether or
@@ -155,6 +156,7 @@ print(int(v))' "$@"
 declare -A LABEL=([plain]="volley, no script (-n)" [request]="volley request(conn) (-n)"
 	[flow]="volley flow u:get loop (--iterations)" [tags]="volley flow u:get loop, tags = { kind = \"api\" } on each"
 	[flowt2]="volley flow u:get loop, -t 2" [flow2]="volley flow u:get loop, two scenarios (a thread each)"
+	[tasks]="volley flow, weighted tasks + wait (--iterations)"
 	[v3]="volley flow, three steps"
 	[locust]="Locust FastHttpUser" [artillery]="Artillery")
 run_row() {
@@ -167,6 +169,7 @@ run_row() {
 	tags) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" --iterations "$ITER" -s "$F/get_loop_tags.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
 	flowt2) measure "$out" 120 "$VOLLEY" -q -t 2 -c "$USERS" --iterations "$ITER" -s "$F/get_loop.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
 	flow2) FLOW_ITERATIONS=$ITER measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" -s "$F/get_loop_scenarios.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
+	tasks) measure "$out" 120 "$VOLLEY" -q -t 1 -c "$USERS" --iterations "$ITER" -s "$F/tasks_loop.lua" --json "$j" "$url" -- "$K" || rc=$? ;;
 	v3) measure "$out" $((DUR + 60)) "$VOLLEY" -q -t 1 -c "$USERS" -d "${DUR}s" -s "$F/three_step.lua" --json "$j" "$url" || rc=$? ;;
 	locust)
 		measure "$out" $((DUR + 60)) locust -f "$F/three_step.py" --headless -u "$USERS" -r "$USERS" -t "${DUR}s" \
@@ -256,13 +259,14 @@ report() {
 	local f r v3 loc art lv="" av=""
 	echo "## Flows: u:get against request(conn) ($ROUNDS rounds, -t 1 -c $USERS, $((ITER * K)) requests, nginx 1 worker, $(nproc) cores)"
 	echo
-	cpu_table plain request flow tags flowt2 flow2
+	cpu_table plain request flow tags flowt2 flow2 tasks
 	echo
 	f=$(med 2 res.flow) r=$(med 2 res.request)
 	goal_line "flow u:get <= 1.1x request(conn) CPU per request" "$f" "$r" 1.1
 	goal_line "flow u:get with a tag on each <= 1.05x without CPU per request" "$(med 2 res.tags)" "$f" 1.05
 	goal_line "two scenarios <= 1.05x one scenario on as many threads, CPU per request" "$(med 2 res.flow2)" \
 		"$(med 2 res.flowt2)" 1.05
+	goal_line "weighted tasks + wait <= 1.05x the flow's u:get CPU per request" "$(med 2 res.tasks)" "$f" 1.05
 	echo
 	echo "## Flows: $IDLE users asleep in u:sleep ($MEM_ROUNDS rounds, -t 1 -d ${IDLE_SECONDS}s, base -c $BASE)"
 	echo
@@ -331,7 +335,7 @@ main() {
 	setup_artillery
 	start_nginx
 	log "nginx pid $NGINX_PID on 127.0.0.1:$PORT (stub_status :$SPORT)"
-	local rows=(plain request flow tags flowt2 flow2 v3)
+	local rows=(plain request flow tags flowt2 flow2 tasks v3)
 	command -v locust >/dev/null && rows+=(locust)
 	[[ -x $ARTILLERY ]] && rows+=(artillery)
 	for ((r = 1; r <= ROUNDS; r++)); do

@@ -618,7 +618,7 @@ describe("volley.testing", function()
 
     it("refuses a bad run", function()
       assert.has_error(function() testing.run({}, testing.user{}) end,
-        "testing.run: a scenario table with a user function expected")
+        "testing.run: the scenario has no flow (user(u), tasks = { ... } or sequence = { ... })")
       assert.has_error(function() testing.run(flow(function() end), {}) end, "testing.run: u is not a testing.user")
       assert.has_error(function() testing.run(flow(function() end), testing.user{}, 0) end,
         "testing.run: the number of iterations must be a whole number >= 1, not 0")

@@ -19,7 +19,7 @@ bad twice "$T/twice.lua: scenario \"a\": the name is used twice (scenarios[1] an
     "return { scenarios = { { name = \"a\", users = 1, $F }, { name = \"b\", users = 1, $F }, { name = \"a\", users = 1, $F } } }"
 bad field "$T/field.lua: scenario \"a\": unknown field \"usres\" (did you mean \"users\"?)" \
     "return { scenarios = { { name = \"a\", usres = 1, $F } } }"
-bad noflow "$T/noflow.lua: scenario \"a\": no flow: give it user(u), the journey each of its users runs" \
+bad noflow "$T/noflow.lua: scenario \"a\": no flow: give it user(u), the journey each of its users runs (or tasks, or a sequence)" \
     'return { scenarios = { { name = "a", users = 1 } } }'
 bad both "$T/both.lua: scenario \"a\": users and weight both: give its own users, or its share of -c (weight)" \
     "return { scenarios = { { name = \"a\", users = 1, weight = 2, $F } } }"
