@@ -120,6 +120,14 @@ function scenarios.check(t, nearest)
         .. " (per-request hooks are not flows)"):format(k), 0)
     end
   end
+  -- setup(u) and teardown run apart as one user of a one-scenario run
+  -- (run_setup.c); a run of several has no such run yet
+  for _, k in ipairs({ "setup", "teardown" }) do
+    if rawget(t, k) ~= nil then
+      error(("the script returns scenarios and %s: not with several scenarios yet; run %s once from a"
+        .. " one-scenario script (--setup-only FILE) and give this run --setup-data FILE"):format(k, k), 0)
+    end
+  end
   local n = #list
   for k in pairs(list) do
     if type(k) ~= "number" or k ~= math.floor(k) or k < 1 or k > n then

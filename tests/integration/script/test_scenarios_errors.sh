@@ -41,6 +41,8 @@ bad unknown_scenario '--threshold "latency{scenario="c"}.p99 < 1s": no scenario 
 bad with_rate "$T/with_rate.lua: -R: the script's scenarios give their own load (an open scenario's rate = N)" "$OK" -R 5
 bad with_iterations "$T/with_iterations.lua: --iterations: the script's scenarios give their own bounds (a scenario's iterations)" \
     "$OK" --iterations 5
+bad with_setup "$T/with_setup.lua: the script returns scenarios and setup: not with several scenarios yet; run setup once from a one-scenario script (--setup-only FILE) and give this run --setup-data FILE" \
+    "return { setup = function(u) return 1 end, scenarios = { { name = \"a\", users = 1, $F } } }"
 bad with_max_rps "$T/with_max_rps.lua: --max-rps: not with several scenarios yet (the cap is one scenario's); give an open scenario a rate = N instead" \
     "$OK" --max-rps 10
 bad few_users "$T/few_users.lua: scenario \"a\": -c 1 split by weight (1 of 2) gives it no user (a larger -c)" \
