@@ -29,14 +29,14 @@ bad '^volley: -n: "many" is not a number$' -n many "$url"
 bad '^volley: --timeout: "soon" is not a duration' --timeout soon "$url"
 bad "^volley: -H: \"NoColon\" is not a 'Name: value' header$" -H NoColon "$url"
 bad '^volley: -m: "G T" is not a method name$' -m "G T" "$url"
-bad '^volley: --body-file: /nonexistent/x: No such file' --body-file /nonexistent/x "$url"
+bad "^volley: --body-file: $T/missing/x: No such file" --body-file "$T/missing/x" "$url"
 bad '^volley: --bogus: unknown option$' --bogus "$url"
 bad '^volley: missing URL' -c 1
 bad '^volley: ftp://x/: unsupported scheme' ftp://x/
 bad '^volley: http://127.0.0.1:99999/: bad port' http://127.0.0.1:99999/
 bad '^volley: -c 1000000 with -t 1: needs 1000035 open files \(1000000 for connections, 3 for threads, 32 for the rest\) but the limit is' -c 1000000 -t 1 "$url"
 bad '^volley: extra: unexpected argument' "$url" extra
-bad '^volley: --json: /nonexistent/x.json: No such file or directory$' --json /nonexistent/x.json "$url"
+bad "^volley: --json: $T/missing/x.json: No such file or directory$" --json "$T/missing/x.json" "$url"
 bad '^volley: --heartbeat: must be at least 1$' --heartbeat 0 "$url"
 bad '^volley: --max-body: "big" is not a number$' --max-body big "$url"
 # Each worker's own descriptors count too: under a limit of 400, 300

@@ -119,7 +119,7 @@ bad() {
     check_eq "$RC" 2 "volley $*: exit status"
     check_grep "$T/bad.err" "$pat" "volley $*: message"
 }
-bad '^volley: --hlog: /nonexistent/x.hlog: No such file or directory$' --hlog /nonexistent/x.hlog "$url"
+bad "^volley: --hlog: $T/missing/x.hlog: No such file or directory$" --hlog "$T/missing/x.hlog" "$url"
 bad '^volley: --hlog-interval: "0.5ms" is not a duration of at least 1ms' --hlog-interval 0.5ms "$url"
 bad '^volley: -R: 0 only with --stages' -R 0 "$url"
 bad '^volley: -R: "fast" is not a number$' -R fast "$url"
