@@ -43,6 +43,7 @@ local function days_from_civil(y, m, d)
   local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
   return era * 146097 + doe - 719468
 end
+date.days_from_civil = days_from_civil -- volley.convert's HAR dates too
 
 -- Parses a cookie-date (RFC 6265 5.1.1) to seconds since the epoch (UTC), or
 -- returns nil when it is not one. Accepts what servers send: RFC 1123

@@ -280,6 +280,7 @@ local function array_length(t)
   if count == n then return n end
   return nil
 end
+json.array_length = array_length -- volley.setup_data's lists too
 
 local encode_value
 

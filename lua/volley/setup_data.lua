@@ -36,14 +36,9 @@ local function at(path)
   return path == "" and "" or " at " .. path
 end
 
--- The number of keys of t when they are exactly 1..n (n >= 1), else nil.
-local function sequence_length(t)
-  local n = #t
-  if n == 0 then return nil end
-  local count = 0
-  for _ in pairs(t) do count = count + 1 end
-  return count == n and n or nil
-end
+-- The number of keys of t when they are exactly 1..n (n >= 1), else nil
+-- (what volley.json writes as an array).
+local sequence_length = json.array_length
 
 local encode_value
 

@@ -9,19 +9,9 @@ local uri = require("volley.uri")
 local har = {}
 
 local format, lower, match, sub = string.format, string.lower, string.match, string.sub
-local floor = math.floor
 
--- Days from 1970-01-01 to y-m-d (proleptic Gregorian; Howard Hinnant's
--- days_from_civil).
-local function days_from_civil(y, m, d)
-  if m <= 2 then y = y - 1 end
-  local era = floor(y / 400)
-  local yoe = y - era * 400
-  local mp = (m + 9) % 12
-  local doy = floor((153 * mp + 2) / 5) + d - 1
-  local doe = yoe * 365 + floor(yoe / 4) - floor(yoe / 100) + doy
-  return era * 146097 + doe - 719468
-end
+-- Days from 1970-01-01 to y-m-d (proleptic Gregorian): the cookie dates'.
+local days_from_civil = require("volley.cookie_date").days_from_civil
 
 -- An ISO 8601 date-time as HAR writes it ("2026-12-08T00:34:52.123Z",
 -- "...+01:00", fractions of any length) in seconds since the epoch, or nil.
