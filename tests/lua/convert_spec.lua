@@ -158,7 +158,9 @@ describe("volley.convert.curl", function()
     assert.equal("curl options not converted: --frob, -Z (remove them, or write the request by hand)",
       refuse("curl --frob -sZ http://h/"))
     assert.matches("^curl option not converted: %-%-proxy", refuse("curl --proxy x http://h/"))
-    assert.matches("multipart", refuse("curl -F a=b http://h/"))
+    assert.matches("one kind of body", refuse("curl -F a=b -d c=d http://h/"))
+    assert.matches("not name=value", refuse("curl -F ab http://h/"))
+    assert.matches("No such file", refuse("curl -F 'a=<missing.txt' http://h/"))
     assert.matches("needs a value", refuse("curl http://h/ -H"))
     assert.matches("headers from a file", refuse("curl -H @hs.txt http://h/"))
   end)
@@ -180,6 +182,22 @@ describe("volley.convert.curl", function()
     fn({ request = function(_, t) got = t end })
     assert.same({ method = "POST", path = "/p", body = 'a\n"b"',
       headers = { Accept = "*/*", ["X-A"] = "1, 2", ["Content-Type"] = "application/x-www-form-urlencoded" } }, got)
+  end)
+  it("-F becomes multipart = { {name, value}, ... } in curl's order, files as volley.file", function()
+    files["note.txt"] = "hello"
+    local r = parse([[curl -F title=cat -F 'photo=@cat.jpg;type=image/jpeg;filename=c.jpg' -F 'note=<note.txt' ]]
+      .. [[--form-string 'raw=@x' -F 'doc=@a.pdf' http://h/up]])
+    assert.equal("POST", r.method)
+    assert.is_nil(r.body)
+    assert.same({ { "title", "cat" }, { "photo", { file = "cat.jpg", type = "image/jpeg", filename = "c.jpg" } },
+      { "note", "hello" }, { "raw", "@x" }, { "doc", { file = "a.pdf" } } }, r.multipart)
+    local got
+    local fn = assert(loadstring("local u = ...; " .. curl.table_text(r)))
+    setfenv(fn, { volley = { file = function(path, t, f) return { path, t, f } end } })
+    fn({ request = function(_, t) got = t end })
+    assert.same({ { "title", "cat" }, { "photo", { "cat.jpg", "image/jpeg", "c.jpg" } }, { "note", "hello" },
+      { "raw", "@x" }, { "doc", { "a.pdf" } } }, got.multipart)
+    assert.same({ Accept = "*/*" }, got.headers) -- Content-Type and its boundary are volley's
   end)
   it("--flow writes a flow that sends it, under volley.testing", function()
     local line = [[curl -H 'X-A: 1' --json '{"a":1}' http://127.0.0.1:8080/api?x=1]]

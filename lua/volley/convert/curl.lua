@@ -48,7 +48,7 @@ local VALUE = {
   ["-e"] = "referer", ["--referer"] = "referer",
   ["--url"] = "url",
   ["-m"] = "max-time", ["--max-time"] = "max-time",
-  ["-F"] = "form", ["--form"] = "form", ["--form-string"] = "form",
+  ["-F"] = "form", ["--form"] = "form", ["--form-string"] = "form-string",
   -- Taken and left out: where curl writes, how long it connects or retries.
   ["-o"] = "ignore", ["--output"] = "ignore", ["--connect-timeout"] = "ignore", ["--retry"] = "ignore",
   ["-w"] = "ignore", ["--write-out"] = "ignore",
@@ -122,6 +122,34 @@ local function urlencode_part(v, read_file)
   return curl.escape(v)
 end
 
+-- One -F value as curl reads it (its man page's -F): name=value,
+-- name=@file (uploaded, with ;type= and ;filename= after it), name=<file
+-- (the file's text as the value); { name, value } with value a string or
+-- { file = path, type = t, filename = f }, or nil and one line. literal:
+-- --form-string, whose value is taken as it is.
+local function form_part(v, literal, read_file)
+  local name, value = v:match("^([^=]+)=(.*)$")
+  if not name then return nil, format("-F %s: not name=value (or name=@file)", v) end
+  if literal then return { name, value } end
+  local first = sub(value, 1, 1)
+  if first == "@" or first == "<" then
+    local path, params = value:sub(2):match("^([^;]*)(.*)$")
+    if path == "" then return nil, format("-F %s: no file after %s", v, first) end
+    local ctype, filename
+    for k, x in params:gmatch(";%s*(%a+)=([^;]*)") do
+      k = lower(k)
+      if k == "type" then ctype = x elseif k == "filename" then filename = x:gsub('^"(.*)"$', "%1") end
+    end
+    if first == "<" then
+      local text, err = at_file("-F", path, read_file, false)
+      if not text then return nil, (err:gsub("^%-F @", "-F <")) end
+      return { name, text }
+    end
+    return { name, { file = path, type = ctype, filename = filename } }
+  end
+  return { name, (value:gsub(";%s*type=[^;]*$", "")) } -- a text part's ;type= is curl's, not sent as text
+end
+
 -- The request of words (words[1] is curl): { method, url, headers = {
 -- {name, value}, ... }, body, timeout, notes = { ... } }, or nil and one
 -- line. read_file(path) returns a file's text or nil, message.
@@ -132,7 +160,7 @@ function curl.parse(words, read_file)
     return nil, format("not a curl command: it starts with %q (copy it with \"Copy as cURL\")", first)
   end
   local r = { headers = {}, notes = {} }
-  local urls, data, unknown, removed = {}, {}, {}, {}
+  local urls, data, form, unknown, removed = {}, {}, {}, {}, {}
   local method, get, head, json, user, ua, referer, cookie
   local noted = {}
   local function note(what)
@@ -178,8 +206,10 @@ function curl.parse(words, read_file)
       local t = tonumber(v)
       if not t or t <= 0 then return format("-m %q: not a number of seconds", v) end
       r.timeout = t
-    elseif kind == "form" then
-      return "-F (a multipart form) is not converted; write the request with multipart = {...} by hand"
+    elseif kind == "form" or kind == "form-string" then
+      local part, err = form_part(v, kind == "form-string", read_file)
+      if not part then return err end
+      form[#form + 1] = part
     elseif kind == "get" then get = true
     elseif kind == "head" then head = true
     elseif kind ~= "ignore" then note(kind)
@@ -247,6 +277,9 @@ function curl.parse(words, read_file)
   if hostport == "" then return nil, format("%s: no host in the URL", urls[1]) end
   local path = c.path ~= "" and c.path or "/"
   local query = c.query
+  if #form > 0 and (#data > 0 or get) then
+    return nil, format("-F with %s: curl sends one kind of body (a multipart form, or -d's)", get and "-G" or "-d")
+  end
   local body
   if #data > 0 then
     local joined = concat(data, "&")
@@ -256,7 +289,8 @@ function curl.parse(words, read_file)
       body = joined
     end
   end
-  r.method = method or (head and "HEAD") or (body and "POST") or "GET"
+  if #form > 0 then r.multipart = form end
+  r.method = method or (head and "HEAD") or ((body or r.multipart) and "POST") or "GET"
   r.origin = scheme .. "://" .. hostport
   r.path = path .. (query and "?" .. query or "")
   r.body = body
@@ -305,6 +339,25 @@ function curl.table_text(r, indent)
     fields[#fields + 1] = { "headers", luatext.pairs_table(merged) }
   end
   if r.body then fields[#fields + 1] = { "body", luatext.quote(r.body) } end
+  if r.multipart then
+    -- a list of { name, value } pairs, in curl's order (names may repeat);
+    -- a file is volley.file, read once when the script loads
+    local parts = {}
+    for _, p in ipairs(r.multipart) do
+      local v = p[2]
+      local text
+      if type(v) == "table" then
+        local args = { luatext.quote(v.file) }
+        if v.type or v.filename then args[2] = v.type and luatext.quote(v.type) or "nil" end
+        if v.filename then args[3] = luatext.quote(v.filename) end
+        text = "volley.file(" .. concat(args, ", ") .. ")"
+      else
+        text = luatext.quote(v)
+      end
+      parts[#parts + 1] = "{ " .. luatext.quote(p[1]) .. ", " .. text .. " }"
+    end
+    fields[#fields + 1] = { "multipart", "{ " .. concat(parts, ", ") .. " }" }
+  end
   if r.timeout then fields[#fields + 1] = { "timeout", format("%.14g", r.timeout) } end
   return "u:request" .. luatext.fields(fields, indent, 100)
 end

@@ -43,7 +43,7 @@ refused 1 "--curl: curl options not converted: --frobnicate, -Z \\(remove them, 
     "unknown curl options" --curl "curl --frobnicate -Z http://127.0.0.1/"
 refused 1 "--curl: a single quote \\(.\\) does not close" "an open quote" --curl "curl 'http://127.0.0.1/"
 refused 1 "--curl: -d @$T/nodata: No such file or directory" "a missing @file" --curl "curl -d @$T/nodata http://127.0.0.1/"
-refused 1 "--curl: -F \\(a multipart form\\) is not converted; .*" "-F" --curl "curl -F a=b http://127.0.0.1/"
+refused 1 "--curl: -F with -d: curl sends one kind of body \\(a multipart form, or -d.s\\)" "-F" --curl "curl -F a=b -d c=d http://127.0.0.1/"
 refused 1 "--curl: -u ann: no password .*" "-u without a password" --curl "curl -u ann http://127.0.0.1/"
 refused 2 "unknown option --bogus \\(volley convert --help lists them\\)" "an unknown option" --bogus "$T/good.har"
 refused 2 "one recording at a time \\($T/good.har and $T/good.har\\)" "two recordings" "$T/good.har" "$T/good.har"

@@ -111,4 +111,24 @@ EOF2
 run_volley badvalue -s "$S/badvalue.lua" -c 1 --iterations 1 "http://127.0.0.1:$FPORT/"
 check_grep "$T/badvalue.out" "failed: .*badvalue.lua:3: u:post: multipart field \"flag\" is a boolean" "badvalue: the reason names the field"
 check_eq "$(wc -l < "$T/form.log")" 0 "bad input: no request was sent"
+
+# 4. volley convert --curl of a curl -F command: the flow it writes uploads
+# the same parts (a file with its type and name, a text field, a field
+# read from a file), in curl's order, parsed by the server.
+printf 'from a file' > note.txt
+"$VOLLEY" convert --flow --curl "curl -F title=cat -F 'photo=@bin.dat;type=image/jpeg;filename=c.jpg' -F 'note=<note.txt' http://127.0.0.1:$FPORT/upload" \
+    > "$S/curl_f.lua" 2> "$T/curl_f.err" || fail "convert -F: exit status ($(cat "$T/curl_f.err"))"
+run_volley curl_f -s "$S/curl_f.lua" -c 1 --iterations 2 "http://127.0.0.1:$FPORT/"
+check_eq "$RC" 0 "convert -F: the flow runs ($(head -c 300 "$T/curl_f.err"))"
+check_eq "$(grep -c '^POST /upload 200 ' "$T/form.log")" 2 "convert -F: both uploads parsed"
+"$FPY" - "$T/form.log" bin.dat <<'PY' || fail "convert -F: the server's parts differ from curl's"
+import hashlib, json, sys
+data = open(sys.argv[2], "rb").read()
+want = {"note": "from a file", "photo": {"filename": "c.jpg", "type": "image/jpeg",
+        "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}, "title": "cat"}
+for line in open(sys.argv[1]):
+    got = json.loads(line.split(" ", 3)[3])
+    assert got == want, (got, want)
+PY
+ok
 finish
